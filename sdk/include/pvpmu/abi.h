@@ -54,7 +54,7 @@ typedef int64_t pvpmu_s64;
  */
 #define PVPMU_BOOT_CS        0x08
 #define PVPMU_BOOT_DS        0x10
-#define PVPMU_BOOT_INFO_GPA  0x7000ULL
+#define PVPMU_BOOT_INFO_GPA  0x9000ULL
 #define PVPMU_BOOT_IMAGE_MIN 0x100000ULL
 #define PVPMU_BOOT_MAGIC     0x31554d5056ULL /* "VPMU1" */
 
@@ -78,10 +78,13 @@ _Static_assert(sizeof(struct pvpmu_boot_info) == 152,
  * PVPMU_PORT_COM1: an 8250/16550 UART (8 registers); polled output.
  * PVPMU_PORT_EXIT: a 32-bit OUT ends the whole VM; the value is the VMM's
  *   exit status (0..255; larger values are truncated to 8 bits).
+ * PVPMU_PORT_NULL: writes are accepted and ignored, reads return 0; it is
+ *   the floor of the doorbell benchmarks (a bare PIO exit, no dispatch).
  * PVPMU_PORT_HC_BASE + nr: the doorbell of hypercall nr (see section 5).
  */
 #define PVPMU_PORT_COM1    0x3f8
 #define PVPMU_PORT_EXIT    0x0f4
+#define PVPMU_PORT_NULL    0x0f5
 #define PVPMU_PORT_HC_BASE 0x0600
 #define PVPMU_HC_MAX       64 /* hypercall numbers are 1 .. PVPMU_HC_MAX-1 */
 
