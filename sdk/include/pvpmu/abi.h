@@ -176,6 +176,208 @@ _Static_assert(sizeof(struct pvpmu_hc_echo) == 24,
  * 7. Sampling formats: the default format's header and entry layouts
  */
 /* BEGIN sampling formats (owner: sampling formats) */
+/*
+ * A context created with a format UUID gets a sampling buffer: host memory
+ * mapped read-only into guest physical space, page-aligned, of
+ * ctx_smpl_buf_size bytes. Only the host writes it. Layouts follow the
+ * spec's LP64 layouts (digest Appendix A) with fixed-width fields, so tools
+ * written for the spec parse it unchanged, and ILP32 guests see the same
+ * bytes.
+ *
+ * 7.1 The default format (spec §3.6, digest §9.6)
+ *
+ *   [pfm_default_smpl_hdr][sample][sample]...
+ *   sample = [pfm_default_smpl_entry][u64 value of each PMD set in the
+ *            PMC's smpl_pmds, increasing PMD index]
+ *
+ * With PFM_DFL_SMPL_IIP_HDR the sample header is only a u64 ip; with
+ * PFM_DFL_SMPL_NO_HDR there is none (body only). The two cannot be
+ * combined. Samples are 8-byte aligned; there are no partial samples.
+ */
+#define PFM_DEFAULT_SMPL_UUID                                                  \
+	{                                                                      \
+		0x4d, 0x72, 0xbe, 0xc0, 0x06, 0x64, 0x41, 0x43, 0x82, 0xb4,    \
+			0xd3, 0xfd, 0x27, 0x24, 0x3c, 0x97                     \
+	}
+
+/* hdr_version: major in bits 31..16, minor in bits 15..0 */
+#define PFM_DEFAULT_SMPL_VERSION_MAJOR 1
+#define PFM_DEFAULT_SMPL_VERSION_MINOR 0
+#define PFM_DEFAULT_SMPL_VERSION                                               \
+	((PFM_DEFAULT_SMPL_VERSION_MAJOR << 16) | PFM_DEFAULT_SMPL_VERSION_MINOR)
+
+/* buf_flags; every other bit is reserved and must be zero */
+#define PFM_DFL_SMPL_NO_HDR  (1U << 0) /* samples carry the body only */
+#define PFM_DFL_SMPL_IIP_HDR (1U << 1) /* sample header is just the ip */
+
+/* Appended to pfarg_ctx at PFM_CREATE_CONTEXT (§3.6.2). */
+struct pfm_default_smpl_arg {
+	pvpmu_u64 buf_size;  /* IN: bytes incl. the buffer header */
+	pvpmu_u32 buf_flags; /* IN: PFM_DFL_SMPL_* */
+	pvpmu_u32 pad0;      /* IN: must be zero */
+};
+typedef struct pfm_default_smpl_arg pfm_default_smpl_arg_t;
+_Static_assert(sizeof(struct pfm_default_smpl_arg) == 16,
+	       "pfm_default_smpl_arg layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_arg, buf_flags) == 8,
+	       "pfm_default_smpl_arg layout is ABI");
+
+/* At offset 0 of the buffer (§3.6.3). */
+struct pfm_default_smpl_hdr {
+	pvpmu_u64 hdr_count;     /* OUT: samples since the last reset */
+	pvpmu_u64 hdr_cur_offs;  /* OUT: offset of the next byte to write */
+	pvpmu_u64 hdr_overflows; /* OUT: times the buffer became full */
+	pvpmu_u64 hdr_buf_size;  /* OUT: usable bytes (page-rounded) */
+	pvpmu_u32 hdr_version;   /* OUT: PFM_DEFAULT_SMPL_VERSION */
+	pvpmu_u32 hdr_flags;     /* OUT: buf_flags given at creation */
+};
+typedef struct pfm_default_smpl_hdr pfm_default_smpl_hdr_t;
+_Static_assert(sizeof(struct pfm_default_smpl_hdr) == 40,
+	       "pfm_default_smpl_hdr layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr, hdr_cur_offs) ==
+		       8,
+	       "pfm_default_smpl_hdr layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr,
+				  hdr_overflows) == 16,
+	       "pfm_default_smpl_hdr layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr, hdr_buf_size) ==
+		       24,
+	       "pfm_default_smpl_hdr layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr, hdr_version) ==
+		       32,
+	       "pfm_default_smpl_hdr layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr, hdr_flags) == 36,
+	       "pfm_default_smpl_hdr layout is ABI");
+
+/* Sample header (§3.6.4); the body follows immediately. */
+struct pfm_default_smpl_entry {
+	pvpmu_s32 pid;            /* OUT: guest process at the overflow */
+	pvpmu_s32 tid;            /* OUT: guest thread at the overflow */
+	pvpmu_u16 ovfl_pmd;       /* OUT: PMD that triggered the sample */
+	pvpmu_u16 set;            /* OUT: active set */
+	pvpmu_u16 cpu;            /* OUT: vCPU that took the overflow */
+	pvpmu_u16 pad0;           /* OUT: zero */
+	pvpmu_u64 last_reset_val; /* OUT: last value loaded in ovfl_pmd */
+	pvpmu_u64 tstamp;         /* OUT: unique per vCPU, increasing */
+	pvpmu_u64 ip;             /* OUT: interrupted guest ip */
+};
+typedef struct pfm_default_smpl_entry pfm_default_smpl_entry_t;
+_Static_assert(sizeof(struct pfm_default_smpl_entry) == 40,
+	       "pfm_default_smpl_entry layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_entry, tid) == 4,
+	       "pfm_default_smpl_entry layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_entry, ovfl_pmd) == 8,
+	       "pfm_default_smpl_entry layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_entry, set) == 10,
+	       "pfm_default_smpl_entry layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_entry, cpu) == 12,
+	       "pfm_default_smpl_entry layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_entry,
+				  last_reset_val) == 16,
+	       "pfm_default_smpl_entry layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_entry, tstamp) == 24,
+	       "pfm_default_smpl_entry layout is ABI");
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_entry, ip) == 32,
+	       "pfm_default_smpl_entry layout is ABI");
+
+/*
+ * 7.2 The n-way multi-buffer format (vpmu's own, after spec §6.3.1)
+ *
+ *   [pvpmu_nway_smpl_hdr (with nr_regions region descriptors)]
+ *   [region 0][region 1]...[region N-1]       each region_size bytes
+ *
+ * Samples inside a region have the default format's sample layout (same
+ * buf_flags meaning). Region states, published by the host with release
+ * ordering (read the state, then an acquire fence, then the samples):
+ *   FREE    owned by the host, not yet filled;
+ *   FILLING the host is writing it (count/cur_offs change at any time);
+ *   FULL    stable, owned by the consumer until released.
+ * When the filling region can no longer hold a maximal sample it becomes
+ * FULL, a notification is requested and sampling continues in the next
+ * FREE region (in ring order) without masking. If no region is FREE,
+ * monitoring is masked and notified as with the default format, unless
+ * PVPMU_NWAY_SMPL_CYCLE is set: then the filling region is recycled and
+ * its samples are counted in `lost`.
+ *
+ * The guest cannot write the buffer, so regions come back through
+ * PFM_RESTART: with restart argument 0 it releases the FULL region with the
+ * lowest seq (the oldest, matching one RESTART per notification), otherwise
+ * the argument is a bitmask of region indexes to release, all of which must
+ * be FULL. Consumers drain FULL regions in increasing seq.
+ */
+#define PVPMU_NWAY_SMPL_UUID                                                   \
+	{                                                                      \
+		0xd8, 0x65, 0x7c, 0x44, 0x05, 0xd4, 0x4d, 0x21, 0xb5, 0xcb,    \
+			0x8f, 0x48, 0xb9, 0xe9, 0x4b, 0x57                     \
+	}
+#define PVPMU_NWAY_SMPL_VERSION ((1U << 16) | 0U) /* 1.0 */
+
+#define PVPMU_NWAY_MIN_REGIONS 2
+#define PVPMU_NWAY_MAX_REGIONS 16
+#define PVPMU_NWAY_NO_REGION   0xffffffffU /* cur_region when all FULL */
+#define PVPMU_NWAY_RELEASE_OLDEST 0ULL      /* restart argument */
+
+/* buf_flags: PFM_DFL_SMPL_NO_HDR / _IIP_HDR, plus: */
+#define PVPMU_NWAY_SMPL_CYCLE (1U << 16) /* recycle instead of masking */
+
+#define PVPMU_NWAY_REGION_FREE    0
+#define PVPMU_NWAY_REGION_FILLING 1
+#define PVPMU_NWAY_REGION_FULL    2
+
+/* Appended to pfarg_ctx at PFM_CREATE_CONTEXT. */
+struct pvpmu_nway_smpl_arg {
+	pvpmu_u64 buf_size;   /* IN: bytes incl. the buffer header */
+	pvpmu_u32 buf_flags;  /* IN: see above; other bits must be zero */
+	pvpmu_u32 nr_regions; /* IN: PVPMU_NWAY_MIN..MAX_REGIONS */
+};
+_Static_assert(sizeof(struct pvpmu_nway_smpl_arg) == 16,
+	       "pvpmu_nway_smpl_arg layout is ABI");
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_arg, nr_regions) ==
+		       12,
+	       "pvpmu_nway_smpl_arg layout is ABI");
+
+struct pvpmu_nway_region {
+	pvpmu_u32 state;    /* OUT: PVPMU_NWAY_REGION_* */
+	pvpmu_u32 pad0;     /* OUT: zero */
+	pvpmu_u64 seq;      /* OUT: fill order, 1, 2, ... (0: never used) */
+	pvpmu_u64 count;    /* OUT: samples in the region */
+	pvpmu_u64 offs;     /* OUT: region start, from the buffer start */
+	pvpmu_u64 cur_offs; /* OUT: next byte to write, from buffer start */
+};
+_Static_assert(sizeof(struct pvpmu_nway_region) == 40,
+	       "pvpmu_nway_region layout is ABI");
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_region, seq) == 8,
+	       "pvpmu_nway_region layout is ABI");
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_region, count) == 16,
+	       "pvpmu_nway_region layout is ABI");
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_region, offs) == 24,
+	       "pvpmu_nway_region layout is ABI");
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_region, cur_offs) == 32,
+	       "pvpmu_nway_region layout is ABI");
+
+/* At offset 0 of the buffer; regions start at sizeof(this) (704). */
+struct pvpmu_nway_smpl_hdr {
+	pvpmu_u64 buf_size;    /* OUT: usable bytes (page-rounded) */
+	pvpmu_u64 region_size; /* OUT: bytes per region, multiple of 8 */
+	pvpmu_u64 overflows;   /* OUT: times a region became FULL */
+	pvpmu_u64 lost;        /* OUT: samples dropped or recycled */
+	pvpmu_u64 masked;      /* OUT: times all regions were FULL */
+	pvpmu_u64 next_seq;    /* OUT: seq the next filled region gets */
+	pvpmu_u32 version;     /* OUT: PVPMU_NWAY_SMPL_VERSION */
+	pvpmu_u32 flags;       /* OUT: buf_flags given at creation */
+	pvpmu_u32 nr_regions;  /* OUT: regions in use */
+	pvpmu_u32 cur_region;  /* OUT: FILLING region, or NO_REGION */
+	struct pvpmu_nway_region regions[PVPMU_NWAY_MAX_REGIONS]; /* OUT */
+};
+_Static_assert(sizeof(struct pvpmu_nway_smpl_hdr) == 704,
+	       "pvpmu_nway_smpl_hdr layout is ABI");
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, version) == 48,
+	       "pvpmu_nway_smpl_hdr layout is ABI");
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, cur_region) ==
+		       60,
+	       "pvpmu_nway_smpl_hdr layout is ABI");
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, regions) == 64,
+	       "pvpmu_nway_smpl_hdr layout is ABI");
 /* END sampling formats */
 
 #endif /* PVPMU_ABI_H */

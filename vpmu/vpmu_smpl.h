@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vpmu_smpl.h: the sampling-format framework of libvpmu (perfmon2 spec
+ * §3.5, digest §9).
+ *
+ * A sampling format records samples into a buffer on 64-bit counter
+ * overflows and decides, per overflow, whether to notify the user, mask
+ * monitoring or reset the overflowed PMDs (§3.5.14 ovfl_ctrl). Formats are
+ * built in (no runtime registration, §4.4.5 / digest §9.4 [VMM]) and found
+ * by UUID in a const table. There is no global mutable state: everything a
+ * context needs lives in its struct vpmu_smpl_buf.
+ *
+ * Life cycle, driven by the context code (the "core"):
+ *
+ *   PFM_CREATE_CONTEXT  vpmu_smpl_fmt_find(uuid)        unknown -> -EINVAL
+ *                       fmt->validate(ctx_flags, num_pmds, arg)
+ *                       fmt->getsize(ctx_flags, arg, &size)  -> charge it
+ *                       vpmu_smpl_buf_alloc(size)       page-aligned, zeroed
+ *                       fmt->init(buf, arg)
+ *                       (vpmu_smpl_create() does all of this in order)
+ *   64-bit overflow     fmt->handler(buf, arg, &ctrl) once per overflowed
+ *                       PMD, in increasing PMD index, same tstamp; stop at
+ *                       the first error (§3.5.14)
+ *   PFM_RESTART         fmt->restart(buf, is_active, restart_arg, &ctrl)
+ *   destroy             fmt->exit(buf), then vpmu_smpl_buf_free()
+ *                       (vpmu_smpl_destroy() does both)
+ *
+ * Buffers are host memory, mapped read-only into guest physical space by
+ * the VMM (a read-only KVM memslot), hence page-aligned and page-granular.
+ * Only the host writes them, so formats may keep their state in them; the
+ * guest reads them concurrently, so consumer-visible state changes are
+ * published with release ordering (see the n-way format).
+ *
+ * Built-in formats (layouts in pvpmu/abi.h, "sampling formats" section):
+ *   - "default" (PFM_DEFAULT_SMPL_UUID): spec §3.6, digest §9.6.
+ *   - "n-way"   (PVPMU_NWAY_SMPL_UUID): N regions (2..16); a full region
+ *     is handed to the consumer with a notification while sampling goes on
+ *     in the next free region; only when all regions are full does it mask
+ *     and notify like the default format. See formats/nway.c.
+ *
+ * Decisions where the spec is silent (digest §14 items 25, 28, 32, 37):
+ *   - Unknown UUID: -EINVAL (the error §3.5.9 names for an unregistered
+ *     format).
+ *   - getsize returns the requested buf_size rounded up to whole pages: that
+ *     is what is really allocated, charged against the sampling-memory limit
+ *     and reported in ctx_smpl_buf_size; hdr_buf_size reports the same
+ *     (usable) size (§3.1.1 "may differ due to ... alignment").
+ *   - PFM_DFL_SMPL_NO_HDR together with PFM_DFL_SMPL_IIP_HDR: -EINVAL. The
+ *     IIP-only sample header is one u64 (the ip). max_sample_size is
+ *     computed with the effective sample-header size.
+ *   - hdr_version is PFM_DEFAULT_SMPL_VERSION (major 1, minor 0).
+ *   - The formats always request notify_user when a buffer (region) fills;
+ *     the core queues a message only if the PMC has OVFL_NOTIFY, otherwise
+ *     the buffer saturates (§3.6.5). Formats never request block_thread
+ *     (the VMM cannot block a guest thread; the guest driver does).
+ */
+#ifndef VPMU_SMPL_H
+#define VPMU_SMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uuid/uuid.h>
+
+#include <pvpmu/abi.h>
+
+/* Upper bound of PMD indexes a sample can carry (PFM_MAX_PMDS). */
+#define VPMU_SMPL_MAX_PMDS 64
+#define VPMU_SMPL_PMD_BV   ((VPMU_SMPL_MAX_PMDS + 63) / 64)
+
+/* Output control bits of handler/restart (§3.5.14, §3.5.15 ovfl_ctrl). */
+#define VPMU_SMPL_CTRL_NOTIFY_USER (1U << 0) /* queue an overflow msg */
+#define VPMU_SMPL_CTRL_RESET_OVFL_PMDS                                         \
+	(1U << 1)                                /* short (handler) or long    \
+						    (restart) reset */
+#define VPMU_SMPL_CTRL_BLOCK_THREAD    (1U << 2) /* honoured if eligible */
+#define VPMU_SMPL_CTRL_MASK_MONITORING (1U << 3) /* wins over the reset */
+
+/* Format capability flags (fmt_flags, §3.5.7). */
+#define VPMU_SMPL_FMTFL_NOSET (1U << 0) /* only set0 may exist */
+
+/*
+ * One 64-bit counter overflow, as the core describes it to the handler
+ * (§3.5.14 pfm_ovfl_arg_t plus its tstamp and "data" arguments). Host
+ * internal; not ABI.
+ */
+struct vpmu_smpl_ovfl_arg {
+	uint16_t ovfl_pmd;   /* index of the overflowed PMD */
+	uint16_t active_set; /* set active at the overflow (the PMD's set) */
+	uint16_t cpu;        /* vCPU index the overflow was taken on */
+	bool ovfl_notify;    /* the PMC has PFM_REGFL_OVFL_NOTIFY */
+	int32_t pid;         /* guest pid from the shared page, 0 unknown */
+	int32_t tid;         /* guest tid from the shared page, 0 unknown */
+	uint64_t pmd_last_reset; /* last value loaded in the PMD (random or
+				    short/long reset value) */
+	uint64_t pmd_value;      /* current 64-bit value of the PMD */
+	uint64_t pmd_eventid;    /* reg_smpl_eventid of the PMC */
+	uint64_t ip;             /* guest RIP when the overflow was taken */
+	uint64_t tstamp;         /* per-vCPU unique, increasing; identical
+				    for all PMDs of one overflow event */
+	uint64_t smpl_pmds[VPMU_SMPL_PMD_BV]; /* reg_smpl_pmds of the PMC */
+	/*
+	 * Values of the PMDs set in smpl_pmds, packed in increasing PMD
+	 * index: smpl_pmds_values[k] belongs to the k-th set bit. Only the
+	 * first popcount(smpl_pmds) entries are read.
+	 */
+	uint64_t smpl_pmds_values[VPMU_SMPL_MAX_PMDS];
+};
+
+/*
+ * A context's sampling buffer. Owned by the context; the core zeroes it,
+ * then vpmu_smpl_create() (or the core, step by step) fills it.
+ */
+struct vpmu_smpl_buf {
+	const struct vpmu_smpl_fmt *fmt; /* the format in use */
+	void *base;         /* page-aligned host mapping; NULL if none */
+	size_t size;        /* mapped bytes, a multiple of the page size;
+			       this is ctx_smpl_buf_size */
+	uint32_t ctx_flags; /* ctx_flags given at create */
+	uint16_t num_pmds;  /* implemented PMDs (max_sample_size) */
+	void *priv;         /* format-private host state (init/exit) */
+};
+
+/*
+ * The operations of one format (§3.5.7 pfm_buffer_fmt_t). All callbacks
+ * return 0 or -errno. (arg) always points at exactly (arg_size) bytes of
+ * format arguments copied once from the guest (§3.5.3); it is only read.
+ */
+struct vpmu_smpl_fmt {
+	const char *name;    /* logical name, listed to guests (§3.5.2) */
+	uuid_t uuid;         /* identity (§3.5.2) */
+	size_t arg_size;     /* bytes of per-context arguments; 0 if none */
+	uint32_t msgq_depth; /* messages the format may need queued (>= 1) */
+	uint32_t flags;      /* VPMU_SMPL_FMTFL_* */
+
+	/*
+	 * §3.5.10: check (arg) and that the context (ctx_flags) suits the
+	 * format; (num_pmds) is the number of implemented PMDs. Errors:
+	 * -EINVAL for bad arguments (reserved flags, buffer too small to
+	 * hold one sample). Optional (NULL: nothing to check).
+	 */
+	int (*validate)(uint32_t ctx_flags, uint16_t num_pmds, const void *arg);
+	/*
+	 * §3.5.11: store in (*size) the bytes to allocate (page-rounded);
+	 * 0 means no buffer. Called after validate. Optional.
+	 */
+	int (*getsize)(uint32_t ctx_flags, const void *arg, size_t *size);
+	/*
+	 * §3.5.12: initialise (buf) (base/size/ctx_flags/num_pmds filled,
+	 * memory zeroed) from (arg). May set buf->priv. Optional.
+	 */
+	int (*init)(struct vpmu_smpl_buf *buf, const void *arg);
+	/*
+	 * §3.5.14: record the overflow (arg) and store in (*ovfl_ctrl) the
+	 * VPMU_SMPL_CTRL_* bits the core applies on return (it starts at 0).
+	 * Required. Runs in the overflow path: no allocation, no syscalls.
+	 */
+	int (*handler)(struct vpmu_smpl_buf *buf,
+		       const struct vpmu_smpl_ovfl_arg *arg,
+		       uint32_t *ovfl_ctrl);
+	/*
+	 * §3.5.15: PFM_RESTART. (is_active) is false when monitoring is
+	 * masked. (restart_arg) is the format-specific restart argument the
+	 * guest passed (0 when none; the default format ignores it, the
+	 * n-way format reads it as the regions to release). Store
+	 * MASK_MONITORING / RESET_OVFL_PMDS (long reset) in (*ctrl); other
+	 * bits are ignored by the core. Optional (NULL: the core unmasks and
+	 * long-resets as without a format).
+	 */
+	int (*restart)(struct vpmu_smpl_buf *buf, bool is_active,
+		       uint64_t restart_arg, uint32_t *ctrl);
+	/* §3.5.13: release buf->priv; the buffer is freed after. Optional. */
+	int (*exit)(struct vpmu_smpl_buf *buf);
+};
+
+/*
+ * Find the built-in format whose UUID is (uuid). Returns 0 and sets (*out),
+ * or -EINVAL if no format has that UUID (all-zero means "no format"; the
+ * caller checks vpmu_smpl_uuid_is_null() first).
+ */
+int vpmu_smpl_fmt_find(const uuid_t uuid, const struct vpmu_smpl_fmt **out);
+
+/* Number of built-in formats; they are listed to guests (§3.5.2). */
+size_t vpmu_smpl_fmt_count(void);
+
+/* The (i)-th built-in format, or NULL if (i) >= vpmu_smpl_fmt_count(). */
+const struct vpmu_smpl_fmt *vpmu_smpl_fmt_at(size_t i);
+
+/* True if (uuid) is all zeroes: the context uses no format (§3.1.1). */
+bool vpmu_smpl_uuid_is_null(const uuid_t uuid);
+
+/*
+ * (size) rounded up to whole host pages; 0 if (size) is 0 or the rounding
+ * overflows.
+ */
+size_t vpmu_smpl_buf_roundup(size_t size);
+
+/*
+ * Map (size) bytes (rounded up to pages) of zeroed, page-aligned anonymous
+ * memory into buf->base / buf->size. Other fields are untouched. Returns 0,
+ * -EINVAL if (size) is 0, or -ENOMEM.
+ */
+int vpmu_smpl_buf_alloc(struct vpmu_smpl_buf *buf, size_t size);
+
+/* Unmap buf->base (if any) and clear base/size. Safe to call twice. */
+void vpmu_smpl_buf_free(struct vpmu_smpl_buf *buf);
+
+/* What vpmu_smpl_create() needs from PFM_CREATE_CONTEXT. */
+struct vpmu_smpl_create_arg {
+	uint32_t ctx_flags; /* IN: pfarg_ctx ctx_flags */
+	uint16_t num_pmds;  /* IN: implemented PMDs */
+	const void *arg;    /* IN: fmt->arg_size bytes of format arguments */
+	size_t size_max;    /* IN: sampling memory still allowed (bytes) */
+};
+
+/*
+ * Run validate, getsize, allocation and init of (fmt) in that order
+ * (§3.1.1) into (buf), which must be zeroed by the caller. Returns 0 with
+ * buf->size bytes allocated (to charge), or -errno with nothing allocated:
+ * the format's own error, -ENOMEM if the size exceeds (a->size_max) or the
+ * memory is not available.
+ */
+int vpmu_smpl_create(const struct vpmu_smpl_fmt *fmt,
+		     const struct vpmu_smpl_create_arg *a,
+		     struct vpmu_smpl_buf *buf);
+
+/*
+ * Call buf->fmt->exit (if any) then free the memory (§3.5.13). Returns
+ * exit's result; the memory is freed in any case. Safe on a zeroed buf.
+ */
+int vpmu_smpl_destroy(struct vpmu_smpl_buf *buf);
+
+/* The built-in formats (formats/default.c, formats/nway.c). */
+extern const struct vpmu_smpl_fmt vpmu_smpl_fmt_default;
+extern const struct vpmu_smpl_fmt vpmu_smpl_fmt_nway;
+
+#endif /* VPMU_SMPL_H */
