@@ -170,6 +170,241 @@ _Static_assert(sizeof(struct pvpmu_hc_echo) == 24,
  * 6. perfmon2 constants and argument structures
  */
 /* BEGIN perfmon2 core (owner: logical-PMU core) */
+/*
+ * The perfmon2 interface v0.6 (spec chapter 3) with fixed-width types. The
+ * spec gives no numbers; the values below are ours and are fixed by this ABI.
+ * Errors are negative enum pvpmu_status values (= Linux errnos).
+ *
+ * PFM_MAX_PMDS = PFM_MAX_PMCS = 64: every register bitvector is one u64 word,
+ * bit n = register n (spec 3.1.2).
+ */
+#define PFM_VERSION_MAJOR(x) (((x) >> 16) & 0xffff)
+#define PFM_VERSION_MINOR(x) ((x)&0xffff)
+#define PFM_VERSION          ((1U << 16) | 0U) /* perfmon2 interface 1.0 */
+
+#define PFM_MAX_PMCS          64
+#define PFM_MAX_PMDS          64
+#define PFM_MAX_PMC_BITVECTOR ((PFM_MAX_PMCS + 64 - 1) / 64)
+#define PFM_MAX_PMD_BITVECTOR ((PFM_MAX_PMDS + 64 - 1) / 64)
+
+/* Command codes (spec Table 3.1); the hypercall layer carries them. */
+#define PFM_WRITE_PMCS      0x01
+#define PFM_WRITE_PMDS      0x02
+#define PFM_READ_PMDS       0x03
+#define PFM_STOP            0x04
+#define PFM_START           0x05
+#define PFM_CREATE_CONTEXT  0x06
+#define PFM_LOAD_CONTEXT    0x07
+#define PFM_UNLOAD_CONTEXT  0x08
+#define PFM_RESTART         0x09
+#define PFM_CREATE_EVTSETS  0x0a
+#define PFM_DELETE_EVTSETS  0x0b
+#define PFM_GETINFO_EVTSETS 0x0c
+#define PFM_GETINFO_PMCS    0x0d
+#define PFM_GETINFO_PMDS    0x0e
+#define PFM_SET_CONFIG      0x0f
+#define PFM_GET_CONFIG      0x10
+
+/* pfarg_ctx.ctx_flags (spec 3.1.1); bits 0-15 generic, 16-31 vpmu. */
+#define PFM_FL_NOTIFY_BLOCK 0x01 /* block the monitored thread on notify */
+#define PFM_FL_SYSTEM_WIDE  0x02 /* vCPU-wide context ("CPU" = vCPU) */
+#define PFM_FL_OVFL_NO_MSG  0x80 /* no overflow messages (spec 3.3.7) */
+
+/* pfarg_pmc.reg_flags, input (spec 3.1.2, 6.2.1). */
+#define PFM_REGFL_OVFL_NOTIFY   0x01 /* notify on 64-bit overflow */
+#define PFM_REGFL_RANDOM        0x02 /* randomize resets (spec 3.4.2) */
+#define PFM_REGFL_NO_EMUL64     0x04 /* no 64-bit emulation: PMD is hw wide */
+#define PFM_REGFL_NO_64BIT_EMUL PFM_REGFL_NO_EMUL64 /* spec 6.2.1 spelling */
+
+/* reg_flags, output: the element that stopped a vector command. */
+#define PFM_REG_RETFL_NOSET    (1U << 29) /* reg_set does not exist */
+#define PFM_REG_RETFL_EINVAL   (1U << 30) /* bad value or flags */
+#define PFM_REG_RETFL_NOTAVAIL (1U << 31) /* no such register / event */
+#define PFM_REG_RETFL_MASK                                                     \
+	(PFM_REG_RETFL_NOSET | PFM_REG_RETFL_EINVAL | PFM_REG_RETFL_NOTAVAIL)
+#define PFM_REG_HAS_ERROR(f) (((f)&PFM_REG_RETFL_MASK) != 0)
+
+/* pfarg_setdesc.set_flags (spec 3.1.10). */
+#define PFM_SETFL_OVFL_SWITCH 0x01 /* switch after N overflows of triggers */
+#define PFM_SETFL_TIME_SWITCH 0x02 /* switch on timeout (vCPU run time) */
+#define PFM_SETFL_EXPL_NEXT   0x04 /* next set is set_id_next */
+#define PFM_SETFL_EXCL_IDLE   0x08 /* vCPU-wide only: not in guest idle */
+
+#define PFM_SET_RETFL_NOSET  (1U << 29) /* set does not exist */
+#define PFM_SET_RETFL_EINVAL (1U << 30) /* bad flags or arguments */
+#define PFM_SET_RETFL_MASK   (PFM_SET_RETFL_NOSET | PFM_SET_RETFL_EINVAL)
+#define PFM_SET_HAS_ERROR(f) (((f)&PFM_SET_RETFL_MASK) != 0)
+
+/* pfarg_pmcinfo/pmdinfo.reg_type (spec 3.1.13). */
+#define PFM_REG_TYPE_PMC  1
+#define PFM_REG_TYPE_PMD  2
+#define PFM_REG_TYPE_MSR  3
+#define PFM_REG_TYPE_SPR  4
+#define PFM_REG_TYPE_IBR  5
+#define PFM_REG_TYPE_DBR  6
+#define PFM_REG_TYPE_VIRT 7 /* virtual PMD: a hypervisor resource */
+
+#define PFM_REG_IDX_NONE 0xffffffffffffffffULL
+#define PFM_GROUP_ANY    0xffffffffU /* cf_sys_gid/cf_thread_gid: no limit */
+
+/* pfm_msg.msg_type (spec 3.3.2). */
+#define PFM_MSG_OVFL 1
+#define PFM_MSG_END  2
+
+typedef pvpmu_u8 pfm_uuid_t[16];
+
+/* PFM_CREATE_CONTEXT (spec 3.1.1); format arguments follow at offset 32. */
+struct pfarg_ctx {
+	pvpmu_u32 ctx_flags;           /* IN: PFM_FL_* */
+	pvpmu_s32 ctx_fd;              /* OUT: context handle */
+	pvpmu_u8 ctx_smpl_buf_id[16];  /* IN: format UUID, all zero = none */
+	pvpmu_u64 ctx_smpl_buf_size;   /* OUT: sampling buffer bytes, or 0 */
+};
+_Static_assert(sizeof(struct pfarg_ctx) == 32, "pfarg_ctx layout is ABI");
+
+/* PFM_WRITE_PMCS (spec 3.1.2). */
+struct pfarg_pmc {
+	pvpmu_u16 reg_num;            /* IN: PMC index */
+	pvpmu_u16 reg_set;            /* IN: event set id */
+	pvpmu_u32 reg_flags;          /* IN: PFM_REGFL_*; OUT: PFM_REG_RETFL_* */
+	pvpmu_u64 reg_value;          /* IN: PMC value */
+	pvpmu_u64 reg_reset_pmds[PFM_MAX_PMD_BITVECTOR]; /* IN: reset on ovfl */
+	pvpmu_u64 reg_smpl_pmds[PFM_MAX_PMD_BITVECTOR];  /* IN: record in sample */
+	pvpmu_u64 reg_smpl_eventid;   /* IN: opaque, passed to the format */
+};
+_Static_assert(sizeof(struct pfarg_pmc) == 40, "pfarg_pmc layout is ABI");
+
+/* PFM_WRITE_PMDS, PFM_READ_PMDS (spec 3.1.3, 3.1.4). */
+struct pfarg_pmd {
+	pvpmu_u16 reg_num;            /* IN: PMD index */
+	pvpmu_u16 reg_set;            /* IN: event set id */
+	pvpmu_u32 reg_flags;          /* IN: must be 0; OUT: PFM_REG_RETFL_* */
+	pvpmu_u64 reg_value;          /* write IN / read OUT: 64-bit value */
+	pvpmu_u64 reg_long_reset;     /* write IN: reload at PFM_RESTART */
+	pvpmu_u64 reg_short_reset;    /* write IN: reload on overflow */
+	pvpmu_u64 reg_last_reset_val; /* read OUT: last value loaded by reset */
+	pvpmu_u64 reg_ovflsw_thres;   /* write IN: overflows per switch;
+					 read OUT: overflows left */
+	pvpmu_u64 reg_random_mask;    /* write IN: randomization mask */
+	pvpmu_u32 reg_random_seed;    /* write IN: PRNG seed */
+	pvpmu_u32 reg_reserved;       /* IN: must be 0 */
+};
+_Static_assert(sizeof(struct pfarg_pmd) == 64, "pfarg_pmd layout is ABI");
+
+/* PFM_START (spec 3.1.5). */
+struct pfarg_start {
+	pvpmu_u16 start_set;   /* IN: first active set */
+	pvpmu_u16 reserved0;   /* IN: must be 0 */
+	pvpmu_u32 reserved1;   /* IN: must be 0 */
+};
+_Static_assert(sizeof(struct pfarg_start) == 8, "pfarg_start layout is ABI");
+
+/* PFM_LOAD_CONTEXT (spec 3.1.7). */
+struct pfarg_load {
+	pvpmu_u32 load_pid;    /* IN: guest thread id, or vCPU index if
+				  PFM_FL_SYSTEM_WIDE */
+	pvpmu_u16 load_set;    /* IN: set to load first */
+	pvpmu_u16 reserved0;   /* IN: must be 0 */
+};
+_Static_assert(sizeof(struct pfarg_load) == 8, "pfarg_load layout is ABI");
+
+/* A duration (struct timespec with fixed widths). */
+struct pfarg_timespec {
+	pvpmu_u64 tv_sec;      /* seconds */
+	pvpmu_u64 tv_nsec;     /* nanoseconds, < 1000000000 */
+};
+_Static_assert(sizeof(struct pfarg_timespec) == 16, "timespec is ABI");
+
+/* PFM_CREATE_EVTSETS, PFM_DELETE_EVTSETS (spec 3.1.10, 3.1.11). */
+struct pfarg_setdesc {
+	pvpmu_u16 set_id;      /* IN: set id */
+	pvpmu_u16 set_id_next; /* IN: next set if PFM_SETFL_EXPL_NEXT */
+	pvpmu_u32 set_flags;   /* IN: PFM_SETFL_*; OUT: PFM_SET_RETFL_* */
+	struct pfarg_timespec set_timeout; /* IN: requested; OUT: effective */
+};
+_Static_assert(sizeof(struct pfarg_setdesc) == 24, "pfarg_setdesc is ABI");
+
+/* PFM_GETINFO_EVTSETS (spec 3.1.12). Times are vCPU run time. */
+struct pfarg_setinfo {
+	pvpmu_u16 set_id;      /* IN: set id */
+	pvpmu_u16 set_id_next; /* OUT: the set switched to from this one */
+	pvpmu_u32 set_flags;   /* IN: must be 0; OUT: PFM_SETFL_* or RETFL */
+	pvpmu_u64 set_switch_pmds[PFM_MAX_PMD_BITVECTOR]; /* OUT: triggers */
+	pvpmu_u64 set_runs;    /* OUT: times the set became active */
+	struct pfarg_timespec set_timeout;      /* OUT: timeout remainder */
+	struct pfarg_timespec set_act_duration; /* OUT: time active */
+};
+_Static_assert(sizeof(struct pfarg_setinfo) == 56, "pfarg_setinfo is ABI");
+
+/* PFM_GETINFO_PMCS (spec 3.1.13). */
+struct pfarg_pmcinfo {
+	pvpmu_u16 reg_num;       /* IN: PMC index */
+	pvpmu_u16 reg_type;      /* OUT: PFM_REG_TYPE_* */
+	pvpmu_u32 reg_flags;     /* IN: must be 0; OUT: PFM_REG_RETFL_* */
+	pvpmu_u64 reg_def_value; /* OUT: default value */
+	pvpmu_u64 reg_rsvd_mask; /* OUT: 1 = reserved bit */
+	pvpmu_u64 reg_index;     /* OUT: MSR address or PFM_REG_IDX_NONE */
+};
+_Static_assert(sizeof(struct pfarg_pmcinfo) == 32, "pfarg_pmcinfo is ABI");
+
+/* PFM_GETINFO_PMDS (spec 3.1.14): same layout as pfarg_pmcinfo. */
+struct pfarg_pmdinfo {
+	pvpmu_u16 reg_num;       /* IN: PMD index */
+	pvpmu_u16 reg_type;      /* OUT: PFM_REG_TYPE_* */
+	pvpmu_u32 reg_flags;     /* IN: must be 0; OUT: PFM_REG_RETFL_* */
+	pvpmu_u64 reg_def_value; /* OUT: default value */
+	pvpmu_u64 reg_rsvd_mask; /* OUT: 1 = reserved bit */
+	pvpmu_u64 reg_index;     /* OUT: MSR address or PFM_REG_IDX_NONE */
+};
+_Static_assert(sizeof(struct pfarg_pmdinfo) == 32, "pfarg_pmdinfo is ABI");
+
+/* PFM_SET_CONFIG, PFM_GET_CONFIG (spec 3.1.16, 3.1.17). */
+struct pfarg_config {
+	pvpmu_u32 cf_version;    /* OUT: PFM_VERSION (major << 16 | minor) */
+	pvpmu_u32 cf_flags;      /* IN: must be 0; OUT: 0 */
+	pvpmu_u64 cf_impl_pmcs[PFM_MAX_PMC_BITVECTOR]; /* OUT */
+	pvpmu_u64 cf_impl_pmds[PFM_MAX_PMD_BITVECTOR]; /* OUT */
+	pvpmu_u32 cf_sys_gid;    /* IN/OUT: or PFM_GROUP_ANY */
+	pvpmu_u32 cf_thread_gid; /* IN/OUT: or PFM_GROUP_ANY */
+	pvpmu_u64 cf_arg_size_max;      /* IN/OUT: bytes per vector arg */
+	pvpmu_u64 cf_smpl_buf_size_max; /* IN/OUT: sampling bytes per VM */
+	pvpmu_u16 cf_counter_width;     /* OUT: emulated hardware width */
+	pvpmu_u16 reserved0;            /* must be 0 */
+	pvpmu_u32 reserved1;            /* must be 0 */
+};
+_Static_assert(sizeof(struct pfarg_config) == 56, "pfarg_config is ABI");
+
+/* Messages (spec 3.3.2); every message is sizeof(union pfm_msg) bytes. */
+struct pfm_ovfl_msg {
+	pvpmu_u32 msg_type;       /* OUT: PFM_MSG_OVFL */
+	pvpmu_u16 msg_active_set; /* OUT: set active at the overflow */
+	pvpmu_u16 reserved0;
+	pvpmu_u64 msg_ovfl_pmds[PFM_MAX_PMD_BITVECTOR]; /* OUT: overflowed */
+	pvpmu_u64 msg_tstamp;     /* OUT: vCPU run time (ns) at overflow */
+	pvpmu_u64 reserved1;
+};
+_Static_assert(sizeof(struct pfm_ovfl_msg) == 32, "pfm_ovfl_msg is ABI");
+
+union pfm_msg {
+	pvpmu_u32 msg_type;                 /* OUT: PFM_MSG_* */
+	struct pfm_ovfl_msg pfm_ovfl_msg;   /* OUT: when PFM_MSG_OVFL */
+	pvpmu_u64 reserved[4];              /* room for future messages */
+};
+_Static_assert(sizeof(union pfm_msg) == 32, "pfm_msg layout is ABI");
+
+/* Spec spellings. */
+typedef struct pfarg_ctx pfarg_ctx_t;
+typedef struct pfarg_pmc pfarg_pmc_t;
+typedef struct pfarg_pmd pfarg_pmd_t;
+typedef struct pfarg_start pfarg_start_t;
+typedef struct pfarg_load pfarg_load_t;
+typedef struct pfarg_setdesc pfarg_setdesc_t;
+typedef struct pfarg_setinfo pfarg_setinfo_t;
+typedef struct pfarg_pmcinfo pfarg_pmcinfo_t;
+typedef struct pfarg_pmdinfo pfarg_pmdinfo_t;
+typedef struct pfarg_config pfarg_config_t;
+typedef struct pfm_ovfl_msg pfm_ovfl_msg_t;
+typedef union pfm_msg pfm_msg_t;
 /* END perfmon2 core */
 
 /*
