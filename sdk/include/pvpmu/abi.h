@@ -69,7 +69,7 @@ struct pvpmu_boot_info {
 	pvpmu_u8 name[64];    /* OUT: the VM's name, NUL-terminated */
 	pvpmu_u64 reserved[4];
 };
-_Static_assert(sizeof(struct pvpmu_boot_info) == 152,
+_Static_assert(sizeof(struct pvpmu_boot_info) == 144,
 	       "pvpmu_boot_info layout is ABI");
 
 /*
