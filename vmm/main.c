@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c: the `vpmu` command. The only file that exits.
+ *
+ *   vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
+ *            [--console FILE] [--stats]
+ */
+#include "vmm.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] "
+	"[--name NAME]\n"
+	"                [--console FILE] [--stats] [--pmu MODEL]\n"
+	"       vpmu help\n"
+	"\n"
+	"  run   boot a guest ELF image, or a libvirt domain XML config,\n"
+	"        under KVM with a perfmon2 virtual PMU on every vCPU.\n"
+	"        Exit status: 0 when all vCPUs halted, the guest's exit-port\n"
+	"        value, 250 triple fault, 251 KVM error, 1 on bad input.\n";
+
+__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
+								...)
+{
+	va_list ap;
+
+	fputs("vpmu: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static FILE *open_console(const char *path)
+{
+	FILE *f;
+
+	if (!path[0])
+		return stdout;
+	f = fopen(path, "we");
+	if (!f)
+		die("--console %s: %s", path, strerror(errno));
+	return f;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	char err[VMM_CONFIG_ERR_LEN];
+	struct vmm_config cfg;
+	struct vmm_vm *vm;
+	FILE *console;
+	int status;
+
+	vmm_config_defaults(&cfg);
+	if (vmm_config_parse_run_args(&cfg, argc, argv, err, sizeof(err)) ||
+	    vmm_config_validate(&cfg, err, sizeof(err)))
+		die("%s", err);
+	console = open_console(cfg.console);
+	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
+		die("%s", err);
+	if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
+		die("%s", err);
+	status = vmm_vm_run(vm);
+	if (status < 0)
+		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
+		    strerror(-status));
+	if (cfg.stats)
+		vmm_stats_print(vm, stderr);
+	vmm_vm_destroy(vm);
+	if (console != stdout)
+		fclose(console);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "help") ||
+	    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 1 : 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2);
+	die("unknown command '%s' (try 'vpmu help')", argv[1]);
+}
