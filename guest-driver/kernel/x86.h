@@ -76,8 +76,9 @@ static inline uint32_t inl(uint16_t port)
 }
 
 /*
- * Write (n) bytes from (buf) to (port) with one `rep outsb`. Under KVM the
- * whole string reaches the VMM in a single exit (kvm_run io.count = n).
+ * Write (n) bytes from (buf) to (port) with one `rep outsb`. KVM still exits
+ * once per byte (it batches string input, not output), but the loop runs
+ * in the CPU/emulator rather than as guest instructions.
  */
 static inline void outsb(uint16_t port, const void *buf, size_t n)
 {
