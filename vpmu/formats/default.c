@@ -99,7 +99,7 @@ static int dfl_handler(struct vpmu_smpl_buf *buf,
 			     VPMU_SMPL_CTRL_MASK_MONITORING;
 		return 0;
 	}
-	vpmu_smpl_write_sample((char *)buf->base + cur, flags, arg);
+	vpmu_smpl_write_sample((char *)buf->base + cur, flags, arg, need);
 	cur += need;
 	/* A guest polling hdr_count must find the sample bytes in place. */
 	atomic_thread_fence(memory_order_release);

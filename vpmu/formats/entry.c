@@ -57,38 +57,37 @@ size_t vpmu_smpl_sample_size(uint32_t buf_flags,
 static size_t smpl_write_hdr(void *dst, uint32_t buf_flags,
 			     const struct vpmu_smpl_ovfl_arg *arg)
 {
-	struct pfm_default_smpl_entry e;
+	struct pfm_default_smpl_entry *e = dst;
 
 	if (buf_flags & PFM_DFL_SMPL_NO_HDR)
 		return 0;
 	if (buf_flags & PFM_DFL_SMPL_IIP_HDR) {
-		pvpmu_u64 ip = arg->ip;
-
-		memcpy(dst, &ip, sizeof(ip));
-		return sizeof(ip);
+		*(pvpmu_u64 *)dst = arg->ip;
+		return sizeof(pvpmu_u64);
 	}
-	e = (struct pfm_default_smpl_entry){
-		.pid            = arg->pid,
-		.tid            = arg->tid,
-		.ovfl_pmd       = arg->ovfl_pmd,
-		.set            = arg->active_set,
-		.cpu            = arg->cpu,
-		.last_reset_val = arg->pmd_last_reset,
-		.tstamp         = arg->tstamp,
-		.ip             = arg->ip,
-	};
-	memcpy(dst, &e, sizeof(e));
-	return sizeof(e);
+	/*
+	 * dst is 8-byte aligned inside an mmap'ed buffer (memory with no
+	 * declared type), so plain stores are valid and cheaper than a copy.
+	 */
+	e->pid            = arg->pid;
+	e->tid            = arg->tid;
+	e->ovfl_pmd       = arg->ovfl_pmd;
+	e->set            = arg->active_set;
+	e->cpu            = arg->cpu;
+	e->pad0           = 0;
+	e->last_reset_val = arg->pmd_last_reset;
+	e->tstamp         = arg->tstamp;
+	e->ip             = arg->ip;
+	return sizeof(*e);
 }
 
 void vpmu_smpl_write_sample(void *dst, uint32_t buf_flags,
-			    const struct vpmu_smpl_ovfl_arg *arg)
+			    const struct vpmu_smpl_ovfl_arg *arg, size_t size)
 {
 	size_t off = smpl_write_hdr(dst, buf_flags, arg);
 
 	/* The core packs the values in increasing PMD index already. */
-	memcpy((char *)dst + off, arg->smpl_pmds_values,
-	       sizeof(pvpmu_u64) * smpl_nr_values(arg));
+	memcpy((char *)dst + off, arg->smpl_pmds_values, size - off);
 }
 
 size_t vpmu_smpl_page_size(void)

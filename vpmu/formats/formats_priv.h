@@ -41,11 +41,12 @@ size_t vpmu_smpl_sample_size(uint32_t buf_flags,
 			     const struct vpmu_smpl_ovfl_arg *arg);
 
 /*
- * Write the sample of overflow (arg) at (dst), which has room for
- * vpmu_smpl_sample_size() bytes and is 8-byte aligned.
+ * Write the sample of overflow (arg) at (dst): (size) bytes, the value
+ * vpmu_smpl_sample_size() returned for the same (buf_flags, arg). (dst) is
+ * 8-byte aligned host buffer memory with room for (size) bytes.
  */
 void vpmu_smpl_write_sample(void *dst, uint32_t buf_flags,
-			    const struct vpmu_smpl_ovfl_arg *arg);
+			    const struct vpmu_smpl_ovfl_arg *arg, size_t size);
 
 /* The host page size (sysconf, with a 4096 fallback). */
 size_t vpmu_smpl_page_size(void);

@@ -190,8 +190,8 @@ static int nway_handler(struct vpmu_smpl_buf *buf,
 		*ovfl_ctrl = nway_region_filled(hdr, cur);
 		return 0;
 	}
-	vpmu_smpl_write_sample((char *)buf->base + r->cur_offs, hdr->flags,
-			       arg);
+	vpmu_smpl_write_sample((char *)buf->base + r->cur_offs, hdr->flags, arg,
+			       need);
 	atomic_thread_fence(memory_order_release);
 	r->cur_offs += need;
 	r->count++;
