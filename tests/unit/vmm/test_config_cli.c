@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_config_cli.c: vmm_config_parse_run_args(): every option in both
+ * spellings, bad values, unknown options, missing and duplicate images, and
+ * options overriding a config file.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "config.h"
+
+#define DATA     VPMU_SOURCE_DIR "/tests/unit/vmm/data/"
+#define MAX_ARGS 16
+
+/*
+ * One command line. For a good one the fields to check are the non-zero
+ * want_* ones (want_vcpus 0: not checked); for a bad one, msg is the
+ * whole expected message.
+ */
+struct cli_case {
+	int line;
+	const char *argv[MAX_ARGS]; /* NULL-terminated */
+	const char *msg;
+	const char *want_image;
+	unsigned int want_vcpus;
+	uint64_t want_mem;
+	const char *want_name;
+	const char *want_console;
+	const char *want_pmu;
+	bool want_stats;
+};
+
+#define ROW(...)                                                               \
+	{                                                                      \
+		.line = __LINE__, __VA_ARGS__                                  \
+	}
+
+static int argc_of(const char *const *argv)
+{
+	int n = 0;
+
+	while (argv[n])
+		n++;
+	return n;
+}
+
+static void check_good(const struct cli_case *c, const struct vmm_config *cfg)
+{
+	if (c->want_image)
+		cr_expect(eq(str, (char *)cfg->image, (char *)c->want_image),
+			  "row at line %d", c->line);
+	if (c->want_vcpus)
+		cr_expect(eq(uint, cfg->nr_vcpus, c->want_vcpus),
+			  "row at line %d", c->line);
+	if (c->want_mem)
+		cr_expect(eq(u64, cfg->mem_size, c->want_mem), "row at line %d",
+			  c->line);
+	if (c->want_name)
+		cr_expect(eq(str, (char *)cfg->name, (char *)c->want_name),
+			  "row at line %d", c->line);
+	if (c->want_console)
+		cr_expect(
+			eq(str, (char *)cfg->console, (char *)c->want_console),
+			"row at line %d", c->line);
+	if (c->want_pmu)
+		cr_expect(eq(str, (char *)cfg->pmu_model, (char *)c->want_pmu),
+			  "row at line %d", c->line);
+	cr_expect(eq(int, cfg->stats, c->want_stats), "row at line %d",
+		  c->line);
+}
+
+static void run_rows(const struct cli_case *cases, size_t n)
+{
+	char err[VMM_CONFIG_ERR_LEN];
+	struct vmm_config cfg, before;
+	char *argv[MAX_ARGS];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		const struct cli_case *c = &cases[i];
+
+		memcpy(argv, c->argv, sizeof(argv));
+		memset(&cfg, 0x5a, sizeof(cfg));
+		before = cfg;
+		err[0] = '\0';
+		ret    = vmm_config_parse_run_args(&cfg, argc_of(c->argv), argv,
+						   err, sizeof(err));
+		cr_expect(memcmp(argv, c->argv, sizeof(argv)) == 0,
+			  "row at line %d: argv was permuted", c->line);
+		if (!c->msg) {
+			cr_expect(eq(int, ret, 0), "row at line %d: %s",
+				  c->line, err);
+			if (ret == 0)
+				check_good(c, &cfg);
+			continue;
+		}
+		cr_expect(eq(int, ret, -EINVAL), "row at line %d", c->line);
+		cr_expect(eq(str, err, (char *)c->msg), "row at line %d",
+			  c->line);
+		cr_expect(memcmp(&cfg, &before, sizeof(cfg)) == 0,
+			  "row at line %d: cfg written on failure", c->line);
+	}
+}
+
+Test(vmm_config_cli, every_option_both_spellings)
+{
+	static const struct cli_case cases[] = {
+		ROW(.argv = {"g.elf"}, .want_image = "g.elf", .want_vcpus = 1,
+		    .want_mem = VMM_MEM_DEFAULT, .want_name = "",
+		    .want_console = "", .want_pmu = "auto"),
+		ROW(.argv = {"g.elf", "--vcpus", "4"}, .want_vcpus = 4),
+		ROW(.argv = {"g.elf", "--vcpus=64"}, .want_vcpus = 64),
+		ROW(.argv = {"--vcpus", "3", "g.elf"}, .want_image = "g.elf",
+		    .want_vcpus = 3),
+		ROW(.argv     = {"g.elf", "--mem", "128M"},
+		    .want_mem = 128ULL << 20),
+		ROW(.argv = {"g.elf", "--mem=1GiB"}, .want_mem = 1ULL << 30),
+		ROW(.argv = {"g.elf", "--mem=4194304"}, .want_mem = 4ULL << 20),
+		ROW(.argv = {"g.elf", "--name", "vm-1"}, .want_name = "vm-1"),
+		ROW(.argv = {"g.elf", "--name=a.b_c"}, .want_name = "a.b_c"),
+		ROW(.argv         = {"g.elf", "--console", "out.log"},
+		    .want_console = "out.log"),
+		ROW(.argv         = {"g.elf", "--console=/tmp/a=b"},
+		    .want_console = "/tmp/a=b"),
+		ROW(.argv = {"g.elf", "--stats"}, .want_stats = true),
+		ROW(.argv     = {"g.elf", "--pmu", "intel-v2"},
+		    .want_pmu = "intel-v2"),
+		ROW(.argv     = {"g.elf", "--pmu=amd-core"},
+		    .want_pmu = "amd-core"),
+		ROW(.argv = {"g.elf", "--pmu=amd-v2"}, .want_pmu = "amd-v2"),
+		ROW(.argv = {"g.elf", "--pmu=none"}, .want_pmu = "none"),
+		ROW(.argv       = {"g.elf", "--vcpus", "2", "--vcpus=5"},
+		    .want_vcpus = 5), /* the last one wins */
+		ROW(.argv       = {"--stats", "--", "--odd-name.elf"},
+		    .want_image = "--odd-name.elf", .want_stats = true),
+		ROW(.argv = {"-"}, .want_image = "-"),
+		ROW(.argv = {"g.elf", "--vcpus", "2", "--mem", "32M", "--name",
+			     "x", "--console", "c", "--stats", "--pmu", "none"},
+		    .want_image = "g.elf", .want_vcpus = 2,
+		    .want_mem = 32ULL << 20, .want_name = "x",
+		    .want_console = "c", .want_pmu = "none",
+		    .want_stats = true),
+	};
+
+	run_rows(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+Test(vmm_config_cli, bad_command_lines_name_the_option)
+{
+	static const struct cli_case cases[] = {
+		ROW(.argv = {NULL},
+		    .msg  = "no guest image or config file given (vpmu run "
+			    "IMAGE|CONFIG.xml [options])"),
+		ROW(.argv = {"--stats"},
+		    .msg  = "no guest image or config file given (vpmu run "
+			    "IMAGE|CONFIG.xml [options])"),
+		ROW(.argv = {"a.elf", "b.elf"},
+		    .msg  = "more than one image or config file given: 'a.elf' "
+			    "and 'b.elf'"),
+		ROW(.argv = {""}, .msg = "empty image or config file name"),
+		ROW(.argv = {"g.elf", "--cpus", "2"},
+		    .msg  = "unknown option '--cpus' (options: --vcpus, --mem, "
+			    "--name, --console, --stats, --pmu)"),
+		ROW(.argv = {"g.elf", "--vcpu=2"},
+		    .msg  = "unknown option '--vcpu' (options: --vcpus, --mem, "
+			    "--name, --console, --stats, --pmu)"),
+		ROW(.argv = {"g.elf", "-v"},
+		    .msg  = "unknown option '-v' (options: --vcpus, --mem, "
+			    "--name, --console, --stats, --pmu)"),
+		ROW(.argv = {"g.elf", "--vcpus"},
+		    .msg  = "option '--vcpus' needs a value"),
+		ROW(.argv = {"g.elf", "--console", "--stats"},
+		    .msg  = "option '--console' needs a value"),
+		ROW(.argv = {"g.elf", "--stats=yes"},
+		    .msg  = "option '--stats' takes no value"),
+		ROW(.argv = {"g.elf", "--vcpus", "4x"},
+		    .msg  = "--vcpus: '4x' is not a vCPU count (1..64)"),
+		ROW(.argv = {"g.elf", "--vcpus="},
+		    .msg  = "--vcpus: '' is not a vCPU count (1..64)"),
+		ROW(.argv = {"g.elf", "--vcpus", "-1"},
+		    .msg  = "--vcpus: '-1' is not a vCPU count (1..64)"),
+		ROW(.argv = {"g.elf", "--vcpus", "0"},
+		    .msg  = "--vcpus: '0' is not a vCPU count (1..64)"),
+		ROW(.argv = {"g.elf", "--vcpus", "65"},
+		    .msg  = "--vcpus: '65' is not a vCPU count (1..64)"),
+		ROW(.argv = {"g.elf", "--vcpus", "4294967298"},
+		    .msg = "--vcpus: '4294967298' is not a vCPU count (1..64)"),
+		ROW(.argv = {"g.elf", "--vcpus", "99999999999999999999999"},
+		    .msg  = "--vcpus: '99999999999999999999999' is not a vCPU "
+			    "count (1..64)"),
+		ROW(.argv = {"g.elf", "--vcpus", " 2"},
+		    .msg  = "--vcpus: ' 2' is not a vCPU count (1..64)"),
+		ROW(.argv = {"g.elf", "--mem", "64Q"},
+		    .msg = "--mem: '64Q' is not a size (e.g. 64M, 1G, 512KiB)"),
+		ROW(.argv = {"g.elf", "--mem", "-64M"},
+		    .msg  = "--mem: '-64M' is not a size (e.g. 64M, 1G, "
+			    "512KiB)"),
+		ROW(.argv = {"g.elf", "--mem", "99999999999999999999"},
+		    .msg  = "--mem: '99999999999999999999' is too large"),
+		ROW(.argv = {"g.elf", "--mem", "1M"},
+		    .msg  = "--mem: 1 MiB is less than the minimum, 2 MiB"),
+		ROW(.argv = {"g.elf", "--mem", "4G"},
+		    .msg  = "--mem: 4 GiB is more than the maximum, 3 GiB"),
+		ROW(.argv = {"g.elf", "--mem", "4097K"},
+		    .msg  = "--mem: 4097 KiB is not a multiple of 4 KiB"),
+		ROW(.argv = {"g.elf", "--name", "a/b"},
+		    .msg  = "--name: 'a/b' contains '/'; a name uses only A-Z "
+			    "a-z 0-9 . _ -"),
+		ROW(.argv = {"g.elf", "--name="},
+		    .msg  = "--name: a name has 1 to 63 characters, not 0"),
+		ROW(.argv = {"g.elf", "--pmu", "intel"},
+		    .msg = "--pmu: 'intel' is not a PMU model (auto, intel-v2, "
+			   "amd-core, amd-v2, none)"),
+	};
+
+	run_rows(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+Test(vmm_config_cli, options_override_the_config_file)
+{
+	static const struct cli_case cases[] = {
+		ROW(.argv       = {DATA "good.xml"},
+		    .want_image = "/opt/vpmu/guests/test.elf", .want_vcpus = 4,
+		    .want_mem = 1ULL << 30, .want_name = "good-vm_1.0",
+		    .want_console = "/tmp/guest console.log",
+		    .want_pmu = "amd-v2", .want_stats = true),
+		ROW(.argv       = {"--vcpus=1", DATA "good.xml", "--mem", "16M",
+				   "--name", "other", "--console", "-", "--pmu",
+				   "none"},
+		    .want_image = "/opt/vpmu/guests/test.elf", .want_vcpus = 1,
+		    .want_mem = 16ULL << 20, .want_name = "other",
+		    .want_console = "-", .want_pmu = "none",
+		    .want_stats = true),
+		ROW(.argv       = {DATA "minimal.xml", "--stats"},
+		    .want_image = "/opt/vpmu/guests/min.elf", .want_vcpus = 1,
+		    .want_mem = 64ULL << 20, .want_stats = true),
+	};
+
+	run_rows(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+Test(vmm_config_cli, config_file_errors_pass_through)
+{
+	char err[VMM_CONFIG_ERR_LEN];
+	char *argv[] = {DATA "vcpu_zero.xml", "--vcpus", "2", NULL};
+	struct vmm_config cfg;
+
+	cr_assert(eq(int,
+		     vmm_config_parse_run_args(&cfg, 3, argv, err, sizeof(err)),
+		     -EINVAL));
+	cr_assert(strstr(err, "vcpu_zero.xml:3: <vcpu>: '0' is not a vCPU "
+			      "count") != NULL,
+		  "%s", err);
+
+	argv[0] = DATA "no_such_file.xml";
+	cr_assert(eq(int,
+		     vmm_config_parse_run_args(&cfg, 3, argv, err, sizeof(err)),
+		     -ENOENT));
+	cr_assert(strstr(err, "no_such_file.xml: No such file or directory") !=
+			  NULL,
+		  "%s", err);
+}
+
+Test(vmm_config_cli, repeated_calls_are_independent)
+{
+	char err[VMM_CONFIG_ERR_LEN];
+	char *a[] = {"a.elf", "--vcpus", "2", "--stats", NULL};
+	char *b[] = {"--name=b", "b.elf", NULL};
+	struct vmm_config cfg;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		cr_assert(eq(
+			int,
+			vmm_config_parse_run_args(&cfg, 4, a, err, sizeof(err)),
+			0));
+		cr_assert(eq(uint, cfg.nr_vcpus, 2));
+		cr_assert(cfg.stats);
+		cr_assert(eq(
+			int,
+			vmm_config_parse_run_args(&cfg, 2, b, err, sizeof(err)),
+			0));
+		cr_assert(eq(uint, cfg.nr_vcpus, 1));
+		cr_assert(not(cfg.stats));
+		cr_assert(eq(str, cfg.name, "b"));
+		cr_assert(eq(str, cfg.image, "b.elf"));
+	}
+}
