@@ -341,3 +341,29 @@ Test(vmm_config_xml, small_error_buffer_is_terminated)
 		     vmm_config_load_xml(&cfg, DATA "vcpu_zero.xml", NULL, 0),
 		     -EINVAL));
 }
+
+Test(vmm_config_xml, uuid_with_or_without_dashes)
+{
+	static const char *const forms[] = {
+		"<uuid>4DEA22B31D52D8F32516782E98AB3FA0</uuid>",
+		"<uuid>4dea22b3-1d52-d8f3-2516-782e98ab3fa0</uuid>",
+	};
+	struct vmm_config cfg;
+	char xml[128], path[64];
+	uuid_t want;
+	size_t i;
+	int ret;
+
+	cr_assert(uuid_parse("4dea22b3-1d52-d8f3-2516-782e98ab3fa0", want) ==
+		  0);
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		snprintf(xml, sizeof(xml), "%s<memory>65536</memory>",
+			 forms[i]);
+		write_domain(path, xml);
+		ret = load(path, &cfg);
+		unlink(path);
+		cr_assert(eq(int, ret, 0), "%s: %s", forms[i], err);
+		cr_assert(cfg.has_uuid);
+		cr_assert(uuid_compare(cfg.uuid, want) == 0, "%s", forms[i]);
+	}
+}
