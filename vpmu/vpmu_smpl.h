@@ -49,6 +49,15 @@
  *     IIP-only sample header is one u64 (the ip). max_sample_size is
  *     computed with the effective sample-header size.
  *   - hdr_version is PFM_DEFAULT_SMPL_VERSION (major 1, minor 0).
+ *   - Default format: once the post-check declares the buffer full it
+ *     takes no more samples until PFM_RESTART; later overflows of the same
+ *     event are lost (§3.6.4: "the others are not written") and again ask
+ *     for mask + notify, without counting another hdr_overflows.
+ *   - The restart callback takes a u64 restart argument (not in §3.5.15):
+ *     the n-way format needs the consumer to say which regions it drained,
+ *     since the guest cannot write the buffer. 0 keeps the spec's meaning.
+ *   - n-way: an active restart with no FULL region is -EBUSY (one of the
+ *     errors §3.1.9 lists); naming a region that is not FULL is -EINVAL.
  *   - The formats always request notify_user when a buffer (region) fills;
  *     the core queues a message only if the PMC has OVFL_NOTIFY, otherwise
  *     the buffer saturates (§3.6.5). Formats never request block_thread
@@ -67,6 +76,10 @@
 /* Upper bound of PMD indexes a sample can carry (PFM_MAX_PMDS). */
 #define VPMU_SMPL_MAX_PMDS 64
 #define VPMU_SMPL_PMD_BV   ((VPMU_SMPL_MAX_PMDS + 63) / 64)
+#ifdef PFM_MAX_PMDS
+_Static_assert(VPMU_SMPL_MAX_PMDS == PFM_MAX_PMDS,
+	       "sample bodies are sized by the ABI's PFM_MAX_PMDS");
+#endif
 
 /* Output control bits of handler/restart (§3.5.14, §3.5.15 ovfl_ctrl). */
 #define VPMU_SMPL_CTRL_NOTIFY_USER (1U << 0) /* queue an overflow msg */

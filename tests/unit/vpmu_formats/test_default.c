@@ -211,6 +211,29 @@ Test(vpmu_smpl_default, full_buffer_masks_notifies_and_counts_overflow)
 	vpmu_smpl_destroy(&b);
 }
 
+Test(vpmu_smpl_default, exactly_max_sample_size_left_is_not_full)
+{
+	struct vpmu_smpl_buf b;
+	struct pfm_default_smpl_hdr *h =
+		mkbuf(&b, ft_page(), PFM_DFL_SMPL_IIP_HDR);
+	size_t max = 8 + 8 * FT_NUM_PMDS; /* IIP header + all PMDs */
+	uint64_t k = (ft_page() - HDR - max) / 16;
+	uint64_t i;
+
+	/* 16-byte samples (ip + one value): after k of them exactly
+	 * max_sample_size bytes are left, which still fits a sample. */
+	for (i = 0; i < k; i++)
+		cr_assert(eq(u32, ovfl(&b, ft_ovfl(1, 0x1, i)),
+			     VPMU_SMPL_CTRL_RESET_OVFL_PMDS));
+	cr_assert(eq(u64, b.size - h->hdr_cur_offs, max));
+	cr_assert(eq(u64, h->hdr_overflows, 0));
+	/* The next one leaves less than max_sample_size: full (§3.6.5). */
+	cr_assert(eq(u32, ovfl(&b, ft_ovfl(1, 0x1, k)), CTRL_FULL));
+	cr_assert(eq(u64, h->hdr_count, k + 1));
+	cr_assert(eq(u64, h->hdr_overflows, 1));
+	vpmu_smpl_destroy(&b);
+}
+
 Test(vpmu_smpl_default, full_buffer_takes_no_more_samples)
 {
 	struct vpmu_smpl_buf b;

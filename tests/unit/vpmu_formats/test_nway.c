@@ -152,6 +152,31 @@ Test(vpmu_smpl_nway, full_region_notifies_and_monitoring_continues)
 	vpmu_smpl_destroy(&b);
 }
 
+Test(vpmu_smpl_nway, region_full_uses_the_post_check)
+{
+	struct vpmu_smpl_buf b;
+	struct pvpmu_nway_smpl_hdr *h = mkbuf(&b, 2, PFM_DFL_SMPL_IIP_HDR);
+	struct vpmu_smpl_ovfl_arg a   = ft_ovfl(2, 0, 1); /* 8-byte samples */
+	uint64_t max = 8 + 8 * FT_NUM_PMDS, k = (h->region_size - max) / 8;
+	uint32_t ctrl;
+	uint64_t i;
+
+	/* After k samples exactly max_sample_size is left: not full. */
+	for (i = 0; i < k; i++) {
+		ctrl = 0;
+		cr_assert(eq(int, nw->handler(&b, &a, &ctrl), 0));
+		cr_assert(eq(u32, ctrl, RESET));
+	}
+	cr_assert(
+		eq(u64,
+		   h->regions[0].offs + h->region_size - h->regions[0].cur_offs,
+		   max));
+	cr_assert(eq(int, nw->handler(&b, &a, &ctrl), 0));
+	cr_assert(eq(u32, ctrl, NOTIFY_RESET));
+	cr_assert(eq(u64, h->regions[0].count, k + 1));
+	vpmu_smpl_destroy(&b);
+}
+
 Test(vpmu_smpl_nway, consumer_drains_while_sampling_goes_on)
 {
 	struct vpmu_smpl_buf b;
