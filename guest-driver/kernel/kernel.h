@@ -122,8 +122,8 @@ void gdt_load(void);
 /*
  * Traps.
  *
- * entry.S has one 16-byte stub per vector; each pushes an error code (0 if
- * the CPU pushes none) and the vector, saves the GPRs and calls
+ * entry.S has one 16-byte stub per vector and the IDT; each pushes an error
+ * code (0 if the CPU pushes none) and the vector, saves the GPRs and calls
  * trap_dispatch() with this frame. Returning from a handler resumes the
  * frame with iretq, including any change the handler made to it.
  */
@@ -140,10 +140,7 @@ struct trap_frame {
 
 typedef void (*trap_handler_fn_t)(struct trap_frame *tf);
 
-/* Build the shared IDT (256 gates). Called once, by vCPU 0. */
-void trap_init(void);
-
-/* Load the shared IDT on this vCPU. */
+/* Load the shared IDT (256 gates, built at assembly time) on this vCPU. */
 void trap_load(void);
 
 /*

@@ -2,7 +2,7 @@
 /*
  * main.c: per-vCPU bring-up (kernel_main), spinlocks and VM exit.
  *
- * vCPU 0 sets up what is shared (console, IDT) and checks the boot info;
+ * vCPU 0 sets up what is shared (the console) and checks the boot info;
  * the other vCPUs wait for it, then every vCPU loads the GDT and IDT and
  * runs the image's guest_main().
  */
@@ -74,7 +74,6 @@ void kernel_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	gdt_load();
 	if (vcpu == 0) {
 		console_init();
-		trap_init();
 		trap_load();
 		check_boot_info(bi);
 		kernel_boot_info = bi;

@@ -30,6 +30,21 @@ static void put(struct out *o, char c)
 	o->len++;
 }
 
+/*
+ * Append (n) bytes of (s). Runs are copied with one memcpy (rep movsb):
+ * ring-0 code is emulated instruction by instruction on the PVM hosts.
+ */
+static void put_run(struct out *o, const char *s, size_t n)
+{
+	size_t room;
+
+	if (o->len + 1 < o->size) {
+		room = o->size - 1 - o->len;
+		memcpy(o->buf + o->len, s, n < room ? n : room);
+	}
+	o->len += n;
+}
+
 static void pad(struct out *o, char c, int n)
 {
 	while (n-- > 0)
@@ -38,15 +53,14 @@ static void pad(struct out *o, char c, int n)
 
 static void put_str(struct out *o, const char *s, const struct spec *sp)
 {
-	size_t n, i;
+	size_t n;
 
 	if (!s)
 		s = "(null)";
 	n = sp->prec >= 0 ? strnlen(s, (size_t)sp->prec) : strlen(s);
 	if (!sp->left)
 		pad(o, ' ', sp->width - (int)n);
-	for (i = 0; i < n; i++)
-		put(o, s[i]);
+	put_run(o, s, n);
 	if (sp->left)
 		pad(o, ' ', sp->width - (int)n);
 }
@@ -56,12 +70,14 @@ static void put_num(struct out *o, uint64_t v, bool neg, unsigned int base,
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	char tmp[24];
-	int n = 0, fill;
+	char *p = tmp + sizeof(tmp);
+	int n, fill;
 
 	do {
-		tmp[n++] = digits[v % base];
+		*--p = digits[v % base];
 		v /= base;
 	} while (v);
+	n    = (int)(tmp + sizeof(tmp) - p);
 	fill = sp->width - n - (neg ? 1 : 0);
 	if (!sp->left && !sp->zero)
 		pad(o, ' ', fill);
@@ -69,8 +85,7 @@ static void put_num(struct out *o, uint64_t v, bool neg, unsigned int base,
 		put(o, '-');
 	if (!sp->left && sp->zero)
 		pad(o, '0', fill);
-	while (n)
-		put(o, tmp[--n]);
+	put_run(o, p, (size_t)n);
 	if (sp->left)
 		pad(o, ' ', fill);
 }
@@ -174,13 +189,16 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	struct out o = {.buf = buf, .size = size};
 	struct spec sp;
+	const char *lit;
 	va_list args;
 	int len;
 
 	va_copy(args, ap);
 	while (*fmt) {
 		if (*fmt != '%') {
-			put(&o, *fmt++);
+			for (lit = fmt; *fmt && *fmt != '%'; fmt++)
+				;
+			put_run(&o, lit, (size_t)(fmt - lit));
 			continue;
 		}
 		fmt++;

@@ -12,8 +12,7 @@
 
 #include <stdbool.h>
 
-#define IDT_NR_GATES  256
-#define TRAP_STUB_LEN 16 /* stride of the stubs in entry.S */
+#define IDT_NR_GATES 256
 
 /* 64-bit IDT gate descriptor (SDM vol. 3, 6.14.1). */
 struct idt_gate {
@@ -27,12 +26,10 @@ struct idt_gate {
 };
 _Static_assert(sizeof(struct idt_gate) == 16, "IDT gate is 16 bytes");
 
-#define GATE_INTERRUPT 0x8e /* present, DPL 0, 64-bit interrupt gate */
-
-extern const char trap_stubs[];
+/* Built at assembly time in entry.S. */
+extern struct idt_gate idt_table[IDT_NR_GATES];
 extern const struct extable_entry __extable_start[], __extable_end[];
 
-static struct idt_gate idt[IDT_NR_GATES] __attribute__((aligned(16)));
 static trap_handler_fn_t trap_handlers[IDT_NR_GATES];
 
 static const char *const exception_names[32] = {
@@ -42,28 +39,11 @@ static const char *const exception_names[32] = {
 	"24",  "25",  "26",  "27",  "#HV", "#VC", "#SX", "31",
 };
 
-void trap_init(void)
-{
-	unsigned int v;
-
-	for (v = 0; v < IDT_NR_GATES; v++) {
-		uint64_t a = (uintptr_t)trap_stubs + TRAP_STUB_LEN * v;
-
-		idt[v] = (struct idt_gate){
-			.offset_lo  = (uint16_t)a,
-			.selector   = GDT_KERNEL_CS,
-			.type_attr  = GATE_INTERRUPT,
-			.offset_mid = (uint16_t)(a >> 16),
-			.offset_hi  = (uint32_t)(a >> 32),
-		};
-	}
-}
-
 void trap_load(void)
 {
 	struct desc_ptr p = {
-		.limit = sizeof(idt) - 1,
-		.base  = (uintptr_t)idt,
+		.limit = sizeof(struct idt_gate) * IDT_NR_GATES - 1,
+		.base  = (uintptr_t)idt_table,
 	};
 
 	lidt(&p);
