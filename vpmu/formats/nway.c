@@ -86,6 +86,15 @@ static int nway_getsize(uint32_t ctx_flags, const void *arg, size_t *size)
 	return *size ? 0 : -EINVAL;
 }
 
+/*
+ * Publish a region state to the guest, which polls it: everything written
+ * before (samples, count, cur_offs) is visible once it sees the state.
+ */
+static void nway_set_state(struct pvpmu_nway_region *r, uint32_t state)
+{
+	__atomic_store_n(&r->state, state, __ATOMIC_RELEASE);
+}
+
 /* Make region (i) the FILLING one, empty, with the next seq. */
 static void nway_start_region(struct pvpmu_nway_smpl_hdr *hdr, uint32_t i)
 {
@@ -94,8 +103,7 @@ static void nway_start_region(struct pvpmu_nway_smpl_hdr *hdr, uint32_t i)
 	r->count    = 0;
 	r->cur_offs = r->offs;
 	r->seq      = hdr->next_seq++;
-	atomic_thread_fence(memory_order_release);
-	r->state        = PVPMU_NWAY_REGION_FILLING;
+	nway_set_state(r, PVPMU_NWAY_REGION_FILLING);
 	hdr->cur_region = i;
 }
 
@@ -151,9 +159,7 @@ static uint32_t nway_region_filled(struct pvpmu_nway_smpl_hdr *hdr,
 		return VPMU_SMPL_CTRL_RESET_OVFL_PMDS;
 	}
 	hdr->overflows++;
-	/* Samples first, then the state the consumer polls. */
-	atomic_thread_fence(memory_order_release);
-	r->state = PVPMU_NWAY_REGION_FULL;
+	nway_set_state(r, PVPMU_NWAY_REGION_FULL);
 	if (next != PVPMU_NWAY_NO_REGION) {
 		nway_start_region(hdr, next);
 		return VPMU_SMPL_CTRL_NOTIFY_USER |
@@ -247,7 +253,7 @@ static int nway_restart(struct vpmu_smpl_buf *buf, bool is_active,
 		if (oldest == PVPMU_NWAY_NO_REGION ||
 		    hdr->regions[i].seq < hdr->regions[oldest].seq)
 			oldest = i;
-		hdr->regions[i].state = PVPMU_NWAY_REGION_FREE;
+		nway_set_state(&hdr->regions[i], PVPMU_NWAY_REGION_FREE);
 	}
 	if (hdr->cur_region >= hdr->nr_regions && oldest < hdr->nr_regions)
 		nway_start_region(hdr, oldest);
