@@ -116,7 +116,7 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 #define GDT_USER_DS   0x1b /* 0x18 | RPL 3 */
 #define GDT_USER_CS   0x23 /* 0x20 | RPL 3 */
 
-/* Load the kernel GDT and reload all segment registers (every vCPU). */
+/* Load the kernel GDT and reload CS, DS, ES and SS (every vCPU). */
 void gdt_load(void);
 
 /*

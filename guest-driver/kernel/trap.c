@@ -26,6 +26,13 @@ struct idt_gate {
 };
 _Static_assert(sizeof(struct idt_gate) == 16, "IDT gate is 16 bytes");
 
+/* entry.S pushes exactly this; 16-byte multiple keeps C calls aligned. */
+_Static_assert(sizeof(struct trap_frame) == 176, "trap frame layout");
+_Static_assert(offsetof(struct trap_frame, rsi) == 8 * TRAP_REG_RSI,
+	       "TRAP_REG_RSI");
+_Static_assert(offsetof(struct trap_frame, rax) == 8 * TRAP_REG_RAX,
+	       "TRAP_REG_RAX");
+
 /* Built at assembly time in entry.S. */
 extern struct idt_gate idt_table[IDT_NR_GATES];
 extern const struct extable_entry __extable_start[], __extable_end[];
