@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * account.c: the per-exit work of a vCPU (the host side of the PMU
+ * interrupt, spec 3.5.14) and the next timer deadline: backend deltas are
+ * folded into the 64-bit counters, overflows processed, run time charged to
+ * the active set (set_act_duration) and time-based switching done (3.7.6),
+ * all measured in the vCPU's guest run time.
+ */
+#include "vpmu_priv.h"
+
+/* Monitoring is on (not stopped, not masked): time runs for the set. */
+static bool time_runs(const struct vpmu_ctx *ctx)
+{
+	return ctx->is_active && !ctx->is_masked;
+}
+
+static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
+{
+	struct vpmu_set *s = ctx->active;
+	uint64_t ovfl;
+	int ret;
+
+	ret = vpmu_ctx_collect(ctx, &ovfl);
+	if (ret)
+		ctx->st.nr_backend_errors++;
+	if (time_runs(ctx)) {
+		s->act_ns += dns;
+		if (s->flags & PFM_SETFL_TIME_SWITCH)
+			s->timeout_left -=
+				dns < s->timeout_left ? dns : s->timeout_left;
+	}
+	if (ovfl)
+		vpmu_ctx_overflow(ctx, ovfl);
+	/*
+	 * 3.7.6: switch when the timeout ran out, unless the overflow above
+	 * switched already or masked (the timeout then waits for RESTART).
+	 */
+	if (ctx->active == s && time_runs(ctx) &&
+	    (s->flags & PFM_SETFL_TIME_SWITCH) && s->timeout_left == 0)
+		vpmu_ctx_switch(ctx, vpmu_set_next(ctx, s), false);
+	vpmu_ctx_rearm(ctx);
+	return ret;
+}
+
+int vpmu_cpu_account(struct vpmu_cpu *cpu, uint64_t run_ns_delta,
+		     const struct vpmu_guest_state *gs)
+{
+	struct vpmu_domain *d = cpu->dom;
+	unsigned int i;
+	int ret, first = 0;
+
+	pthread_mutex_lock(&d->lock);
+	cpu->run_ns += run_ns_delta;
+	cpu->gs = gs;
+	for (i = 0; i < VPMU_CPU_MAX_CTX; i++) {
+		if (!cpu->ctx[i])
+			continue;
+		ret   = ctx_account(cpu->ctx[i], run_ns_delta);
+		first = first ? first : ret;
+	}
+	cpu->gs = NULL;
+	pthread_mutex_unlock(&d->lock);
+	return first;
+}
+
+static uint64_t ctx_deadline(const struct vpmu_ctx *ctx)
+{
+	const struct vpmu_set *s = ctx->active;
+	uint64_t when = VPMU_NO_DEADLINE, left = s->open_mask;
+	unsigned int i;
+
+	if (!time_runs(ctx))
+		return VPMU_NO_DEADLINE;
+	if (s->flags & PFM_SETFL_TIME_SWITCH)
+		when = ctx->cpu->run_ns + s->timeout_left;
+	for (i = 0; left; i++, left >>= 1) {
+		if ((left & 1) && s->armed_at[i] < when)
+			when = s->armed_at[i];
+	}
+	return when;
+}
+
+uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu)
+{
+	uint64_t when = VPMU_NO_DEADLINE, t;
+	unsigned int i;
+
+	pthread_mutex_lock(&cpu->dom->lock);
+	for (i = 0; i < VPMU_CPU_MAX_CTX; i++) {
+		if (!cpu->ctx[i])
+			continue;
+		t    = ctx_deadline(cpu->ctx[i]);
+		when = t < when ? t : when;
+	}
+	pthread_mutex_unlock(&cpu->dom->lock);
+	return when;
+}

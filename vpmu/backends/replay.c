@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * replay.c: the replay backend: scripted, deterministic event streams
+ * (rates per unit of run time, or explicit deltas per read) behind the
+ * backend ops table. See replay.h.
+ */
+#include "replay.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_SEC 1000000000ULL
+
+struct stream {
+	uint32_t cpu;
+	uint16_t code;
+	bool is_rate;
+	uint64_t rate;    /* events per second */
+	uint64_t *deltas; /* steps */
+	size_t nr_deltas;
+	size_t pos;
+};
+
+struct vpmu_replay {
+	struct vpmu_event_info *events;
+	unsigned int nr_events;
+	struct stream *streams;
+	unsigned int nr_streams;
+};
+
+int vpmu_replay_create(struct vpmu_replay **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void vpmu_replay_destroy(struct vpmu_replay *r)
+{
+	unsigned int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_streams; i++)
+		free(r->streams[i].deltas);
+	free(r->streams);
+	free(r->events);
+	free(r);
+}
+
+static const struct vpmu_event_info *find_event(const struct vpmu_replay *r,
+						uint16_t code)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_events; i++) {
+		if (r->events[i].code == code)
+			return &r->events[i];
+	}
+	return NULL;
+}
+
+int vpmu_replay_add_event(struct vpmu_replay *r, uint16_t code,
+			  const char *name)
+{
+	struct vpmu_event_info *ev;
+
+	if (find_event(r, code))
+		return -EEXIST;
+	ev = realloc(r->events, (r->nr_events + 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	r->events = ev;
+	r->events[r->nr_events++] =
+		(struct vpmu_event_info){.code = code, .name = name};
+	return 0;
+}
+
+/* The stream of (cpu, code), created empty if needed; NULL on ENOMEM. */
+static struct stream *get_stream(struct vpmu_replay *r, uint32_t cpu,
+				 uint16_t code)
+{
+	struct stream *st;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_streams; i++) {
+		st = &r->streams[i];
+		if (st->cpu == cpu && st->code == code) {
+			free(st->deltas);
+			*st = (struct stream){.cpu = cpu, .code = code};
+			return st;
+		}
+	}
+	st = realloc(r->streams, (r->nr_streams + 1) * sizeof(*st));
+	if (!st)
+		return NULL;
+	r->streams = st;
+	st         = &r->streams[r->nr_streams++];
+	*st        = (struct stream){.cpu = cpu, .code = code};
+	return st;
+}
+
+int vpmu_replay_set_rate(struct vpmu_replay *r, uint32_t cpu, uint16_t code,
+			 uint64_t per_sec)
+{
+	struct stream *st;
+
+	if (!find_event(r, code))
+		return -ENOENT;
+	if (per_sec > VPMU_REPLAY_MAX_RATE)
+		return -EINVAL;
+	st = get_stream(r, cpu, code);
+	if (!st)
+		return -ENOMEM;
+	st->is_rate = true;
+	st->rate    = per_sec;
+	return 0;
+}
+
+int vpmu_replay_set_steps(struct vpmu_replay *r, uint32_t cpu, uint16_t code,
+			  const uint64_t *deltas, size_t n)
+{
+	struct stream *st;
+	uint64_t *copy;
+
+	if (!find_event(r, code))
+		return -ENOENT;
+	if (n == 0 || !deltas)
+		return -EINVAL;
+	copy = malloc(n * sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, deltas, n * sizeof(*copy));
+	st = get_stream(r, cpu, code);
+	if (!st) {
+		free(copy);
+		return -ENOMEM;
+	}
+	st->deltas    = copy;
+	st->nr_deltas = n;
+	return 0;
+}
+
+static struct vpmu_replay *replay_of(const struct vpmu_backend *b)
+{
+	return b->priv;
+}
+
+static int replay_describe(const struct vpmu_backend *b, uint16_t code,
+			   struct vpmu_event_info *info)
+{
+	const struct vpmu_event_info *ev = find_event(replay_of(b), code);
+
+	if (!ev)
+		return -ENOENT;
+	if (info)
+		*info = *ev;
+	return 0;
+}
+
+static int replay_enumerate(const struct vpmu_backend *b, unsigned int idx,
+			    struct vpmu_event_info *info)
+{
+	struct vpmu_replay *r = replay_of(b);
+
+	if (idx >= r->nr_events)
+		return -ENOENT;
+	*info = r->events[idx];
+	return 0;
+}
+
+/*
+ * An open event: priv = its stream (NULL: counts nothing), scratch[0] =
+ * run ns of the last read, scratch[1] = carried remainder (events * 1e9).
+ * Streams are found by (cpu, code) so a step cursor survives reopening.
+ */
+static int replay_open(struct vpmu_bevent *e, uint64_t now_ns)
+{
+	struct vpmu_replay *r = replay_of(e->be);
+	unsigned int i;
+
+	if (!find_event(r, e->ev.code))
+		return -ENOENT;
+	e->priv = NULL;
+	for (i = 0; i < r->nr_streams; i++) {
+		if (r->streams[i].cpu == e->ev.cpu_index &&
+		    r->streams[i].code == e->ev.code)
+			e->priv = &r->streams[i];
+	}
+	e->scratch[0] = now_ns;
+	e->scratch[1] = 0;
+	return 0;
+}
+
+static void replay_close(struct vpmu_bevent *e)
+{
+	e->priv = NULL;
+}
+
+static int replay_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
+{
+	struct stream *st = e->priv;
+	uint64_t dns      = now_ns - e->scratch[0], frac;
+
+	e->scratch[0] = now_ns;
+	*delta        = 0;
+	if (!st)
+		return 0;
+	if (!st->is_rate) {
+		if (st->pos < st->nr_deltas)
+			*delta = st->deltas[st->pos++];
+		return 0;
+	}
+	/* rate < 1.8e10 keeps (dns % 1e9) * rate within 64 bits. */
+	frac          = (dns % NS_PER_SEC) * st->rate + e->scratch[1];
+	*delta        = (dns / NS_PER_SEC) * st->rate + frac / NS_PER_SEC;
+	e->scratch[1] = frac % NS_PER_SEC;
+	return 0;
+}
+
+/* Run ns until (nevents) more events: ceil((n * 1e9 - rem) / rate). */
+static int replay_arm(struct vpmu_bevent *e, uint64_t nevents, uint64_t *in_ns)
+{
+	struct stream *st = e->priv;
+	unsigned __int128 need;
+
+	*in_ns = VPMU_NO_DEADLINE;
+	if (!st || !st->is_rate || st->rate == 0)
+		return 0;
+	need = (unsigned __int128)nevents * NS_PER_SEC - e->scratch[1];
+	need = (need + st->rate - 1) / st->rate;
+	if (need < VPMU_NO_DEADLINE)
+		*in_ns = (uint64_t)need;
+	return 0;
+}
+
+void vpmu_replay_instance(struct vpmu_replay *r, struct vpmu_backend *out)
+{
+	out->ops  = &vpmu_replay_backend;
+	out->priv = r;
+}
+
+const struct vpmu_backend_ops vpmu_replay_backend = {
+	.name      = "replay",
+	.describe  = replay_describe,
+	.enumerate = replay_enumerate,
+	.open      = replay_open,
+	.close     = replay_close,
+	.read      = replay_read,
+	.arm       = replay_arm,
+};

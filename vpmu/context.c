@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * context.c: the life cycle of a perfmon2 context (spec 3.1.1, 3.1.15) and
+ * its placement on vCPUs: the handle table slot, the message queue, the
+ * sampling format and buffer (charged to the domain), attach/detach to a
+ * cpu. The state-changing commands are in control.c.
+ */
+#include "vpmu_priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CTX_FL_DEFINED                                                         \
+	(PFM_FL_NOTIFY_BLOCK | PFM_FL_SYSTEM_WIDE | PFM_FL_OVFL_NO_MSG)
+
+/* Fold in what the backends counted since the last exit (commands). */
+void vpmu_ctx_sync(struct vpmu_ctx *ctx)
+{
+	uint64_t ovfl;
+
+	if (!ctx->cpu)
+		return;
+	if (vpmu_ctx_collect(ctx, &ovfl))
+		ctx->st.nr_backend_errors++;
+	if (ovfl)
+		vpmu_ctx_overflow(ctx, ovfl);
+}
+
+/* Put (ctx) on (cpu) and open its active set's events there. */
+int vpmu_cpu_attach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < VPMU_CPU_MAX_CTX && cpu->ctx[i]; i++)
+		;
+	if (i == VPMU_CPU_MAX_CTX)
+		return -EBUSY;
+	ctx->cpu = cpu;
+	ret      = vpmu_ctx_open_events(ctx);
+	if (ret) {
+		ctx->cpu = NULL;
+		return ret;
+	}
+	cpu->ctx[i] = ctx;
+	return 0;
+}
+
+/* Take (ctx) off (cpu): last deltas, virtual PMD snapshot, close. */
+void vpmu_cpu_detach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx)
+{
+	unsigned int i;
+
+	vpmu_ctx_sync(ctx);
+	vpmu_ctx_snap_vpmds(ctx);
+	vpmu_ctx_close_events(ctx);
+	for (i = 0; i < VPMU_CPU_MAX_CTX; i++) {
+		if (cpu->ctx[i] == ctx)
+			cpu->ctx[i] = NULL;
+	}
+	ctx->cpu = NULL;
+}
+
+static int check_flags(struct vpmu_domain *d, const struct vpmu_caller *who,
+		       uint32_t flags)
+{
+	bool sys     = (flags & PFM_FL_SYSTEM_WIDE) != 0;
+	uint32_t gid = sys ? d->sys_gid : d->thread_gid;
+
+	if (flags & ~CTX_FL_DEFINED)
+		return -EINVAL;
+	/* Table 3.2: NOTIFY_BLOCK is invalid for system-wide contexts. */
+	if (sys && (flags & PFM_FL_NOTIFY_BLOCK))
+		return -EINVAL;
+	/* 3.1.16, 4.2: group restrictions apply to the guest. */
+	if (who->owner == VPMU_OWNER_GUEST && gid != PFM_GROUP_ANY &&
+	    who->gid != gid)
+		return -EPERM;
+	return 0;
+}
+
+static bool all_zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--) {
+		if (*b++)
+			return false;
+	}
+	return true;
+}
+
+/* 3.1.1, 3.5.3, 3.5.10-12: find, check and instantiate the format. */
+static int setup_format(struct vpmu_ctx *ctx, const struct pfarg_ctx *pc,
+			const void *arg, size_t arg_size)
+{
+	struct vpmu_domain *d = ctx->dom;
+	const struct vpmu_smpl_fmt *fmt;
+	struct vpmu_smpl_create_arg ca = {0};
+	uint64_t max                   = d->cfg.limits.smpl_mem_max;
+	int ret;
+
+	if (vpmu_smpl_uuid_is_null(pc->ctx_smpl_buf_id))
+		return 0;
+	ret = vpmu_smpl_fmt_find(pc->ctx_smpl_buf_id, &fmt);
+	if (ret)
+		return ret;
+	if (arg_size < fmt->arg_size || (fmt->arg_size && !arg))
+		return -EINVAL;
+	if (arg_size > fmt->arg_size &&
+	    !all_zero((const char *)arg + fmt->arg_size,
+		      arg_size - fmt->arg_size))
+		return -EINVAL;
+	if (fmt->msgq_depth > d->cfg.limits.msgq_depth)
+		return -ENOMEM;
+	ca.ctx_flags = pc->ctx_flags;
+	ca.num_pmds  = (uint16_t)__builtin_popcountll(d->pmu->impl_pmds);
+	ca.arg       = arg;
+	ca.size_max  = max > d->smpl_used ? max - d->smpl_used : 0;
+	ret          = vpmu_smpl_create(fmt, &ca, &ctx->smpl);
+	if (ret)
+		return ret;
+	ctx->has_fmt = true;
+	d->smpl_used += ctx->smpl.size;
+	return 0;
+}
+
+void vpmu_ctx_free(struct vpmu_ctx *ctx)
+{
+	struct vpmu_domain *d = ctx->dom;
+
+	if (ctx->cpu)
+		vpmu_cpu_detach(ctx->cpu, ctx);
+	if (ctx->has_fmt) {
+		d->smpl_used -= ctx->smpl.size;
+		vpmu_smpl_destroy(&ctx->smpl);
+	}
+	vpmu_msgq_free(&ctx->q);
+	vpmu_set_free_all(ctx);
+	d->ctx[ctx->handle & 0xffff] = NULL;
+	d->nr_ctx--;
+	free(ctx);
+}
+
+static int find_slot(struct vpmu_domain *d, uint32_t *slot)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->cfg.limits.max_contexts; i++) {
+		if (!d->ctx[i]) {
+			*slot = i;
+			return 0;
+		}
+	}
+	return -ENOMEM; /* contexts per VM: "limited by memory" (3.1.1) */
+}
+
+static int ctx_new(struct vpmu_domain *d, const struct vpmu_caller *who,
+		   const struct pfarg_ctx *pc, struct vpmu_ctx **out)
+{
+	struct vpmu_ctx *ctx;
+	struct vpmu_set *s0;
+	uint32_t slot;
+	int ret;
+
+	ret = find_slot(d, &slot);
+	if (ret)
+		return ret;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->dom   = d;
+	ctx->owner = who->owner;
+	ctx->flags = pc->ctx_flags;
+	ret        = vpmu_msgq_init(&ctx->q, d->cfg.limits.msgq_depth);
+	if (ret)
+		goto out_free;
+	ret = vpmu_set_add(ctx, 0, &s0); /* 3.1.1: set0 always exists */
+	if (ret)
+		goto out_free_q;
+	ctx->active  = s0;
+	d->gen       = (d->gen + 1) & 0x7fff;
+	ctx->handle  = (int)((d->gen << 16) | slot);
+	d->ctx[slot] = ctx;
+	d->nr_ctx++;
+	*out = ctx;
+	return 0;
+
+out_free_q:
+	vpmu_msgq_free(&ctx->q);
+out_free:
+	free(ctx);
+	return ret;
+}
+
+int vpmu_ctx_create(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    struct pfarg_ctx *pc, int n, const void *fmt_arg,
+		    size_t fmt_arg_size)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	if (!pc || n != 1 || !who)
+		return -EFAULT;
+	pthread_mutex_lock(&d->lock);
+	ret = check_flags(d, who, pc->ctx_flags);
+	if (!ret && fmt_arg_size > d->cfg.limits.arg_size_max)
+		ret = -E2BIG; /* 3.5.3 */
+	if (!ret)
+		ret = ctx_new(d, who, pc, &ctx);
+	if (ret)
+		goto out_unlock;
+	ret = setup_format(ctx, pc, fmt_arg, fmt_arg_size);
+	if (ret) {
+		vpmu_ctx_free(ctx);
+		goto out_unlock;
+	}
+	pc->ctx_fd            = ctx->handle;
+	pc->ctx_smpl_buf_size = ctx->has_fmt ? ctx->smpl.size : 0;
+out_unlock:
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int vpmu_ctx_destroy(struct vpmu_domain *d, const struct vpmu_caller *who,
+		     int fd)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret) {
+		if (ctx->state == VPMU_CTX_LOADED)
+			vpmu_ctx_do_unload(ctx);
+		vpmu_ctx_free(ctx);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int vpmu_ctx_read_msgs(struct vpmu_domain *d, const struct vpmu_caller *who,
+		       int fd, union pfm_msg *msgs, unsigned int max,
+		       unsigned int *nr)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret && (!msgs || !nr))
+		ret = -EFAULT;
+	if (!ret && max == 0)
+		ret = -EINVAL;
+	if (!ret) {
+		*nr = vpmu_msgq_pop(&ctx->q, msgs, max);
+		ret = *nr ? 0 : -EAGAIN;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int vpmu_ctx_smpl_buf(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      int fd, void **base, size_t *size)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret) {
+		*base = ctx->has_fmt ? ctx->smpl.base : NULL;
+		*size = ctx->has_fmt ? ctx->smpl.size : 0;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int vpmu_ctx_stats(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		   struct vpmu_ctx_stats *st)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret)
+		*st = ctx->st;
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}

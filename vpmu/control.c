@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * control.c: the state-changing commands of a context (spec 3.1.5-3.1.9):
+ * LOAD, UNLOAD, START, STOP, RESTART, plus the per-thread scheduling hooks
+ * the guest driver calls and the monitored thread's exit (3.3.6).
+ */
+#include "vpmu_priv.h"
+
+#include <errno.h>
+
+/* Another context of (ctx)'s owner already holds this vCPU/thread? */
+static bool is_taken(struct vpmu_domain *d, const struct vpmu_ctx *ctx,
+		     uint32_t load_pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->cfg.limits.max_contexts; i++) {
+		const struct vpmu_ctx *o = d->ctx[i];
+
+		if (!o || o == ctx || o->state != VPMU_CTX_LOADED ||
+		    o->owner != ctx->owner || o->load_pid != load_pid)
+			continue;
+		if ((o->flags ^ ctx->flags) & PFM_FL_SYSTEM_WIDE)
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* 3.1.7: where a load may go; sets (*cpu) for vCPU-wide contexts. */
+static int check_target(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+			const struct pfarg_load *load, struct vpmu_cpu **cpu)
+{
+	struct vpmu_domain *d = ctx->dom;
+
+	*cpu = NULL;
+	if (ctx->flags & PFM_FL_SYSTEM_WIDE) {
+		if (load->load_pid >= VPMU_MAX_CPUS || !d->cpus[load->load_pid])
+			return -EINVAL;
+		*cpu = d->cpus[load->load_pid];
+		/* The guest loads only on the vCPU it runs on ("self"). */
+		if (who->owner == VPMU_OWNER_GUEST && who->cpu != *cpu)
+			return -EINVAL;
+	} else {
+		ctx->is_self = who->owner == VPMU_OWNER_GUEST &&
+			       who->tid == load->load_pid;
+		/* Table 3.2: no NOTIFY_BLOCK for self-monitoring. */
+		if (ctx->is_self && (ctx->flags & PFM_FL_NOTIFY_BLOCK))
+			return -EINVAL;
+	}
+	/* One context per thread, one vCPU-wide per vCPU (and owner). */
+	return is_taken(d, ctx, load->load_pid) ? -EBUSY : 0;
+}
+
+static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		   const struct pfarg_load *load)
+{
+	struct vpmu_set *s;
+	struct vpmu_cpu *cpu;
+	unsigned int i;
+	int ret;
+
+	if (ctx->state != VPMU_CTX_UNLOADED)
+		return -EBUSY;
+	s = vpmu_set_find(ctx, load->load_set);
+	if (load->reserved0 || !s || vpmu_sets_check_chain(ctx))
+		return -EINVAL;
+	ret = check_target(ctx, who, load, &cpu);
+	if (ret)
+		return ret;
+	vpmu_msgq_reset(&ctx->q); /* 3.3.5 */
+	for (i = 0; i < ctx->nr_sets; i++) {
+		ctx->sets[i]->switch_pmds   = 0; /* 3.1.12 */
+		ctx->sets[i]->pending_reset = 0;
+	}
+	ctx->is_active      = false;
+	ctx->is_masked      = false;
+	ctx->switch_pending = false;
+	ctx->ovfl_pending   = 0;
+	ctx->load_pid       = load->load_pid;
+	vpmu_set_activate(ctx, s, false);
+	if (cpu) {
+		ret = vpmu_cpu_attach(cpu, ctx);
+		if (ret)
+			return ret;
+	}
+	ctx->state = VPMU_CTX_LOADED;
+	return 0;
+}
+
+int vpmu_ctx_load(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		  const struct pfarg_load *load, int n)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret && (!load || n != 1))
+		ret = -EFAULT;
+	if (!ret)
+		ret = do_load(ctx, who, load);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+/* 3.1.8: implicit STOP, state saved, the queue is not drained. */
+int vpmu_ctx_do_unload(struct vpmu_ctx *ctx)
+{
+	if (ctx->state != VPMU_CTX_LOADED)
+		return -EBUSY;
+	if (ctx->cpu)
+		vpmu_cpu_detach(ctx->cpu, ctx);
+	ctx->is_active = false;
+	ctx->state     = VPMU_CTX_UNLOADED;
+	return 0;
+}
+
+/* Look (fd) up and require it loaded: the prologue of most commands. */
+static int loaded_ctx(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      int fd, struct vpmu_ctx **out)
+{
+	int ret = vpmu_ctx_lookup(d, who, fd, out);
+
+	if (!ret && (*out)->state != VPMU_CTX_LOADED)
+		ret = -EBUSY;
+	return ret;
+}
+
+int vpmu_ctx_unload(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    int fd)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = loaded_ctx(d, who, fd, &ctx);
+	if (!ret)
+		ret = vpmu_ctx_do_unload(ctx);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+/* 3.1.5: activate; an explicit start_set becomes the active set. */
+static int do_start(struct vpmu_ctx *ctx, const struct pfarg_start *start)
+{
+	struct vpmu_set *s = ctx->active;
+
+	if (start) {
+		if (start->reserved0 || start->reserved1)
+			return -EINVAL;
+		s = vpmu_set_find(ctx, start->start_set);
+		if (!s)
+			return -EINVAL;
+	}
+	vpmu_ctx_sync(ctx);
+	if (s != ctx->active)
+		vpmu_ctx_switch(ctx, s, false);
+	ctx->is_active = true;
+	if (ctx->cpu)
+		vpmu_ctx_rearm(ctx);
+	return 0;
+}
+
+int vpmu_ctx_start(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		   const struct pfarg_start *start, int n)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret && (start ? n != 1 : n != 0))
+		ret = -EFAULT;
+	if (!ret && ctx->state != VPMU_CTX_LOADED)
+		ret = -EBUSY;
+	if (!ret)
+		ret = do_start(ctx, start);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int vpmu_ctx_stop(struct vpmu_domain *d, const struct vpmu_caller *who, int fd)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = loaded_ctx(d, who, fd, &ctx);
+	if (!ret) {
+		vpmu_ctx_sync(ctx);
+		ctx->is_active = false;
+		if (ctx->cpu)
+			vpmu_ctx_rearm(ctx);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int vpmu_ctx_restart(struct vpmu_domain *d, const struct vpmu_caller *who,
+		     int fd, uint64_t restart_arg)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = loaded_ctx(d, who, fd, &ctx);
+	if (!ret) {
+		vpmu_ctx_sync(ctx);
+		ret = vpmu_ctx_do_restart(ctx, restart_arg);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+/* Another per-thread context of this owner is scheduled in on (cpu)? */
+static bool cpu_has_thread_ctx(const struct vpmu_cpu *cpu,
+			       const struct vpmu_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < VPMU_CPU_MAX_CTX; i++) {
+		const struct vpmu_ctx *o = cpu->ctx[i];
+
+		if (o && o->owner == ctx->owner &&
+		    !(o->flags & PFM_FL_SYSTEM_WIDE))
+			return true;
+	}
+	return false;
+}
+
+int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      int fd)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret && ((ctx->flags & PFM_FL_SYSTEM_WIDE) || !who->cpu))
+		ret = -EINVAL;
+	if (!ret && (ctx->state != VPMU_CTX_LOADED || ctx->cpu ||
+		     cpu_has_thread_ctx(who->cpu, ctx)))
+		ret = -EBUSY;
+	if (!ret)
+		ret = vpmu_cpu_attach(who->cpu, ctx);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
+		       int fd)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret && (ctx->flags & PFM_FL_SYSTEM_WIDE))
+		ret = -EINVAL;
+	if (!ret && (ctx->state != VPMU_CTX_LOADED || !ctx->cpu))
+		ret = -EBUSY;
+	if (!ret)
+		vpmu_cpu_detach(ctx->cpu, ctx);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+/* 3.3.6: save, detach, then append PFM_MSG_END (non-self per-thread). */
+int vpmu_ctx_thread_exit(struct vpmu_domain *d, const struct vpmu_caller *who,
+			 int fd)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret && (ctx->flags & PFM_FL_SYSTEM_WIDE))
+		ret = -EINVAL;
+	if (!ret)
+		ret = vpmu_ctx_do_unload(ctx);
+	if (!ret && !ctx->is_self)
+		vpmu_ctx_notify(ctx, PFM_MSG_END, 0, 0);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}

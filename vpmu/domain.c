@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/*
+ * domain.c: the per-VM object: limits, the context handle table, the vCPU
+ * objects, PFM_GET_CONFIG/PFM_SET_CONFIG (spec 3.1.16, 3.1.17) and the
+ * argument checks shared by all vector commands (spec 3.1, 4.4.2).
+ */
+#include "vpmu.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vpmu_priv.h"
+
+void vpmu_limits_default(struct vpmu_limits *l)
+{
+	*l = (struct vpmu_limits){
+		.max_contexts  = 64,
+		.max_sets      = 16,
+		.msgq_depth    = 64,
+		.counter_width = 48,
+		.arg_size_max  = VPMU_PAGE_SIZE,
+		.smpl_mem_max  = 4ULL << 20,
+		.timer_gran_ns = 1000000, /* 1 ms */
+	};
+}
+
+static int check_limits(const struct vpmu_limits *l)
+{
+	if (l->max_contexts == 0 || l->max_contexts > 65535)
+		return -EINVAL;
+	if (l->max_sets == 0 || l->msgq_depth == 0 || l->timer_gran_ns == 0)
+		return -EINVAL;
+	if (l->counter_width < 8 || l->counter_width > 64)
+		return -EINVAL;
+	if (l->arg_size_max < VPMU_PAGE_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+int vpmu_domain_create(const struct vpmu_domain_config *cfg,
+		       struct vpmu_domain **out)
+{
+	struct vpmu_domain *d;
+	int ret;
+
+	ret = check_limits(&cfg->limits);
+	if (ret)
+		return ret;
+	if (cfg->nr_backends && !cfg->backends)
+		return -EINVAL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->cfg = *cfg;
+	d->pmu = cfg->pmu ? cfg->pmu : &vpmu_pmu_default;
+	if (d->pmu->nr_counters > VPMU_MAX_COUNTERS) {
+		ret = -EINVAL;
+		goto out_free;
+	}
+	d->width_mask = cfg->limits.counter_width == 64
+				? ~0ULL
+				: BIT(cfg->limits.counter_width) - 1;
+	d->sys_gid    = PFM_GROUP_ANY;
+	d->thread_gid = PFM_GROUP_ANY;
+	d->ctx        = calloc(cfg->limits.max_contexts, sizeof(*d->ctx));
+	d->cpus       = calloc(VPMU_MAX_CPUS, sizeof(*d->cpus));
+	if (!d->ctx || !d->cpus) {
+		ret = -ENOMEM;
+		goto out_free_tables;
+	}
+	ret = -pthread_mutex_init(&d->lock, NULL);
+	if (ret)
+		goto out_free_tables;
+	*out = d;
+	return 0;
+
+out_free_tables:
+	free(d->cpus);
+	free(d->ctx);
+out_free:
+	free(d);
+	return ret;
+}
+
+void vpmu_domain_destroy(struct vpmu_domain *d)
+{
+	uint32_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->cfg.limits.max_contexts; i++) {
+		if (d->ctx[i])
+			vpmu_ctx_free(d->ctx[i]);
+	}
+	for (i = 0; i < VPMU_MAX_CPUS; i++)
+		free(d->cpus[i]);
+	pthread_mutex_destroy(&d->lock);
+	free(d->cpus);
+	free(d->ctx);
+	free(d);
+}
+
+int vpmu_cpu_create(struct vpmu_domain *d, uint32_t index,
+		    struct vpmu_cpu **out)
+{
+	struct vpmu_cpu *cpu;
+	int ret = 0;
+
+	if (index >= VPMU_MAX_CPUS)
+		return -EINVAL;
+	pthread_mutex_lock(&d->lock);
+	if (d->cpus[index]) {
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	cpu = calloc(1, sizeof(*cpu));
+	if (!cpu) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	cpu->dom       = d;
+	cpu->index     = index;
+	d->cpus[index] = cpu;
+	*out           = cpu;
+out_unlock:
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+struct vpmu_cpu *vpmu_cpu_get(struct vpmu_domain *d, uint32_t index)
+{
+	struct vpmu_cpu *cpu = NULL;
+
+	if (index >= VPMU_MAX_CPUS)
+		return NULL;
+	pthread_mutex_lock(&d->lock);
+	cpu = d->cpus[index];
+	pthread_mutex_unlock(&d->lock);
+	return cpu;
+}
+
+uint64_t vpmu_cpu_run_ns(struct vpmu_cpu *cpu)
+{
+	uint64_t ns;
+
+	pthread_mutex_lock(&cpu->dom->lock);
+	ns = cpu->run_ns;
+	pthread_mutex_unlock(&cpu->dom->lock);
+	return ns;
+}
+
+void vpmu_cpu_set_idle(struct vpmu_cpu *cpu, bool idle)
+{
+	pthread_mutex_lock(&cpu->dom->lock);
+	cpu->is_idle = idle;
+	pthread_mutex_unlock(&cpu->dom->lock);
+}
+
+uint64_t vpmu_domain_smpl_mem(struct vpmu_domain *d)
+{
+	uint64_t used;
+
+	pthread_mutex_lock(&d->lock);
+	used = d->smpl_used;
+	pthread_mutex_unlock(&d->lock);
+	return used;
+}
+
+/*
+ * Handles are (generation << 16 | slot), positive ints, so a stale handle of
+ * a destroyed context does not reach the context reusing its slot.
+ */
+int vpmu_ctx_lookup(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    int fd, struct vpmu_ctx **out)
+{
+	struct vpmu_ctx *ctx;
+	uint32_t slot;
+
+	if (fd < 0 || !who)
+		return -EBADF;
+	slot = (uint32_t)fd & 0xffff;
+	if (slot >= d->cfg.limits.max_contexts)
+		return -EBADF;
+	ctx = d->ctx[slot];
+	if (!ctx || ctx->handle != fd || ctx->owner != who->owner)
+		return -EBADF;
+	*out = ctx;
+	return 0;
+}
+
+/* spec 3.1: n > 0; 4.4.2: the vector's bytes within cf_arg_size_max. */
+int vpmu_check_vec(struct vpmu_domain *d, const void *arr, int n, size_t elem)
+{
+	if (n <= 0)
+		return -EINVAL;
+	if (!arr || (uint64_t)n * elem > d->cfg.limits.arg_size_max)
+		return -EFAULT;
+	return 0;
+}
+
+int vpmu_get_config(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    struct pfarg_config *cfg, int n)
+{
+	(void)who;
+	if (!cfg || n != 1)
+		return -EFAULT;
+	pthread_mutex_lock(&d->lock);
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->cf_version           = PFM_VERSION;
+	cfg->cf_impl_pmcs[0]      = d->pmu->impl_pmcs;
+	cfg->cf_impl_pmds[0]      = d->pmu->impl_pmds;
+	cfg->cf_sys_gid           = d->sys_gid;
+	cfg->cf_thread_gid        = d->thread_gid;
+	cfg->cf_arg_size_max      = d->cfg.limits.arg_size_max;
+	cfg->cf_smpl_buf_size_max = d->cfg.limits.smpl_mem_max;
+	cfg->cf_counter_width     = (uint16_t)d->cfg.limits.counter_width;
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
+int vpmu_set_config(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    struct pfarg_config *cfg, int n)
+{
+	if (!cfg || n != 1)
+		return -EFAULT;
+	/* 3.1.16: most privileged user only; the guest never is (vpmu.h). */
+	if (!who || who->owner != VPMU_OWNER_HOST)
+		return -EPERM;
+	if (cfg->cf_flags != 0 || cfg->cf_arg_size_max < VPMU_PAGE_SIZE ||
+	    cfg->cf_smpl_buf_size_max < VPMU_PAGE_SIZE)
+		return -EINVAL;
+	pthread_mutex_lock(&d->lock);
+	d->sys_gid                 = cfg->cf_sys_gid;
+	d->thread_gid              = cfg->cf_thread_gid;
+	d->cfg.limits.arg_size_max = cfg->cf_arg_size_max;
+	d->cfg.limits.smpl_mem_max = cfg->cf_smpl_buf_size_max;
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * overflow.c: what happens on a 64-bit overflow (spec 3.4.3, 3.5.14, 3.7.6,
+ * 3.7.7): the sampling format's handler or the format-less rules, masking,
+ * messages and notification, short resets, overflow-based set switching;
+ * and PFM_RESTART's side (3.1.9, 3.5.15).
+ */
+#include "vpmu_priv.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* The combined outcome of one overflow event (all PMDs overflowed). */
+struct ovfl_ctl {
+	bool notify;    /* queue a message / raise the notification */
+	bool mask;      /* mask monitoring until RESTART */
+	bool block;     /* the format asked to block the thread */
+	uint64_t reset; /* PMDs to short-reset now */
+};
+
+void vpmu_ctx_switch(struct vpmu_ctx *ctx, struct vpmu_set *next,
+		     bool long_reset)
+{
+	bool on_cpu = ctx->cpu != NULL;
+
+	if (on_cpu)
+		vpmu_ctx_close_events(ctx);
+	vpmu_set_activate(ctx, next, long_reset);
+	if (on_cpu && vpmu_ctx_open_events(ctx))
+		ctx->st.nr_backend_errors++;
+	ctx->st.nr_switches++;
+}
+
+static bool may_block(const struct vpmu_ctx *ctx)
+{
+	/* Table 3.2: only non-self per-thread contexts block. */
+	return (ctx->flags & PFM_FL_NOTIFY_BLOCK) &&
+	       !(ctx->flags & PFM_FL_SYSTEM_WIDE) && !ctx->is_self;
+}
+
+/*
+ * Queue a message of (type) (unless PFM_FL_OVFL_NO_MSG for overflows,
+ * 3.3.7) and run the notification callback; the message is appended
+ * before the callback (3.3.8). A full queue drops the message (vpmu.h).
+ */
+void vpmu_ctx_notify(struct vpmu_ctx *ctx, uint32_t type, uint64_t ovfl,
+		     uint32_t flags)
+{
+	struct vpmu_domain *d = ctx->dom;
+	union pfm_msg m;
+	struct vpmu_notify n = {
+		.handle    = ctx->handle,
+		.owner     = ctx->owner,
+		.cpu_index = ctx->cpu ? ctx->cpu->index : UINT32_MAX,
+		.msg_type  = type,
+		.load_pid  = ctx->load_pid,
+	};
+
+	if (type != PFM_MSG_OVFL || !(ctx->flags & PFM_FL_OVFL_NO_MSG)) {
+		memset(&m, 0, sizeof(m));
+		m.pfm_ovfl_msg.msg_type = type;
+		if (type == PFM_MSG_OVFL) {
+			m.pfm_ovfl_msg.msg_active_set   = ctx->active->id;
+			m.pfm_ovfl_msg.msg_ovfl_pmds[0] = ovfl;
+			m.pfm_ovfl_msg.msg_tstamp =
+				ctx->cpu ? ctx->cpu->run_ns : 0;
+		}
+		if (vpmu_msgq_push(&ctx->q, &m)) {
+			ctx->st.nr_msg_lost++;
+			flags |= VPMU_NOTIFY_LOST;
+		} else {
+			flags |= VPMU_NOTIFY_MSG;
+		}
+	}
+	ctx->st.nr_notify++;
+	n.flags = flags;
+	if (d->cfg.notify)
+		d->cfg.notify(d->cfg.notify_opaque, &n);
+}
+
+/* Format-less rules (3.1.9, 3.4.3): notify and mask, or short reset. */
+static void ovfl_plain(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
+		       struct ovfl_ctl *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < VPMU_NR_REGS; i++) {
+		if ((ovfl & BIT(i)) &&
+		    (s->pmc[i].flags & PFM_REGFL_OVFL_NOTIFY))
+			c->notify = true;
+	}
+	c->mask  = c->notify;
+	c->block = c->notify && may_block(ctx);
+	c->reset = c->notify ? 0 : ovfl;
+}
+
+static void fill_arg(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
+		     struct vpmu_smpl_ovfl_arg *a)
+{
+	const struct vpmu_guest_state *gs = ctx->cpu->gs;
+	uint64_t want                     = s->pmc[i].smpl_pmds;
+	unsigned int j, k = 0;
+
+	a->ovfl_pmd       = (uint16_t)i;
+	a->active_set     = s->id;
+	a->cpu            = (uint16_t)ctx->cpu->index;
+	a->ovfl_notify    = (s->pmc[i].flags & PFM_REGFL_OVFL_NOTIFY) != 0;
+	a->ip             = gs ? gs->ip : 0;
+	a->pid            = gs ? gs->pid : 0;
+	a->tid            = gs ? gs->tid : 0;
+	a->pmd_last_reset = s->pmd[i].last_reset;
+	a->pmd_value      = vpmu_pmd_value(ctx, s, i);
+	a->pmd_eventid    = s->pmc[i].eventid;
+	a->tstamp         = ctx->cpu->run_ns;
+	a->smpl_pmds[0]   = want;
+	for (j = 0; want; j++, want >>= 1) {
+		if (!(want & 1))
+			continue;
+		if (ctx->dom->pmu->pmds[j].kind == VPMU_REG_VIRT)
+			a->smpl_pmds_values[k++] =
+				vpmu_vpmd_read(ctx, ctx->dom->pmu->pmds[j].idx);
+		else
+			a->smpl_pmds_values[k++] = vpmu_pmd_value(ctx, s, j);
+	}
+}
+
+/*
+ * 3.5.14: the handler runs once per overflowed PMD in increasing index
+ * with one tstamp, and stops at the first error. Masking wins over reset.
+ */
+static void ovfl_fmt(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
+		     struct ovfl_ctl *c)
+{
+	struct vpmu_smpl_ovfl_arg a;
+	bool wants_notify = false, has_notify = false;
+	unsigned int i;
+
+	for (i = 0; i < VPMU_NR_REGS; i++) {
+		uint32_t ctl = 0;
+
+		if (!(ovfl & BIT(i)))
+			continue;
+		fill_arg(ctx, s, i, &a);
+		if (ctx->smpl.fmt->handler(&ctx->smpl, &a, &ctl)) {
+			ctx->st.nr_fmt_errors++;
+			break;
+		}
+		has_notify |= a.ovfl_notify;
+		wants_notify |= (ctl & VPMU_SMPL_CTRL_NOTIFY_USER) != 0;
+		c->mask |= (ctl & VPMU_SMPL_CTRL_MASK_MONITORING) != 0;
+		c->block |= (ctl & VPMU_SMPL_CTRL_BLOCK_THREAD) != 0;
+		if (ctl & VPMU_SMPL_CTRL_RESET_OVFL_PMDS)
+			c->reset |= BIT(i);
+	}
+	/* 3.6.5: no message unless an overflowed PMC asked: "saturated". */
+	c->notify = wants_notify && has_notify;
+	c->block  = c->block && c->notify && may_block(ctx);
+	if (c->mask)
+		c->reset = 0;
+}
+
+/* Count trigger overflows of an OVFL_SWITCH set; the PMDs that hit 0. */
+static uint64_t count_triggers(struct vpmu_set *s, uint64_t ovfl)
+{
+	uint64_t hit = 0;
+	unsigned int i;
+
+	if (!(s->flags & PFM_SETFL_OVFL_SWITCH))
+		return 0;
+	for (i = 0; i < VPMU_NR_REGS; i++) {
+		struct vpmu_pmd *p = &s->pmd[i];
+
+		if (!(ovfl & BIT(i)) || !p->ovflsw_thres || !p->ovflsw_left)
+			continue;
+		if (--p->ovflsw_left == 0)
+			hit |= BIT(i);
+	}
+	return hit;
+}
+
+/* Process one overflow event of the active set: PMDs (ovfl) wrapped. */
+void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl)
+{
+	struct vpmu_set *s = ctx->active;
+	struct ovfl_ctl c  = {0};
+	uint64_t trig;
+
+	ctx->st.nr_ovfl += (uint64_t)__builtin_popcountll(ovfl);
+	if (ctx->has_fmt)
+		ovfl_fmt(ctx, s, ovfl, &c);
+	else
+		ovfl_plain(ctx, s, ovfl, &c);
+	ctx->ovfl_pending = ovfl & ~c.reset;
+	trig              = count_triggers(s, ovfl);
+	if (trig)
+		s->switch_pmds = trig;
+	if (c.mask) {
+		ctx->is_masked = true;
+		/* 3.7.7: a switch is deferred to RESTART while masked. */
+		ctx->switch_pending |= trig != 0;
+	} else if (trig) {
+		/* Reset when this set next becomes active (vpmu.h). */
+		s->pending_reset |= c.reset;
+		c.reset = 0;
+	}
+	if (c.reset)
+		vpmu_reset_pmds(ctx, s, c.reset, false);
+	if (c.notify)
+		vpmu_ctx_notify(ctx, PFM_MSG_OVFL, ovfl,
+				c.block ? VPMU_NOTIFY_BLOCK : 0);
+	if (!c.mask && trig)
+		vpmu_ctx_switch(ctx, vpmu_set_next(ctx, s), false);
+}
+
+/*
+ * PFM_RESTART on a loaded context (3.1.9, 3.5.15): the format decides,
+ * else unmask with long resets of the PMDs that overflowed; a deferred
+ * overflow switch happens now, with long resets in the new set (3.7.7).
+ */
+int vpmu_ctx_do_restart(struct vpmu_ctx *ctx, uint64_t restart_arg)
+{
+	bool is_active = !ctx->is_masked, reset = true;
+	const struct vpmu_smpl_fmt *fmt = ctx->has_fmt ? ctx->smpl.fmt : NULL;
+	uint32_t ctl                    = 0;
+	int ret;
+
+	if (fmt && fmt->restart) {
+		ret = fmt->restart(&ctx->smpl, is_active, restart_arg, &ctl);
+		if (ret)
+			return ret;
+		if (ctl & VPMU_SMPL_CTRL_MASK_MONITORING) {
+			ctx->is_masked = true;
+			return 0;
+		}
+		reset = (ctl & VPMU_SMPL_CTRL_RESET_OVFL_PMDS) != 0;
+	} else if (is_active) {
+		return fmt ? 0 : -EBUSY;
+	}
+	if (reset && ctx->ovfl_pending)
+		vpmu_reset_pmds(ctx, ctx->active, ctx->ovfl_pending, true);
+	if (reset)
+		ctx->ovfl_pending = 0;
+	ctx->is_masked = false;
+	if (ctx->switch_pending) {
+		ctx->switch_pending = false;
+		vpmu_ctx_switch(ctx, vpmu_set_next(ctx, ctx->active), true);
+	}
+	if (ctx->cpu)
+		vpmu_ctx_rearm(ctx);
+	return 0;
+}

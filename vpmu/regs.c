@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * regs.c: PFM_WRITE_PMCS, PFM_WRITE_PMDS and PFM_READ_PMDS (spec 3.1.2 -
+ * 3.1.4). Each element names a register and a set; processing stops at the
+ * first bad element, which is flagged in reg_flags; earlier ones stay.
+ */
+#include "vpmu_priv.h"
+
+#include <errno.h>
+
+#define REGFL_DEFINED                                                          \
+	(PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM | PFM_REGFL_NO_EMUL64)
+
+/* Flag (*flags) with (retfl) and return -EINVAL. */
+static int bad(uint32_t *flags, uint32_t retfl)
+{
+	*flags |= retfl;
+	return -EINVAL;
+}
+
+/* The register/set checks shared by all three commands. */
+static int find_reg(struct vpmu_ctx *ctx, uint64_t impl, uint16_t num,
+		    uint16_t set, uint32_t *flags, struct vpmu_set **s)
+{
+	if (num >= VPMU_NR_REGS || !(impl & BIT(num)))
+		return bad(flags, PFM_REG_RETFL_NOTAVAIL);
+	*s = vpmu_set_find(ctx, set);
+	if (!*s)
+		return bad(flags, PFM_REG_RETFL_NOSET);
+	return 0;
+}
+
+/* Is set (s) live on a cpu (its counters move)? */
+static bool is_live(const struct vpmu_ctx *ctx, const struct vpmu_set *s)
+{
+	return ctx->cpu && ctx->active == s;
+}
+
+static int write_pmc(struct vpmu_ctx *ctx, struct pfarg_pmc *p)
+{
+	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
+	uint64_t impl                   = pmu->impl_pmds, old;
+	struct vpmu_pmc pmc;
+	struct vpmu_set *s;
+	int ret;
+
+	ret = find_reg(ctx, pmu->impl_pmcs, p->reg_num, p->reg_set,
+		       &p->reg_flags, &s);
+	if (ret)
+		return ret;
+	if ((p->reg_flags & ~REGFL_DEFINED) || (p->reg_reset_pmds[0] & ~impl) ||
+	    (p->reg_smpl_pmds[0] & ~impl))
+		return bad(&p->reg_flags, PFM_REG_RETFL_EINVAL);
+	pmc = (struct vpmu_pmc){
+		.flags      = p->reg_flags,
+		.reset_pmds = p->reg_reset_pmds[0],
+		.smpl_pmds  = p->reg_smpl_pmds[0],
+		.eventid    = p->reg_smpl_eventid,
+	};
+	/* 3.1.13: reserved bits silently take their default value. */
+	pmc.value = (p->reg_value & ~pmu->pmcs[p->reg_num].rsvd_mask) |
+		    (pmu->pmcs[p->reg_num].def_value &
+		     pmu->pmcs[p->reg_num].rsvd_mask);
+	if (vpmu_pmc_bind(ctx->dom, &pmc, p->reg_num))
+		return bad(&p->reg_flags, PFM_REG_RETFL_NOTAVAIL);
+	if (is_live(ctx, s))
+		vpmu_ctx_sync(ctx);
+	old                = vpmu_pmd_value(ctx, s, p->reg_num);
+	s->pmc[p->reg_num] = pmc;
+	vpmu_pmd_set(ctx, s, p->reg_num, old); /* NO_EMUL64 may change */
+	if (vpmu_ctx_reopen_counter(ctx, s, p->reg_num)) {
+		s->pmc[p->reg_num].be = NULL;
+		return bad(&p->reg_flags, PFM_REG_RETFL_NOTAVAIL);
+	}
+	return 0;
+}
+
+int vpmu_ctx_write_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
+			int fd, struct pfarg_pmc *pmcs, int n)
+{
+	struct vpmu_ctx *ctx;
+	int i, ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret)
+		ret = vpmu_check_vec(d, pmcs, n, sizeof(*pmcs));
+	for (i = 0; !ret && i < n; i++)
+		ret = write_pmc(ctx, &pmcs[i]);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+static int write_pmd(struct vpmu_ctx *ctx, struct pfarg_pmd *p)
+{
+	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
+	struct vpmu_pmd *pmd;
+	struct vpmu_set *s;
+	int ret;
+
+	ret = find_reg(ctx, pmu->impl_pmds, p->reg_num, p->reg_set,
+		       &p->reg_flags, &s);
+	if (ret)
+		return ret;
+	/* 3.1.3: no input flags; 3.2.2: virtual PMDs are read-only. */
+	if (p->reg_flags || p->reg_reserved ||
+	    pmu->pmds[p->reg_num].kind == VPMU_REG_VIRT)
+		return bad(&p->reg_flags, PFM_REG_RETFL_EINVAL);
+	if (is_live(ctx, s))
+		vpmu_ctx_sync(ctx);
+	pmd = &s->pmd[p->reg_num];
+	vpmu_pmd_set(ctx, s, p->reg_num, p->reg_value);
+	pmd->long_reset   = p->reg_long_reset;
+	pmd->short_reset  = p->reg_short_reset;
+	pmd->ovflsw_thres = p->reg_ovflsw_thres;
+	pmd->ovflsw_left  = p->reg_ovflsw_thres;
+	pmd->random_mask  = p->reg_random_mask;
+	vpmu_pmd_seed(pmd, p->reg_random_seed);
+	if (is_live(ctx, s))
+		vpmu_ctx_rearm(ctx);
+	return 0;
+}
+
+int vpmu_ctx_write_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
+			int fd, struct pfarg_pmd *pmds, int n)
+{
+	struct vpmu_ctx *ctx;
+	int i, ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret)
+		ret = vpmu_check_vec(d, pmds, n, sizeof(*pmds));
+	for (i = 0; !ret && i < n; i++)
+		ret = write_pmd(ctx, &pmds[i]);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+static int read_pmd(struct vpmu_ctx *ctx, struct pfarg_pmd *p)
+{
+	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
+	const struct vpmu_reg_desc *rd;
+	struct vpmu_set *s;
+	int ret;
+
+	ret = find_reg(ctx, pmu->impl_pmds, p->reg_num, p->reg_set,
+		       &p->reg_flags, &s);
+	if (ret)
+		return ret;
+	if (p->reg_flags)
+		return bad(&p->reg_flags, PFM_REG_RETFL_EINVAL);
+	rd = &pmu->pmds[p->reg_num];
+	if (rd->kind == VPMU_REG_VIRT) {
+		p->reg_value          = vpmu_vpmd_read(ctx, rd->idx);
+		p->reg_last_reset_val = 0;
+		p->reg_ovflsw_thres   = 0;
+		return 0;
+	}
+	p->reg_value          = vpmu_pmd_value(ctx, s, p->reg_num);
+	p->reg_last_reset_val = s->pmd[p->reg_num].last_reset;
+	/* 3.1.4: overflows left, for counters of OVFL_SWITCH sets only. */
+	p->reg_ovflsw_thres = (vpmu_is_counter(ctx, p->reg_num) &&
+			       (s->flags & PFM_SETFL_OVFL_SWITCH))
+				      ? s->pmd[p->reg_num].ovflsw_left
+				      : 0;
+	return 0;
+}
+
+int vpmu_ctx_read_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
+		       int fd, struct pfarg_pmd *pmds, int n)
+{
+	struct vpmu_ctx *ctx;
+	int i, ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret)
+		ret = vpmu_check_vec(d, pmds, n, sizeof(*pmds));
+	if (!ret)
+		vpmu_ctx_sync(ctx);
+	for (i = 0; !ret && i < n; i++)
+		ret = read_pmd(ctx, &pmds[i]);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}

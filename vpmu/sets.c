@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sets.c: event sets (spec 3.1.10-3.1.12, 3.7): the ordered list of a
+ * context, explicit next chains, activation, and the three set commands.
+ */
+#include "vpmu_priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_SEC 1000000000ULL
+#define SETFL_DEFINED                                                          \
+	(PFM_SETFL_OVFL_SWITCH | PFM_SETFL_TIME_SWITCH | PFM_SETFL_EXPL_NEXT | \
+	 PFM_SETFL_EXCL_IDLE)
+
+struct vpmu_set *vpmu_set_find(const struct vpmu_ctx *ctx, uint16_t id)
+{
+	unsigned int lo = 0, hi = ctx->nr_sets;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (ctx->sets[mid]->id == id)
+			return ctx->sets[mid];
+		if (ctx->sets[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* A new set holds the do-nothing defaults (3.1.1, 3.1.2, 3.1.3). */
+static void set_init(struct vpmu_ctx *ctx, struct vpmu_set *s, uint16_t id)
+{
+	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
+	unsigned int i;
+
+	s->id = id;
+	for (i = 0; i < VPMU_NR_REGS; i++) {
+		s->pmc[i].value = pmu->pmcs[i].def_value;
+		vpmu_pmd_set(ctx, s, i, pmu->pmds[i].def_value);
+		vpmu_pmd_seed(&s->pmd[i], 0);
+	}
+}
+
+/* Create set (id) in order; -ENOMEM past the per-context set limit. */
+int vpmu_set_add(struct vpmu_ctx *ctx, uint16_t id, struct vpmu_set **out)
+{
+	struct vpmu_set **arr, *s;
+	unsigned int pos;
+
+	if (ctx->nr_sets >= ctx->dom->cfg.limits.max_sets)
+		return -ENOMEM;
+	arr = realloc(ctx->sets, (ctx->nr_sets + 1) * sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	ctx->sets = arr;
+	s         = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	set_init(ctx, s, id);
+	for (pos = 0; pos < ctx->nr_sets && arr[pos]->id < id; pos++)
+		;
+	memmove(&arr[pos + 1], &arr[pos], (ctx->nr_sets - pos) * sizeof(*arr));
+	arr[pos] = s;
+	ctx->nr_sets++;
+	*out = s;
+	return 0;
+}
+
+static void set_remove(struct vpmu_ctx *ctx, struct vpmu_set *s)
+{
+	unsigned int pos;
+
+	for (pos = 0; ctx->sets[pos] != s; pos++)
+		;
+	memmove(&ctx->sets[pos], &ctx->sets[pos + 1],
+		(ctx->nr_sets - pos - 1) * sizeof(*ctx->sets));
+	ctx->nr_sets--;
+	if (ctx->active == s)
+		ctx->active = ctx->sets[0];
+	free(s);
+}
+
+void vpmu_set_free_all(struct vpmu_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_sets; i++)
+		free(ctx->sets[i]);
+	free(ctx->sets);
+	ctx->sets    = NULL;
+	ctx->nr_sets = 0;
+	ctx->active  = NULL;
+}
+
+/* 3.7.5: the explicit next, else the next higher id, round robin. */
+struct vpmu_set *vpmu_set_next(const struct vpmu_ctx *ctx,
+			       const struct vpmu_set *s)
+{
+	unsigned int pos;
+
+	if (s->flags & PFM_SETFL_EXPL_NEXT)
+		return vpmu_set_find(ctx, s->id_next);
+	for (pos = 0; ctx->sets[pos] != s; pos++)
+		;
+	return ctx->sets[(pos + 1) % ctx->nr_sets];
+}
+
+/* 3.1.7: every explicit next must exist at LOAD. */
+int vpmu_sets_check_chain(const struct vpmu_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_sets; i++) {
+		if (!vpmu_set_next(ctx, ctx->sets[i]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Make (s) the active set (3.7.6, 3.7.7): count the run, reload the switch
+ * thresholds and the timeout, and apply the resets left pending when the
+ * set was switched out by an overflow (short, or long at RESTART).
+ */
+void vpmu_set_activate(struct vpmu_ctx *ctx, struct vpmu_set *s,
+		       bool long_reset)
+{
+	unsigned int i;
+
+	ctx->active = s;
+	s->runs++;
+	s->timeout_left = s->timeout_ns;
+	for (i = 0; i < VPMU_NR_REGS; i++)
+		s->pmd[i].ovflsw_left = s->pmd[i].ovflsw_thres;
+	if (s->pending_reset) {
+		vpmu_reset_pmds(ctx, s, s->pending_reset, long_reset);
+		s->pending_reset = 0;
+	}
+}
+
+/* Effective timeout: the request rounded up to the granularity (3.1.10). */
+static int set_timeout(struct vpmu_ctx *ctx, struct pfarg_setdesc *sd,
+		       uint64_t *out)
+{
+	uint64_t gran = ctx->dom->cfg.limits.timer_gran_ns, ns;
+
+	*out = 0;
+	if (!(sd->set_flags & PFM_SETFL_TIME_SWITCH))
+		return 0;
+	if (sd->set_timeout.tv_nsec >= NS_PER_SEC ||
+	    sd->set_timeout.tv_sec > 1000000000ULL)
+		return -EINVAL;
+	ns = sd->set_timeout.tv_sec * NS_PER_SEC + sd->set_timeout.tv_nsec;
+	if (ns == 0)
+		return -EINVAL;
+	ns                      = (ns + gran - 1) / gran * gran;
+	*out                    = ns;
+	sd->set_timeout.tv_sec  = ns / NS_PER_SEC;
+	sd->set_timeout.tv_nsec = ns % NS_PER_SEC;
+	return 0;
+}
+
+static int check_setdesc(const struct vpmu_ctx *ctx,
+			 const struct pfarg_setdesc *sd)
+{
+	uint32_t f = sd->set_flags;
+
+	if (f & ~SETFL_DEFINED)
+		return -EINVAL;
+	/* 3.7.6: only one switching method per set. */
+	if ((f & PFM_SETFL_OVFL_SWITCH) && (f & PFM_SETFL_TIME_SWITCH))
+		return -EINVAL;
+	if (sd->set_id != 0 && ctx->has_fmt &&
+	    (ctx->smpl.fmt->flags & VPMU_SMPL_FMTFL_NOSET))
+		return -EINVAL;
+	return 0;
+}
+
+static int create_one(struct vpmu_ctx *ctx, struct pfarg_setdesc *sd)
+{
+	struct vpmu_set *s;
+	uint64_t timeout;
+	int ret;
+
+	ret = check_setdesc(ctx, sd);
+	if (!ret)
+		ret = set_timeout(ctx, sd, &timeout);
+	if (ret) {
+		sd->set_flags |= PFM_SET_RETFL_EINVAL;
+		return ret;
+	}
+	s = vpmu_set_find(ctx, sd->set_id);
+	if (!s) {
+		ret = vpmu_set_add(ctx, sd->set_id, &s);
+		if (ret)
+			return ret;
+	}
+	s->flags        = sd->set_flags;
+	s->id_next      = sd->set_id_next;
+	s->timeout_ns   = timeout;
+	s->timeout_left = timeout;
+	return 0;
+}
+
+int vpmu_ctx_create_evtsets(struct vpmu_domain *d,
+			    const struct vpmu_caller *who, int fd,
+			    struct pfarg_setdesc *sets, int n)
+{
+	struct vpmu_ctx *ctx;
+	int i, ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret)
+		ret = vpmu_check_vec(d, sets, n, sizeof(*sets));
+	if (!ret && ctx->state != VPMU_CTX_UNLOADED)
+		ret = -EBUSY; /* 3.1.10: only when detached */
+	for (i = 0; !ret && i < n; i++)
+		ret = create_one(ctx, &sets[i]);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+static int delete_one(struct vpmu_ctx *ctx, struct pfarg_setdesc *sd)
+{
+	struct vpmu_set *s;
+
+	/* 3.1.11: no input flags; set0 cannot be deleted. */
+	if (sd->set_flags != 0 || sd->set_id == 0) {
+		sd->set_flags |= PFM_SET_RETFL_EINVAL;
+		return -EINVAL;
+	}
+	s = vpmu_set_find(ctx, sd->set_id);
+	if (!s) {
+		sd->set_flags |= PFM_SET_RETFL_NOSET;
+		return -EINVAL;
+	}
+	set_remove(ctx, s);
+	return 0;
+}
+
+int vpmu_ctx_delete_evtsets(struct vpmu_domain *d,
+			    const struct vpmu_caller *who, int fd,
+			    struct pfarg_setdesc *sets, int n)
+{
+	struct vpmu_ctx *ctx;
+	int i, ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret)
+		ret = vpmu_check_vec(d, sets, n, sizeof(*sets));
+	if (!ret && ctx->state != VPMU_CTX_UNLOADED)
+		ret = -EBUSY;
+	for (i = 0; !ret && i < n; i++)
+		ret = delete_one(ctx, &sets[i]);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+static void ns_to_ts(uint64_t ns, struct pfarg_timespec *ts)
+{
+	ts->tv_sec  = ns / NS_PER_SEC;
+	ts->tv_nsec = ns % NS_PER_SEC;
+}
+
+static int info_one(struct vpmu_ctx *ctx, struct pfarg_setinfo *si)
+{
+	struct vpmu_set *s, *next;
+
+	if (si->set_flags != 0) {
+		si->set_flags = PFM_SET_RETFL_EINVAL;
+		return -EINVAL;
+	}
+	s = vpmu_set_find(ctx, si->set_id);
+	if (!s) {
+		si->set_flags = PFM_SET_RETFL_NOSET;
+		return -EINVAL;
+	}
+	next                   = vpmu_set_next(ctx, s);
+	si->set_id_next        = next ? next->id : s->id_next;
+	si->set_flags          = s->flags;
+	si->set_switch_pmds[0] = s->switch_pmds;
+	si->set_runs           = s->runs;
+	ns_to_ts((s->flags & PFM_SETFL_TIME_SWITCH) ? s->timeout_left : 0,
+		 &si->set_timeout);
+	ns_to_ts(s->act_ns, &si->set_act_duration);
+	return 0;
+}
+
+int vpmu_ctx_getinfo_evtsets(struct vpmu_domain *d,
+			     const struct vpmu_caller *who, int fd,
+			     struct pfarg_setinfo *info, int n)
+{
+	struct vpmu_ctx *ctx;
+	int i, ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret)
+		ret = vpmu_check_vec(d, info, n, sizeof(*info));
+	for (i = 0; !ret && i < n; i++)
+		ret = info_one(ctx, &info[i]);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vpmu_cmd.h: the perfmon2 commands of libvpmu (spec 3.1), included by
+ * vpmu.h. Every command takes the domain (d), the caller (who) and, for
+ * context commands, the handle (fd) from pfarg_ctx.ctx_fd. A handle that is
+ * not a live context of (d) owned by who->owner gives -EBADF.
+ * Per-command errors follow the spec; see vpmu.h for the choices where the
+ * spec is silent.
+ */
+#ifndef VPMU_CMD_H
+#define VPMU_CMD_H
+
+/*
+ * PFM_CREATE_CONTEXT (3.1.1). (ctx) IN/OUT, (n) must be 1. (fmt_arg),
+ * (fmt_arg_size): the format arguments that follow pfarg_ctx. On success
+ * ctx->ctx_fd is the handle and ctx_smpl_buf_size the buffer size.
+ * Errors: -EFAULT, -EINVAL (flags, UUID, format), -E2BIG, -ENOMEM, -EPERM
+ * (group restriction).
+ */
+int vpmu_ctx_create(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    struct pfarg_ctx *ctx, int n, const void *fmt_arg,
+		    size_t fmt_arg_size);
+
+/*
+ * Destroy context (fd) (close(), 3.1.15): unload if loaded, run the
+ * format's exit, free and uncharge its buffer. The handle is dead after.
+ */
+int vpmu_ctx_destroy(struct vpmu_domain *d, const struct vpmu_caller *who,
+		     int fd);
+
+/* PFM_WRITE_PMCS (3.1.2). Errors: -EBADF, -EFAULT, -EINVAL + RETFL. */
+int vpmu_ctx_write_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
+			int fd, struct pfarg_pmc *pmcs, int n);
+
+/* PFM_WRITE_PMDS (3.1.3). Errors: -EBADF, -EFAULT, -EINVAL + RETFL. */
+int vpmu_ctx_write_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
+			int fd, struct pfarg_pmd *pmds, int n);
+
+/* PFM_READ_PMDS (3.1.4). Errors: -EBADF, -EFAULT, -EINVAL + RETFL. */
+int vpmu_ctx_read_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
+		       int fd, struct pfarg_pmd *pmds, int n);
+
+/*
+ * PFM_START (3.1.5): (start) may be NULL with (n) 0, else (n) is 1.
+ * Errors: -EBADF, -EBUSY (unloaded), -EFAULT, -EINVAL (no such set).
+ */
+int vpmu_ctx_start(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		   const struct pfarg_start *start, int n);
+
+/* PFM_STOP (3.1.6). Errors: -EBADF, -EBUSY (unloaded). */
+int vpmu_ctx_stop(struct vpmu_domain *d, const struct vpmu_caller *who, int fd);
+
+/*
+ * PFM_LOAD_CONTEXT (3.1.7), (n) must be 1. A vCPU-wide context is bound to
+ * vCPU load->load_pid; a per-thread one to guest thread load_pid (then
+ * counted only while scheduled in). Errors: -EBADF, -EFAULT, -EINVAL,
+ * -EBUSY, -ENOMEM (backend).
+ */
+int vpmu_ctx_load(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		  const struct pfarg_load *load, int n);
+
+/* PFM_UNLOAD_CONTEXT (3.1.8). Errors: -EBADF, -EBUSY (not loaded). */
+int vpmu_ctx_unload(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    int fd);
+
+/*
+ * PFM_RESTART (3.1.9). (restart_arg) is passed to the format's restart
+ * (0 when none). Errors: -EBADF, -EBUSY (unloaded, or not masked and no
+ * format).
+ */
+int vpmu_ctx_restart(struct vpmu_domain *d, const struct vpmu_caller *who,
+		     int fd, uint64_t restart_arg);
+
+/* PFM_CREATE_EVTSETS (3.1.10). Errors: -EBADF, -EFAULT, -EINVAL, -EBUSY,
+ * -ENOMEM (sets limit). */
+int vpmu_ctx_create_evtsets(struct vpmu_domain *d,
+			    const struct vpmu_caller *who, int fd,
+			    struct pfarg_setdesc *sets, int n);
+
+/* PFM_DELETE_EVTSETS (3.1.11). Errors: -EBADF, -EFAULT, -EINVAL, -EBUSY. */
+int vpmu_ctx_delete_evtsets(struct vpmu_domain *d,
+			    const struct vpmu_caller *who, int fd,
+			    struct pfarg_setdesc *sets, int n);
+
+/* PFM_GETINFO_EVTSETS (3.1.12). Errors: -EBADF, -EFAULT, -EINVAL. */
+int vpmu_ctx_getinfo_evtsets(struct vpmu_domain *d,
+			     const struct vpmu_caller *who, int fd,
+			     struct pfarg_setinfo *info, int n);
+
+/* PFM_GETINFO_PMCS (3.1.13), no context. Errors: -EFAULT, -EINVAL. */
+int vpmu_getinfo_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      struct pfarg_pmcinfo *pmcs, int n);
+
+/* PFM_GETINFO_PMDS (3.1.14), no context. Errors: -EFAULT, -EINVAL. */
+int vpmu_getinfo_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      struct pfarg_pmdinfo *pmds, int n);
+
+/* PFM_SET_CONFIG (3.1.16), (n) 1. Errors: -EFAULT, -EPERM, -EINVAL. */
+int vpmu_set_config(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    struct pfarg_config *cfg, int n);
+
+/* PFM_GET_CONFIG (3.1.17), (n) 1. Errors: -EFAULT. */
+int vpmu_get_config(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    struct pfarg_config *cfg, int n);
+
+/*
+ * read() on the context (3.3.3), never blocking: copy up to (max) queued
+ * messages into (msgs) and store their number in (*nr). Returns 0, -EBADF,
+ * -EFAULT (NULL), -EINVAL (max 0), -EAGAIN if the queue is empty.
+ */
+int vpmu_ctx_read_msgs(struct vpmu_domain *d, const struct vpmu_caller *who,
+		       int fd, union pfm_msg *msgs, unsigned int max,
+		       unsigned int *nr);
+
+/*
+ * Schedule per-thread context (fd) in on who->cpu (its guest thread starts
+ * running there) or out. Errors: -EBADF, -EINVAL (vCPU-wide, or no cpu),
+ * -EBUSY (not loaded, already in/out, or who->cpu has a per-thread context
+ * of that owner in).
+ */
+int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      int fd);
+int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
+		       int fd);
+
+/*
+ * The monitored guest thread of per-thread context (fd) exited (3.3.6):
+ * unload and queue PFM_MSG_END (then notify). Errors: -EBADF, -EBUSY.
+ */
+int vpmu_ctx_thread_exit(struct vpmu_domain *d, const struct vpmu_caller *who,
+			 int fd);
+
+/*
+ * The sampling buffer of (fd) for mapping into the guest: (*base) and
+ * (*size), or NULL/0 if the context has no buffer. Errors: -EBADF.
+ */
+int vpmu_ctx_smpl_buf(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      int fd, void **base, size_t *size);
+
+/* Copy the statistics of (fd) into (*st). Errors: -EBADF. */
+int vpmu_ctx_stats(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		   struct vpmu_ctx_stats *st);
+
+#endif /* VPMU_CMD_H */

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vpmu_priv.h: struct layouts shared inside libvpmu. Only vpmu/ includes it.
+ *
+ * Counter values: a counting PMD keeps its 64-bit value as the emulated
+ * hardware part (hw, the low `width` bits) plus the software part (sw, the
+ * upper bits, spec Fig. 3.3). Backend deltas are added to hw; a carry out of
+ * hw folds into sw (a narrow wrap, invisible); a carry out of sw is the
+ * perfmon2 overflow. With PFM_REGFL_NO_EMUL64 sw stays 0 and the overflow is
+ * the narrow wrap.
+ */
+#ifndef VPMU_PRIV_H
+#define VPMU_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vpmu.h"
+#include "vpmu_backend.h"
+#include "vpmu_pmu.h"
+#include "vpmu_smpl.h"
+
+#define VPMU_NR_REGS      64 /* PFM_MAX_PMCS == PFM_MAX_PMDS */
+#define VPMU_MAX_COUNTERS 16 /* counting pairs a PMU description may have */
+#define VPMU_CPU_MAX_CTX  8  /* contexts on one vCPU at once */
+#define VPMU_MAX_CPUS     4096
+#define VPMU_PAGE_SIZE    4096ULL
+
+#define BIT(n) (1ULL << (n))
+
+struct vpmu_pmc {
+	uint64_t value;                /* as written, reserved bits forced */
+	uint32_t flags;                /* PFM_REGFL_* */
+	uint64_t reset_pmds;           /* reg_reset_pmds */
+	uint64_t smpl_pmds;            /* reg_smpl_pmds */
+	uint64_t eventid;              /* reg_smpl_eventid */
+	const struct vpmu_backend *be; /* counting backend; NULL: disabled */
+	struct vpmu_event ev;          /* decoded event */
+};
+
+struct vpmu_pmd {
+	uint64_t hw; /* low width bits (counting PMDs) */
+	uint64_t sw; /* upper bits; whole value for non-counters */
+	uint64_t long_reset;
+	uint64_t short_reset;
+	uint64_t last_reset; /* reg_last_reset_val */
+	uint64_t ovflsw_thres;
+	uint64_t ovflsw_left; /* overflows left before the switch */
+	uint64_t random_mask;
+	uint32_t random_seed;
+	uint32_t prng; /* Carta PRNG state */
+};
+
+struct vpmu_set {
+	uint16_t id;
+	uint16_t id_next;       /* explicit next (PFM_SETFL_EXPL_NEXT) */
+	uint32_t flags;         /* PFM_SETFL_* */
+	uint64_t timeout_ns;    /* effective timeout */
+	uint64_t timeout_left;  /* remainder while loaded */
+	uint64_t runs;          /* set_runs */
+	uint64_t act_ns;        /* set_act_duration */
+	uint64_t switch_pmds;   /* triggers of the last switch out */
+	uint64_t pending_reset; /* PMDs to reset when next activated */
+	struct vpmu_pmc pmc[VPMU_NR_REGS];
+	struct vpmu_pmd pmd[VPMU_NR_REGS];
+	struct vpmu_bevent bev[VPMU_MAX_COUNTERS]; /* open while on a cpu */
+	uint64_t open_mask;                   /* counters with an open bevent */
+	uint64_t armed_at[VPMU_MAX_COUNTERS]; /* run ns of predicted ovfl */
+};
+
+enum vpmu_ctx_state {
+	VPMU_CTX_UNLOADED = 0,
+	VPMU_CTX_LOADED,
+};
+
+struct vpmu_msgq {
+	union pfm_msg *msgs;
+	uint32_t depth;
+	uint32_t head;
+	uint32_t count;
+};
+
+struct vpmu_ctx {
+	struct vpmu_domain *dom;
+	int handle;
+	enum vpmu_owner owner;
+	uint32_t flags; /* PFM_FL_* */
+	enum vpmu_ctx_state state;
+	bool is_active;         /* started */
+	bool is_masked;         /* masked until RESTART */
+	bool is_self;           /* loaded by the monitored thread */
+	bool switch_pending;    /* overflow switch deferred to RESTART */
+	uint32_t load_pid;      /* guest tid or vCPU index */
+	struct vpmu_cpu *cpu;   /* cpu it is counted on, or NULL */
+	struct vpmu_set **sets; /* sorted by id */
+	unsigned int nr_sets;
+	struct vpmu_set *active; /* active (or last active) set */
+	uint64_t ovfl_pending;   /* overflowed PMDs awaiting RESTART */
+	struct vpmu_msgq q;
+	bool has_fmt;
+	struct vpmu_smpl_buf smpl;
+	uint64_t vpmd[8]; /* virtual PMD values when off cpu */
+	struct vpmu_ctx_stats st;
+};
+
+struct vpmu_cpu {
+	struct vpmu_domain *dom;
+	uint32_t index;
+	uint64_t run_ns;
+	bool is_idle;
+	struct vpmu_ctx *ctx[VPMU_CPU_MAX_CTX]; /* contexts counted here */
+	const struct vpmu_guest_state *gs;      /* during account only */
+};
+
+struct vpmu_domain {
+	pthread_mutex_t lock;
+	struct vpmu_domain_config cfg;
+	const struct vpmu_pmu_desc *pmu;
+	uint64_t width_mask; /* (1 << width) - 1 */
+	uint32_t sys_gid, thread_gid;
+	struct vpmu_ctx **ctx; /* handle table, max_contexts slots */
+	uint32_t nr_ctx;
+	uint32_t gen;           /* handle generation */
+	uint64_t smpl_used;     /* sampling bytes charged */
+	struct vpmu_cpu **cpus; /* VPMU_MAX_CPUS slots, lazily */
+};
+
+/* domain.c */
+int vpmu_ctx_lookup(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    int fd, struct vpmu_ctx **out);
+int vpmu_check_vec(struct vpmu_domain *d, const void *arr, int n, size_t elem);
+
+/* counter.c: 64-bit emulation, resets, randomization */
+uint64_t vpmu_pmd_value(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
+			unsigned int i);
+void vpmu_pmd_set(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
+		  uint64_t v);
+bool vpmu_pmd_add(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
+		  uint64_t delta);
+uint64_t vpmu_pmd_to_ovfl(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
+			  unsigned int i);
+void vpmu_pmd_seed(struct vpmu_pmd *pmd, uint32_t seed);
+uint32_t vpmu_prng_next(uint32_t *state);
+void vpmu_reset_pmds(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
+		     bool is_long);
+bool vpmu_is_counter(const struct vpmu_ctx *ctx, unsigned int i);
+
+/* sets.c */
+struct vpmu_set *vpmu_set_find(const struct vpmu_ctx *ctx, uint16_t id);
+int vpmu_set_add(struct vpmu_ctx *ctx, uint16_t id, struct vpmu_set **out);
+void vpmu_set_free_all(struct vpmu_ctx *ctx);
+struct vpmu_set *vpmu_set_next(const struct vpmu_ctx *ctx,
+			       const struct vpmu_set *s);
+int vpmu_sets_check_chain(const struct vpmu_ctx *ctx);
+void vpmu_set_activate(struct vpmu_ctx *ctx, struct vpmu_set *s,
+		       bool long_reset);
+
+/* events.c: backend events of the active set */
+int vpmu_pmc_bind(struct vpmu_domain *d, struct vpmu_pmc *pmc, unsigned int i);
+int vpmu_ctx_open_events(struct vpmu_ctx *ctx);
+void vpmu_ctx_close_events(struct vpmu_ctx *ctx);
+int vpmu_ctx_reopen_counter(struct vpmu_ctx *ctx, struct vpmu_set *s,
+			    unsigned int i);
+int vpmu_ctx_collect(struct vpmu_ctx *ctx, uint64_t *ovfl);
+void vpmu_ctx_rearm(struct vpmu_ctx *ctx);
+void vpmu_ctx_snap_vpmds(struct vpmu_ctx *ctx);
+uint64_t vpmu_vpmd_read(struct vpmu_ctx *ctx, unsigned int id);
+
+/* overflow.c */
+void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl);
+void vpmu_ctx_notify(struct vpmu_ctx *ctx, uint32_t type, uint64_t ovfl,
+		     uint32_t flags);
+int vpmu_ctx_do_restart(struct vpmu_ctx *ctx, uint64_t restart_arg);
+void vpmu_ctx_switch(struct vpmu_ctx *ctx, struct vpmu_set *next,
+		     bool long_reset);
+
+/* msgq.c */
+int vpmu_msgq_init(struct vpmu_msgq *q, uint32_t depth);
+void vpmu_msgq_free(struct vpmu_msgq *q);
+void vpmu_msgq_reset(struct vpmu_msgq *q);
+int vpmu_msgq_push(struct vpmu_msgq *q, const union pfm_msg *m);
+unsigned int vpmu_msgq_pop(struct vpmu_msgq *q, union pfm_msg *out,
+			   unsigned int max);
+
+/* context.c */
+void vpmu_ctx_free(struct vpmu_ctx *ctx);
+int vpmu_ctx_do_unload(struct vpmu_ctx *ctx);
+int vpmu_cpu_attach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx);
+void vpmu_cpu_detach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx);
+void vpmu_ctx_sync(struct vpmu_ctx *ctx);
+
+#endif /* VPMU_PRIV_H */
