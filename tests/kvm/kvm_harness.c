@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kvm_harness.c: run the vpmu program for integration tests.
+ */
+#include "kvm_harness.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void kvm_require(void)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		cr_skip_test("/dev/kvm is not usable here (%s): KVM "
+			     "integration test skipped",
+			     strerror(errno));
+	close(fd);
+}
+
+static void slurp(FILE *f, char *buf, size_t max)
+{
+	size_t n;
+
+	rewind(f);
+	n      = fread(buf, 1, max - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static void child(FILE *out, FILE *err, const char *const *argv)
+{
+	const char *args[64];
+	unsigned int i;
+
+	args[0] = VPMU_BIN;
+	for (i = 0; argv[i] && i < 62; i++)
+		args[i + 1] = argv[i];
+	args[i + 1] = NULL;
+	dup2(fileno(out), STDOUT_FILENO);
+	dup2(fileno(err), STDERR_FILENO);
+	execv(VPMU_BIN, (char *const *)args);
+	_exit(127);
+}
+
+int vpmu_cmd(struct vpmu_result *res, unsigned int timeout_s,
+	     const char *const *argv)
+{
+	FILE *out = tmpfile(), *err = tmpfile();
+	unsigned int waited_ms = 0;
+	int wstatus, ret = 0;
+	pid_t pid;
+
+	if (!out || !err)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		child(out, err, argv);
+	while (waitpid(pid, &wstatus, WNOHANG) == 0) {
+		if (waited_ms >= timeout_s * 1000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &wstatus, 0);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		usleep(10000);
+		waited_ms += 10;
+	}
+	res->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+					 : 128 + WTERMSIG(wstatus);
+	slurp(out, res->out, sizeof(res->out));
+	slurp(err, res->err, sizeof(res->err));
+	return ret;
+}
+
+unsigned int count_str(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+	const char *p  = hay;
+
+	while ((p = strstr(p, needle))) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
