@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_reader.c: walking sampling buffers as a tool does (spec §3.6.3:
+ * locate samples with hdr_count; §3.6.4: body size from (set, ovfl_pmd)),
+ * for the default format and n-way regions.
+ */
+#include <errno.h>
+
+#include "fmt_test.h"
+
+/* The measurement: PMD1 records PMD1+PMD2 (0x6), PMD3 records nothing. */
+static unsigned int nvals(void *opaque, uint16_t set, uint16_t pmd)
+{
+	(void)set;
+	return pmd == 1 ? 2 : *(unsigned int *)opaque;
+}
+
+static void rec(const struct vpmu_smpl_fmt *f, struct vpmu_smpl_buf *b,
+		uint16_t pmd, uint64_t t)
+{
+	struct vpmu_smpl_ovfl_arg a = ft_ovfl(pmd, pmd == 1 ? 0x6 : 0, t);
+	uint32_t ctrl               = 0;
+
+	cr_assert(eq(int, f->handler(b, &a, &ctrl), 0));
+}
+
+Test(vpmu_smpl_reader, walks_default_samples_of_different_sizes)
+{
+	struct pfm_default_smpl_arg da = {.buf_size = ft_page()};
+	struct vpmu_smpl_buf b;
+	struct vpmu_smpl_iter it;
+	struct vpmu_smpl_sample s;
+	unsigned int zero = 0;
+	uint64_t t;
+
+	ft_create(&vpmu_smpl_fmt_default, &da, FT_NUM_PMDS, &b);
+	for (t = 1; t <= 5; t++)
+		rec(&vpmu_smpl_fmt_default, &b, t % 2 ? 1 : 3, t);
+	cr_assert(eq(int,
+		     vpmu_smpl_iter_default(&it, b.base, b.size, nvals, &zero),
+		     0));
+	for (t = 1; t <= 5; t++) {
+		cr_assert(eq(int, vpmu_smpl_iter_next(&it, &s), 1));
+		cr_assert(eq(u64, s.entry->tstamp, t));
+		cr_assert(eq(u64, s.ip, 0x401000 + t));
+		cr_assert(eq(u32, s.nr_values, t % 2 ? 2 : 0));
+		if (t % 2) {
+			cr_assert(eq(u64, s.values[0], 1000 + t));
+			cr_assert(eq(u64, s.values[1], 2000 + t));
+		}
+	}
+	cr_assert(eq(int, vpmu_smpl_iter_next(&it, &s), 0));
+	vpmu_smpl_destroy(&b);
+}
+
+Test(vpmu_smpl_reader, wrong_body_size_is_detected_not_overread)
+{
+	struct pfm_default_smpl_arg da = {.buf_size = ft_page()};
+	struct vpmu_smpl_buf b;
+	struct vpmu_smpl_iter it;
+	struct vpmu_smpl_sample s;
+	unsigned int lie = 60; /* PMD3 samples claimed to carry 60 values */
+	int ret;
+
+	ft_create(&vpmu_smpl_fmt_default, &da, FT_NUM_PMDS, &b);
+	rec(&vpmu_smpl_fmt_default, &b, 3, 1);
+	rec(&vpmu_smpl_fmt_default, &b, 3, 2);
+	cr_assert(eq(int,
+		     vpmu_smpl_iter_default(&it, b.base, b.size, nvals, &lie),
+		     0));
+	ret = vpmu_smpl_iter_next(&it, &s);
+	cr_assert(eq(int, ret, -EINVAL));
+	vpmu_smpl_destroy(&b);
+}
+
+Test(vpmu_smpl_reader, rejects_a_foreign_header)
+{
+	struct pvpmu_nway_smpl_arg na = {.buf_size   = 4 * ft_page(),
+					 .nr_regions = 2};
+	struct vpmu_smpl_buf b;
+	struct vpmu_smpl_iter it;
+	unsigned int zero = 0;
+
+	/* An n-way buffer is not a default-format buffer (hdr_version). */
+	ft_create(&vpmu_smpl_fmt_nway, &na, FT_NUM_PMDS, &b);
+	cr_assert(eq(int,
+		     vpmu_smpl_iter_default(&it, b.base, b.size, nvals, &zero),
+		     -EINVAL));
+	cr_assert(eq(int,
+		     vpmu_smpl_iter_nway(&it, b.base, b.size, 2, nvals, &zero),
+		     -EINVAL));
+	vpmu_smpl_destroy(&b);
+}
+
+Test(vpmu_smpl_reader, walks_nway_full_regions_oldest_first)
+{
+	struct pvpmu_nway_smpl_arg na = {.buf_size   = 4 * ft_page(),
+					 .buf_flags  = PFM_DFL_SMPL_IIP_HDR,
+					 .nr_regions = 3};
+	struct vpmu_smpl_buf b;
+	struct pvpmu_nway_smpl_hdr *h;
+	struct vpmu_smpl_iter it;
+	struct vpmu_smpl_sample s;
+	uint32_t order[3], ctrl;
+	unsigned int zero = 0;
+	uint64_t t        = 0, n, c0;
+
+	ft_create(&vpmu_smpl_fmt_nway, &na, FT_NUM_PMDS, &b);
+	h = b.base;
+	/* Fill regions 0 and 1, release 0, fill 2: FULL are 1 then 2. */
+	while (h->cur_region != 2)
+		rec(&vpmu_smpl_fmt_nway, &b, 3, ++t);
+	c0 = h->regions[0].count;
+	cr_assert(eq(int, vpmu_smpl_fmt_nway.restart(&b, true, 0, &ctrl), 0));
+	while (h->cur_region != 0)
+		rec(&vpmu_smpl_fmt_nway, &b, 3, ++t);
+	cr_assert(eq(u32, vpmu_smpl_nway_full(b.base, order, 3), 2));
+	cr_assert(eq(u32, order[0], 1));
+	cr_assert(eq(u32, order[1], 2));
+	cr_assert(eq(u32, vpmu_smpl_nway_full(b.base, order, 1), 1));
+	cr_assert(eq(u32, order[0], 1));
+	/* IIP header: the ip only; samples in region 1 follow region 0's. */
+	cr_assert(eq(int,
+		     vpmu_smpl_iter_nway(&it, b.base, b.size, 1, nvals, &zero),
+		     0));
+	n = c0 + 1;
+	while (vpmu_smpl_iter_next(&it, &s) == 1) {
+		cr_assert(eq(ptr, (void *)s.entry, NULL));
+		cr_assert(eq(u64, s.ip, 0x401000 + n++));
+	}
+	cr_assert(eq(u64, n, c0 + h->regions[1].count + 1));
+	vpmu_smpl_destroy(&b);
+}
