@@ -114,7 +114,9 @@ static int nway_init(struct vpmu_smpl_buf *buf, const void *arg)
 	uint32_t i;
 
 	memcpy(&a, arg, sizeof(a));
-	if (!hdr || buf->size < NWAY_HDR_SIZE)
+	if (!hdr || buf->size < NWAY_HDR_SIZE ||
+	    a.nr_regions < PVPMU_NWAY_MIN_REGIONS ||
+	    a.nr_regions > PVPMU_NWAY_MAX_REGIONS)
 		return -EINVAL;
 	memset(hdr, 0, NWAY_HDR_SIZE);
 	hdr->buf_size    = buf->size;
