@@ -60,13 +60,13 @@ typedef int64_t pvpmu_s64;
 
 /* Filled by the VMM before any vCPU starts; read-only by convention. */
 struct pvpmu_boot_info {
-	pvpmu_u64 magic;      /* OUT: PVPMU_BOOT_MAGIC */
-	pvpmu_u32 abi;        /* OUT: PVPMU_ABI_VERSION */
-	pvpmu_u32 nr_vcpus;   /* OUT: vCPUs started */
-	pvpmu_u64 mem_size;   /* OUT: bytes of RAM at GPA 0 */
-	pvpmu_u64 tsc_khz;    /* OUT: guest TSC frequency, 0 if unknown */
-	pvpmu_u8 uuid[16];    /* OUT: the VM's UUID */
-	pvpmu_u8 name[64];    /* OUT: the VM's name, NUL-terminated */
+	pvpmu_u64 magic;    /* OUT: PVPMU_BOOT_MAGIC */
+	pvpmu_u32 abi;      /* OUT: PVPMU_ABI_VERSION */
+	pvpmu_u32 nr_vcpus; /* OUT: vCPUs started */
+	pvpmu_u64 mem_size; /* OUT: bytes of RAM at GPA 0 */
+	pvpmu_u64 tsc_khz;  /* OUT: guest TSC frequency, 0 if unknown */
+	pvpmu_u8 uuid[16];  /* OUT: the VM's UUID */
+	pvpmu_u8 name[64];  /* OUT: the VM's name, NUL-terminated */
 	pvpmu_u64 reserved[4];
 };
 _Static_assert(sizeof(struct pvpmu_boot_info) == 144,
@@ -113,25 +113,25 @@ _Static_assert(sizeof(struct pvpmu_boot_info) == 144,
  * never cross into the guest: the host maps each one explicitly.
  */
 enum pvpmu_status {
-	PVPMU_OK      = 0,
-	PVPMU_EPERM   = 1,
-	PVPMU_ENOENT  = 2,
-	PVPMU_ESRCH   = 3,
-	PVPMU_EINTR   = 4,
-	PVPMU_EIO     = 5,
-	PVPMU_EBADF   = 9,
-	PVPMU_EAGAIN  = 11,
-	PVPMU_ENOMEM  = 12,
-	PVPMU_EACCES  = 13,
-	PVPMU_EFAULT  = 14,
-	PVPMU_EBUSY   = 16,
-	PVPMU_EEXIST  = 17,
-	PVPMU_ENODEV  = 19,
-	PVPMU_EINVAL  = 22,
-	PVPMU_ENOSPC  = 28,
-	PVPMU_E2BIG   = 7,
-	PVPMU_ENOSYS  = 38,
-	PVPMU_ENOTSUP = 95,
+	PVPMU_OK        = 0,
+	PVPMU_EPERM     = 1,
+	PVPMU_ENOENT    = 2,
+	PVPMU_ESRCH     = 3,
+	PVPMU_EINTR     = 4,
+	PVPMU_EIO       = 5,
+	PVPMU_EBADF     = 9,
+	PVPMU_EAGAIN    = 11,
+	PVPMU_ENOMEM    = 12,
+	PVPMU_EACCES    = 13,
+	PVPMU_EFAULT    = 14,
+	PVPMU_EBUSY     = 16,
+	PVPMU_EEXIST    = 17,
+	PVPMU_ENODEV    = 19,
+	PVPMU_EINVAL    = 22,
+	PVPMU_ENOSPC    = 28,
+	PVPMU_E2BIG     = 7,
+	PVPMU_ENOSYS    = 38,
+	PVPMU_ENOTSUP   = 95,
 	PVPMU_ETIMEDOUT = 110,
 };
 
@@ -255,22 +255,23 @@ typedef pvpmu_u8 pfm_uuid_t[16];
 
 /* PFM_CREATE_CONTEXT (spec 3.1.1); format arguments follow at offset 32. */
 struct pfarg_ctx {
-	pvpmu_u32 ctx_flags;           /* IN: PFM_FL_* */
-	pvpmu_s32 ctx_fd;              /* OUT: context handle */
-	pvpmu_u8 ctx_smpl_buf_id[16];  /* IN: format UUID, all zero = none */
-	pvpmu_u64 ctx_smpl_buf_size;   /* OUT: sampling buffer bytes, or 0 */
+	pvpmu_u32 ctx_flags;          /* IN: PFM_FL_* */
+	pvpmu_s32 ctx_fd;             /* OUT: context handle */
+	pvpmu_u8 ctx_smpl_buf_id[16]; /* IN: format UUID, all zero = none */
+	pvpmu_u64 ctx_smpl_buf_size;  /* OUT: sampling buffer bytes, or 0 */
 };
 _Static_assert(sizeof(struct pfarg_ctx) == 32, "pfarg_ctx layout is ABI");
 
 /* PFM_WRITE_PMCS (spec 3.1.2). */
 struct pfarg_pmc {
-	pvpmu_u16 reg_num;            /* IN: PMC index */
-	pvpmu_u16 reg_set;            /* IN: event set id */
-	pvpmu_u32 reg_flags;          /* IN: PFM_REGFL_*; OUT: PFM_REG_RETFL_* */
-	pvpmu_u64 reg_value;          /* IN: PMC value */
+	pvpmu_u16 reg_num;   /* IN: PMC index */
+	pvpmu_u16 reg_set;   /* IN: event set id */
+	pvpmu_u32 reg_flags; /* IN: PFM_REGFL_*; OUT: PFM_REG_RETFL_* */
+	pvpmu_u64 reg_value; /* IN: PMC value */
 	pvpmu_u64 reg_reset_pmds[PFM_MAX_PMD_BITVECTOR]; /* IN: reset on ovfl */
-	pvpmu_u64 reg_smpl_pmds[PFM_MAX_PMD_BITVECTOR];  /* IN: record in sample */
-	pvpmu_u64 reg_smpl_eventid;   /* IN: opaque, passed to the format */
+	pvpmu_u64
+		reg_smpl_pmds[PFM_MAX_PMD_BITVECTOR]; /* IN: record in sample */
+	pvpmu_u64 reg_smpl_eventid; /* IN: opaque, passed to the format */
 };
 _Static_assert(sizeof(struct pfarg_pmc) == 40, "pfarg_pmc layout is ABI");
 
@@ -293,25 +294,25 @@ _Static_assert(sizeof(struct pfarg_pmd) == 64, "pfarg_pmd layout is ABI");
 
 /* PFM_START (spec 3.1.5). */
 struct pfarg_start {
-	pvpmu_u16 start_set;   /* IN: first active set */
-	pvpmu_u16 reserved0;   /* IN: must be 0 */
-	pvpmu_u32 reserved1;   /* IN: must be 0 */
+	pvpmu_u16 start_set; /* IN: first active set */
+	pvpmu_u16 reserved0; /* IN: must be 0 */
+	pvpmu_u32 reserved1; /* IN: must be 0 */
 };
 _Static_assert(sizeof(struct pfarg_start) == 8, "pfarg_start layout is ABI");
 
 /* PFM_LOAD_CONTEXT (spec 3.1.7). */
 struct pfarg_load {
-	pvpmu_u32 load_pid;    /* IN: guest thread id, or vCPU index if
-				  PFM_FL_SYSTEM_WIDE */
-	pvpmu_u16 load_set;    /* IN: set to load first */
-	pvpmu_u16 reserved0;   /* IN: must be 0 */
+	pvpmu_u32 load_pid;  /* IN: guest thread id, or vCPU index if
+				PFM_FL_SYSTEM_WIDE */
+	pvpmu_u16 load_set;  /* IN: set to load first */
+	pvpmu_u16 reserved0; /* IN: must be 0 */
 };
 _Static_assert(sizeof(struct pfarg_load) == 8, "pfarg_load layout is ABI");
 
 /* A duration (struct timespec with fixed widths). */
 struct pfarg_timespec {
-	pvpmu_u64 tv_sec;      /* seconds */
-	pvpmu_u64 tv_nsec;     /* nanoseconds, < 1000000000 */
+	pvpmu_u64 tv_sec;  /* seconds */
+	pvpmu_u64 tv_nsec; /* nanoseconds, < 1000000000 */
 };
 _Static_assert(sizeof(struct pfarg_timespec) == 16, "timespec is ABI");
 
@@ -330,7 +331,7 @@ struct pfarg_setinfo {
 	pvpmu_u16 set_id_next; /* OUT: the set switched to from this one */
 	pvpmu_u32 set_flags;   /* IN: must be 0; OUT: PFM_SETFL_* or RETFL */
 	pvpmu_u64 set_switch_pmds[PFM_MAX_PMD_BITVECTOR]; /* OUT: triggers */
-	pvpmu_u64 set_runs;    /* OUT: times the set became active */
+	pvpmu_u64 set_runs; /* OUT: times the set became active */
 	struct pfarg_timespec set_timeout;      /* OUT: timeout remainder */
 	struct pfarg_timespec set_act_duration; /* OUT: time active */
 };
@@ -360,12 +361,12 @@ _Static_assert(sizeof(struct pfarg_pmdinfo) == 32, "pfarg_pmdinfo is ABI");
 
 /* PFM_SET_CONFIG, PFM_GET_CONFIG (spec 3.1.16, 3.1.17). */
 struct pfarg_config {
-	pvpmu_u32 cf_version;    /* OUT: PFM_VERSION (major << 16 | minor) */
-	pvpmu_u32 cf_flags;      /* IN: must be 0; OUT: 0 */
+	pvpmu_u32 cf_version; /* OUT: PFM_VERSION (major << 16 | minor) */
+	pvpmu_u32 cf_flags;   /* IN: must be 0; OUT: 0 */
 	pvpmu_u64 cf_impl_pmcs[PFM_MAX_PMC_BITVECTOR]; /* OUT */
 	pvpmu_u64 cf_impl_pmds[PFM_MAX_PMD_BITVECTOR]; /* OUT */
-	pvpmu_u32 cf_sys_gid;    /* IN/OUT: or PFM_GROUP_ANY */
-	pvpmu_u32 cf_thread_gid; /* IN/OUT: or PFM_GROUP_ANY */
+	pvpmu_u32 cf_sys_gid;           /* IN/OUT: or PFM_GROUP_ANY */
+	pvpmu_u32 cf_thread_gid;        /* IN/OUT: or PFM_GROUP_ANY */
 	pvpmu_u64 cf_arg_size_max;      /* IN/OUT: bytes per vector arg */
 	pvpmu_u64 cf_smpl_buf_size_max; /* IN/OUT: sampling bytes per VM */
 	pvpmu_u16 cf_counter_width;     /* OUT: emulated hardware width */
@@ -380,15 +381,15 @@ struct pfm_ovfl_msg {
 	pvpmu_u16 msg_active_set; /* OUT: set active at the overflow */
 	pvpmu_u16 reserved0;
 	pvpmu_u64 msg_ovfl_pmds[PFM_MAX_PMD_BITVECTOR]; /* OUT: overflowed */
-	pvpmu_u64 msg_tstamp;     /* OUT: vCPU run time (ns) at overflow */
+	pvpmu_u64 msg_tstamp; /* OUT: vCPU run time (ns) at overflow */
 	pvpmu_u64 reserved1;
 };
 _Static_assert(sizeof(struct pfm_ovfl_msg) == 32, "pfm_ovfl_msg is ABI");
 
 union pfm_msg {
-	pvpmu_u32 msg_type;                 /* OUT: PFM_MSG_* */
-	struct pfm_ovfl_msg pfm_ovfl_msg;   /* OUT: when PFM_MSG_OVFL */
-	pvpmu_u64 reserved[4];              /* room for future messages */
+	pvpmu_u32 msg_type;               /* OUT: PFM_MSG_* */
+	struct pfm_ovfl_msg pfm_ovfl_msg; /* OUT: when PFM_MSG_OVFL */
+	pvpmu_u64 reserved[4];            /* room for future messages */
 };
 _Static_assert(sizeof(union pfm_msg) == 32, "pfm_msg layout is ABI");
 
@@ -439,7 +440,8 @@ typedef union pfm_msg pfm_msg_t;
 #define PFM_DEFAULT_SMPL_VERSION_MAJOR 1
 #define PFM_DEFAULT_SMPL_VERSION_MINOR 0
 #define PFM_DEFAULT_SMPL_VERSION                                               \
-	((PFM_DEFAULT_SMPL_VERSION_MAJOR << 16) | PFM_DEFAULT_SMPL_VERSION_MINOR)
+	((PFM_DEFAULT_SMPL_VERSION_MAJOR << 16) |                              \
+	 PFM_DEFAULT_SMPL_VERSION_MINOR)
 
 /* buf_flags; every other bit is reserved and must be zero */
 #define PFM_DFL_SMPL_NO_HDR  (1U << 0) /* samples carry the body only */
@@ -472,8 +474,8 @@ _Static_assert(sizeof(struct pfm_default_smpl_hdr) == 40,
 _Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr, hdr_cur_offs) ==
 		       8,
 	       "pfm_default_smpl_hdr layout is ABI");
-_Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr,
-				  hdr_overflows) == 16,
+_Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr, hdr_overflows) ==
+		       16,
 	       "pfm_default_smpl_hdr layout is ABI");
 _Static_assert(__builtin_offsetof(struct pfm_default_smpl_hdr, hdr_buf_size) ==
 		       24,
@@ -547,10 +549,10 @@ _Static_assert(__builtin_offsetof(struct pfm_default_smpl_entry, ip) == 32,
 	}
 #define PVPMU_NWAY_SMPL_VERSION ((1U << 16) | 0U) /* 1.0 */
 
-#define PVPMU_NWAY_MIN_REGIONS 2
-#define PVPMU_NWAY_MAX_REGIONS 16
-#define PVPMU_NWAY_NO_REGION   0xffffffffU /* cur_region when all FULL */
-#define PVPMU_NWAY_RELEASE_OLDEST 0ULL      /* restart argument */
+#define PVPMU_NWAY_MIN_REGIONS    2
+#define PVPMU_NWAY_MAX_REGIONS    16
+#define PVPMU_NWAY_NO_REGION      0xffffffffU /* cur_region when all FULL */
+#define PVPMU_NWAY_RELEASE_OLDEST 0ULL        /* restart argument */
 
 /* buf_flags: PFM_DFL_SMPL_NO_HDR / _IIP_HDR, plus: */
 #define PVPMU_NWAY_SMPL_CYCLE (1U << 16) /* recycle instead of masking */
@@ -567,8 +569,7 @@ struct pvpmu_nway_smpl_arg {
 };
 _Static_assert(sizeof(struct pvpmu_nway_smpl_arg) == 16,
 	       "pvpmu_nway_smpl_arg layout is ABI");
-_Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_arg, nr_regions) ==
-		       12,
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_arg, nr_regions) == 12,
 	       "pvpmu_nway_smpl_arg layout is ABI");
 
 struct pvpmu_nway_region {
@@ -608,8 +609,7 @@ _Static_assert(sizeof(struct pvpmu_nway_smpl_hdr) == 704,
 	       "pvpmu_nway_smpl_hdr layout is ABI");
 _Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, version) == 48,
 	       "pvpmu_nway_smpl_hdr layout is ABI");
-_Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, cur_region) ==
-		       60,
+_Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, cur_region) == 60,
 	       "pvpmu_nway_smpl_hdr layout is ABI");
 _Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, regions) == 64,
 	       "pvpmu_nway_smpl_hdr layout is ABI");
