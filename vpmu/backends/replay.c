@@ -171,23 +171,29 @@ static int replay_enumerate(const struct vpmu_backend *b, unsigned int idx,
 }
 
 /*
- * An open event: priv = its stream (NULL: counts nothing), scratch[0] =
- * run ns of the last read, scratch[1] = carried remainder (events * 1e9).
- * Streams are found by (cpu, code) so a step cursor survives reopening.
+ * An open event: scratch[0] = run ns of the last read, scratch[1] = carried
+ * remainder (events * 1e9). Its stream is looked up by (cpu, code) on each
+ * read, so scripts may change while it is open and a step cursor survives
+ * reopening.
  */
-static int replay_open(struct vpmu_bevent *e, uint64_t now_ns)
+static struct stream *stream_of(const struct vpmu_bevent *e)
 {
 	struct vpmu_replay *r = replay_of(e->be);
 	unsigned int i;
 
-	if (!find_event(r, e->ev.code))
-		return -ENOENT;
-	e->priv = NULL;
 	for (i = 0; i < r->nr_streams; i++) {
 		if (r->streams[i].cpu == e->ev.cpu_index &&
 		    r->streams[i].code == e->ev.code)
-			e->priv = &r->streams[i];
+			return &r->streams[i];
 	}
+	return NULL;
+}
+
+static int replay_open(struct vpmu_bevent *e, uint64_t now_ns)
+{
+	if (!find_event(replay_of(e->be), e->ev.code))
+		return -ENOENT;
+	e->priv       = NULL;
 	e->scratch[0] = now_ns;
 	e->scratch[1] = 0;
 	return 0;
@@ -195,12 +201,12 @@ static int replay_open(struct vpmu_bevent *e, uint64_t now_ns)
 
 static void replay_close(struct vpmu_bevent *e)
 {
-	e->priv = NULL;
+	e->scratch[0] = 0;
 }
 
 static int replay_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 {
-	struct stream *st = e->priv;
+	struct stream *st = stream_of(e);
 	uint64_t dns      = now_ns - e->scratch[0], frac;
 
 	e->scratch[0] = now_ns;
@@ -208,7 +214,8 @@ static int replay_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 	if (!st)
 		return 0;
 	if (!st->is_rate) {
-		if (st->pos < st->nr_deltas)
+		/* A step is a slice of run time: reads at one instant get 0. */
+		if (dns && st->pos < st->nr_deltas)
 			*delta = st->deltas[st->pos++];
 		return 0;
 	}
@@ -222,7 +229,7 @@ static int replay_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 /* Run ns until (nevents) more events: ceil((n * 1e9 - rem) / rate). */
 static int replay_arm(struct vpmu_bevent *e, uint64_t nevents, uint64_t *in_ns)
 {
-	struct stream *st = e->priv;
+	struct stream *st = stream_of(e);
 	unsigned __int128 need;
 
 	*in_ns = VPMU_NO_DEADLINE;

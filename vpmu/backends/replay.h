@@ -5,8 +5,9 @@
  * the countable event codes and, per (vCPU, code), one stream:
  *   - a rate: events per second of vCPU run time, delivered exactly (the
  *     fractional remainder is carried), with exact overflow deadlines;
- *   - steps: an explicit list of deltas, one per read (then zeros), so a
- *     test places an overflow at a given vpmu_cpu_account() call.
+ *   - steps: an explicit list of deltas, one per read that covers run time
+ *     (then zeros), so a test places an overflow at a given
+ *     vpmu_cpu_account() call; reads at an unchanged run time get 0.
  * A declared code without a stream counts nothing. Not thread-safe by
  * itself: libvpmu calls it under the domain lock, tests script it before.
  */
@@ -46,7 +47,8 @@ int vpmu_replay_set_rate(struct vpmu_replay *r, uint32_t cpu, uint16_t code,
 
 /*
  * Script (code) on vCPU (cpu) as the (n) deltas at (deltas) (copied), one
- * per read, zeros after. Returns 0, -ENOENT, -EINVAL (n 0) or -ENOMEM.
+ * per read over a non-empty run-time slice, zeros after. Returns 0, -ENOENT,
+ * -EINVAL (n 0) or -ENOMEM.
  */
 int vpmu_replay_set_steps(struct vpmu_replay *r, uint32_t cpu, uint16_t code,
 			  const uint64_t *deltas, size_t n);
