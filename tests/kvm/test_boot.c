@@ -145,3 +145,14 @@ Test(vmm_boot, non_elf_image_is_rejected)
 	cr_assert(eq(int, res.status, 1));
 	HAS(res.err, "bad magic");
 }
+
+Test(vmm_boot, unknown_pio_and_mmio_read_all_ones_reported_once)
+{
+	RUN("run", GUEST("unknown_io"));
+	cr_assert(eq(int, res.status, 0), "out: %s\nstderr: %s", res.out,
+		  res.err);
+	cr_assert(eq(int, count_str(res.err, "unknown port 0x510"), 1), "%s",
+		  res.err);
+	cr_assert(eq(int, count_str(res.err, "unknown MMIO"), 1), "%s",
+		  res.err);
+}
