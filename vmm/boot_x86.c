@@ -10,7 +10,8 @@
  *   0x1100  TSS (104 bytes, unused but valid: VMX entry wants a busy TSS)
  *   0x2000  PML4
  *   0x3000  PDPT
- *   0x4000  4 page directories: 0-4 GiB in 2 MiB pages
+ *   0x4000  4 page directories: 0-4 GiB in 2 MiB pages, user-accessible
+ *           (U/S set) so ring-3 programs run without new page tables
  *   0x9000  struct pvpmu_boot_info
  */
 #include "vmm_priv.h"
@@ -28,6 +29,7 @@
 
 #define PTE_P  (1ULL << 0)
 #define PTE_RW (1ULL << 1)
+#define PTE_US (1ULL << 2)
 #define PTE_PS (1ULL << 7)
 
 #define CR0_PE         (1ULL << 0)
@@ -67,11 +69,11 @@ void vmm_boot_write_tables(struct vmm_vm *vm)
 	write_gdt(vmm_gpa_ptr(vm, GDT_GPA, 5 * 8));
 	memset(pml4, 0, 4096);
 	memset(pdpt, 0, 4096);
-	pml4[0] = PDPT_GPA | PTE_P | PTE_RW;
+	pml4[0] = PDPT_GPA | PTE_P | PTE_RW | PTE_US;
 	for (i = 0; i < NR_PD; i++)
-		pdpt[i] = (PD_GPA + i * 4096ULL) | PTE_P | PTE_RW;
+		pdpt[i] = (PD_GPA + i * 4096ULL) | PTE_P | PTE_RW | PTE_US;
 	for (i = 0; i < NR_PD * 512; i++)
-		pd[i] = ((uint64_t)i << 21) | PTE_P | PTE_RW | PTE_PS;
+		pd[i] = ((uint64_t)i << 21) | PTE_P | PTE_RW | PTE_US | PTE_PS;
 }
 
 static void set_segments(struct kvm_sregs *s)

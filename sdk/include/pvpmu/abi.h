@@ -46,7 +46,7 @@ typedef int64_t pvpmu_s64;
  * in 64-bit long mode at the ELF entry point, ring 0, interrupts disabled:
  *   - CS = PVPMU_BOOT_CS (64-bit code), DS/ES/SS = PVPMU_BOOT_DS;
  *   - paging on, the first 4 GiB identity mapped with 2 MiB pages
- *     (RWX, supervisor), page tables in the VMM area below 1 MiB;
+ *     (RWX, user-accessible), page tables in the VMM area below 1 MiB;
  *   - CR4.OSFXSR/OSXMMEXCPT set, EFER.SCE/LME/LMA set;
  *   - RDI = vCPU index (0 .. nr_vcpus-1), RSI = GPA of struct
  *     pvpmu_boot_info, RSP = 0 (the image chooses its own stacks).
