@@ -1,0 +1,677 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_errors.c: every error the spec lists for each command (spec 3.1.1 -
+ * 3.1.17, "Return values"), and the per-element error flags of vector
+ * commands. One row per error: a case function returns the command's result
+ * and stores the flags of the element that failed.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <string.h>
+
+#include "harness.h"
+
+typedef int (*case_fn)(int fd, uint32_t *flags);
+
+struct row {
+	int line;
+	int id;
+	int want;
+	uint32_t want_flags; /* RETFL bits expected on the element */
+};
+
+#define ROW(f, w, fl)                                                          \
+	{                                                                      \
+		.line = __LINE__, .id = C_##f, .want = w, .want_flags = fl     \
+	}
+
+static int pmc1(int fd, uint32_t *fl, struct pfarg_pmc p)
+{
+	int ret = vpmu_ctx_write_pmcs(H.d, &H.guest, fd, &p, 1);
+
+	*fl = p.reg_flags & PFM_REG_RETFL_MASK;
+	return ret;
+}
+
+static int pmd1(int fd, uint32_t *fl, struct pfarg_pmd p, bool rd)
+{
+	int ret = rd ? vpmu_ctx_read_pmds(H.d, &H.guest, fd, &p, 1)
+		     : vpmu_ctx_write_pmds(H.d, &H.guest, fd, &p, 1);
+
+	*fl = p.reg_flags & PFM_REG_RETFL_MASK;
+	return ret;
+}
+
+static int set1(int fd, uint32_t *fl, struct pfarg_setdesc s, bool del)
+{
+	int ret = del ? vpmu_ctx_delete_evtsets(H.d, &H.guest, fd, &s, 1)
+		      : vpmu_ctx_create_evtsets(H.d, &H.guest, fd, &s, 1);
+
+	*fl = s.set_flags & PFM_SET_RETFL_MASK;
+	return ret;
+}
+
+/* 3.1.1 */
+static int create_null(int fd, uint32_t *fl)
+{
+	(void)fd, (void)fl;
+	return vpmu_ctx_create(H.d, &H.guest, NULL, 1, NULL, 0);
+}
+static int create_n2(int fd, uint32_t *fl)
+{
+	struct pfarg_ctx c = {0};
+
+	(void)fd, (void)fl;
+	return vpmu_ctx_create(H.d, &H.guest, &c, 2, NULL, 0);
+}
+static int create_rsvd_flag(int fd, uint32_t *fl)
+{
+	struct pfarg_ctx c = {.ctx_flags = 0x100};
+
+	(void)fd, (void)fl;
+	return vpmu_ctx_create(H.d, &H.guest, &c, 1, NULL, 0);
+}
+static int create_sys_block(int fd, uint32_t *fl)
+{
+	struct pfarg_ctx c = {.ctx_flags =
+				      PFM_FL_SYSTEM_WIDE | PFM_FL_NOTIFY_BLOCK};
+
+	(void)fd, (void)fl;
+	return vpmu_ctx_create(H.d, &H.guest, &c, 1, NULL, 0);
+}
+static int create_bad_uuid(int fd, uint32_t *fl)
+{
+	struct pfarg_ctx c = {.ctx_smpl_buf_id = {1, 2, 3}};
+
+	(void)fd, (void)fl;
+	return vpmu_ctx_create(H.d, &H.guest, &c, 1, NULL, 0);
+}
+static int create_fmt_arg_too_big(int fd, uint32_t *fl)
+{
+	static char big[8192];
+	struct pfarg_ctx c = {.ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID};
+
+	(void)fd, (void)fl;
+	return vpmu_ctx_create(H.d, &H.guest, &c, 1, big, sizeof(big));
+}
+static int create_fmt_arg_short(int fd, uint32_t *fl)
+{
+	struct pfarg_ctx c = {.ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID};
+	struct pfm_default_smpl_arg a = {.buf_size = 8192};
+
+	(void)fd, (void)fl;
+	return vpmu_ctx_create(H.d, &H.guest, &c, 1, &a, 4);
+}
+static int create_fmt_validate(int fd, uint32_t *fl)
+{
+	struct pfarg_ctx c = {.ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID};
+	struct pfm_default_smpl_arg a = {.buf_size = 8192, .buf_flags = 0x80};
+
+	(void)fd, (void)fl;
+	return vpmu_ctx_create(H.d, &H.guest, &c, 1, &a, sizeof(a));
+}
+static int create_gid(int fd, uint32_t *fl)
+{
+	struct pfarg_config cf;
+	struct pfarg_ctx c = {0};
+
+	(void)fd, (void)fl;
+	cr_assert(eq(int, vpmu_get_config(H.d, &H.host, &cf, 1), 0));
+	cf.cf_thread_gid = 42; /* guest runs with gid 0 */
+	cr_assert(eq(int, vpmu_set_config(H.d, &H.host, &cf, 1), 0));
+	return vpmu_ctx_create(H.d, &H.guest, &c, 1, NULL, 0);
+}
+
+/* 3.1: vector arguments (n, pointer, cf_arg_size_max) and the fd. */
+static int vec_n0(int fd, uint32_t *fl)
+{
+	struct pfarg_pmc p = {0};
+
+	(void)fl;
+	return vpmu_ctx_write_pmcs(H.d, &H.guest, fd, &p, 0);
+}
+static int vec_nneg(int fd, uint32_t *fl)
+{
+	struct pfarg_pmd p = {0};
+
+	(void)fl;
+	return vpmu_ctx_read_pmds(H.d, &H.guest, fd, &p, -1);
+}
+static int vec_null(int fd, uint32_t *fl)
+{
+	(void)fl;
+	return vpmu_ctx_write_pmds(H.d, &H.guest, fd, NULL, 1);
+}
+static int vec_too_long(int fd, uint32_t *fl)
+{
+	static struct pfarg_pmd p[4096 / sizeof(struct pfarg_pmd) + 1];
+
+	(void)fl;
+	return vpmu_ctx_read_pmds(H.d, &H.guest, fd, p,
+				  (int)(sizeof(p) / sizeof(p[0])));
+}
+static int vec_bad_fd(int fd, uint32_t *fl)
+{
+	struct pfarg_pmc p = {0};
+
+	(void)fl;
+	return vpmu_ctx_write_pmcs(H.d, &H.guest, fd + 1, &p, 1);
+}
+static int vec_neg_fd(int fd, uint32_t *fl)
+{
+	struct pfarg_setinfo s = {0};
+
+	(void)fd, (void)fl;
+	return vpmu_ctx_getinfo_evtsets(H.d, &H.guest, -1, &s, 1);
+}
+
+/* 3.1.2 */
+static int pmc_bad_num(int fd, uint32_t *fl)
+{
+	return pmc1(fd, fl, (struct pfarg_pmc){.reg_num = 8});
+}
+static int pmc_num_64(int fd, uint32_t *fl)
+{
+	return pmc1(fd, fl, (struct pfarg_pmc){.reg_num = 64});
+}
+static int pmc_no_set(int fd, uint32_t *fl)
+{
+	return pmc1(fd, fl, (struct pfarg_pmc){.reg_num = 0, .reg_set = 3});
+}
+static int pmc_rsvd_flag(int fd, uint32_t *fl)
+{
+	return pmc1(fd, fl, (struct pfarg_pmc){.reg_flags = 0x100});
+}
+static int pmc_reset_unimpl(int fd, uint32_t *fl)
+{
+	return pmc1(fd, fl, (struct pfarg_pmc){.reg_reset_pmds = {1 << 10}});
+}
+static int pmc_smpl_unimpl(int fd, uint32_t *fl)
+{
+	return pmc1(fd, fl, (struct pfarg_pmc){.reg_smpl_pmds = {1 << 12}});
+}
+static int pmc_event_unavail(int fd, uint32_t *fl)
+{
+	return pmc1(
+		fd, fl,
+		(struct pfarg_pmc){.reg_value = VPMU_EVSEL(H_EV_UNKNOWN, 0)});
+}
+
+/* 3.1.3, 3.1.4 */
+static int pmd_bad_num(int fd, uint32_t *fl)
+{
+	return pmd1(fd, fl, (struct pfarg_pmd){.reg_num = 9}, false);
+}
+static int pmd_no_set(int fd, uint32_t *fl)
+{
+	return pmd1(fd, fl, (struct pfarg_pmd){.reg_set = 9}, false);
+}
+static int pmd_in_flag(int fd, uint32_t *fl)
+{
+	return pmd1(fd, fl, (struct pfarg_pmd){.reg_flags = 1}, false);
+}
+static int pmd_rsvd(int fd, uint32_t *fl)
+{
+	return pmd1(fd, fl, (struct pfarg_pmd){.reg_reserved = 1}, false);
+}
+static int pmd_write_virtual(int fd, uint32_t *fl)
+{
+	return pmd1(fd, fl,
+		    (struct pfarg_pmd){.reg_num = VPMU_PMD_VIRT_BASE + 1},
+		    false);
+}
+static int rd_bad_num(int fd, uint32_t *fl)
+{
+	return pmd1(fd, fl, (struct pfarg_pmd){.reg_num = 63}, true);
+}
+static int rd_no_set(int fd, uint32_t *fl)
+{
+	return pmd1(fd, fl, (struct pfarg_pmd){.reg_set = 1}, true);
+}
+static int rd_in_flag(int fd, uint32_t *fl)
+{
+	return pmd1(fd, fl, (struct pfarg_pmd){.reg_flags = 4}, true);
+}
+
+/* 3.1.5 */
+static int start_null_n1(int fd, uint32_t *fl)
+{
+	(void)fl;
+	h_load(fd, 0);
+	return vpmu_ctx_start(H.d, &H.guest, fd, NULL, 1);
+}
+static int start_arg_n0(int fd, uint32_t *fl)
+{
+	struct pfarg_start s = {0};
+
+	(void)fl;
+	h_load(fd, 0);
+	return vpmu_ctx_start(H.d, &H.guest, fd, &s, 0);
+}
+static int start_no_set(int fd, uint32_t *fl)
+{
+	struct pfarg_start s = {.start_set = 4};
+
+	(void)fl;
+	h_load(fd, 0);
+	return vpmu_ctx_start(H.d, &H.guest, fd, &s, 1);
+}
+
+/* 3.1.7 */
+static int load_null(int fd, uint32_t *fl)
+{
+	(void)fl;
+	return vpmu_ctx_load(H.d, &H.guest, fd, NULL, 1);
+}
+static int load_n2(int fd, uint32_t *fl)
+{
+	struct pfarg_load l = {0};
+
+	(void)fl;
+	return vpmu_ctx_load(H.d, &H.guest, fd, &l, 2);
+}
+static int load_no_set(int fd, uint32_t *fl)
+{
+	struct pfarg_load l = {.load_set = 2};
+
+	(void)fl;
+	return vpmu_ctx_load(H.d, &H.guest, fd, &l, 1);
+}
+static int load_broken_chain(int fd, uint32_t *fl)
+{
+	struct pfarg_load l = {0};
+
+	(void)fl;
+	h_set(fd, 1, PFM_SETFL_EXPL_NEXT, 7, 0); /* set7 never created */
+	return vpmu_ctx_load(H.d, &H.guest, fd, &l, 1);
+}
+
+/* 3.1.10 - 3.1.12 */
+static int set_rsvd_flag(int fd, uint32_t *fl)
+{
+	return set1(fd, fl,
+		    (struct pfarg_setdesc){.set_id = 1, .set_flags = 0x1000},
+		    false);
+}
+static int set_two_methods(int fd, uint32_t *fl)
+{
+	return set1(fd, fl,
+		    (struct pfarg_setdesc){.set_id    = 1,
+					   .set_flags = PFM_SETFL_OVFL_SWITCH |
+							PFM_SETFL_TIME_SWITCH,
+					   .set_timeout = {.tv_sec = 1}},
+		    false);
+}
+static int set_zero_timeout(int fd, uint32_t *fl)
+{
+	return set1(fd, fl,
+		    (struct pfarg_setdesc){.set_id    = 1,
+					   .set_flags = PFM_SETFL_TIME_SWITCH},
+		    false);
+}
+static int set_bad_nsec(int fd, uint32_t *fl)
+{
+	return set1(fd, fl,
+		    (struct pfarg_setdesc){
+			    .set_id      = 1,
+			    .set_flags   = PFM_SETFL_TIME_SWITCH,
+			    .set_timeout = {.tv_nsec = 1000000000ULL}},
+		    false);
+}
+static int del_set0(int fd, uint32_t *fl)
+{
+	return set1(fd, fl, (struct pfarg_setdesc){.set_id = 0}, true);
+}
+static int del_missing(int fd, uint32_t *fl)
+{
+	return set1(fd, fl, (struct pfarg_setdesc){.set_id = 8}, true);
+}
+static int del_in_flag(int fd, uint32_t *fl)
+{
+	h_set(fd, 8, 0, 0, 0);
+	return set1(fd, fl,
+		    (struct pfarg_setdesc){.set_id    = 8,
+					   .set_flags = PFM_SETFL_EXPL_NEXT},
+		    true);
+}
+static int info_missing(int fd, uint32_t *fl)
+{
+	struct pfarg_setinfo s = {.set_id = 9};
+	int ret = vpmu_ctx_getinfo_evtsets(H.d, &H.guest, fd, &s, 1);
+
+	*fl = s.set_flags & PFM_SET_RETFL_MASK;
+	return ret;
+}
+
+/* 3.1.13, 3.1.14, 3.1.16, 3.1.17 */
+static int pmcinfo_unimpl(int fd, uint32_t *fl)
+{
+	struct pfarg_pmcinfo p = {.reg_num = 30};
+	int ret                = vpmu_getinfo_pmcs(H.d, &H.guest, &p, 1);
+
+	(void)fd;
+	*fl = p.reg_flags;
+	return ret;
+}
+static int pmdinfo_unimpl(int fd, uint32_t *fl)
+{
+	struct pfarg_pmdinfo p = {.reg_num = 12};
+	int ret                = vpmu_getinfo_pmds(H.d, &H.guest, &p, 1);
+
+	(void)fd;
+	*fl = p.reg_flags;
+	return ret;
+}
+static int setcfg_guest(int fd, uint32_t *fl)
+{
+	struct pfarg_config cf;
+
+	(void)fd, (void)fl;
+	cr_assert(eq(int, vpmu_get_config(H.d, &H.guest, &cf, 1), 0));
+	return vpmu_set_config(H.d, &H.guest, &cf, 1);
+}
+static int setcfg_n0(int fd, uint32_t *fl)
+{
+	struct pfarg_config cf = {0};
+
+	(void)fd, (void)fl;
+	return vpmu_set_config(H.d, &H.host, &cf, 0);
+}
+static int setcfg_below_page(int fd, uint32_t *fl)
+{
+	struct pfarg_config cf;
+
+	(void)fd, (void)fl;
+	cr_assert(eq(int, vpmu_get_config(H.d, &H.host, &cf, 1), 0));
+	cf.cf_arg_size_max = 100;
+	return vpmu_set_config(H.d, &H.host, &cf, 1);
+}
+static int setcfg_flags(int fd, uint32_t *fl)
+{
+	struct pfarg_config cf;
+
+	(void)fd, (void)fl;
+	cr_assert(eq(int, vpmu_get_config(H.d, &H.host, &cf, 1), 0));
+	cf.cf_flags = 1;
+	return vpmu_set_config(H.d, &H.host, &cf, 1);
+}
+static int getcfg_null(int fd, uint32_t *fl)
+{
+	(void)fd, (void)fl;
+	return vpmu_get_config(H.d, &H.guest, NULL, 1);
+}
+static int getcfg_n2(int fd, uint32_t *fl)
+{
+	struct pfarg_config cf[2];
+
+	(void)fd, (void)fl;
+	return vpmu_get_config(H.d, &H.guest, cf, 2);
+}
+static int msgs_null(int fd, uint32_t *fl)
+{
+	unsigned int nr;
+
+	(void)fl;
+	return vpmu_ctx_read_msgs(H.d, &H.guest, fd, NULL, 1, &nr);
+}
+static int msgs_max0(int fd, uint32_t *fl)
+{
+	union pfm_msg m;
+	unsigned int nr;
+
+	(void)fl;
+	return vpmu_ctx_read_msgs(H.d, &H.guest, fd, &m, 0, &nr);
+}
+
+enum case_id {
+	C_create_null,
+	C_create_n2,
+	C_create_rsvd_flag,
+	C_create_sys_block,
+	C_create_bad_uuid,
+	C_create_fmt_arg_too_big,
+	C_create_fmt_arg_short,
+	C_create_fmt_validate,
+	C_create_gid,
+	C_vec_n0,
+	C_vec_nneg,
+	C_vec_null,
+	C_vec_too_long,
+	C_vec_bad_fd,
+	C_vec_neg_fd,
+	C_pmc_bad_num,
+	C_pmc_num_64,
+	C_pmc_no_set,
+	C_pmc_rsvd_flag,
+	C_pmc_reset_unimpl,
+	C_pmc_smpl_unimpl,
+	C_pmc_event_unavail,
+	C_pmd_bad_num,
+	C_pmd_no_set,
+	C_pmd_in_flag,
+	C_pmd_rsvd,
+	C_pmd_write_virtual,
+	C_rd_bad_num,
+	C_rd_no_set,
+	C_rd_in_flag,
+	C_start_null_n1,
+	C_start_arg_n0,
+	C_start_no_set,
+	C_load_null,
+	C_load_n2,
+	C_load_no_set,
+	C_load_broken_chain,
+	C_set_rsvd_flag,
+	C_set_two_methods,
+	C_set_zero_timeout,
+	C_set_bad_nsec,
+	C_del_set0,
+	C_del_missing,
+	C_del_in_flag,
+	C_info_missing,
+	C_pmcinfo_unimpl,
+	C_pmdinfo_unimpl,
+	C_setcfg_guest,
+	C_setcfg_n0,
+	C_setcfg_below_page,
+	C_setcfg_flags,
+	C_getcfg_null,
+	C_getcfg_n2,
+	C_msgs_null,
+	C_msgs_max0,
+};
+
+/* Rows carry an index: function pointers do not survive re-exec. */
+static const case_fn cases[] = {
+	[C_create_null]            = create_null,
+	[C_create_n2]              = create_n2,
+	[C_create_rsvd_flag]       = create_rsvd_flag,
+	[C_create_sys_block]       = create_sys_block,
+	[C_create_bad_uuid]        = create_bad_uuid,
+	[C_create_fmt_arg_too_big] = create_fmt_arg_too_big,
+	[C_create_fmt_arg_short]   = create_fmt_arg_short,
+	[C_create_fmt_validate]    = create_fmt_validate,
+	[C_create_gid]             = create_gid,
+	[C_vec_n0]                 = vec_n0,
+	[C_vec_nneg]               = vec_nneg,
+	[C_vec_null]               = vec_null,
+	[C_vec_too_long]           = vec_too_long,
+	[C_vec_bad_fd]             = vec_bad_fd,
+	[C_vec_neg_fd]             = vec_neg_fd,
+	[C_pmc_bad_num]            = pmc_bad_num,
+	[C_pmc_num_64]             = pmc_num_64,
+	[C_pmc_no_set]             = pmc_no_set,
+	[C_pmc_rsvd_flag]          = pmc_rsvd_flag,
+	[C_pmc_reset_unimpl]       = pmc_reset_unimpl,
+	[C_pmc_smpl_unimpl]        = pmc_smpl_unimpl,
+	[C_pmc_event_unavail]      = pmc_event_unavail,
+	[C_pmd_bad_num]            = pmd_bad_num,
+	[C_pmd_no_set]             = pmd_no_set,
+	[C_pmd_in_flag]            = pmd_in_flag,
+	[C_pmd_rsvd]               = pmd_rsvd,
+	[C_pmd_write_virtual]      = pmd_write_virtual,
+	[C_rd_bad_num]             = rd_bad_num,
+	[C_rd_no_set]              = rd_no_set,
+	[C_rd_in_flag]             = rd_in_flag,
+	[C_start_null_n1]          = start_null_n1,
+	[C_start_arg_n0]           = start_arg_n0,
+	[C_start_no_set]           = start_no_set,
+	[C_load_null]              = load_null,
+	[C_load_n2]                = load_n2,
+	[C_load_no_set]            = load_no_set,
+	[C_load_broken_chain]      = load_broken_chain,
+	[C_set_rsvd_flag]          = set_rsvd_flag,
+	[C_set_two_methods]        = set_two_methods,
+	[C_set_zero_timeout]       = set_zero_timeout,
+	[C_set_bad_nsec]           = set_bad_nsec,
+	[C_del_set0]               = del_set0,
+	[C_del_missing]            = del_missing,
+	[C_del_in_flag]            = del_in_flag,
+	[C_info_missing]           = info_missing,
+	[C_pmcinfo_unimpl]         = pmcinfo_unimpl,
+	[C_pmdinfo_unimpl]         = pmdinfo_unimpl,
+	[C_setcfg_guest]           = setcfg_guest,
+	[C_setcfg_n0]              = setcfg_n0,
+	[C_setcfg_below_page]      = setcfg_below_page,
+	[C_setcfg_flags]           = setcfg_flags,
+	[C_getcfg_null]            = getcfg_null,
+	[C_getcfg_n2]              = getcfg_n2,
+	[C_msgs_null]              = msgs_null,
+	[C_msgs_max0]              = msgs_max0,
+};
+
+ParameterizedTestParameters(vpmu_cmd, errors)
+{
+	static struct row rows[] = {
+		ROW(create_null, -EFAULT, 0),
+		ROW(create_n2, -EFAULT, 0),
+		ROW(create_rsvd_flag, -EINVAL, 0),
+		ROW(create_sys_block, -EINVAL, 0),
+		ROW(create_bad_uuid, -EINVAL, 0),
+		ROW(create_fmt_arg_too_big, -E2BIG, 0),
+		ROW(create_fmt_arg_short, -EINVAL, 0),
+		ROW(create_fmt_validate, -EINVAL, 0),
+		ROW(create_gid, -EPERM, 0),
+		ROW(vec_n0, -EINVAL, 0),
+		ROW(vec_nneg, -EINVAL, 0),
+		ROW(vec_null, -EFAULT, 0),
+		ROW(vec_too_long, -EFAULT, 0),
+		ROW(vec_bad_fd, -EBADF, 0),
+		ROW(vec_neg_fd, -EBADF, 0),
+		ROW(pmc_bad_num, -EINVAL, PFM_REG_RETFL_NOTAVAIL),
+		ROW(pmc_num_64, -EINVAL, PFM_REG_RETFL_NOTAVAIL),
+		ROW(pmc_no_set, -EINVAL, PFM_REG_RETFL_NOSET),
+		ROW(pmc_rsvd_flag, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(pmc_reset_unimpl, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(pmc_smpl_unimpl, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(pmc_event_unavail, -EINVAL, PFM_REG_RETFL_NOTAVAIL),
+		ROW(pmd_bad_num, -EINVAL, PFM_REG_RETFL_NOTAVAIL),
+		ROW(pmd_no_set, -EINVAL, PFM_REG_RETFL_NOSET),
+		ROW(pmd_in_flag, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(pmd_rsvd, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(pmd_write_virtual, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(rd_bad_num, -EINVAL, PFM_REG_RETFL_NOTAVAIL),
+		ROW(rd_no_set, -EINVAL, PFM_REG_RETFL_NOSET),
+		ROW(rd_in_flag, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(start_null_n1, -EFAULT, 0),
+		ROW(start_arg_n0, -EFAULT, 0),
+		ROW(start_no_set, -EINVAL, 0),
+		ROW(load_null, -EFAULT, 0),
+		ROW(load_n2, -EFAULT, 0),
+		ROW(load_no_set, -EINVAL, 0),
+		ROW(load_broken_chain, -EINVAL, 0),
+		ROW(set_rsvd_flag, -EINVAL, PFM_SET_RETFL_EINVAL),
+		ROW(set_two_methods, -EINVAL, PFM_SET_RETFL_EINVAL),
+		ROW(set_zero_timeout, -EINVAL, PFM_SET_RETFL_EINVAL),
+		ROW(set_bad_nsec, -EINVAL, PFM_SET_RETFL_EINVAL),
+		ROW(del_set0, -EINVAL, PFM_SET_RETFL_EINVAL),
+		ROW(del_missing, -EINVAL, PFM_SET_RETFL_NOSET),
+		ROW(del_in_flag, -EINVAL, PFM_SET_RETFL_EINVAL),
+		ROW(info_missing, -EINVAL, PFM_SET_RETFL_NOSET),
+		ROW(pmcinfo_unimpl, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(pmdinfo_unimpl, -EINVAL, PFM_REG_RETFL_EINVAL),
+		ROW(setcfg_guest, -EPERM, 0),
+		ROW(setcfg_n0, -EFAULT, 0),
+		ROW(setcfg_below_page, -EINVAL, 0),
+		ROW(setcfg_flags, -EINVAL, 0),
+		ROW(getcfg_null, -EFAULT, 0),
+		ROW(getcfg_n2, -EFAULT, 0),
+		ROW(msgs_null, -EFAULT, 0),
+		ROW(msgs_max0, -EINVAL, 0),
+	};
+
+	return cr_make_param_array(struct row, rows,
+				   sizeof(rows) / sizeof(rows[0]));
+}
+
+ParameterizedTest(struct row *r, vpmu_cmd, errors, .init = h_setup,
+		  .fini = h_teardown)
+{
+	int fd         = h_ctx(PFM_FL_SYSTEM_WIDE);
+	uint32_t flags = 0;
+
+	cr_assert(eq(int, cases[r->id](fd, &flags), r->want), "row at line %d",
+		  r->line);
+	cr_assert(eq(u32, flags, r->want_flags), "flags, row at line %d",
+		  r->line);
+}
+
+TestSuite(vpmu_cmd, .init = h_setup, .fini = h_teardown);
+
+/* 3.1 "Elements placed before the invalid element are ... processed". */
+Test(vpmu_cmd, vector_stops_at_first_bad_element)
+{
+	int fd                = h_ctx(0);
+	struct pfarg_pmd p[3] = {
+		{.reg_num = 0, .reg_value = 11},
+		{.reg_num = 1, .reg_set = 6, .reg_value = 22},
+		{.reg_num = 2, .reg_value = 33},
+	};
+
+	cr_assert(
+		eq(int, vpmu_ctx_write_pmds(H.d, &H.guest, fd, p, 3), -EINVAL));
+	cr_assert(eq(u32, p[0].reg_flags, 0));
+	cr_assert(eq(u32, p[1].reg_flags, PFM_REG_RETFL_NOSET));
+	cr_assert(eq(u32, p[2].reg_flags, 0));
+	cr_assert(eq(u64, h_val(fd, 0, 0), 11), "earlier element applied");
+	cr_assert(eq(u64, h_val(fd, 0, 2), 0), "later element not applied");
+}
+
+/* 3.1.10 (same rule for sets): earlier sets stay created. */
+Test(vpmu_cmd, set_vector_stops_at_first_bad_element)
+{
+	int fd                    = h_ctx(0);
+	struct pfarg_setdesc s[3] = {
+		{.set_id = 1},
+		{.set_id = 2, .set_flags = 0x4000},
+		{.set_id = 3},
+	};
+	struct pfarg_setinfo si = {.set_id = 3};
+
+	cr_assert(eq(int, vpmu_ctx_create_evtsets(H.d, &H.guest, fd, s, 3),
+		     -EINVAL));
+	cr_assert(eq(u16, h_setinfo(fd, 1).set_id, 1));
+	cr_assert(eq(int, vpmu_ctx_getinfo_evtsets(H.d, &H.guest, fd, &si, 1),
+		     -EINVAL));
+	cr_assert(eq(u32, si.set_flags, PFM_SET_RETFL_NOSET));
+}
+
+/* 3.1.2: an event no backend counts is refused, not counted as 0. */
+Test(vpmu_cmd, unavailable_event_leaves_pmc_unchanged)
+{
+	int fd             = h_ctx(PFM_FL_SYSTEM_WIDE);
+	struct pfarg_pmc p = {.reg_num   = 0,
+			      .reg_value = VPMU_EVSEL(H_EV_UNKNOWN, 0)};
+
+	h_rate(0, 1000000000ULL);
+	h_pmc(fd, 0, 0, H_EVSEL(0), 0);
+	cr_assert(eq(int, vpmu_ctx_write_pmcs(H.d, &H.guest, fd, &p, 1),
+		     -EINVAL));
+	cr_assert(eq(u32, p.reg_flags, PFM_REG_RETFL_NOTAVAIL));
+	h_load(fd, 0);
+	h_start(fd);
+	h_run(10);
+	cr_assert(eq(u64, h_val(fd, 0, 0), 10), "old event still counts");
+}
