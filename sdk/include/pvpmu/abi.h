@@ -13,8 +13,10 @@
  *   2. I/O ports (console, exit, hypercall doorbells)
  *   3. CPUID leaves
  *   4. Status codes
- *   5. Hypercall convention and numbers
+ *   5. Hypercall convention, numbers and request blocks
  *   6. perfmon2 constants and argument structures
+ *   7. Sampling formats
+ *   8. Hypercall request blocks that carry perfmon2 types
  */
 #ifndef PVPMU_ABI_H
 #define PVPMU_ABI_H
@@ -38,6 +40,7 @@ typedef int64_t pvpmu_s64;
 #endif
 
 #define PVPMU_ABI_VERSION 1
+#define PFM_MAX_PMDS_ABI  64 /* == PFM_MAX_PMDS (section 6) */
 
 /*
  * 1. Boot protocol
@@ -103,6 +106,8 @@ _Static_assert(sizeof(struct pvpmu_boot_info) == 144,
 
 #define PVPMU_FEAT_HYPERCALL (1U << 0) /* doorbell hypercalls */
 #define PVPMU_FEAT_EXIT_PORT (1U << 1) /* PVPMU_PORT_EXIT */
+#define PVPMU_FEAT_PFM       (1U << 2) /* perfmon2 hypercalls (3..9) */
+#define PVPMU_FEAT_SHARED    (1U << 3) /* per-vCPU shared page */
 
 /*
  * 4. Status codes
@@ -152,9 +157,16 @@ enum pvpmu_status {
  * Number 0 is reserved. PVPMU_HC_NOP answers 0 and is used to measure the
  * round trip. PVPMU_HC_ECHO copies the request's value to its answer.
  */
-#define PVPMU_HC_RESERVED 0
-#define PVPMU_HC_NOP      1
-#define PVPMU_HC_ECHO     2
+#define PVPMU_HC_RESERVED   0
+#define PVPMU_HC_NOP        1 /* no block; answers 0 */
+#define PVPMU_HC_ECHO       2 /* struct pvpmu_hc_echo */
+#define PVPMU_HC_PFM        3 /* struct pvpmu_hc_pfm: a perfmonctl() */
+#define PVPMU_HC_CLOSE      4 /* struct pvpmu_hc_ctx: close(fd) */
+#define PVPMU_HC_READ_MSG   5 /* struct pvpmu_hc_read_msg: read(fd) */
+#define PVPMU_HC_SMPL_INFO  6 /* struct pvpmu_hc_smpl_info: mmap() info */
+#define PVPMU_HC_SET_VECTOR 7 /* struct pvpmu_hc_vector: this vCPU's IRQ */
+#define PVPMU_HC_SHARED     8 /* struct pvpmu_hc_shared: this vCPU's page */
+#define PVPMU_HC_SCHED      9 /* struct pvpmu_hc_sched: thread in/out/exit */
 
 /* PVPMU_HC_ECHO */
 struct pvpmu_hc_echo {
@@ -165,6 +177,148 @@ struct pvpmu_hc_echo {
 };
 _Static_assert(sizeof(struct pvpmu_hc_echo) == 24,
 	       "pvpmu_hc_echo layout is ABI");
+
+/*
+ * PVPMU_HC_PFM: one perfmon2 command, exactly perfmonctl(fd, cmd, arg,
+ * nargs) of the spec (section 3.1; section 6.1's per-command calls map onto
+ * it). (arg_gpa) is the guest-physical address of the argument: an array of
+ * (nargs) elements of the command's pfarg_* type, or for PFM_CREATE_CONTEXT
+ * one pfarg_ctx followed by (arg_size - 32) bytes of format arguments.
+ * (arg_size) is the argument's total byte size; for vector commands it must
+ * equal nargs * sizeof(element). The VMM copies the argument in once,
+ * runs the command, and copies it back once (OUT fields, RETFL error
+ * flags), also when the command failed. Context handles (fd) are small
+ * integers valid only in this VM.
+ */
+struct pvpmu_hc_pfm {
+	pvpmu_u32 size;        /* IN: sizeof(struct pvpmu_hc_pfm) */
+	pvpmu_u32 cmd;         /* IN: PFM_* command code */
+	pvpmu_s32 fd;          /* IN: context handle (ignored when the command
+				  takes none) */
+	pvpmu_s32 nargs;       /* IN: element count */
+	pvpmu_u64 arg_gpa;     /* IN: argument address, 0 for none */
+	pvpmu_u64 arg_size;    /* IN: argument bytes */
+	pvpmu_u32 tid;         /* IN: calling guest thread (0: unknown) */
+	pvpmu_u32 gid;         /* IN: its group id (0: unknown) */
+	pvpmu_u64 restart_arg; /* IN: PFM_RESTART: format restart argument */
+};
+_Static_assert(sizeof(struct pvpmu_hc_pfm) == 48, "pvpmu_hc_pfm layout is ABI");
+
+/* PVPMU_HC_CLOSE */
+struct pvpmu_hc_ctx {
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_ctx) */
+	pvpmu_s32 fd;   /* IN: context handle */
+};
+_Static_assert(sizeof(struct pvpmu_hc_ctx) == 8, "pvpmu_hc_ctx is ABI");
+
+/*
+ * PVPMU_HC_SMPL_INFO: where the sampling buffer of (fd) is mapped in guest
+ * physical memory: read-only, page-aligned, (buf_size) bytes at (gpa).
+ * -PVPMU_ENOENT when the context has no buffer.
+ */
+struct pvpmu_hc_smpl_info {
+	pvpmu_u32 size;     /* IN: sizeof(struct pvpmu_hc_smpl_info) */
+	pvpmu_s32 fd;       /* IN: context handle */
+	pvpmu_u64 gpa;      /* OUT: guest-physical address */
+	pvpmu_u64 buf_size; /* OUT: bytes */
+};
+_Static_assert(sizeof(struct pvpmu_hc_smpl_info) == 24,
+	       "pvpmu_hc_smpl_info is ABI");
+
+/*
+ * PVPMU_HC_SET_VECTOR: the interrupt vector (32..255) the VMM injects on
+ * the calling vCPU when a message is queued for a context loaded there
+ * (0 turns notifications off). Injection waits until the guest has
+ * interrupts enabled.
+ */
+struct pvpmu_hc_vector {
+	pvpmu_u32 size;   /* IN: sizeof(struct pvpmu_hc_vector) */
+	pvpmu_u32 vector; /* IN: 0 or 32..255 */
+};
+_Static_assert(sizeof(struct pvpmu_hc_vector) == 8, "pvpmu_hc_vector is ABI");
+
+/*
+ * PVPMU_HC_SHARED: register (gpa, page-aligned, in RAM) as the calling
+ * vCPU's struct pvpmu_shared_page, or unregister it with gpa 0.
+ */
+struct pvpmu_hc_shared {
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_shared) */
+	pvpmu_u32 pad0; /* IN: must be zero */
+	pvpmu_u64 gpa;  /* IN: page address or 0 */
+};
+_Static_assert(sizeof(struct pvpmu_hc_shared) == 16, "pvpmu_hc_shared is ABI");
+
+/*
+ * PVPMU_HC_SCHED: the guest driver tells the VMM that the guest thread of
+ * per-thread context (fd) starts (IN) or stops (OUT) running on the calling
+ * vCPU, or has exited (EXIT: the context is unloaded, PFM_MSG_END queued).
+ */
+#define PVPMU_SCHED_IN   1
+#define PVPMU_SCHED_OUT  2
+#define PVPMU_SCHED_EXIT 3
+struct pvpmu_hc_sched {
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_sched) */
+	pvpmu_s32 fd;   /* IN: context handle */
+	pvpmu_u32 op;   /* IN: PVPMU_SCHED_* */
+	pvpmu_u32 tid;  /* IN: the guest thread */
+};
+_Static_assert(sizeof(struct pvpmu_hc_sched) == 16, "pvpmu_hc_sched is ABI");
+
+/*
+ * The per-vCPU shared page (PVPMU_HC_SHARED), written by the VMM at every
+ * exit of the vCPU while a started context is loaded on it, read by the
+ * guest without an exit (the SDK's fast read):
+ *
+ *   do {
+ *           s = seq; (odd: retry) ; acquire fence
+ *           copy what you need
+ *           acquire fence
+ *   } while (seq != s);
+ *
+ * Values are those of the last exit. A PMD with a nonzero tsc_mult counts
+ * time (guest cycles, run ns) and is exact at any instant while the
+ * context is active and not masked:
+ *   value_now = value + (((rdtsc() - tsc) * tsc_mult) >> tsc_shift).
+ * Every other PMD is stale by at most the time since the vCPU's last exit,
+ * which the VMM bounds by its timer tick (see README "fast read").
+ * The guest writes only pid and tid, for sample attribution.
+ */
+#define PVPMU_SHARED_MAX_SETS 16
+struct pvpmu_shared_pmd {
+	pvpmu_u64 value;     /* OUT: 64-bit value at the last exit */
+	pvpmu_u32 tsc_mult;  /* OUT: 0, or value units per TSC tick << shift */
+	pvpmu_u32 tsc_shift; /* OUT */
+};
+_Static_assert(sizeof(struct pvpmu_shared_pmd) == 16, "shared pmd is ABI");
+
+struct pvpmu_shared_set {
+	pvpmu_u16 id; /* OUT: set id */
+	pvpmu_u16 pad0;
+	pvpmu_u32 pad1;
+	pvpmu_u64 runs;       /* OUT: times it became active */
+	pvpmu_u64 enabled_ns; /* OUT: run time since LOAD (all sets) */
+	pvpmu_u64 running_ns; /* OUT: run time while this set was active */
+};
+_Static_assert(sizeof(struct pvpmu_shared_set) == 32, "shared set is ABI");
+
+struct pvpmu_shared_page {
+	pvpmu_u32 seq;        /* OUT: seqlock, odd while the VMM writes */
+	pvpmu_u32 abi;        /* OUT: PVPMU_ABI_VERSION */
+	pvpmu_s32 fd;         /* OUT: context on this vCPU, or -1 */
+	pvpmu_u16 active_set; /* OUT: active set id */
+	pvpmu_u8 active;      /* OUT: 1 when started and not masked */
+	pvpmu_u8 nr_sets;     /* OUT: entries used in sets[] */
+	pvpmu_u64 pmd_mask;   /* OUT: PMDs valid in pmds[] */
+	pvpmu_u64 tsc;        /* OUT: guest TSC at the last exit */
+	pvpmu_u64 run_ns;     /* OUT: vCPU run time at the last exit */
+	pvpmu_u64 reserved0[3];
+	struct pvpmu_shared_pmd pmds[PFM_MAX_PMDS_ABI];      /* OUT */
+	struct pvpmu_shared_set sets[PVPMU_SHARED_MAX_SETS]; /* OUT */
+	pvpmu_s32 pid; /* IN (guest-written): current process */
+	pvpmu_s32 tid; /* IN (guest-written): current thread */
+};
+_Static_assert(sizeof(struct pvpmu_shared_page) <= 4096,
+	       "pvpmu_shared_page must fit one page");
 
 /*
  * 6. perfmon2 constants and argument structures
@@ -614,5 +768,27 @@ _Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, cur_region) == 60,
 _Static_assert(__builtin_offsetof(struct pvpmu_nway_smpl_hdr, regions) == 64,
 	       "pvpmu_nway_smpl_hdr layout is ABI");
 /* END sampling formats */
+
+/*
+ * 8. Hypercall request blocks that carry perfmon2 types
+ */
+_Static_assert(PFM_MAX_PMDS == PFM_MAX_PMDS_ABI, "shared page PMD count");
+
+/*
+ * PVPMU_HC_READ_MSG: dequeue one message of context (fd). With
+ * (timeout_ns) 0 it never waits (-PVPMU_EAGAIN when the queue is empty);
+ * otherwise the vCPU is halted in the VMM, without spinning, until a
+ * message arrives (0) or the timeout passes (-PVPMU_ETIMEDOUT);
+ * PVPMU_WAIT_FOREVER waits without limit.
+ */
+#define PVPMU_WAIT_FOREVER 0xffffffffffffffffULL
+struct pvpmu_hc_read_msg {
+	pvpmu_u32 size;       /* IN: sizeof(struct pvpmu_hc_read_msg) */
+	pvpmu_s32 fd;         /* IN: context handle */
+	pvpmu_u64 timeout_ns; /* IN: 0, nanoseconds, or PVPMU_WAIT_FOREVER */
+	union pfm_msg msg;    /* OUT: the message */
+};
+_Static_assert(sizeof(struct pvpmu_hc_read_msg) == 48,
+	       "pvpmu_hc_read_msg is ABI");
 
 #endif /* PVPMU_ABI_H */
