@@ -17,6 +17,7 @@
  *   6. perfmon2 constants and argument structures
  *   7. Sampling formats
  *   8. Hypercall request blocks that carry perfmon2 types
+ *   9. Event catalogue codes
  */
 #ifndef PVPMU_ABI_H
 #define PVPMU_ABI_H
@@ -790,5 +791,49 @@ struct pvpmu_hc_read_msg {
 };
 _Static_assert(sizeof(struct pvpmu_hc_read_msg) == 48,
 	       "pvpmu_hc_read_msg is ABI");
+
+/*
+ * 9. Event catalogue codes
+ *
+ * The virtual PMU's events, as programmed in a counting PMC's event-select
+ * (code = umask << 8 | event). The names and descriptions are in the one
+ * catalogue table, sdk/src/catalog.c, shared by libvpmu, the SDK and the
+ * host commands. Architectural codes are Intel's architectural perfmon
+ * encodings (SDM vol. 3B, table "UMask and Event Select Encodings for
+ * Pre-Defined Architectural Performance Events"); a host without a
+ * hardware PMU refuses them (PFM_REG_RETFL_NOTAVAIL), never counts zeros.
+ */
+#define PVPMU_EV_CYCLES         0x003c /* unhalted core cycles (guest) */
+#define PVPMU_EV_INSTRUCTIONS   0x00c0 /* instructions retired (guest) */
+#define PVPMU_EV_REF_CYCLES     0x013c /* unhalted reference cycles */
+#define PVPMU_EV_LLC_REFERENCES 0x4f2e /* last-level cache references */
+#define PVPMU_EV_LLC_MISSES     0x412e /* last-level cache misses */
+#define PVPMU_EV_BRANCHES       0x00c4 /* branch instructions retired */
+#define PVPMU_EV_BRANCH_MISSES  0x00c5 /* mispredicted branches retired */
+
+/* Hypervisor events (event 0xe0): exact, counted by the VMM. */
+#define PVPMU_EV_HV_RUN_NS       0x00e0 /* guest run time, ns */
+#define PVPMU_EV_HV_GUEST_CYCLES 0x01e0 /* guest run time in TSC cycles */
+#define PVPMU_EV_HV_EXITS        0x02e0 /* VM exits, all reasons */
+#define PVPMU_EV_HV_HYPERCALLS   0x03e0 /* doorbell hypercalls */
+#define PVPMU_EV_HV_MSR_READS    0x04e0 /* trapped RDMSR */
+#define PVPMU_EV_HV_MSR_WRITES   0x05e0 /* trapped WRMSR */
+#define PVPMU_EV_HV_PIO          0x06e0 /* port I/O exits */
+#define PVPMU_EV_HV_MMIO         0x07e0 /* MMIO exits */
+#define PVPMU_EV_HV_IRQS         0x08e0 /* interrupts injected */
+#define PVPMU_EV_HV_HALTS        0x09e0 /* HLT exits */
+#define PVPMU_EV_HV_HALTED_NS    0x0ae0 /* time halted, ns */
+/* VM exits of one KVM exit reason r (KVM_EXIT_*, 0..63). */
+#define PVPMU_EV_HV_EXIT_REASON(r) ((((r)&0xff) << 8) | 0xe1)
+/* The i-th statistic of KVM_GET_STATS_FD for the vCPU (host-discovered). */
+#define PVPMU_EV_KVMSTAT(i) ((((i)&0xff) << 8) | 0xe2)
+/* Host software events of the vCPU thread (perf_event). */
+#define PVPMU_EV_SW_TASK_CLOCK       0x00e3 /* ns on a host CPU */
+#define PVPMU_EV_SW_PAGE_FAULTS      0x01e3
+#define PVPMU_EV_SW_CONTEXT_SWITCHES 0x02e3
+#define PVPMU_EV_SW_CPU_MIGRATIONS   0x03e3
+
+#define PVPMU_EV_EVENT(code) ((code)&0xff)
+#define PVPMU_EV_UMASK(code) (((code) >> 8) & 0xff)
 
 #endif /* PVPMU_ABI_H */
