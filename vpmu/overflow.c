@@ -159,6 +159,29 @@ static void ovfl_fmt(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 		c->reset = 0;
 }
 
+/*
+ * Short-reset (reset) at the overflow. Events counted after the wrap and
+ * before this runs (skid, now the counter's value) are kept on top of the
+ * reset value so that counts never get lost (vpmu.h).
+ */
+static void short_reset(struct vpmu_ctx *ctx, struct vpmu_set *s,
+			uint64_t reset)
+{
+	uint64_t skid[VPMU_MAX_COUNTERS] = {0};
+	unsigned int i, nr = ctx->dom->pmu->nr_counters;
+
+	for (i = 0; i < nr; i++) {
+		if (reset & BIT(i))
+			skid[i] = vpmu_pmd_value(ctx, s, i);
+	}
+	vpmu_reset_pmds(ctx, s, reset, false);
+	for (i = 0; i < nr; i++) {
+		if (skid[i])
+			vpmu_pmd_set(ctx, s, i,
+				     vpmu_pmd_value(ctx, s, i) + skid[i]);
+	}
+}
+
 /* Count trigger overflows of an OVFL_SWITCH set; the PMDs that hit 0. */
 static uint64_t count_triggers(struct vpmu_set *s, uint64_t ovfl)
 {
@@ -204,7 +227,7 @@ void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl)
 		c.reset = 0;
 	}
 	if (c.reset)
-		vpmu_reset_pmds(ctx, s, c.reset, false);
+		short_reset(ctx, s, c.reset);
 	if (c.notify)
 		vpmu_ctx_notify(ctx, PFM_MSG_OVFL, ovfl,
 				c.block ? VPMU_NOTIFY_BLOCK : 0);

@@ -68,6 +68,9 @@
  *    nor reset the context is unmasked without resets.
  *  - Overflow without notification and without format: the overflowed PMD
  *    and its reg_reset_pmds get their short reset (wrap when 0).
+ *  - Events counted past the wrap before the overflow is processed (skid,
+ *    e.g. a long exit) are kept on top of a short reset, so counts are not
+ *    lost; a long reset (RESTART) or a deferred reset replaces the value.
  *  - msg_ovfl_pmds lists every PMD that overflowed in the event.
  *  - Queue full when a notification is due: the message is dropped and
  *    counted (vpmu_ctx_stats.nr_msg_lost); the context is masked anyway and

@@ -606,8 +606,7 @@ ParameterizedTestParameters(vpmu_cmd, errors)
 				   sizeof(rows) / sizeof(rows[0]));
 }
 
-ParameterizedTest(struct row *r, vpmu_cmd, errors, .init = h_setup,
-		  .fini = h_teardown)
+ParameterizedTest(struct row *r, vpmu_cmd, errors)
 {
 	int fd         = h_ctx(PFM_FL_SYSTEM_WIDE);
 	uint32_t flags = 0;
