@@ -8,6 +8,9 @@
  */
 #include "vpmu_priv.h"
 
+#include <errno.h>
+#include <string.h>
+
 /* Monitoring is on (not stopped, not masked): time runs for the set. */
 static bool time_runs(const struct vpmu_ctx *ctx)
 {
@@ -24,6 +27,7 @@ static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
 	if (ret)
 		ctx->st.nr_backend_errors++;
 	if (time_runs(ctx)) {
+		ctx->enabled_ns += dns;
 		s->act_ns += dns;
 		if (s->flags & PFM_SETFL_TIME_SWITCH)
 			s->timeout_left -=
@@ -94,4 +98,71 @@ uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu)
 	}
 	pthread_mutex_unlock(&cpu->dom->lock);
 	return when;
+}
+
+/* The guest context counted on (cpu): vCPU-wide first, else per-thread. */
+static struct vpmu_ctx *guest_ctx(struct vpmu_cpu *cpu)
+{
+	struct vpmu_ctx *found = NULL;
+	unsigned int i;
+
+	for (i = 0; i < VPMU_CPU_MAX_CTX; i++) {
+		struct vpmu_ctx *c = cpu->ctx[i];
+
+		if (!c || c->owner != VPMU_OWNER_GUEST)
+			continue;
+		if (c->flags & PFM_FL_SYSTEM_WIDE)
+			return c;
+		found = c;
+	}
+	return found;
+}
+
+static void snap_pmds(struct vpmu_ctx *ctx, struct vpmu_snapshot *snap)
+{
+	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
+	const struct vpmu_set *s        = ctx->active;
+	unsigned int i;
+
+	for (i = 0; i < VPMU_NR_REGS; i++) {
+		if (pmu->pmds[i].kind == VPMU_REG_VIRT) {
+			snap->pmd_mask |= BIT(i);
+			snap->pmds[i] = vpmu_vpmd_read(ctx, pmu->pmds[i].idx);
+		} else if (i < pmu->nr_counters && s->pmc[i].be) {
+			snap->pmd_mask |= BIT(i);
+			snap->pmd_code[i] = s->pmc[i].ev.code;
+			snap->pmds[i]     = vpmu_pmd_value(ctx, s, i);
+		}
+	}
+}
+
+int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap)
+{
+	struct vpmu_ctx *ctx;
+	unsigned int i;
+	int ret = 0;
+
+	pthread_mutex_lock(&cpu->dom->lock);
+	memset(snap, 0, sizeof(*snap));
+	snap->fd     = -1;
+	snap->run_ns = cpu->run_ns;
+	ctx          = guest_ctx(cpu);
+	if (!ctx) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	snap->fd         = ctx->handle;
+	snap->active_set = ctx->active->id;
+	snap->active     = time_runs(ctx);
+	snap_pmds(ctx, snap);
+	for (i = 0; i < ctx->nr_sets && i < VPMU_SNAP_SETS; i++) {
+		snap->sets[i].id         = ctx->sets[i]->id;
+		snap->sets[i].runs       = ctx->sets[i]->runs;
+		snap->sets[i].enabled_ns = ctx->enabled_ns;
+		snap->sets[i].running_ns = ctx->sets[i]->act_ns;
+	}
+	snap->nr_sets = i;
+out_unlock:
+	pthread_mutex_unlock(&cpu->dom->lock);
+	return ret;
 }

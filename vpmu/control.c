@@ -77,6 +77,7 @@ static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 	ctx->is_masked      = false;
 	ctx->switch_pending = false;
 	ctx->ovfl_pending   = 0;
+	ctx->enabled_ns     = 0;
 	ctx->load_pid       = load->load_pid;
 	vpmu_set_activate(ctx, s, false);
 	if (cpu) {

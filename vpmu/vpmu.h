@@ -185,6 +185,25 @@ struct vpmu_ctx_stats {
 	uint64_t nr_backend_errors; /* backend open/read failures */
 };
 
+/* What the VMM publishes in the per-vCPU shared page (abi.h). */
+#define VPMU_SNAP_SETS 16
+struct vpmu_snapshot {
+	int fd;              /* guest context on the cpu, or -1 */
+	uint16_t active_set; /* its active set */
+	bool active;         /* started and not masked */
+	uint64_t pmd_mask;   /* PMDs of the active set: counting + virtual */
+	uint64_t pmds[PFM_MAX_PMDS];     /* 64-bit values now */
+	uint16_t pmd_code[PFM_MAX_PMDS]; /* event code of counting PMD i */
+	unsigned int nr_sets;            /* entries used in sets[] */
+	struct {
+		uint16_t id;
+		uint64_t runs;       /* set_runs */
+		uint64_t enabled_ns; /* run time monitoring was on since LOAD */
+		uint64_t running_ns; /* set_act_duration */
+	} sets[VPMU_SNAP_SETS];      /* first sets by id */
+	uint64_t run_ns;             /* cpu run time of the snapshot */
+};
+
 /* Fill (*l) with the defaults (64 contexts, 16 sets, 4 MiB, 48 bits...). */
 void vpmu_limits_default(struct vpmu_limits *l);
 
@@ -232,6 +251,14 @@ uint64_t vpmu_cpu_run_ns(struct vpmu_cpu *cpu);
 
 /* Mark (cpu) as running the guest idle loop (PFM_SETFL_EXCL_IDLE). */
 void vpmu_cpu_set_idle(struct vpmu_cpu *cpu, bool idle);
+
+/*
+ * Snapshot the guest-owned context counted on (cpu) (vCPU-wide first, else
+ * the scheduled-in per-thread one) into (*snap). Cheap, no allocation; the
+ * VMM calls it after vpmu_cpu_account(). Returns 0, or -ENOENT (snap->fd is
+ * then -1) when no guest context is on (cpu).
+ */
+int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap);
 
 /* Bytes of sampling memory charged in (d). */
 uint64_t vpmu_domain_smpl_mem(struct vpmu_domain *d);

@@ -100,7 +100,8 @@ struct vpmu_ctx {
 	struct vpmu_msgq q;
 	bool has_fmt;
 	struct vpmu_smpl_buf smpl;
-	uint64_t vpmd[8]; /* virtual PMD values when off cpu */
+	uint64_t vpmd[8];    /* virtual PMD values when off cpu */
+	uint64_t enabled_ns; /* run time active and unmasked since LOAD */
 	struct vpmu_ctx_stats st;
 };
 

@@ -341,3 +341,49 @@ Test(vpmu_ctx, thread_exit_unloads_and_queues_end_message)
 	cr_assert(eq(u32, H.notes[0].msg_type, PFM_MSG_END));
 	cr_assert(eq(int, vpmu_ctx_unload(H.d, &H.guest, fd), -EBUSY));
 }
+
+/* vpmu.h: the shared-page snapshot of the guest context on a vCPU. */
+Test(vpmu_ctx, snapshot_of_guest_context)
+{
+	struct vpmu_snapshot snap;
+	int fd = h_ctx(PFM_FL_SYSTEM_WIDE);
+
+	h_rate(0, 1000000000ULL);
+	h_pmc(fd, 0, 0, H_EVSEL(0), 0);
+	h_load(fd, 0);
+	h_start(fd);
+	h_run(100);
+	H.vpmd_exits = 9;
+	cr_assert(eq(int, vpmu_cpu_snapshot(H.cpu0, &snap), 0));
+	cr_assert(eq(int, snap.fd, fd));
+	cr_assert(snap.active);
+	cr_assert(
+		eq(u64, snap.pmd_mask, 1ULL | (0xfULL << VPMU_PMD_VIRT_BASE)));
+	cr_assert(eq(u64, snap.pmds[0], 100));
+	cr_assert(eq(u16, snap.pmd_code[0], H_EV(0)));
+	cr_assert(
+		eq(u64, snap.pmds[VPMU_PMD_VIRT_BASE + VPMU_VPMD_RUN_NS], 100));
+	cr_assert(eq(u64, snap.pmds[VPMU_PMD_VIRT_BASE + VPMU_VPMD_EXITS], 9));
+	cr_assert(eq(u32, snap.nr_sets, 1));
+	cr_assert(eq(u64, snap.sets[0].runs, 1));
+	cr_assert(eq(u64, snap.sets[0].enabled_ns, 100));
+	cr_assert(eq(u64, snap.sets[0].running_ns, 100));
+	cr_assert(eq(int, vpmu_cpu_snapshot(H.cpu1, &snap), -ENOENT));
+	cr_assert(eq(int, snap.fd, -1));
+}
+
+/* 3.2.2: virtual PMDs read the hypervisor resource, frozen off cpu. */
+Test(vpmu_ctx, virtual_pmds_read_hypervisor_resources)
+{
+	int fd               = h_ctx(PFM_FL_SYSTEM_WIDE);
+	const uint16_t exits = VPMU_PMD_VIRT_BASE + VPMU_VPMD_EXITS;
+
+	h_load(fd, 0);
+	H.vpmd_exits = 42;
+	cr_assert(eq(u64, h_val(fd, 0, exits), 42));
+	h_run(10);
+	cr_assert(eq(u64, h_val(fd, 0, VPMU_PMD_VIRT_BASE), 10), "run ns");
+	cr_assert(eq(int, vpmu_ctx_unload(H.d, &H.guest, fd), 0));
+	H.vpmd_exits = 50;
+	cr_assert(eq(u64, h_val(fd, 0, exits), 42), "value at detach");
+}
