@@ -90,4 +90,12 @@ static inline uint16_t ft_u16(const void *base, size_t off)
 	return v;
 }
 
+/* Body size callback for samples that record no PMD. */
+static inline unsigned int ft_nvals0(void *opaque, uint16_t set, uint16_t pmd)
+{
+	(void)set;
+	(void)pmd;
+	return *(unsigned int *)opaque;
+}
+
 #endif /* FMT_TEST_H */
