@@ -70,7 +70,6 @@ static int doorbell(struct vmm_vcpu *vcpu, uint16_t port, bool is_write,
 	int ret;
 
 	(void)opaque;
-	vcpu->stats.hypercalls++;
 	if (!is_write || size != 4) {
 		ret = -PVPMU_EINVAL;
 	} else if (!e->fn) {

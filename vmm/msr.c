@@ -132,10 +132,6 @@ void vmm_msr_dispatch(struct vmm_vcpu *vcpu)
 	uint64_t val                  = 0;
 	int ret                       = -EPERM;
 
-	if (is_write)
-		vcpu->stats.msr_write++;
-	else
-		vcpu->stats.msr_read++;
 	if (r && r->ops && is_write && r->ops->write)
 		ret = r->ops->write(vcpu, run->msr.index, run->msr.data,
 				    r->opaque);

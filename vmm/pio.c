@@ -68,7 +68,6 @@ void vmm_pio_dispatch(struct vmm_vcpu *vcpu)
 	const struct vmm_pio_range *r = find(vcpu->vm, run->io.port);
 	unsigned int i;
 
-	vcpu->stats.pio++;
 	if (!r) {
 		vmm_report_unknown_pio(vcpu->vm, run->io.port, is_write);
 		if (!is_write)

@@ -20,6 +20,7 @@ void vmm_vm_stop(struct vmm_vm *vm, int status)
 	}
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
+	vmm_pmu_wake_waiters(vm);
 	for (i = 0; i < vm->nr_vcpus; i++)
 		vmm_vcpu_kick(&vm->vcpus[i], VMM_REQ_STOP);
 }

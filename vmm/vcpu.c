@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #define VMM_KICK_SIGNAL SIGUSR1
 
@@ -79,12 +80,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Sleep in HLT until kicked or the VM stops; the last halter ends it. */
-static void halt(struct vmm_vcpu *vcpu)
+void vmm_vcpu_block_begin(struct vmm_vcpu *vcpu)
 {
 	struct vmm_vm *vm = vcpu->vm;
 
-	vcpu->stats.halts++;
 	pthread_mutex_lock(&vm->lock);
 	vcpu->halted = true;
 	if (++vm->nr_halted == vm->nr_vcpus && !vm->stopping) {
@@ -92,11 +91,37 @@ static void halt(struct vmm_vcpu *vcpu)
 		vm->status   = 0;
 		pthread_cond_broadcast(&vm->cond);
 	}
-	while (!vm->stopping && !(atomic_load(&vcpu->requests) & ~VMM_REQ_STOP))
-		pthread_cond_wait(&vm->cond, &vm->lock);
+	pthread_mutex_unlock(&vm->lock);
+	if (vm->stopping)
+		vmm_pmu_wake_waiters(vm);
+}
+
+void vmm_vcpu_block_end(struct vmm_vcpu *vcpu)
+{
+	struct vmm_vm *vm = vcpu->vm;
+
+	pthread_mutex_lock(&vm->lock);
 	vcpu->halted = false;
 	vm->nr_halted--;
 	pthread_mutex_unlock(&vm->lock);
+}
+
+/* Sleep in HLT until kicked or the VM stops; the last halter ends it. */
+static void halt(struct vmm_vcpu *vcpu)
+{
+	struct vmm_vm *vm = vcpu->vm;
+	uint64_t t0       = now_ns();
+
+	vmm_vcpu_block_begin(vcpu);
+	pthread_mutex_lock(&vm->lock);
+	/* A pending interrupt wakes HLT only if the guest can take it. */
+	while (!vm->stopping &&
+	       !(atomic_load(&vcpu->requests) & ~VMM_REQ_STOP) &&
+	       !(atomic_load(&vcpu->pmu.irq_pending) && vcpu->run->if_flag))
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	pthread_mutex_unlock(&vm->lock);
+	vmm_vcpu_block_end(vcpu);
+	vcpu->stats.halted_ns += now_ns() - t0;
 }
 
 static void fatal(struct vmm_vcpu *vcpu, const char *why, int status)
@@ -111,14 +136,13 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
 	struct kvm_run *run = vcpu->run;
 	char why[96];
 
-	if (run->exit_reason < VMM_EXIT_REASONS)
-		vcpu->stats.exits[run->exit_reason]++;
 	switch (run->exit_reason) {
+	case KVM_EXIT_IRQ_WINDOW_OPEN:
+		return true; /* the pending interrupt goes in before KVM_RUN */
 	case KVM_EXIT_IO:
 		vmm_pio_dispatch(vcpu);
 		return true;
 	case KVM_EXIT_MMIO:
-		vcpu->stats.mmio++;
 		vmm_report_unknown_mmio(vcpu->vm, run->mmio.phys_addr,
 					run->mmio.is_write);
 		if (!run->mmio.is_write)
@@ -169,25 +193,67 @@ static bool serve_requests(struct vmm_vcpu *vcpu)
 	return !__atomic_load_n(&vcpu->vm->stopping, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Count the exit in the vCPU statistics, which are also the hv backend's
+ * counters: this happens before vpmu accounting, so an exit-count event
+ * overflows at the exit that caused it.
+ */
+static void count_exit(struct vmm_vcpu *vcpu)
+{
+	const struct kvm_run *run = vcpu->run;
+	struct vmm_vcpu_stats *s  = &vcpu->stats;
+
+	s->nr_exits++;
+	if (run->exit_reason < VMM_EXIT_REASONS)
+		s->exits[run->exit_reason]++;
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		s->pio++;
+		if (run->io.port >= PVPMU_PORT_HC_BASE &&
+		    run->io.port < PVPMU_PORT_HC_BASE + PVPMU_HC_MAX)
+			s->hypercalls++;
+		break;
+	case KVM_EXIT_MMIO:
+		s->mmio++;
+		break;
+	case KVM_EXIT_X86_RDMSR:
+		s->msr_read++;
+		break;
+	case KVM_EXIT_X86_WRMSR:
+		s->msr_write++;
+		break;
+	case KVM_EXIT_HLT:
+		s->halts++;
+		break;
+	default:
+		break;
+	}
+}
+
 static void run_loop(struct vmm_vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
-	uint64_t t0;
+	uint64_t t0, dt;
 	int ret;
 
 	while (serve_requests(vcpu)) {
+		vmm_pmu_before_run(vcpu);
 		t0  = now_ns();
 		ret = ioctl(vcpu->fd, KVM_RUN, 0);
-		vcpu->stats.run_ns += now_ns() - t0;
+		dt  = now_ns() - t0;
+		vcpu->stats.run_ns += dt;
 		if (ret < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
 				run->immediate_exit = 0;
 				vcpu->stats.kicks++;
+				vmm_pmu_after_run(vcpu, dt, true);
 				continue;
 			}
 			fatal(vcpu, strerror(errno), VMM_STATUS_INTERNAL);
 			return;
 		}
+		count_exit(vcpu);
+		vmm_pmu_after_run(vcpu, dt, false);
 		if (!handle_exit(vcpu))
 			return;
 	}
@@ -197,8 +263,15 @@ void *vmm_vcpu_thread(void *arg)
 {
 	struct vmm_vcpu *vcpu = arg;
 
-	tls_run = vcpu->run;
+	tls_run   = vcpu->run;
+	vcpu->tid = gettid();
+	if (vmm_pmu_vcpu_start(vcpu)) {
+		fatal(vcpu, "cannot create the vPMU timer",
+		      VMM_STATUS_INTERNAL);
+		return NULL;
+	}
 	run_loop(vcpu);
+	vmm_pmu_vcpu_end(vcpu);
 	tls_run = NULL;
 	return NULL;
 }

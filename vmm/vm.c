@@ -70,6 +70,8 @@ static int setup_devices(struct vmm_vm *vm)
 	if (!ret)
 		ret = vmm_hc_init(vm);
 	if (!ret)
+		ret = vmm_pv_init(vm);
+	if (!ret)
 		ret = vmm_msr_init(vm);
 	return ret;
 }
@@ -211,6 +213,11 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 	}
 	if (!ret)
 		ret = create_vcpus(vm, err, errlen);
+	if (!ret) {
+		ret = vmm_pmu_init(vm, cfg);
+		if (ret)
+			fail(err, errlen, ret, "vPMU");
+	}
 	if (ret)
 		goto out_destroy;
 	vmm_boot_write_tables(vm);
@@ -264,6 +271,8 @@ void vmm_vm_destroy(struct vmm_vm *vm)
 
 	if (!vm)
 		return;
+	if (vm->pmu.domain)
+		vmm_pmu_destroy(vm);
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++) {
 		if (vm->vcpus[i].run)
 			munmap(vm->vcpus[i].run, vm->run_size);

@@ -142,8 +142,12 @@ int vmm_hc_write(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, const void *block,
 
 struct vmm_vcpu_stats {
 	uint64_t exits[VMM_EXIT_REASONS]; /* by KVM_EXIT_* reason */
+	uint64_t nr_exits;                /* all exits (not kicks) */
 	uint64_t run_ns;                  /* time inside KVM_RUN */
 	uint64_t pio, mmio, msr_read, msr_write, hypercalls, halts;
+	uint64_t halted_ns;    /* time blocked in HLT */
+	uint64_t irqs;         /* interrupts injected */
+	uint64_t steal_ns;     /* runnable, not running (host) */
 	uint64_t kicks;        /* KVM_RUN interrupted by a kick */
 	uint64_t guest_errors; /* bad hypercalls, #GP on MSRs */
 };

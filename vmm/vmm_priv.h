@@ -9,6 +9,8 @@
 
 #include <pvpmu/abi.h>
 
+#include "pmu.h"
+
 #define VMM_PIO_MAX        32
 #define VMM_MSR_RANGES_MAX 16 /* KVM_MSR_FILTER_MAX_RANGES */
 #define VMM_MMIO_REPORTED  64
@@ -47,7 +49,9 @@ struct vmm_vcpu {
 	bool has_thread;
 	atomic_uint requests;
 	bool halted;
+	pid_t tid;
 	struct vmm_vcpu_stats stats;
+	struct vmm_vcpu_pmu pmu;
 };
 
 struct vmm_vm {
@@ -69,6 +73,7 @@ struct vmm_vm {
 	unsigned int nr_msr;
 	struct vmm_hc_entry hc[PVPMU_HC_MAX];
 	struct vmm_uart uart;
+	struct vmm_pmu pmu;
 
 	/* Run state, under (lock). */
 	pthread_mutex_t lock;
@@ -111,6 +116,12 @@ int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu);
 /* vcpu.c */
 void *vmm_vcpu_thread(void *arg);
 int vmm_vcpu_signal_init(void);
+/*
+ * Mark (vcpu) as blocked (halted, or waiting for a message forever) and
+ * back. The last vCPU to block ends the VM with status 0.
+ */
+void vmm_vcpu_block_begin(struct vmm_vcpu *vcpu);
+void vmm_vcpu_block_end(struct vmm_vcpu *vcpu);
 
 /* dump.c: print (vcpu)'s registers to stderr, prefixed by (why). */
 void vmm_vcpu_dump(struct vmm_vcpu *vcpu, const char *why);

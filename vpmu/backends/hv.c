@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hv.c: the hv backend (see hv.h).
+ */
+#include "hv.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+#include <pvpmu/catalog.h>
+
+#define NS_PER_MS       1000000ULL
+#define MAX_EXIT_REASON 64
+
+static bool is_time(uint16_t code)
+{
+	return code == PVPMU_EV_HV_RUN_NS || code == PVPMU_EV_HV_GUEST_CYCLES;
+}
+
+static int hv_describe(const struct vpmu_backend *b, uint16_t code,
+		       struct vpmu_event_info *info)
+{
+	const struct vpmu_hv_source *src = b->priv;
+	const struct pvpmu_event_desc *d = pvpmu_catalog_by_code(code);
+
+	if (!d || d->source != PVPMU_SRC_HV)
+		return -ENOENT;
+	if (PVPMU_EV_EVENT(code) == 0xe1 &&
+	    PVPMU_EV_UMASK(code) >= MAX_EXIT_REASON)
+		return -ENOENT;
+	if (code == PVPMU_EV_HV_GUEST_CYCLES && !src->tsc_khz)
+		return -ENOENT;
+	if (info) {
+		info->code = code;
+		info->name = d->name;
+		info->desc = d->desc;
+	}
+	return 0;
+}
+
+static int hv_enumerate(const struct vpmu_backend *b, unsigned int idx,
+			struct vpmu_event_info *info)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < pvpmu_catalog_size(); i++) {
+		const struct pvpmu_event_desc *d = pvpmu_catalog_at(i);
+
+		if (hv_describe(b, d->code, NULL))
+			continue;
+		if (n++ == idx)
+			return hv_describe(b, d->code, info);
+	}
+	return -ENOENT;
+}
+
+/* Cumulative value of (e) at run time (now_ns). */
+static uint64_t value(const struct vpmu_bevent *e, uint64_t now_ns)
+{
+	const struct vpmu_hv_source *src = e->be->priv;
+
+	switch (e->ev.code) {
+	case PVPMU_EV_HV_RUN_NS:
+		return now_ns;
+	case PVPMU_EV_HV_GUEST_CYCLES:
+		return (uint64_t)((unsigned __int128)now_ns * src->tsc_khz /
+				  NS_PER_MS);
+	default:
+		return src->read(src->opaque, e->ev.cpu_index, e->ev.code);
+	}
+}
+
+static int hv_open(struct vpmu_bevent *e, uint64_t now_ns)
+{
+	if (hv_describe(e->be, e->ev.code, NULL))
+		return -ENOENT;
+	e->scratch[0] = value(e, now_ns);
+	return 0;
+}
+
+static void hv_close(struct vpmu_bevent *e)
+{
+	e->scratch[0] = 0;
+}
+
+static int hv_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
+{
+	uint64_t cur = value(e, now_ns);
+
+	*delta        = cur - e->scratch[0];
+	e->scratch[0] = cur;
+	return 0;
+}
+
+static int hv_arm(struct vpmu_bevent *e, uint64_t nevents, uint64_t *in_ns)
+{
+	const struct vpmu_hv_source *src = e->be->priv;
+	unsigned __int128 ns;
+
+	if (!is_time(e->ev.code)) {
+		/* Counted at the exit that causes it: no timer needed. */
+		*in_ns = VPMU_NO_DEADLINE;
+		return 0;
+	}
+	if (e->ev.code == PVPMU_EV_HV_RUN_NS) {
+		*in_ns = nevents;
+		return 0;
+	}
+	ns = ((unsigned __int128)nevents * NS_PER_MS + src->tsc_khz - 1) /
+	     src->tsc_khz;
+	*in_ns =
+		ns > VPMU_NO_DEADLINE - 1 ? VPMU_NO_DEADLINE - 1 : (uint64_t)ns;
+	return 0;
+}
+
+void vpmu_hv_instance(struct vpmu_hv_source *src, struct vpmu_backend *out)
+{
+	out->ops  = &vpmu_hv_backend;
+	out->priv = src;
+}
+
+const struct vpmu_backend_ops vpmu_hv_backend = {
+	.name      = "hv",
+	.describe  = hv_describe,
+	.enumerate = hv_enumerate,
+	.open      = hv_open,
+	.close     = hv_close,
+	.read      = hv_read,
+	.arm       = hv_arm,
+};
