@@ -17,6 +17,19 @@ static bool time_runs(const struct vpmu_ctx *ctx)
 	return ctx->is_active && !ctx->is_masked;
 }
 
+static bool armed_passed(const struct vpmu_ctx *ctx)
+{
+	const struct vpmu_set *s = ctx->active;
+	uint64_t left            = s->open_mask;
+	unsigned int i;
+
+	for (i = 0; left; i++, left >>= 1) {
+		if ((left & 1) && s->armed_at[i] <= ctx->cpu->run_ns)
+			return true;
+	}
+	return false;
+}
+
 static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
 {
 	struct vpmu_set *s = ctx->active;
@@ -42,7 +55,12 @@ static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
 	if (ctx->active == s && time_runs(ctx) &&
 	    (s->flags & PFM_SETFL_TIME_SWITCH) && s->timeout_left == 0)
 		vpmu_ctx_switch(ctx, vpmu_set_next(ctx, s), false);
-	vpmu_ctx_rearm(ctx);
+	/*
+	 * A prediction stays valid while counting is continuous; re-arm
+	 * only after a discontinuity (overflow, switch) or a missed one.
+	 */
+	if (ovfl || ctx->active != s || armed_passed(ctx))
+		vpmu_ctx_rearm(ctx);
 	return ret;
 }
 

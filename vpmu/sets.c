@@ -134,7 +134,8 @@ void vpmu_set_activate(struct vpmu_ctx *ctx, struct vpmu_set *s,
 	ctx->active = s;
 	s->runs++;
 	s->timeout_left = s->timeout_ns;
-	for (i = 0; i < VPMU_NR_REGS; i++)
+	/* Only counting PMDs are triggers (3.1.3). */
+	for (i = 0; i < ctx->dom->pmu->nr_counters; i++)
 		s->pmd[i].ovflsw_left = s->pmd[i].ovflsw_thres;
 	if (s->pending_reset) {
 		vpmu_reset_pmds(ctx, s, s->pending_reset, long_reset);

@@ -176,15 +176,25 @@ static int replay_enumerate(const struct vpmu_backend *b, unsigned int idx,
  * read, so scripts may change while it is open and a step cursor survives
  * reopening.
  */
-static struct stream *stream_of(const struct vpmu_bevent *e)
+static struct stream *stream_of(struct vpmu_bevent *e)
 {
 	struct vpmu_replay *r = replay_of(e->be);
+	uintptr_t hint        = (uintptr_t)e->priv;
 	unsigned int i;
 
+	/* e->priv caches the stream's index + 1 (the array may move). */
+	if (hint && hint <= r->nr_streams) {
+		struct stream *st = &r->streams[hint - 1];
+
+		if (st->cpu == e->ev.cpu_index && st->code == e->ev.code)
+			return st;
+	}
 	for (i = 0; i < r->nr_streams; i++) {
 		if (r->streams[i].cpu == e->ev.cpu_index &&
-		    r->streams[i].code == e->ev.code)
+		    r->streams[i].code == e->ev.code) {
+			e->priv = (void *)(uintptr_t)(i + 1);
 			return &r->streams[i];
+		}
 	}
 	return NULL;
 }
@@ -226,19 +236,29 @@ static int replay_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 	return 0;
 }
 
-/* Run ns until (nevents) more events: ceil((n * 1e9 - rem) / rate). */
+/*
+ * Run ns until (nevents) more events: the least t with
+ * rem + t * rate >= nevents * 1e9. With nevents = q * rate + r that is
+ * q * 1e9 + ceil((r * 1e9 - rem) / rate), all in 64 bits since
+ * rate <= 1e10 and rem < 1e9.
+ */
 static int replay_arm(struct vpmu_bevent *e, uint64_t nevents, uint64_t *in_ns)
 {
 	struct stream *st = stream_of(e);
-	unsigned __int128 need;
+	uint64_t q, r, rem = e->scratch[1];
 
 	*in_ns = VPMU_NO_DEADLINE;
 	if (!st || !st->is_rate || st->rate == 0)
 		return 0;
-	need = (unsigned __int128)nevents * NS_PER_SEC - e->scratch[1];
-	need = (need + st->rate - 1) / st->rate;
-	if (need < VPMU_NO_DEADLINE)
-		*in_ns = (uint64_t)need;
+	q = nevents / st->rate;
+	r = nevents % st->rate;
+	if (q >= (VPMU_NO_DEADLINE - NS_PER_SEC) / NS_PER_SEC)
+		return 0; /* centuries away */
+	if (r * NS_PER_SEC >= rem)
+		*in_ns = q * NS_PER_SEC +
+			 (r * NS_PER_SEC - rem + st->rate - 1) / st->rate;
+	else
+		*in_ns = q * NS_PER_SEC - (rem - r * NS_PER_SEC) / st->rate;
 	return 0;
 }
 
