@@ -313,3 +313,35 @@ Test(vpmu_smpl_nway, cycle_mode_never_masks_and_counts_lost)
 	cr_assert(eq(u32, h->regions[0].state, PVPMU_NWAY_REGION_FULL));
 	vpmu_smpl_destroy(&b);
 }
+
+Test(vpmu_smpl_nway, oversized_sample_never_leaves_its_region)
+{
+	struct pvpmu_nway_smpl_arg a = {.buf_size   = 4 * ft_page(),
+					.nr_regions = 16};
+	struct vpmu_smpl_buf b;
+	struct pvpmu_nway_smpl_hdr *h;
+	/* A core bug: 64 values recorded on a PMU said to have 1 PMD. */
+	struct vpmu_smpl_ovfl_arg big = ft_ovfl(0, ~0ULL, 1);
+	uint64_t before;
+	uint32_t ctrl, i;
+
+	ft_create(nw, &a, 1, &b);
+	h = b.base;
+	for (i = 0; i < 64; i++) {
+		uint32_t cur = h->cur_region;
+
+		if (cur >= h->nr_regions)
+			break;
+		before = h->lost;
+		ctrl   = 0;
+		cr_assert(eq(int, nw->handler(&b, &big, &ctrl), 0));
+		/* Written only if it fits; otherwise lost, region closed. */
+		cr_assert(le(u64, h->regions[cur].cur_offs,
+			     h->regions[cur].offs + h->region_size));
+		if (h->lost != before)
+			cr_assert(not(eq(u32, h->regions[cur].state,
+					 PVPMU_NWAY_REGION_FILLING)));
+	}
+	cr_assert(gt(u64, h->lost, 0));
+	vpmu_smpl_destroy(&b);
+}

@@ -131,3 +131,28 @@ Test(vpmu_smpl_reader, walks_nway_full_regions_oldest_first)
 	cr_assert(eq(u64, n, c0 + h->regions[1].count + 1));
 	vpmu_smpl_destroy(&b);
 }
+
+Test(vpmu_smpl_reader, full_regions_sorted_by_seq_not_index)
+{
+	struct pvpmu_nway_smpl_arg na = {.buf_size   = 4 * ft_page(),
+					 .buf_flags  = PFM_DFL_SMPL_NO_HDR,
+					 .nr_regions = 3};
+	struct vpmu_smpl_buf b;
+	struct pvpmu_nway_smpl_hdr *h;
+	uint32_t order[3], ctrl;
+	uint64_t t = 0;
+
+	ft_create(&vpmu_smpl_fmt_nway, &na, FT_NUM_PMDS, &b);
+	h = b.base;
+	/* Region 0 fills, is released, then 1, 2 and 0 again fill. */
+	while (h->cur_region == 0)
+		rec(&vpmu_smpl_fmt_nway, &b, 1, ++t);
+	cr_assert(eq(int, vpmu_smpl_fmt_nway.restart(&b, true, 0, &ctrl), 0));
+	while (h->cur_region != PVPMU_NWAY_NO_REGION)
+		rec(&vpmu_smpl_fmt_nway, &b, 1, ++t);
+	cr_assert(eq(u32, vpmu_smpl_nway_full(b.base, order, 3), 3));
+	cr_assert(eq(u32, order[0], 1));
+	cr_assert(eq(u32, order[1], 2));
+	cr_assert(eq(u32, order[2], 0));
+	vpmu_smpl_destroy(&b);
+}

@@ -140,7 +140,8 @@ static int log_getsize(uint32_t f, const void *arg, size_t *size)
 
 static int log_init(struct vpmu_smpl_buf *buf, const void *arg)
 {
-	(void)arg;
+	if (*(const int *)arg == 4095)
+		return -EIO; /* the init failure case */
 	/* §3.5.12: the buffer exists and is zeroed when init runs. */
 	ft_note(buf->base && ((char *)buf->base)[0] == 0 ? 'i' : 'I');
 	return 0;
@@ -227,4 +228,33 @@ Test(vpmu_smpl_create, zero_size_means_no_buffer)
 	cr_assert(eq(ptr, b.base, NULL));
 	cr_assert(eq(int, vpmu_smpl_destroy(&b), 0));
 	cr_assert(eq(str, ft_log, "vgIX"));
+}
+
+Test(vpmu_smpl_create, init_error_unmaps_and_clears)
+{
+	struct vpmu_smpl_buf b        = {0};
+	int sz                        = 4095;
+	struct vpmu_smpl_create_arg a = {
+		.num_pmds = 4, .arg = &sz, .size_max = SIZE_MAX};
+
+	/* §3.5.12: an init error fails the create; nothing stays mapped. */
+	cr_assert(eq(int, vpmu_smpl_create(&log_fmt, &a, &b), -EIO));
+	cr_assert(eq(str, ft_log, "vg"));
+	cr_assert(eq(ptr, b.base, NULL));
+	cr_assert(eq(ptr, (void *)b.fmt, NULL));
+}
+
+Test(vpmu_smpl_create, format_without_callbacks_gets_no_buffer)
+{
+	static const struct vpmu_smpl_fmt bare = {.name    = "bare",
+						  .handler = log_handler};
+	struct vpmu_smpl_buf b                 = {0};
+	struct vpmu_smpl_create_arg a          = {.num_pmds = 4};
+
+	/* §3.5.10-§3.5.13: only the handler is required. */
+	cr_assert(eq(int, vpmu_smpl_create(&bare, &a, &b), 0));
+	cr_assert(eq(ptr, b.base, NULL));
+	cr_assert(eq(int, vpmu_smpl_destroy(&b), 0));
+	cr_assert(eq(int, vpmu_smpl_create(NULL, &a, &b), -EINVAL));
+	cr_assert(eq(int, vpmu_smpl_create(&log_fmt, &a, &b), -EINVAL));
 }
