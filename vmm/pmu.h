@@ -103,6 +103,13 @@ int vmm_smpl_map(struct vmm_vm *vm, int fd, void *base, uint64_t size,
 		 uint64_t *gpa);
 int vmm_smpl_lookup(struct vmm_vm *vm, int fd, uint64_t *gpa, uint64_t *size);
 void vmm_smpl_unmap(struct vmm_vm *vm, int fd);
+/* Is (gpa) inside a mapped sampling buffer? */
+bool vmm_smpl_contains(struct vmm_vm *vm, uint64_t gpa);
+/*
+ * The guest wrote to a read-only sampling buffer at (gpa): raise a page
+ * fault (present, write, user if CPL 3) with CR2 = (gpa) in the guest.
+ */
+void vmm_smpl_write_fault(struct vmm_vcpu *vcpu, uint64_t gpa);
 
 /* Wake every PVPMU_HC_READ_MSG waiter of (vm). */
 void vmm_pmu_wake_waiters(struct vmm_vm *vm);

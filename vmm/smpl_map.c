@@ -5,8 +5,9 @@
  * libvpmu allocates each buffer page-aligned in host memory; the VMM gives
  * it a KVM memslot with KVM_MEM_READONLY at a free guest-physical range in
  * the hole above RAM, which the boot page tables already map. The guest
- * reads samples in place; a guest write becomes an MMIO exit that the VMM
- * ignores (reported once), so the buffer can only change by the host.
+ * reads samples in place; a guest write becomes an MMIO exit, which the
+ * VMM turns into a page fault in the guest: the buffer only changes by
+ * the host, and the guest learns of its mistake.
  */
 #include "pmu.h"
 
@@ -118,4 +119,45 @@ void vmm_smpl_unmap(struct vmm_vm *vm, int fd)
 		m->fd = -1;
 	}
 	pthread_mutex_unlock(&p->map_lock);
+}
+
+bool vmm_smpl_contains(struct vmm_vm *vm, uint64_t gpa)
+{
+	struct vmm_pmu *p = &vm->pmu;
+	bool found        = false;
+	unsigned int i;
+
+	pthread_mutex_lock(&p->map_lock);
+	for (i = 0; i < VMM_SMPL_MAPS_MAX && !found; i++) {
+		const struct vmm_smpl_map *m = &p->maps[i];
+
+		found = m->fd >= 0 && gpa >= m->gpa && gpa - m->gpa < m->size;
+	}
+	pthread_mutex_unlock(&p->map_lock);
+	return found;
+}
+
+/*
+ * KVM has already completed the writing instruction (MMIO writes are
+ * posted), so the fault is reported at the next instruction: precise
+ * enough to name the culprit, and the write itself was dropped.
+ */
+void vmm_smpl_write_fault(struct vmm_vcpu *vcpu, uint64_t gpa)
+{
+	struct kvm_vcpu_events ev;
+	struct kvm_sregs sregs;
+
+	vcpu->stats.guest_errors++;
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0 ||
+	    ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		return;
+	sregs.cr2                   = gpa;
+	ev.exception.injected       = 1;
+	ev.exception.nr             = 14; /* #PF */
+	ev.exception.has_error_code = 1;
+	/* SDM 3A 4.7: P (protection), W/R (write), U/S (user mode). */
+	ev.exception.error_code = 0x3 | ((sregs.cs.selector & 3) ? 0x4 : 0);
+	ev.flags                = 0;
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) == 0)
+		ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev);
 }

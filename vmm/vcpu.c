@@ -143,6 +143,11 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
 		vmm_pio_dispatch(vcpu);
 		return true;
 	case KVM_EXIT_MMIO:
+		if (run->mmio.is_write &&
+		    vmm_smpl_contains(vcpu->vm, run->mmio.phys_addr)) {
+			vmm_smpl_write_fault(vcpu, run->mmio.phys_addr);
+			return true;
+		}
 		vmm_report_unknown_mmio(vcpu->vm, run->mmio.phys_addr,
 					run->mmio.is_write);
 		if (!run->mmio.is_write)

@@ -156,11 +156,3 @@ Test(vmm_boot, unknown_pio_and_mmio_read_all_ones_reported_once)
 	cr_assert(eq(int, count_str(res.err, "unknown MMIO"), 1), "%s",
 		  res.err);
 }
-
-Test(vmm_boot, perfmon2_hypercalls_count_exactly)
-{
-	RUN("run", GUEST("pv_smoke"));
-	cr_assert(eq(int, res.status, 0), "out: %s\nstderr: %s", res.out,
-		  res.err);
-	HAS(res.out, "pv_smoke: ok (hypercalls 101,");
-}
