@@ -60,8 +60,11 @@
  *     errors §3.1.9 lists); naming a region that is not FULL is -EINVAL.
  *   - The formats always request notify_user when a buffer (region) fills;
  *     the core queues a message only if the PMC has OVFL_NOTIFY, otherwise
- *     the buffer saturates (§3.6.5). Formats never request block_thread
- *     (the VMM cannot block a guest thread; the guest driver does).
+ *     the buffer saturates (§3.6.5). When they mask (buffer full, all n-way
+ *     regions full) they also request block_thread, which the core honours
+ *     only for a non-self per-thread PFM_FL_NOTIFY_BLOCK context (§3.1.9:
+ *     such a thread stays blocked while masked). A region fill that does
+ *     not mask never blocks: that would defeat the n-way format.
  */
 #ifndef VPMU_SMPL_H
 #define VPMU_SMPL_H

@@ -10,7 +10,7 @@
  *    no notification (ctrl = RESET_OVFL_PMDS);
  *  - the space left drops below max_sample_size: the buffer is full,
  *    hdr_overflows += 1, no reset (deferred to PFM_RESTART), notification
- *    requested and monitoring masked (ctrl = NOTIFY_USER | MASK_MONITORING).
+ *    requested and monitoring masked (ctrl = VPMU_SMPL_CTRL_FULL).
  *    The core queues a message only if an overflowed PMC has OVFL_NOTIFY;
  *    otherwise the buffer has saturated. Either way it is stable;
  *  - a full buffer takes no more samples: later overflows of the same event
@@ -95,8 +95,7 @@ static int dfl_handler(struct vpmu_smpl_buf *buf,
 	/* Already full (or corrupt): no partial sample, the sample is lost. */
 	if (cur < DFL_HDR_SIZE || cur > buf->size || buf->size - cur < max ||
 	    buf->size - cur < need) {
-		*ovfl_ctrl = VPMU_SMPL_CTRL_NOTIFY_USER |
-			     VPMU_SMPL_CTRL_MASK_MONITORING;
+		*ovfl_ctrl = VPMU_SMPL_CTRL_FULL;
 		return 0;
 	}
 	vpmu_smpl_write_sample((char *)buf->base + cur, flags, arg, need);
@@ -111,8 +110,7 @@ static int dfl_handler(struct vpmu_smpl_buf *buf,
 	}
 	/* §3.6.5 post-check: the last sample that fits was just recorded. */
 	hdr->hdr_overflows++;
-	*ovfl_ctrl =
-		VPMU_SMPL_CTRL_NOTIFY_USER | VPMU_SMPL_CTRL_MASK_MONITORING;
+	*ovfl_ctrl = VPMU_SMPL_CTRL_FULL;
 	return 0;
 }
 

@@ -15,6 +15,16 @@
 
 #include "vpmu_smpl.h"
 
+/*
+ * What a full buffer asks of the core (§3.6.5): notify, mask, and block the
+ * monitored thread; the core honours block_thread only for a non-self
+ * per-thread context with PFM_FL_NOTIFY_BLOCK (§3.5.14), and sends the
+ * message only if an overflowed PMC has OVFL_NOTIFY (else: saturated).
+ */
+#define VPMU_SMPL_CTRL_FULL                                                    \
+	(VPMU_SMPL_CTRL_NOTIFY_USER | VPMU_SMPL_CTRL_BLOCK_THREAD |            \
+	 VPMU_SMPL_CTRL_MASK_MONITORING)
+
 /* buf_flags bits that select the sample header (shared by both formats). */
 #define VPMU_SMPL_ENTRY_FLAGS (PFM_DFL_SMPL_NO_HDR | PFM_DFL_SMPL_IIP_HDR)
 

@@ -21,7 +21,7 @@
  *    it becomes FILLING with the next seq and monitoring continues with a
  *    short reset: ctrl = NOTIFY_USER | RESET_OVFL_PMDS, no mask.
  *  - No region FREE: like the default format's full buffer, masked = +1,
- *    cur_region = NO_REGION, ctrl = NOTIFY_USER | MASK_MONITORING (resets
+ *    cur_region = NO_REGION, ctrl = VPMU_SMPL_CTRL_FULL (resets
  *    deferred to PFM_RESTART). Samples of the same overflow event that come
  *    after that are dropped and counted in `lost`.
  *    With PVPMU_NWAY_SMPL_CYCLE the filling region is instead emptied and
@@ -169,7 +169,7 @@ static uint32_t nway_region_filled(struct pvpmu_nway_smpl_hdr *hdr,
 	}
 	hdr->masked++;
 	hdr->cur_region = PVPMU_NWAY_NO_REGION;
-	return VPMU_SMPL_CTRL_NOTIFY_USER | VPMU_SMPL_CTRL_MASK_MONITORING;
+	return VPMU_SMPL_CTRL_FULL;
 }
 
 static int nway_handler(struct vpmu_smpl_buf *buf,
@@ -187,8 +187,7 @@ static int nway_handler(struct vpmu_smpl_buf *buf,
 		/* All regions FULL: this overflow's sample has nowhere to go.
 		 */
 		hdr->lost++;
-		*ovfl_ctrl = VPMU_SMPL_CTRL_NOTIFY_USER |
-			     VPMU_SMPL_CTRL_MASK_MONITORING;
+		*ovfl_ctrl = VPMU_SMPL_CTRL_FULL;
 		return 0;
 	}
 	r   = &hdr->regions[cur];

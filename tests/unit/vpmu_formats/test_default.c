@@ -9,9 +9,11 @@
 
 #include "fmt_test.h"
 
-#define HDR       40 /* sizeof(pfm_default_smpl_hdr_t), §3.6.3 */
-#define ENTRY     40 /* sizeof(pfm_default_smpl_entry_t), §3.6.4 */
-#define CTRL_FULL (VPMU_SMPL_CTRL_NOTIFY_USER | VPMU_SMPL_CTRL_MASK_MONITORING)
+#define HDR   40 /* sizeof(pfm_default_smpl_hdr_t), §3.6.3 */
+#define ENTRY 40 /* sizeof(pfm_default_smpl_entry_t), §3.6.4 */
+#define CTRL_FULL                                                              \
+	(VPMU_SMPL_CTRL_NOTIFY_USER | VPMU_SMPL_CTRL_BLOCK_THREAD |            \
+	 VPMU_SMPL_CTRL_MASK_MONITORING)
 
 static const struct vpmu_smpl_fmt *dfl = &vpmu_smpl_fmt_default;
 

@@ -15,7 +15,9 @@
 #define ENTRY        40
 #define RESET        VPMU_SMPL_CTRL_RESET_OVFL_PMDS
 #define NOTIFY_RESET (VPMU_SMPL_CTRL_NOTIFY_USER | RESET)
-#define MASKED       (VPMU_SMPL_CTRL_NOTIFY_USER | VPMU_SMPL_CTRL_MASK_MONITORING)
+#define MASKED                                                                 \
+	(VPMU_SMPL_CTRL_NOTIFY_USER | VPMU_SMPL_CTRL_BLOCK_THREAD |            \
+	 VPMU_SMPL_CTRL_MASK_MONITORING)
 
 static const struct vpmu_smpl_fmt *nw = &vpmu_smpl_fmt_nway;
 
