@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pfm.c: the perfmon2 calls of libpvpmu (spec 3.1 / 6.1), each one
+ * PVPMU_HC_PFM hypercall through the driver core, and the other context
+ * calls (close, messages, sampling buffer, vector, scheduling, fast read).
+ *
+ * Argument packing: vector commands send (n) elements and n * sizeof(elem)
+ * bytes (0 bytes for n <= 0, which the VMM refuses with -EINVAL, as the
+ * spec's n > 0 rule); single-struct commands send nargs 1 and the struct,
+ * or nargs 0 and nothing for a NULL pointer where the spec allows it
+ * (PFM_START). A NULL array with n > 0 is refused here with -PVPMU_EFAULT,
+ * the spec's error for a bad pointer, since address 0 means "none" in the
+ * hypercall block.
+ */
+#include "sdk_priv.h"
+
+static const struct pvpmu_drv *cur_drv;
+
+void pvpmu_set_driver(const struct pvpmu_drv *drv)
+{
+	cur_drv = drv;
+}
+
+const struct pvpmu_drv *sdk_drv(void)
+{
+	return cur_drv ? cur_drv : &pvpmu_identity_drv;
+}
+
+const struct pvpmu_drv *pvpmu_driver(void)
+{
+	return sdk_drv();
+}
+
+/* A vector command of (n) elements of (elem) bytes. */
+static int vec(int fd, unsigned int cmd, void *arr, int n, pvpmu_u64 elem)
+{
+	if (n > 0 && !arr)
+		return -PVPMU_EFAULT;
+	return pvpmu_pfm(sdk_drv(), fd, cmd, n > 0 ? arr : 0,
+			 n > 0 ? (pvpmu_u64)n * elem : 0, n);
+}
+
+/* A command taking one struct of (size) bytes, or none if (arg) is NULL. */
+static int one(int fd, unsigned int cmd, void *arg, pvpmu_u64 size)
+{
+	return pvpmu_pfm(sdk_drv(), fd, cmd, arg, arg ? size : 0, arg ? 1 : 0);
+}
+
+int pfm_create_context(pfarg_ctx_t *ctx, const void *fmt_arg,
+		       pvpmu_u64 fmt_arg_size)
+{
+	union {
+		pfarg_ctx_t ctx;
+		pvpmu_u64 align;
+		pvpmu_u8 bytes[PVPMU_CTX_BOUNCE_MAX];
+	} bounce;
+	const pvpmu_u8 *src = fmt_arg;
+	pvpmu_u64 i;
+	int ret;
+
+	if (!ctx || (fmt_arg_size && !fmt_arg))
+		return -PVPMU_EFAULT;
+	if (!fmt_arg_size)
+		return one(0, PFM_CREATE_CONTEXT, ctx, sizeof(*ctx));
+	/* Format arguments already in place right after the pfarg_ctx. */
+	if (src == (const pvpmu_u8 *)(ctx + 1))
+		return pvpmu_pfm(sdk_drv(), 0, PFM_CREATE_CONTEXT, ctx,
+				 sizeof(*ctx) + fmt_arg_size, 1);
+	if (fmt_arg_size > sizeof(bounce) - sizeof(*ctx))
+		return -PVPMU_E2BIG;
+	bounce.ctx = *ctx;
+	for (i = 0; i < fmt_arg_size; i++)
+		bounce.bytes[sizeof(*ctx) + i] = src[i];
+	ret = pvpmu_pfm(sdk_drv(), 0, PFM_CREATE_CONTEXT, &bounce,
+			sizeof(*ctx) + fmt_arg_size, 1);
+	/* OUT fields come back even on failure (abi.h section 5). */
+	*ctx = bounce.ctx;
+	return ret;
+}
+
+int pfm_write_pmcs(int fd, pfarg_pmc_t *pmcs, int n)
+{
+	return vec(fd, PFM_WRITE_PMCS, pmcs, n, sizeof(*pmcs));
+}
+
+int pfm_write_pmds(int fd, pfarg_pmd_t *pmds, int n)
+{
+	return vec(fd, PFM_WRITE_PMDS, pmds, n, sizeof(*pmds));
+}
+
+int pfm_read_pmds(int fd, pfarg_pmd_t *pmds, int n)
+{
+	return vec(fd, PFM_READ_PMDS, pmds, n, sizeof(*pmds));
+}
+
+int pfm_load_context(int fd, pfarg_load_t *load)
+{
+	if (!load)
+		return -PVPMU_EFAULT;
+	return one(fd, PFM_LOAD_CONTEXT, load, sizeof(*load));
+}
+
+int pfm_start(int fd, pfarg_start_t *start)
+{
+	return one(fd, PFM_START, start, sizeof(*start));
+}
+
+int pfm_stop(int fd)
+{
+	return one(fd, PFM_STOP, 0, 0);
+}
+
+int pfm_unload_context(int fd)
+{
+	return one(fd, PFM_UNLOAD_CONTEXT, 0, 0);
+}
+
+int pfm_restart(int fd)
+{
+	return pvpmu_pfm_restart(sdk_drv(), fd, 0);
+}
+
+int pvpmu_restart_arg(int fd, pvpmu_u64 restart_arg)
+{
+	return pvpmu_pfm_restart(sdk_drv(), fd, restart_arg);
+}
+
+int pfm_create_evtsets(int fd, pfarg_setdesc_t *setd, int n)
+{
+	return vec(fd, PFM_CREATE_EVTSETS, setd, n, sizeof(*setd));
+}
+
+int pfm_delete_evtsets(int fd, pfarg_setdesc_t *setd, int n)
+{
+	return vec(fd, PFM_DELETE_EVTSETS, setd, n, sizeof(*setd));
+}
+
+int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t *info, int n)
+{
+	return vec(fd, PFM_GETINFO_EVTSETS, info, n, sizeof(*info));
+}
+
+int pfm_getinfo_pmcs(pfarg_pmcinfo_t *pmcs, int n)
+{
+	return vec(0, PFM_GETINFO_PMCS, pmcs, n, sizeof(*pmcs));
+}
+
+int pfm_getinfo_pmds(pfarg_pmdinfo_t *pmds, int n)
+{
+	return vec(0, PFM_GETINFO_PMDS, pmds, n, sizeof(*pmds));
+}
+
+int pfm_get_config(pfarg_config_t *cfg)
+{
+	if (!cfg)
+		return -PVPMU_EFAULT;
+	return one(0, PFM_GET_CONFIG, cfg, sizeof(*cfg));
+}
+
+int pfm_set_config(pfarg_config_t *cfg)
+{
+	if (!cfg)
+		return -PVPMU_EFAULT;
+	return one(0, PFM_SET_CONFIG, cfg, sizeof(*cfg));
+}
+
+int pfm_close(int fd)
+{
+	return pvpmu_hc_close(sdk_drv(), fd);
+}
+
+int pfm_read_msg(int fd, pfm_msg_t *msg, pvpmu_u64 timeout_ns)
+{
+	return pvpmu_hc_read_msg(sdk_drv(), fd, msg, timeout_ns);
+}
+
+int pfm_smpl_buf(int fd, const void **buf, pvpmu_u64 *size)
+{
+	return pvpmu_smpl_map(sdk_drv(), fd, buf, size);
+}
+
+int pvpmu_set_vector(pvpmu_u32 vector)
+{
+	return pvpmu_hc_set_vector(sdk_drv(), vector);
+}
+
+int pvpmu_sched(int fd, pvpmu_u32 op, pvpmu_u32 tid)
+{
+	return pvpmu_hc_sched(sdk_drv(), fd, op, tid);
+}
+
+int pvpmu_shared_attach(struct pvpmu_shared_page *page)
+{
+	return pvpmu_shared_register(sdk_drv(), page);
+}
+
+int pvpmu_read_fast(const struct pvpmu_shared_page *page, int fd,
+		    pfarg_pmd_t *pmds, int n)
+{
+	return pvpmu_shared_read(page, fd, pmds, n, pvpmu_rdtsc(), 0);
+}
+
+int pfm_read_pmds_fast(const struct pvpmu_shared_page *page, int fd,
+		       pfarg_pmd_t *pmds, int n)
+{
+	int ret;
+
+	if (!page)
+		return pfm_read_pmds(fd, pmds, n);
+	ret = pvpmu_read_fast(page, fd, pmds, n);
+	return ret == -PVPMU_EAGAIN ? pfm_read_pmds(fd, pmds, n) : ret;
+}
