@@ -47,19 +47,25 @@ int vpmu_cpu_attach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx)
 	return 0;
 }
 
-/* Take (ctx) off (cpu): last deltas, virtual PMD snapshot, close. */
-void vpmu_cpu_detach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx)
+/* Close (ctx)'s events and take it off (cpu), without collecting. */
+static void unhook(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx)
 {
 	unsigned int i;
 
-	vpmu_ctx_sync(ctx);
-	vpmu_ctx_snap_vpmds(ctx);
 	vpmu_ctx_close_events(ctx);
 	for (i = 0; i < VPMU_CPU_MAX_CTX; i++) {
 		if (cpu->ctx[i] == ctx)
 			cpu->ctx[i] = NULL;
 	}
 	ctx->cpu = NULL;
+}
+
+/* Take (ctx) off (cpu): last deltas, virtual PMD snapshot, close. */
+void vpmu_cpu_detach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx)
+{
+	vpmu_ctx_sync(ctx);
+	vpmu_ctx_snap_vpmds(ctx);
+	unhook(cpu, ctx);
 }
 
 static int check_flags(struct vpmu_domain *d, const struct vpmu_caller *who,
@@ -130,8 +136,9 @@ void vpmu_ctx_free(struct vpmu_ctx *ctx)
 {
 	struct vpmu_domain *d = ctx->dom;
 
+	/* No last collection: nothing may notify while tearing down. */
 	if (ctx->cpu)
-		vpmu_cpu_detach(ctx->cpu, ctx);
+		unhook(ctx->cpu, ctx);
 	if (ctx->has_fmt) {
 		d->smpl_used -= ctx->smpl.size;
 		vpmu_smpl_destroy(&ctx->smpl);
