@@ -104,7 +104,7 @@ static uint64_t ctx_deadline(const struct vpmu_ctx *ctx)
 
 uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu)
 {
-	uint64_t when = VPMU_NO_DEADLINE, t;
+	uint64_t when = VPMU_NO_DEADLINE, t, soonest;
 	unsigned int i;
 
 	pthread_mutex_lock(&cpu->dom->lock);
@@ -114,6 +114,10 @@ uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu)
 		t    = ctx_deadline(cpu->ctx[i]);
 		when = t < when ? t : when;
 	}
+	/* Host protection: no kick closer than min_kick_ns (vpmu.h). */
+	soonest = cpu->run_ns + cpu->dom->cfg.limits.min_kick_ns;
+	if (when != VPMU_NO_DEADLINE && when < soonest)
+		when = soonest;
 	pthread_mutex_unlock(&cpu->dom->lock);
 	return when;
 }

@@ -78,6 +78,7 @@ static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 	ctx->switch_pending = false;
 	ctx->ovfl_pending   = 0;
 	ctx->enabled_ns     = 0;
+	ctx->thr_count      = 0;
 	ctx->load_pid       = load->load_pid;
 	vpmu_set_activate(ctx, s, false);
 	if (cpu) {

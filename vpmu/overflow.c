@@ -39,9 +39,10 @@ static bool may_block(const struct vpmu_ctx *ctx)
 }
 
 /*
- * Queue a message of (type) (unless PFM_FL_OVFL_NO_MSG for overflows,
- * 3.3.7) and run the notification callback; the message is appended
- * before the callback (3.3.8). A full queue drops the message (vpmu.h).
+ * Queue a message of (type) (none for type 0, nor for overflows with
+ * PFM_FL_OVFL_NO_MSG, 3.3.7) and run the notification callback; the message is
+ * appended before the callback (3.3.8). A full queue drops the message
+ * (vpmu.h).
  */
 void vpmu_ctx_notify(struct vpmu_ctx *ctx, uint32_t type, uint64_t ovfl,
 		     uint32_t flags)
@@ -56,7 +57,10 @@ void vpmu_ctx_notify(struct vpmu_ctx *ctx, uint32_t type, uint64_t ovfl,
 		.load_pid  = ctx->load_pid,
 	};
 
-	if (type != PFM_MSG_OVFL || !(ctx->flags & PFM_FL_OVFL_NO_MSG)) {
+	bool has_msg = type == PFM_MSG_OVFL ? !(ctx->flags & PFM_FL_OVFL_NO_MSG)
+					    : type != 0;
+
+	if (has_msg) {
 		memset(&m, 0, sizeof(m));
 		m.pfm_ovfl_msg.msg_type = type;
 		if (type == PFM_MSG_OVFL) {
@@ -201,6 +205,28 @@ static uint64_t count_triggers(struct vpmu_set *s, uint64_t ovfl)
 	return hit;
 }
 
+/*
+ * 4.4.4 (policy): count overflow events per second of run time; past the
+ * limit mask until RESTART and tell the VMM, without a message.
+ */
+static void throttle(struct vpmu_ctx *ctx)
+{
+	uint64_t max = ctx->dom->cfg.limits.max_ovfl_per_sec;
+	uint64_t now = ctx->cpu->run_ns;
+
+	if (!max)
+		return;
+	if (now - ctx->thr_start >= 1000000000ULL) {
+		ctx->thr_start = now;
+		ctx->thr_count = 0;
+	}
+	if (++ctx->thr_count <= max || ctx->is_masked)
+		return;
+	ctx->is_masked = true;
+	ctx->st.nr_throttled++;
+	vpmu_ctx_notify(ctx, 0, 0, VPMU_NOTIFY_THROTTLED);
+}
+
 /* Process one overflow event of the active set: PMDs (ovfl) wrapped. */
 void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl)
 {
@@ -233,6 +259,7 @@ void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl)
 				c.block ? VPMU_NOTIFY_BLOCK : 0);
 	if (!c.mask && trig)
 		vpmu_ctx_switch(ctx, vpmu_set_next(ctx, s), false);
+	throttle(ctx);
 }
 
 /*

@@ -127,18 +127,30 @@ struct vpmu_limits {
 	uint64_t arg_size_max;  /* bytes per vector argument (>= 4096) */
 	uint64_t smpl_mem_max;  /* bytes of sampling buffers per VM */
 	uint64_t timer_gran_ns; /* set-switch timeout granularity (> 0) */
+	/*
+	 * Host protection (spec 4.4.4, left open there). 0 disables each.
+	 * min_kick_ns: vpmu_cpu_next_deadline() is never closer than this
+	 * to the current run time, so a tiny period cannot storm the host
+	 * with timer kicks (overflows then come later, as skid).
+	 * max_ovfl_per_sec: overflow events per second of run time per
+	 * context; one more masks the context (VPMU_NOTIFY_THROTTLED, no
+	 * message) until PFM_RESTART.
+	 */
+	uint64_t min_kick_ns;
+	uint64_t max_ovfl_per_sec;
 };
 
 /* What a notification is about. */
-#define VPMU_NOTIFY_MSG   (1U << 0) /* a message was queued */
-#define VPMU_NOTIFY_BLOCK (1U << 1) /* the guest should block the thread */
-#define VPMU_NOTIFY_LOST  (1U << 2) /* the queue was full: message dropped */
+#define VPMU_NOTIFY_MSG       (1U << 0) /* a message was queued */
+#define VPMU_NOTIFY_BLOCK     (1U << 1) /* the guest should block the thread */
+#define VPMU_NOTIFY_LOST      (1U << 2) /* the queue was full: message dropped */
+#define VPMU_NOTIFY_THROTTLED (1U << 3) /* masked: too many overflows */
 
 struct vpmu_notify {
 	int handle;            /* context */
 	enum vpmu_owner owner; /* whose context */
 	uint32_t cpu_index;    /* vCPU of the overflow, or UINT32_MAX */
-	uint32_t msg_type;     /* PFM_MSG_OVFL or PFM_MSG_END */
+	uint32_t msg_type;     /* PFM_MSG_OVFL, PFM_MSG_END, 0 (throttled) */
 	uint32_t flags;        /* VPMU_NOTIFY_* */
 	uint32_t load_pid;     /* guest thread / vCPU the context is on */
 };
@@ -183,6 +195,7 @@ struct vpmu_ctx_stats {
 	uint64_t nr_folds;          /* narrow hardware wraps folded */
 	uint64_t nr_switches;       /* set switches */
 	uint64_t nr_backend_errors; /* backend open/read failures */
+	uint64_t nr_throttled;      /* masked by max_ovfl_per_sec */
 };
 
 /* What the VMM publishes in the per-vCPU shared page (abi.h). */

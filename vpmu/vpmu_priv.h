@@ -102,6 +102,8 @@ struct vpmu_ctx {
 	struct vpmu_smpl_buf smpl;
 	uint64_t vpmd[8];    /* virtual PMD values when off cpu */
 	uint64_t enabled_ns; /* run time active and unmasked since LOAD */
+	uint64_t thr_start;  /* run ns the throttle window began */
+	uint64_t thr_count;  /* overflow events in the window */
 	struct vpmu_ctx_stats st;
 };
 

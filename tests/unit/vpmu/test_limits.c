@@ -201,3 +201,67 @@ Test(vpmu_pmu, default_pmcs_measure_nothing)
 	for (i = 0; i < 8; i++)
 		cr_assert(eq(u64, h_val(fd, 0, (uint16_t)i), 0));
 }
+
+static void kick_10us(struct vpmu_limits *l)
+{
+	l->min_kick_ns = 10000;
+}
+
+/* 4.4.4 (policy): deadlines are never closer than min_kick_ns. */
+Test(vpmu_limits, min_kick_spaces_deadlines, .fini = h_teardown)
+{
+	int fd;
+
+	init_with(kick_10us);
+	fd = h_ctx(PFM_FL_SYSTEM_WIDE);
+	h_pmc(fd, 0, 0, H_EVSEL(0), 0);
+	h_pmd(fd, 0, 0, (uint64_t)-10, (uint64_t)-10, 0);
+	h_rate(0, 1000000000ULL);
+	h_load(fd, 0);
+	h_start(fd);
+	cr_assert(eq(u64, vpmu_cpu_next_deadline(H.cpu0),
+		     vpmu_cpu_run_ns(H.cpu0) + 10000));
+	h_run(10000);
+	/* One overflow event; the skid stays on top of the short reset. */
+	cr_assert(eq(u64, h_val(fd, 0, 0), (uint64_t)-10 + 9990));
+}
+
+static void five_per_sec(struct vpmu_limits *l)
+{
+	l->max_ovfl_per_sec = 5;
+}
+
+/* 4.4.4 (policy): too many overflows per second mask until RESTART. */
+Test(vpmu_limits, overflow_throttling, .fini = h_teardown)
+{
+	struct vpmu_ctx_stats st;
+	union pfm_msg m;
+	unsigned int i, nr;
+	int fd;
+
+	init_with(five_per_sec);
+	fd = h_ctx(PFM_FL_SYSTEM_WIDE);
+	h_pmc(fd, 0, 0, H_EVSEL(0), 0);
+	h_pmd(fd, 0, 0, (uint64_t)-10, (uint64_t)-10, (uint64_t)-10);
+	h_rate(0, 1000000000ULL);
+	h_load(fd, 0);
+	h_start(fd);
+	for (i = 0; i < 5; i++)
+		h_run(10);
+	cr_assert(eq(u32, H.nr_notes, 0), "within the limit");
+	h_run(10);
+	cr_assert(eq(u32, H.nr_notes, 1));
+	cr_assert(eq(u32, H.notes[0].flags, VPMU_NOTIFY_THROTTLED));
+	cr_assert(eq(u32, H.notes[0].msg_type, 0));
+	cr_assert(eq(int, vpmu_ctx_read_msgs(H.d, &H.guest, fd, &m, 1, &nr),
+		     -EAGAIN),
+		  "no message");
+	cr_assert(eq(int, vpmu_ctx_stats(H.d, &H.guest, fd, &st), 0));
+	cr_assert(eq(u64, st.nr_throttled, 1));
+	h_run(1000);
+	cr_assert(eq(u64, h_val(fd, 0, 0), (uint64_t)-10), "masked");
+	h_run(1000000000ULL); /* a new one-second window */
+	cr_assert(eq(int, vpmu_ctx_restart(H.d, &H.guest, fd, 0), 0));
+	h_run(10);
+	cr_assert(eq(u32, H.nr_notes, 1), "counting again");
+}
