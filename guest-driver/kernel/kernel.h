@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kernel.h: the API of the minimal vpmu guest kernel.
+ * kernel.h: the API of the minimal vpmu guest kernel (ring 0).
  *
  * The kernel is a static library linked into every guest image. The VMM
  * starts each vCPU at _start in 64-bit ring 0 (see pvpmu/abi.h, section 1);
  * start.S puts it on its own stack and calls kernel_main(), which sets up the
- * per-vCPU state (GDT, IDT) and calls the image's guest_main(). When
- * guest_main() returns, the vCPU halts with interrupts off; the VMM ends the
- * VM with status 0 once every vCPU has halted that way.
+ * per-vCPU state (GDT and TSS, IDT with the int3 syscall gate, the null
+ * page guard) and calls the image's
+ * guest_main(). An image either
+ *   - defines guest_main() and runs in ring 0 (the older test images), or
+ *   - defines ring-3 programs (user_main() or user_program(), see
+ *     "Programs" below) and lets the kernel's default guest_main() start
+ *     them, or
+ *   - defines guest_main() for ring-0 set-up (a notification handler, say)
+ *     that ends with kernel_user_run(vcpu).
+ * When guest_main() returns, the vCPU halts with interrupts off; the VMM ends
+ * the VM with status 0 once every vCPU has halted.
  *
- * Everything runs in ring 0 for now. Ring-0 code is emulated on the PVM
- * development hosts (~1 us per instruction) and every port access is an exit
- * (~7 us): keep paths short.
+ * Ring-0 code is emulated on the PVM development hosts (~1 us per
+ * instruction) and every port access is an exit (~7 us): keep ring-0 paths
+ * short and do the work in ring 3, which runs natively.
  */
 #ifndef GUEST_KERNEL_H
 #define GUEST_KERNEL_H
@@ -23,6 +31,8 @@
 
 #include <pvpmu/abi.h>
 
+#include "extable.h"
+#include "user.h"
 #include "x86.h"
 
 #define KERNEL_MAX_VCPUS  64
@@ -33,8 +43,10 @@
 #define KERNEL_EXIT_TRAP     128 /* + vector: unhandled exception */
 
 /*
- * Per-vCPU state. It sits at the bottom of the vCPU's stack, so this_cpu()
- * is one AND of RSP. (Issue 4 moves it behind GS once ring 3 exists.)
+ * Per-vCPU state. It sits at the bottom of the vCPU's kernel stack, so
+ * this_cpu() is one AND of RSP; this holds in every ring-0 context (events
+ * from ring 3, syscalls included, switch to TSS.RSP0, the top of this
+ * stack).
  */
 struct cpu {
 	unsigned int id; /* vCPU index from the VMM (RDI at _start) */
@@ -69,6 +81,50 @@ noreturn void guest_exit(int status);
 
 /* Halt this vCPU for good (cli; hlt). */
 noreturn void guest_halt(void);
+
+/*
+ * Wait for an interrupt in ring 0: `sti; hlt; cli`. Returns, with
+ * interrupts off again, after one interrupt has been handled (STI's
+ * one-instruction shadow means none is taken before HLT starts). The VMM
+ * ends the VM with status 0 once every vCPU is halted, interrupts enabled
+ * or not; today that includes a vCPU whose notification is already pending
+ * when the last other vCPU halts (reported to the VMM side), so keep another
+ * vCPU busy if the VM must outlive the wait.
+ */
+void kernel_idle(void);
+
+/* Programs (ring 3): user_main() and user_program(), see user.h. */
+
+/*
+ * Enter this vCPU's program in ring 3 (iretq with IF=1, IOPL 0, on the
+ * vCPU's user stack) with the kernel stack reset to its top. Call it
+ * last in a guest_main() that needs ring-0 set-up first; the kernel's weak
+ * default guest_main() calls only this. Does not return.
+ */
+noreturn void kernel_user_run(unsigned int vcpu);
+
+/* Nanoseconds since boot (what the time syscall returns). */
+uint64_t kernel_time_ns(void);
+
+/*
+ * Notification vector.
+ *
+ * The VMM injects the vector registered with PVPMU_HC_SET_VECTOR (no local
+ * APIC is emulated, so no EOI is needed). kernel_set_notify_handler() points
+ * IDT gate (vector) (32..255, e.g. KERNEL_NOTIFY_VECTOR) at a short entry
+ * path that saves the caller-saved registers, calls (fn) on the current
+ * kernel stack (RSP0 when the interrupt came from ring 3) with interrupts
+ * off, and returns with iretq: 21 ring-0 instructions plus (fn). One vector
+ * at a time: a new vector restores the previous one's default gate, and
+ * (fn) NULL restores the default gate (an unhandled interrupt is fatal).
+ * Applies to all vCPUs. Registering the vector with the VMM is separate
+ * (the hypercall, from ring 0 or ring 3). Returns 0, or -1 for a bad vector.
+ */
+#define KERNEL_NOTIFY_VECTOR 0xf0
+
+typedef void (*kernel_notify_fn_t)(void);
+
+int kernel_set_notify_handler(unsigned int vector, kernel_notify_fn_t fn);
 
 /* Identity-mapped guest: a kernel pointer is its guest-physical address. */
 static inline uint32_t virt_to_gpa(const void *p)
@@ -110,7 +166,10 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* GDT: kernel and user segments; TSS slots are reserved for issue 4. */
+/*
+ * GDT: kernel and user segments, then one 64-bit TSS descriptor per vCPU.
+ * The layout suits STAR (user DS = user CS - 8).
+ */
 #define GDT_KERNEL_CS 0x08 /* == PVPMU_BOOT_CS */
 #define GDT_KERNEL_DS 0x10 /* == PVPMU_BOOT_DS */
 #define GDT_USER_DS   0x1b /* 0x18 | RPL 3 */
@@ -118,6 +177,30 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 
 /* Load the kernel GDT and reload CS, DS, ES and SS (every vCPU). */
 void gdt_load(void);
+
+/*
+ * Set up this vCPU's TSS (RSP0 = (rsp0); an I/O permission bitmap that
+ * grants exactly the hypercall doorbell ports) and load it with ltr. Once,
+ * after gdt_load().
+ */
+void tss_load(unsigned int vcpu, uint64_t rsp0);
+
+/*
+ * The `syscall` MSRs of this vCPU (syscall.c): a stray `syscall` lands in
+ * a #UD (see user.h). Once per vCPU.
+ */
+void syscall_init_cpu(void);
+
+/* The clock and the syscall gate (syscall.c); vCPU 0, once, before others. */
+void syscall_init(const struct pvpmu_boot_info *bi);
+
+/*
+ * Unmap page 0 (GPA 0..4095) so that NULL dereferences fault in both
+ * rings: vCPU 0 splits the first 2 MiB page of the VMM's identity map
+ * (paging.c); every vCPU then calls paging_flush().
+ */
+void paging_guard_null(void);
+void paging_flush(void);
 
 /*
  * Traps.
@@ -134,10 +217,6 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
 };
 
-/* Index of a saved register in a trap frame seen as uint64_t[]. */
-#define TRAP_REG_RSI 10
-#define TRAP_REG_RAX 14
-
 typedef void (*trap_handler_fn_t)(struct trap_frame *tf);
 
 /* Load the shared IDT (256 gates, built at assembly time) on this vCPU. */
@@ -150,33 +229,17 @@ void trap_load(void);
  */
 int trap_register(unsigned int vector, trap_handler_fn_t fn);
 
+/*
+ * Point IDT gate (vector) at (addr) as an interrupt gate of privilege
+ * (dpl) (3: `int` from ring 3 allowed), or back at its default stub when
+ * (addr) is 0. All vCPUs share the IDT; the address must be below 4 GiB.
+ */
+void trap_set_gate(unsigned int vector, uint64_t addr, unsigned int dpl);
+
 /* C side of the stubs in entry.S. */
 void trap_dispatch(struct trap_frame *tf);
 
-/*
- * Exception table. An instruction that may fault is recorded with
- * EXTABLE_ENTRY(fault, resume, op) inside its inline asm: if it raises any
- * exception in ring 0, the handler writes EXTABLE_FAULT | vector (never 0,
- * even for #DE) into the saved register whose TRAP_REG_* index is the asm
- * operand named (op), and resumes at (resume) instead of dying. Clear that
- * register before the instruction, e.g.
- *   "xor %%esi, %%esi\n1: rdmsr\n2:\n" EXTABLE_ENTRY(1b, 2b, reg)
- *   : "=&S"(vec) ... : [reg] "i"(TRAP_REG_RSI)
- * (see guest_rdmsr_safe() in trap.c).
- */
-#define EXTABLE_FAULT 0x100
-
-struct extable_entry {
-	uint64_t fault_rip;
-	uint64_t resume_rip;
-	uint64_t reg;
-};
-
-#define EXTABLE_ENTRY(fault, resume, op)                                       \
-	".pushsection .extable, \"a\"\n\t"                                     \
-	".balign 8\n\t"                                                        \
-	".quad " #fault ", " #resume ", %c[" #op "]\n\t"                       \
-	".popsection\n\t"
+/* Exception table: see extable.h. */
 
 /*
  * RDMSR/WRMSR that survive a fault. Return 0 on success or the exception

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * main.c: per-vCPU bring-up (kernel_main), spinlocks and VM exit.
+ * main.c: per-vCPU bring-up (kernel_main), spinlocks, idle and VM exit.
  *
- * vCPU 0 sets up what is shared (the console) and checks the boot info;
- * the other vCPUs wait for it, then every vCPU loads the GDT and IDT and
- * runs the image's guest_main().
+ * vCPU 0 sets up what is shared (the console, the null-page guard, the
+ * clock) and checks the boot info; the other vCPUs wait for it, then every
+ * vCPU loads the GDT, TSS and IDT, sets its syscall MSRs and runs the
+ * image's guest_main() (by default: this vCPU's ring-3 program).
  */
 #include "kernel.h"
 
@@ -45,6 +46,12 @@ noreturn void guest_halt(void)
 	}
 }
 
+void kernel_idle(void)
+{
+	/* STI delays interrupts by one instruction: none slips before HLT. */
+	__asm__ __volatile__("sti; hlt; cli" : : : "memory");
+}
+
 noreturn void guest_exit(int status)
 {
 	outl(PVPMU_PORT_EXIT, (uint32_t)status);
@@ -65,6 +72,14 @@ static void check_boot_info(const struct pvpmu_boot_info *bi)
 			bi->nr_vcpus, KERNEL_MAX_VCPUS);
 }
 
+/* The image's entry when it defines none: run this vCPU's program. */
+__attribute__((weak)) void guest_main(unsigned int vcpu,
+				      const struct pvpmu_boot_info *bi)
+{
+	(void)bi;
+	kernel_user_run(vcpu);
+}
+
 void kernel_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 {
 	struct cpu *cpu = this_cpu();
@@ -76,6 +91,8 @@ void kernel_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 		console_init();
 		trap_load();
 		check_boot_info(bi);
+		paging_guard_null();
+		syscall_init(bi);
 		kernel_boot_info = bi;
 		__atomic_store_n(&kernel_ready, 1, __ATOMIC_RELEASE);
 	} else {
@@ -83,5 +100,8 @@ void kernel_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 			cpu_relax();
 		trap_load();
 	}
+	paging_flush();
+	tss_load(vcpu, (uintptr_t)cpu + KERNEL_STACK_SIZE);
+	syscall_init_cpu();
 	guest_main(vcpu, bi);
 }

@@ -33,8 +33,12 @@ _Static_assert(offsetof(struct trap_frame, rsi) == 8 * TRAP_REG_RSI,
 _Static_assert(offsetof(struct trap_frame, rax) == 8 * TRAP_REG_RAX,
 	       "TRAP_REG_RAX");
 
+#define TRAP_STUB_LEN  16   /* entry.S */
+#define GATE_INTERRUPT 0x8e /* present, DPL 0, 64-bit interrupt gate */
+
 /* Built at assembly time in entry.S. */
 extern struct idt_gate idt_table[IDT_NR_GATES];
+extern const char trap_stubs[];
 extern const struct extable_entry __extable_start[], __extable_end[];
 
 static trap_handler_fn_t trap_handlers[IDT_NR_GATES];
@@ -56,6 +60,18 @@ void trap_load(void)
 	lidt(&p);
 }
 
+void trap_set_gate(unsigned int vector, uint64_t addr, unsigned int dpl)
+{
+	struct idt_gate *g = &idt_table[vector & (IDT_NR_GATES - 1)];
+
+	if (!addr)
+		addr = (uintptr_t)trap_stubs + TRAP_STUB_LEN * vector;
+	/* The image lies below 4 GiB: offset 63:32 stays 0. */
+	g->offset_lo  = (uint16_t)addr;
+	g->offset_mid = (uint16_t)(addr >> 16);
+	g->type_attr  = GATE_INTERRUPT | (uint8_t)((dpl & 3) << 5);
+}
+
 int trap_register(unsigned int vector, trap_handler_fn_t fn)
 {
 	if (vector >= IDT_NR_GATES)
@@ -64,12 +80,16 @@ int trap_register(unsigned int vector, trap_handler_fn_t fn)
 	return 0;
 }
 
-/* Resume a ring-0 fault listed in the exception table; true if done. */
+/*
+ * Resume a fault listed in the exception table; true if done. Ring-3 code
+ * may list its instructions too (user_outb_safe()): the table is part of
+ * the image, like the code.
+ */
 static bool fixup(struct trap_frame *tf)
 {
 	const struct extable_entry *e;
 
-	if (tf->vector >= 32 || (tf->cs & 3))
+	if (tf->vector >= 32)
 		return false;
 	for (e = __extable_start; e < __extable_end; e++) {
 		if (e->fault_rip != tf->rip)
@@ -87,7 +107,7 @@ static noreturn void die(const struct trap_frame *tf)
 	int n;
 
 	n = ksnprintf(buf, sizeof(buf),
-		      "*** vcpu %u: unhandled %s %lu (%s) error 0x%lx\n"
+		      "*** vcpu %u: unhandled %s %lu (%s) error 0x%lx cpl %lu\n"
 		      "    rip %016lx cs %04lx rflags %016lx\n"
 		      "    rsp %016lx ss %04lx cr2 %016lx\n"
 		      "    rax %016lx rbx %016lx rcx %016lx rdx %016lx\n"
@@ -97,10 +117,10 @@ static noreturn void die(const struct trap_frame *tf)
 		      this_cpu()->id,
 		      tf->vector < 32 ? "exception" : "interrupt", tf->vector,
 		      tf->vector < 32 ? exception_names[tf->vector] : "-",
-		      tf->error_code, tf->rip, tf->cs, tf->rflags, tf->rsp,
-		      tf->ss, read_cr2(), tf->rax, tf->rbx, tf->rcx, tf->rdx,
-		      tf->rsi, tf->rdi, tf->rbp, tf->r8, tf->r9, tf->r10,
-		      tf->r11, tf->r12, tf->r13, tf->r14, tf->r15);
+		      tf->error_code, tf->cs & 3, tf->rip, tf->cs, tf->rflags,
+		      tf->rsp, tf->ss, read_cr2(), tf->rax, tf->rbx, tf->rcx,
+		      tf->rdx, tf->rsi, tf->rdi, tf->rbp, tf->r8, tf->r9,
+		      tf->r10, tf->r11, tf->r12, tf->r13, tf->r14, tf->r15);
 	if (n > (int)sizeof(buf) - 1)
 		n = sizeof(buf) - 1;
 	console_write(buf, (size_t)n);

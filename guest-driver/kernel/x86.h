@@ -19,11 +19,18 @@
 #define MSR_IA32_MISC_ENABLE      0x000001a0U
 #define MSR_IA32_PERF_GLOBAL_CTRL 0x0000038fU
 #define MSR_EFER                  0xc0000080U
+#define MSR_STAR                  0xc0000081U
+#define MSR_LSTAR                 0xc0000082U
+#define MSR_SFMASK                0xc0000084U
 #define MSR_FS_BASE               0xc0000100U
 #define MSR_GS_BASE               0xc0000101U
 #define MSR_KERNEL_GS_BASE        0xc0000102U
 
-#define X86_RFLAGS_IF (1UL << 9)
+#define X86_RFLAGS_TF       (1UL << 8)
+#define X86_RFLAGS_IF       (1UL << 9)
+#define X86_RFLAGS_DF       (1UL << 10)
+#define X86_RFLAGS_AC       (1UL << 18)
+#define X86_RFLAGS_RESERVED (1UL << 1) /* always 1 */
 
 /* Exception vectors (SDM vol. 3, table 6-1). */
 #define X86_VEC_DE 0
@@ -177,6 +184,11 @@ static inline uint64_t read_cr3(void)
 	return v;
 }
 
+static inline void write_cr3(uint64_t v)
+{
+	__asm__ __volatile__("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
 static inline uint64_t read_cr4(void)
 {
 	uint64_t v;
@@ -201,6 +213,12 @@ static inline void cli(void)
 static inline void hlt(void)
 {
 	__asm__ __volatile__("hlt" : : : "memory");
+}
+
+/* Load the task register with selector (sel). */
+static inline void ltr(uint16_t sel)
+{
+	__asm__ __volatile__("ltr %0" : : "r"(sel) : "memory");
 }
 
 #endif /* GUEST_X86_H */
