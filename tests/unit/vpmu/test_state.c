@@ -387,3 +387,83 @@ Test(vpmu_ctx, virtual_pmds_read_hypervisor_resources)
 	H.vpmd_exits = 50;
 	cr_assert(eq(u64, h_val(fd, 0, exits), 42), "value at detach");
 }
+
+/* Per-thread contexts: the scheduling hooks and thread exit by state. */
+enum tstate { T_UNLOADED, T_OUT, T_IN };
+enum tcmd { T_SCHED_IN, T_SCHED_OUT, T_EXIT, T_UNLOAD, T_START, T_READ };
+
+struct trow {
+	int line;
+	enum tstate st;
+	enum tcmd cmd;
+	int want;
+};
+
+#define TROW(s, c, w)                                                          \
+	{                                                                      \
+		.line = __LINE__, .st = s, .cmd = c, .want = w                 \
+	}
+#define ALL3(c, u, o, i)                                                       \
+	TROW(T_UNLOADED, c, u), TROW(T_OUT, c, o), TROW(T_IN, c, i)
+
+static int tenter(enum tstate st)
+{
+	struct pfarg_load l = {.load_pid = 900};
+	int fd              = h_ctx(0);
+
+	if (st == T_UNLOADED)
+		return fd;
+	cr_assert(eq(int, vpmu_ctx_load(H.d, &H.guest, fd, &l, 1), 0));
+	if (st == T_IN)
+		cr_assert(eq(int, vpmu_ctx_sched_in(H.d, &H.guest, fd), 0));
+	return fd;
+}
+
+static int trun(int fd, enum tcmd c)
+{
+	struct pfarg_pmd p = {.reg_num = 0};
+
+	switch (c) {
+	case T_SCHED_IN:
+		return vpmu_ctx_sched_in(H.d, &H.guest, fd);
+	case T_SCHED_OUT:
+		return vpmu_ctx_sched_out(H.d, &H.guest, fd);
+	case T_EXIT:
+		return vpmu_ctx_thread_exit(H.d, &H.guest, fd);
+	case T_UNLOAD:
+		return vpmu_ctx_unload(H.d, &H.guest, fd);
+	case T_START:
+		return vpmu_ctx_start(H.d, &H.guest, fd, NULL, 0);
+	case T_READ:
+		return vpmu_ctx_read_pmds(H.d, &H.guest, fd, &p, 1);
+	}
+	return -ENOSYS;
+}
+
+ParameterizedTestParameters(vpmu_state, thread_command_by_state)
+{
+	static struct trow rows[] = {
+		/* vpmu.h: sched in/out only between LOAD and UNLOAD. */
+		ALL3(T_SCHED_IN, -EBUSY, 0, -EBUSY),
+		ALL3(T_SCHED_OUT, -EBUSY, -EBUSY, 0),
+		/* 3.3.6: the monitored thread's exit detaches. */
+		ALL3(T_EXIT, -EBUSY, 0, 0),
+		/* 3.1.8: detach whether or not the thread runs now. */
+		ALL3(T_UNLOAD, -EBUSY, 0, 0),
+		/* 3.1.5: START is valid once attached, running or not. */
+		ALL3(T_START, -EBUSY, 0, 0),
+		ALL3(T_READ, 0, 0, 0),
+	};
+
+	return cr_make_param_array(struct trow, rows,
+				   sizeof(rows) / sizeof(rows[0]));
+}
+
+ParameterizedTest(struct trow *r, vpmu_state, thread_command_by_state,
+		  .init = h_setup, .fini = h_teardown)
+{
+	int fd = tenter(r->st);
+
+	cr_assert(eq(int, trun(fd, r->cmd), r->want), "row at line %d",
+		  r->line);
+}
