@@ -280,3 +280,8 @@ void *vmm_vcpu_thread(void *arg)
 	tls_run = NULL;
 	return NULL;
 }
+
+int vmm_vcpu_fd(const struct vmm_vcpu *vcpu)
+{
+	return vcpu->fd;
+}

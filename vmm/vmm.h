@@ -170,6 +170,9 @@ unsigned int vmm_vcpu_index(const struct vmm_vcpu *vcpu);
 struct vmm_vm *vmm_vcpu_vm(const struct vmm_vcpu *vcpu);
 struct vmm_vcpu_stats *vmm_vcpu_stats(struct vmm_vcpu *vcpu);
 
+/* The KVM vCPU fd of (vcpu) (owned by the VM: do not close it). */
+int vmm_vcpu_fd(const struct vmm_vcpu *vcpu);
+
 /*
  * Create a VM from (cfg): open /dev/kvm, create the VM and (cfg->nr_vcpus)
  * vCPUs in 64-bit mode, map RAM, set CPUID, install the console, exit and

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_events.c: `vpmu events`, the events this host can count.
+ *
+ * The KVM statistics are discovered at run time, so the command creates a
+ * scratch VM with one vCPU (never run) and builds the standard backend list
+ * over it (hv, kvmstat, perf), then prints every event with its code,
+ * backend, availability and the reason when unavailable. Perf events are
+ * probed by opening them on this thread. Without a usable /dev/kvm the
+ * listing still runs: KVM statistics are then unavailable, with the reason.
+ */
+#include "commands.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "backends/backends.h"
+#include "vmm.h"
+
+static const char events_usage[] =
+	"usage: vpmu events [--json]\n"
+	"\n"
+	"  List every event of the virtual PMU and every KVM statistic of\n"
+	"  this host: code (the PMC event select, umask << 8 | event), name,\n"
+	"  backend, whether this host can count it, and why not.\n"
+	"  --json  one JSON object {\"events\": [...]} on stdout\n";
+
+struct listing {
+	FILE *out;
+	bool json;
+	unsigned int nr;
+};
+
+static int vcpu_fd(void *opaque, uint32_t cpu)
+{
+	struct vmm_vm *vm = opaque;
+
+	if (!vm || cpu >= vmm_vm_nr_vcpus(vm))
+		return -1;
+	return vmm_vcpu_fd(vmm_vm_vcpu(vm, cpu));
+}
+
+static pid_t self_tid(void *opaque, uint32_t cpu)
+{
+	(void)opaque;
+	(void)cpu;
+	return gettid();
+}
+
+static uint64_t hv_zero(void *opaque, uint32_t cpu, uint16_t code)
+{
+	(void)opaque;
+	(void)cpu;
+	(void)code;
+	return 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void print_json(struct listing *l, const struct vpmu_event_avail *ev)
+{
+	FILE *out = l->out;
+
+	fprintf(out,
+		"%s\n    {\"code\": \"0x%04x\", \"name\": ", l->nr ? "," : "",
+		ev->code);
+	json_str(out, ev->name);
+	fputs(", \"backend\": ", out);
+	json_str(out, ev->backend);
+	fprintf(out, ", \"available\": %s, \"reason\": ",
+		ev->available ? "true" : "false");
+	if (ev->reason)
+		json_str(out, ev->reason);
+	else
+		fputs("null", out);
+	fputs(", \"description\": ", out);
+	json_str(out, ev->desc ? ev->desc : "");
+	fputc('}', out);
+}
+
+static int print_event(void *opaque, const struct vpmu_event_avail *ev)
+{
+	struct listing *l = opaque;
+
+	if (l->json)
+		print_json(l, ev);
+	else
+		fprintf(l->out, "0x%04x  %-34s %-8s %-5s %s\n", ev->code,
+			ev->name, ev->backend, ev->available ? "yes" : "no",
+			ev->available ? (ev->desc ? ev->desc : "")
+				      : ev->reason);
+	l->nr++;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, bool *json, bool *help)
+{
+	int i;
+
+	*json = *help = false;
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			*json = true;
+		} else if (!strcmp(argv[i], "--help") ||
+			   !strcmp(argv[i], "-h")) {
+			*help = true;
+		} else {
+			fprintf(stderr,
+				"vpmu events: unknown argument '%s' (try "
+				"'vpmu events --help')\n",
+				argv[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* A never-run VM with one vCPU: the source of KVM statistics. */
+static struct vmm_vm *scratch_vm(void)
+{
+	char err[VMM_CONFIG_ERR_LEN];
+	struct vmm_config cfg;
+	struct vmm_vm *vm;
+
+	vmm_config_defaults(&cfg);
+	cfg.nr_vcpus = 1;
+	cfg.mem_size = VMM_MEM_MIN;
+	snprintf(cfg.name, sizeof(cfg.name), "vpmu-events");
+	if (vmm_vm_create(&cfg, NULL, &vm, err, sizeof(err))) {
+		fprintf(stderr,
+			"vpmu events: no scratch VM (%s): KVM statistics "
+			"cannot be listed\n",
+			err);
+		return NULL;
+	}
+	return vm;
+}
+
+static int list(struct vmm_vm *vm, bool json)
+{
+	struct vpmu_hv_source hv      = {.read = hv_zero};
+	struct vpmu_kvmstat_source ks = {.vcpu_fd = vcpu_fd, .opaque = vm};
+	struct vpmu_perf_source ps    = {.vcpu_tid = self_tid};
+	struct listing l              = {.out = stdout, .json = json};
+	struct vpmu_backend_list bl;
+	int khz, ret;
+
+	khz        = vm ? ioctl(vcpu_fd(vm, 0), KVM_GET_TSC_KHZ, 0) : -1;
+	hv.tsc_khz = khz > 0 ? (uint64_t)khz : 0;
+	ret        = vpmu_backends_build(&bl, &hv, &ks, &ps);
+	if (ret) {
+		fprintf(stderr, "vpmu events: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (json)
+		fputs("{\"events\": [", stdout);
+	else
+		printf("%-6s  %-34s %-8s %-5s %s\n", "CODE", "NAME", "BACKEND",
+		       "AVAIL", "DESCRIPTION (or why unavailable)");
+	vpmu_backends_list_events(bl.be, bl.nr, print_event, &l);
+	if (json)
+		fputs("\n]}\n", stdout);
+	vpmu_backends_release(&bl);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "vpmu events: writing the listing: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int vmm_cmd_events(int argc, char **argv)
+{
+	struct vmm_vm *vm;
+	bool json, help;
+	int status;
+
+	if (parse_args(argc, argv, &json, &help))
+		return 1;
+	if (help) {
+		fputs(events_usage, stdout);
+		return 0;
+	}
+	vm     = scratch_vm();
+	status = list(vm, json);
+	vmm_vm_destroy(vm);
+	return status;
+}
