@@ -81,11 +81,9 @@ static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 	ctx->thr_count      = 0;
 	ctx->load_pid       = load->load_pid;
 	vpmu_set_activate(ctx, s, false);
-	if (cpu) {
-		ret = vpmu_cpu_attach(cpu, ctx);
-		if (ret)
-			return ret;
-	}
+	/* A backend that cannot open an event: "not at this time". */
+	if (cpu && vpmu_cpu_attach(cpu, ctx))
+		return -EBUSY;
 	ctx->state = VPMU_CTX_LOADED;
 	return 0;
 }
@@ -244,8 +242,8 @@ int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
 	if (!ret && (ctx->state != VPMU_CTX_LOADED || ctx->cpu ||
 		     cpu_has_thread_ctx(who->cpu, ctx)))
 		ret = -EBUSY;
-	if (!ret)
-		ret = vpmu_cpu_attach(who->cpu, ctx);
+	if (!ret && vpmu_cpu_attach(who->cpu, ctx))
+		ret = -EBUSY; /* no room on the vCPU, or a backend refused */
 	pthread_mutex_unlock(&d->lock);
 	return ret;
 }

@@ -54,7 +54,7 @@ int vpmu_ctx_stop(struct vpmu_domain *d, const struct vpmu_caller *who, int fd);
  * PFM_LOAD_CONTEXT (3.1.7), (n) must be 1. A vCPU-wide context is bound to
  * vCPU load->load_pid; a per-thread one to guest thread load_pid (then
  * counted only while scheduled in). Errors: -EBADF, -EFAULT, -EINVAL,
- * -EBUSY, -ENOMEM (backend).
+ * -EBUSY (loaded, target taken, or a backend cannot open an event).
  */
 int vpmu_ctx_load(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
 		  const struct pfarg_load *load, int n);
