@@ -115,4 +115,5 @@ Test(guest_user, syscall_benchmark_runs)
 	STATUS(0);
 	HAS(res.out, "bench_syscall: best iters=");
 	HAS(res.out, "yield_ns=");
+	HAS(res.out, "ratio_hc3_hc0=");
 }
