@@ -111,14 +111,17 @@ uint64_t kernel_time_ns(void);
  *
  * The VMM injects the vector registered with PVPMU_HC_SET_VECTOR (no local
  * APIC is emulated, so no EOI is needed). kernel_set_notify_handler() points
- * IDT gate (vector) (32..255, e.g. KERNEL_NOTIFY_VECTOR) at a short entry
- * path that saves the caller-saved registers, calls (fn) on the current
- * kernel stack (RSP0 when the interrupt came from ring 3) with interrupts
- * off, and returns with iretq: 21 ring-0 instructions plus (fn). One vector
- * at a time: a new vector restores the previous one's default gate, and
- * (fn) NULL restores the default gate (an unhandled interrupt is fatal).
+ * IDT gate (vector) (32..255) at a short entry path that saves the
+ * caller-saved registers, calls (fn) on the current kernel stack (RSP0 when
+ * the interrupt came from ring 3; this_cpu() works) with interrupts off,
+ * and returns with iretq: 21 ring-0 instructions plus (fn). (fn) NULL
+ * selects the default handler, which counts notifications per vCPU in
+ * user_notify_counts[] (user.h) for ring 3 to poll; the kernel installs it
+ * at KERNEL_NOTIFY_VECTOR at boot. One vector at a time: a new vector
+ * returns the previous one to its default gate (unhandled: fatal).
  * Applies to all vCPUs. Registering the vector with the VMM is separate
- * (the hypercall, from ring 0 or ring 3). Returns 0, or -1 for a bad vector.
+ * (the hypercall, from ring 0 or ring 3). Returns 0, or -1 for a bad
+ * vector.
  */
 #define KERNEL_NOTIFY_VECTOR 0xf0
 

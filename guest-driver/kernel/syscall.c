@@ -40,6 +40,8 @@ noreturn void user_enter(unsigned int vcpu, user_main_fn_t fn,
 kernel_notify_fn_t kernel_notify_fn;
 static unsigned int notify_vector;
 
+volatile uint64_t user_notify_counts[KERNEL_MAX_VCPUS];
+
 static uint8_t user_stacks[KERNEL_MAX_VCPUS][USER_STACK_SIZE]
 	__attribute__((aligned(16)));
 
@@ -132,6 +134,7 @@ void syscall_init(const struct pvpmu_boot_info *bi)
 	tsc_to_ns_mult = (1000000ULL << 32) / khz;
 	boot_tsc       = rdtsc();
 	trap_set_gate(USER_SYSCALL_VECTOR, (uintptr_t)syscall_entry, 3);
+	kernel_set_notify_handler(KERNEL_NOTIFY_VECTOR, NULL);
 }
 
 void syscall_init_cpu(void)
@@ -151,16 +154,20 @@ noreturn void kernel_user_run(unsigned int vcpu)
 		   (uintptr_t)this_cpu() + KERNEL_STACK_SIZE);
 }
 
+/* The default notification handler: count, for ring 3 to poll. */
+static void notify_count(void)
+{
+	user_notify_counts[this_cpu()->id]++;
+}
+
 int kernel_set_notify_handler(unsigned int vector, kernel_notify_fn_t fn)
 {
 	if (vector < 32 || vector > 255)
 		return -1;
-	if (notify_vector)
+	if (notify_vector && notify_vector != vector)
 		trap_set_gate(notify_vector, 0, 0);
-	notify_vector = 0;
-	if (!fn)
-		return 0;
-	__atomic_store_n(&kernel_notify_fn, fn, __ATOMIC_RELEASE);
+	__atomic_store_n(&kernel_notify_fn, fn ? fn : notify_count,
+			 __ATOMIC_RELEASE);
 	trap_set_gate(vector, (uintptr_t)notify_entry, 0);
 	notify_vector = vector;
 	return 0;

@@ -157,6 +157,20 @@ static inline int user_outl_safe(uint16_t port, uint32_t val)
 	return (int)(vec & 0xff);
 }
 
+/*
+ * Notifications. The kernel's default handler of the notification vector
+ * (KERNEL_NOTIFY_VECTOR, 0xf0) counts interrupts per vCPU here. A ring-3
+ * program registers the vector itself with PVPMU_HC_SET_VECTOR (the
+ * doorbell is granted) and polls its count; an image that installs its own
+ * ring-0 handler (kernel_set_notify_handler()) stops the counting.
+ */
+extern volatile uint64_t user_notify_counts[];
+
+static inline uint64_t user_notify_count(unsigned int vcpu)
+{
+	return user_notify_counts[vcpu];
+}
+
 /* The VM's boot info (read-only by convention; readable from ring 3). */
 static inline const struct pvpmu_boot_info *user_boot_info(void)
 {

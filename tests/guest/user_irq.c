@@ -2,15 +2,16 @@
 /*
  * user_irq.c: the notification vector, delivered in ring 0 and in ring 3.
  *
- * The kernel routes KERNEL_NOTIFY_VECTOR to on_notify(). vCPU 0 then
+ * vCPU 0
  *   1. in ring 0: registers the vector with PVPMU_HC_SET_VECTOR, arms a
  *      vCPU-wide perfmon2 context whose hv_hypercalls counter overflows
  *      (with notification) after ARM_CALLS hypercalls, makes them with
  *      interrupts off, and waits in kernel_idle() (sti; hlt) for the
  *      interrupt;
- *   2. in ring 3: registers the vector again, arms a new context, and
- *      spins making NOP hypercalls until on_notify() has run, with a
- *      timeout measured by rdtsc.
+ *   2. puts the kernel's default handler back and, in ring 3, registers
+ *      the vector again, arms a new context, and spins making NOP
+ *      hypercalls until user_notify_count() has grown, with a timeout
+ *      measured by rdtsc (what a ring-3-only program does).
  * Prints "user_irq: ok" and exits 0; exits 1 on a timeout or error. If the
  * VMM answers -ENOSYS to SET_VECTOR or to the perfmon2 call, it prints
  * "user_irq: SET_VECTOR not supported" (the KVM test then skips) and
@@ -104,7 +105,7 @@ static int irq_from_ring3(unsigned int vcpu)
 {
 	uint64_t khz       = user_boot_info()->tsc_khz;
 	uint64_t timeout   = (khz ? khz : 1000000) * TIMEOUT_MS;
-	uint32_t before    = nr_notified;
+	uint64_t before    = user_notify_count(vcpu);
 	uint64_t t0        = rdtsc();
 	unsigned int calls = 0;
 	long fd;
@@ -129,7 +130,7 @@ static int irq_from_ring3(unsigned int vcpu)
 		return 1;
 	}
 	t0 = rdtsc();
-	while (nr_notified == before) {
+	while (user_notify_count(vcpu) == before) {
 		if (rdtsc() - t0 > timeout) {
 			uprintf("user_irq: timeout in ring 3 after %u calls\n",
 				calls);
@@ -140,8 +141,9 @@ static int irq_from_ring3(unsigned int vcpu)
 	}
 	disarm((int)fd);
 	uprintf("user_irq: ring 3 notified on vcpu %u after %u hypercalls "
-		"(cpl %u)\n",
-		notified_vcpu, calls, user_cpl());
+		"(cpl %u, count %llu, custom handler %u)\n",
+		vcpu, calls, user_cpl(),
+		(unsigned long long)user_notify_count(vcpu), nr_notified);
 	uprintf("user_irq: ok\n");
 	return 0;
 }
@@ -172,7 +174,9 @@ static long irq_in_ring0(void)
 		return 1;
 	}
 	disarm((int)fd);
-	kprintf("user_irq: kernel_idle woke for the notification\n");
+	kprintf("user_irq: kernel_idle woke for the notification on vcpu "
+		"%u\n",
+		notified_vcpu);
 	return 0;
 }
 
@@ -189,7 +193,8 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	(void)bi;
 	if (vcpu == 0) {
 		kernel_set_notify_handler(KERNEL_NOTIFY_VECTOR, on_notify);
-		r          = irq_in_ring0();
+		r = irq_in_ring0();
+		kernel_set_notify_handler(KERNEL_NOTIFY_VECTOR, NULL);
 		ring0_done = 1;
 		if (r == -PVPMU_ENOSYS)
 			guest_exit(0);

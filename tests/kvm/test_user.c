@@ -104,8 +104,10 @@ Test(guest_user, notification_vector_reaches_ring_0_and_ring_3)
 		cr_skip_test("the VMM answers -ENOSYS to PVPMU_HC_SET_VECTOR "
 			     "or PVPMU_HC_PFM: notification test skipped");
 	STATUS(0);
-	HAS(res.out, "user_irq: kernel_idle woke for the notification");
+	HAS(res.out,
+	    "user_irq: kernel_idle woke for the notification on vcpu 0");
 	HAS(res.out, "user_irq: ring 3 notified on vcpu 0");
+	HAS(res.out, "(cpl 3, count 1, custom handler 1)");
 	HAS(res.out, "user_irq: ok");
 }
 
