@@ -230,7 +230,23 @@ PVPMU_API int pvpmu_smpl_iter_init(struct pvpmu_smpl_iter *it, const void *buf,
 PVPMU_API int pvpmu_smpl_iter_next(struct pvpmu_smpl_iter *it,
 				   struct pvpmu_smpl *s);
 
-/* 6. Errors: a static string for 0 or any PVPMU_E* code (sign ignored). */
+/*
+ * 6. Symbols: address -> function, for profiles
+ *
+ * (tab) holds (n) text symbols sorted by address (e.g. generated from the
+ * image's `nm` at build time, see sdk/tools). Returns the symbol whose
+ * [addr, addr + size) holds (ip); a symbol of size 0 extends to the next
+ * one. NULL when (ip) is before the first symbol or in a gap.
+ */
+struct pvpmu_sym {
+	pvpmu_u64 addr;
+	pvpmu_u64 size;
+	const char *name;
+};
+PVPMU_API const struct pvpmu_sym *
+pvpmu_sym_lookup(const struct pvpmu_sym *tab, unsigned int n, pvpmu_u64 ip);
+
+/* 7. Errors: a static string for 0 or any PVPMU_E* code (sign ignored). */
 PVPMU_API const char *pvpmu_strerror(int err);
 PVPMU_API const char *pfm_strerror(int err);
 

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pfinfo.c: what the virtual PMU offers: the vpmu CPUID leaves, the
+ * configuration (PFM_GET_CONFIG), every implemented PMC and PMD
+ * (PFM_GETINFO_PMCS/PMDS: type, default value, reserved bits, hardware
+ * index), and the event catalogue with each event's availability on this
+ * host, found by writing it into a PMC of a scratch context: an event the
+ * host cannot count is refused there with PFM_REG_RETFL_NOTAVAIL.
+ */
+#include "tool.h"
+
+#include "pvpmu_core.h"
+
+static const char *const type_names[] = {
+	[PFM_REG_TYPE_PMC] = "pmc",      [PFM_REG_TYPE_PMD] = "pmd",
+	[PFM_REG_TYPE_MSR] = "msr",      [PFM_REG_TYPE_SPR] = "spr",
+	[PFM_REG_TYPE_IBR] = "ibr",      [PFM_REG_TYPE_DBR] = "dbr",
+	[PFM_REG_TYPE_VIRT] = "virtual",
+};
+
+static const char *type_name(unsigned int t)
+{
+	if (t < sizeof(type_names) / sizeof(type_names[0]) && type_names[t])
+		return type_names[t];
+	return "?";
+}
+
+static const char *const src_names[] = {"?", "hv", "perf-hw", "perf-sw",
+					"kvmstat"};
+
+/*
+ * CPUID leaf 0x40000000 from ring 3: on the PVM development hosts the host
+ * answers ring-3 CPUID itself (KVM's signature), while ring 0 sees vpmu's
+ * leaves; fall back to the boot info, which the VMM always provides.
+ */
+static int show_detect(void)
+{
+	const struct pvpmu_boot_info *bi = user_boot_info();
+	struct pvpmu_features f;
+	int ret = pvpmu_detect(&f);
+
+	if (ret == -PVPMU_ENODEV && bi->magic == PVPMU_BOOT_MAGIC) {
+		uprintf("pfinfo: cpuid: no vpmu leaves visible in ring 3; boot "
+			"info: vpmu ABI %u, %u vcpus, tsc %llu kHz\n",
+			bi->abi, bi->nr_vcpus, (unsigned long long)bi->tsc_khz);
+		return 0;
+	}
+	if (ret)
+		return tool_err("pfinfo", "cpuid", ret);
+	uprintf("pfinfo: cpuid: vpmu ABI %u, features 0x%x (hypercall %s, "
+		"pfm %s, shared page %s), doorbells 0x%x+%u\n",
+		f.abi, f.features,
+		f.features & PVPMU_FEAT_HYPERCALL ? "yes" : "no",
+		f.features & PVPMU_FEAT_PFM ? "yes" : "no",
+		f.features & PVPMU_FEAT_SHARED ? "yes" : "no", f.port_base,
+		f.hc_max);
+	return 0;
+}
+
+static int show_config(pfarg_config_t *cfg)
+{
+	char a[32], b[32];
+	int ret = pfm_get_config(cfg);
+
+	if (ret)
+		return tool_err("pfinfo", "PFM_GET_CONFIG", ret);
+	uprintf("pfinfo: perfmon2 interface %u.%u, counter width %u bits, "
+		"PMCs 0x%llx, PMDs 0x%llx\n",
+		PFM_VERSION_MAJOR(cfg->cf_version),
+		PFM_VERSION_MINOR(cfg->cf_version), cfg->cf_counter_width,
+		(unsigned long long)cfg->cf_impl_pmcs[0],
+		(unsigned long long)cfg->cf_impl_pmds[0]);
+	uprintf("pfinfo: limits: %s bytes per vector argument, %s bytes of "
+		"sampling buffers\n",
+		tool_u64(a, sizeof(a), cfg->cf_arg_size_max),
+		tool_u64(b, sizeof(b), cfg->cf_smpl_buf_size_max));
+	return 0;
+}
+
+/* GETINFO of every register in (impl); pmcinfo and pmdinfo share a layout. */
+static int show_regs(const char *kind, uint64_t impl, int is_pmc)
+{
+	pfarg_pmcinfo_t r;
+	unsigned int i;
+	int ret;
+
+	uprintf("pfinfo: %-3s type     default            reserved mask      "
+		"index\n",
+		kind);
+	for (i = 0; i < PFM_MAX_PMCS; i++) {
+		if (!(impl & (1ULL << i)))
+			continue;
+		r   = (pfarg_pmcinfo_t){.reg_num = (pvpmu_u16)i};
+		ret = is_pmc ? pfm_getinfo_pmcs(&r, 1)
+			     : pfm_getinfo_pmds((pfarg_pmdinfo_t *)&r, 1);
+		if (ret)
+			return tool_err("pfinfo", "PFM_GETINFO", ret);
+		if (r.reg_index == PFM_REG_IDX_NONE)
+			uprintf("pfinfo: %s%-2u %-8s 0x%016llx 0x%016llx -\n",
+				kind, i, type_name(r.reg_type),
+				(unsigned long long)r.reg_def_value,
+				(unsigned long long)r.reg_rsvd_mask);
+		else
+			uprintf("pfinfo: %s%-2u %-8s 0x%016llx 0x%016llx "
+				"0x%llx\n",
+				kind, i, type_name(r.reg_type),
+				(unsigned long long)r.reg_def_value,
+				(unsigned long long)r.reg_rsvd_mask,
+				(unsigned long long)r.reg_index);
+	}
+	return 0;
+}
+
+/* Try every catalogue event in PMC0 of a scratch (never loaded) context. */
+static int show_events(void)
+{
+	pfarg_ctx_t ctx = {0};
+	unsigned int i, nr_ok = 0, nr = pvpmu_catalog_size();
+	int ret;
+
+	ret = pfm_create_context(&ctx, 0, 0);
+	if (ret)
+		return tool_err("pfinfo", "PFM_CREATE_CONTEXT", ret);
+	uprintf("pfinfo: event             code    source   available  "
+		"description\n");
+	for (i = 0; i < nr; i++) {
+		const struct pvpmu_event_desc *e = pvpmu_catalog_at(i);
+		pfarg_pmc_t pmc                  = {0};
+		const char *avail;
+		char spec[64];
+
+		/* Family events: probe their first member. */
+		usnprintf(spec, sizeof(spec), "%s%s", e->name,
+			  tool_is_family(e) ? ":umask=2" : "");
+		ret = pvpmu_event_encode(spec, &pmc.reg_value, 0);
+		if (!ret)
+			ret = pfm_write_pmcs(ctx.ctx_fd, &pmc, 1);
+		if (!ret) {
+			avail = "yes";
+			nr_ok++;
+		} else if (pmc.reg_flags & PFM_REG_RETFL_NOTAVAIL) {
+			avail = "no";
+		} else {
+			avail = pvpmu_strerror(ret);
+		}
+		uprintf("pfinfo: %-17s 0x%04x  %-8s %-10s %s\n", e->name,
+			e->code, src_names[e->source < 5 ? e->source : 0],
+			avail, e->desc);
+	}
+	uprintf("pfinfo: %u of %u catalogue events available on this host\n",
+		nr_ok, nr);
+	ret = pfm_close(ctx.ctx_fd);
+	if (ret)
+		return tool_err("pfinfo", "close", ret);
+	return nr_ok ? 0 : -PVPMU_ENOENT;
+}
+
+int pfinfo_run(unsigned int vcpu)
+{
+	pfarg_config_t cfg = {0};
+	int ret;
+
+	uprintf("pfinfo: vcpu %u\n", vcpu);
+	ret = show_detect();
+	if (!ret)
+		ret = show_config(&cfg);
+	if (!ret)
+		ret = show_regs("PMC", cfg.cf_impl_pmcs[0], 1);
+	if (!ret)
+		ret = show_regs("PMD", cfg.cf_impl_pmds[0], 0);
+	if (!ret)
+		ret = show_events();
+	return ret ? 1 : 0;
+}
