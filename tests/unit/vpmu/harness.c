@@ -30,6 +30,9 @@ void h_init(const struct vpmu_limits *limits)
 	struct vpmu_domain_config cfg = {0};
 	unsigned int i;
 
+	/* A test may rebuild the suite's fixture with other limits. */
+	if (H.d)
+		h_teardown();
 	memset(&H, 0, sizeof(H));
 	cr_assert(eq(int, vpmu_replay_create(&H.rp), 0));
 	for (i = 0; i < 8; i++)
@@ -65,6 +68,8 @@ void h_teardown(void)
 {
 	vpmu_domain_destroy(H.d);
 	vpmu_replay_destroy(H.rp);
+	H.d = NULL;
+	H.rp = NULL;
 }
 
 int h_ctx_raw(const struct vpmu_caller *who, uint32_t flags, int *fd)

@@ -146,7 +146,7 @@ Test(vpmu_msg, load_resets_queue_unload_keeps_it)
  * 3.4.3 "Current issue" (vpmu.h): a notification that finds the queue
  * full drops its message, counts it, and still masks and notifies.
  */
-Test(vpmu_msg, full_queue_drops_and_counts, .init = NULL)
+Test(vpmu_msg, full_queue_drops_and_counts)
 {
 	struct vpmu_limits l;
 	struct vpmu_ctx_stats st;

@@ -52,7 +52,7 @@ Test(vpmu_sets, create_existing_set_modifies_it)
 }
 
 /* 3.1.10: the effective timeout is rounded up to the granularity. */
-Test(vpmu_sets, timeout_rounded_up_to_granularity, .init = NULL)
+Test(vpmu_sets, timeout_rounded_up_to_granularity)
 {
 	struct vpmu_limits l;
 	struct pfarg_setdesc sd = {

@@ -233,7 +233,7 @@ Test(vpmu_smpl, nway_notifies_without_masking)
 }
 
 /* 4.4.3: sampling memory is charged per VM at CREATE; -ENOMEM beyond. */
-Test(vpmu_smpl, sampling_memory_budget, .init = NULL)
+Test(vpmu_smpl, sampling_memory_budget)
 {
 	struct vpmu_limits l;
 	struct pfm_default_smpl_arg a = {.buf_size = 8192};
