@@ -74,6 +74,7 @@ typedef int (*user_main_fn_t)(unsigned int vcpu);
 int user_main(unsigned int vcpu);
 user_main_fn_t user_program(unsigned int vcpu);
 
+/* Raw syscall (nr) with three arguments; returns RAX. Prefer the wrappers. */
 static inline long user_syscall(long nr, uint64_t a0, uint64_t a1, uint64_t a2)
 {
 	__asm__ __volatile__("int3"
