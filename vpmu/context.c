@@ -68,6 +68,7 @@ void vpmu_cpu_detach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx)
 	unhook(cpu, ctx);
 }
 
+/* 3.1.1 ctx_flags: "It is only possible to set bits that are defined." */
 static int check_flags(struct vpmu_domain *d, const struct vpmu_caller *who,
 		       uint32_t flags)
 {
@@ -132,6 +133,10 @@ static int setup_format(struct vpmu_ctx *ctx, const struct pfarg_ctx *pc,
 	return 0;
 }
 
+/*
+ * Release everything (ctx) owns and its handle slot (3.1.15, 3.5.13: the
+ * format's exit runs before its buffer is freed, then it is uncharged).
+ */
 void vpmu_ctx_free(struct vpmu_ctx *ctx)
 {
 	struct vpmu_domain *d = ctx->dom;
@@ -150,6 +155,7 @@ void vpmu_ctx_free(struct vpmu_ctx *ctx)
 	free(ctx);
 }
 
+/* Lowest free handle slot of the domain. */
 static int find_slot(struct vpmu_domain *d, uint32_t *slot)
 {
 	uint32_t i;
@@ -163,6 +169,10 @@ static int find_slot(struct vpmu_domain *d, uint32_t *slot)
 	return -ENOMEM; /* contexts per VM: "limited by memory" (3.1.1) */
 }
 
+/*
+ * Allocate an unloaded context with its queue and set0, and give it a
+ * handle. The format is set up by the caller, which frees on failure.
+ */
 static int ctx_new(struct vpmu_domain *d, const struct vpmu_caller *who,
 		   const struct pfarg_ctx *pc, struct vpmu_ctx **out)
 {
@@ -247,6 +257,11 @@ int vpmu_ctx_destroy(struct vpmu_domain *d, const struct vpmu_caller *who,
 	return ret;
 }
 
+/*
+ * 3.3.3: whole messages from the head; as many as queued and fit (digest
+ * 14.22 resolved towards "several per read"). Blocking is the guest
+ * driver's business (PVPMU_HC_READ_MSG waits in the VMM).
+ */
 int vpmu_ctx_read_msgs(struct vpmu_domain *d, const struct vpmu_caller *who,
 		       int fd, union pfm_msg *msgs, unsigned int max,
 		       unsigned int *nr)

@@ -52,6 +52,12 @@ static int check_target(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 	return is_taken(d, ctx, load->load_pid) ? -EBUSY : 0;
 }
 
+/*
+ * 3.1.7: check the set list and the target, then start a new session:
+ * empty queue (3.3.5), cleared switch records (3.1.12), unmasked and
+ * stopped, the load set active (set_runs++, thresholds and timeout
+ * reloaded). A vCPU-wide context goes onto its vCPU now.
+ */
 static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 		   const struct pfarg_load *load)
 {
@@ -180,6 +186,10 @@ int vpmu_ctx_start(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
 	return ret;
 }
 
+/*
+ * 3.1.6: collect what was counted while active, then stop counting and
+ * switching. The mask, if any, stays (vpmu.h).
+ */
 int vpmu_ctx_stop(struct vpmu_domain *d, const struct vpmu_caller *who, int fd)
 {
 	struct vpmu_ctx *ctx;
@@ -229,6 +239,11 @@ static bool cpu_has_thread_ctx(const struct vpmu_cpu *cpu,
 	return false;
 }
 
+/*
+ * The guest thread of a loaded per-thread context starts running on
+ * who->cpu: open its active set's events there. Its timeouts and counts
+ * advance only from now on (3.7.6 "not wall-clock").
+ */
 int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
 		      int fd)
 {
@@ -248,6 +263,7 @@ int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
 	return ret;
 }
 
+/* The thread leaves the vCPU: fold its last counts, close its events. */
 int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
 		       int fd)
 {

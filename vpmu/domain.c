@@ -25,6 +25,11 @@ void vpmu_limits_default(struct vpmu_limits *l)
 	};
 }
 
+/*
+ * Limits the rest of the library relies on: at least one context, set and
+ * message; a width the emulation supports; a vector of at least one page
+ * (3.1.16: cf_arg_size_max "cannot be smaller than the smallest page").
+ */
 static int check_limits(const struct vpmu_limits *l)
 {
 	if (l->max_contexts == 0 || l->max_contexts > 65535)
@@ -83,6 +88,10 @@ out_free:
 	return ret;
 }
 
+/*
+ * Contexts first (they reference cpus and free their sampling buffers),
+ * then the cpus. No notification is sent while tearing down.
+ */
 void vpmu_domain_destroy(struct vpmu_domain *d)
 {
 	uint32_t i;
@@ -128,6 +137,7 @@ out_unlock:
 	return ret;
 }
 
+/* The cpu table only grows; the pointer stays valid with the domain. */
 struct vpmu_cpu *vpmu_cpu_get(struct vpmu_domain *d, uint32_t index)
 {
 	struct vpmu_cpu *cpu = NULL;
@@ -199,6 +209,7 @@ int vpmu_check_vec(struct vpmu_domain *d, const void *arr, int n, size_t elem)
 	return 0;
 }
 
+/* 3.1.17: any caller, any time; all fields are outputs. */
 int vpmu_get_config(struct vpmu_domain *d, const struct vpmu_caller *who,
 		    struct pfarg_config *cfg, int n)
 {
@@ -219,6 +230,10 @@ int vpmu_get_config(struct vpmu_domain *d, const struct vpmu_caller *who,
 	return 0;
 }
 
+/*
+ * 3.1.16: not retroactive: existing contexts keep their buffers; later
+ * commands see the new limits. The gids are not validated (3.1.16).
+ */
 int vpmu_set_config(struct vpmu_domain *d, const struct vpmu_caller *who,
 		    struct pfarg_config *cfg, int n)
 {

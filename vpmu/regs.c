@@ -36,6 +36,11 @@ static bool is_live(const struct vpmu_ctx *ctx, const struct vpmu_set *s)
 	return ctx->cpu && ctx->active == s;
 }
 
+/*
+ * One WRITE_PMCS element. The new state is built aside and committed only
+ * once valid, so a refused element leaves the PMC as it was. A live
+ * counter is collected under its old event before being re-programmed.
+ */
 static int write_pmc(struct vpmu_ctx *ctx, struct pfarg_pmc *p)
 {
 	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
@@ -91,6 +96,11 @@ int vpmu_ctx_write_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
 	return ret;
 }
 
+/*
+ * One WRITE_PMDS element (3.1.3): detached, reg_value is the value loaded
+ * at attach; attached, it replaces the live value. The switch threshold
+ * restarts and the PRNG is re-seeded on every write (vpmu.h).
+ */
 static int write_pmd(struct vpmu_ctx *ctx, struct pfarg_pmd *p)
 {
 	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
@@ -137,6 +147,7 @@ int vpmu_ctx_write_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
 	return ret;
 }
 
+/* One READ_PMDS element (3.1.4); reset/mask/seed fields untouched. */
 static int read_pmd(struct vpmu_ctx *ctx, struct pfarg_pmd *p)
 {
 	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;

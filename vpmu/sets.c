@@ -14,6 +14,7 @@
 	(PFM_SETFL_OVFL_SWITCH | PFM_SETFL_TIME_SWITCH | PFM_SETFL_EXPL_NEXT | \
 	 PFM_SETFL_EXCL_IDLE)
 
+/* Binary search: the list is kept sorted by id (3.7.5). */
 struct vpmu_set *vpmu_set_find(const struct vpmu_ctx *ctx, uint16_t id)
 {
 	unsigned int lo = 0, hi = ctx->nr_sets;
@@ -70,6 +71,10 @@ int vpmu_set_add(struct vpmu_ctx *ctx, uint16_t id, struct vpmu_set **out)
 	return 0;
 }
 
+/*
+ * Unlink and free (s). The context is detached, so nothing is open; the
+ * last-active pointer falls back to set0, which cannot be deleted.
+ */
 static void set_remove(struct vpmu_ctx *ctx, struct vpmu_set *s)
 {
 	unsigned int pos;
@@ -165,6 +170,11 @@ static int set_timeout(struct vpmu_ctx *ctx, struct pfarg_setdesc *sd,
 	return 0;
 }
 
+/*
+ * 3.1.10: only defined flags; one switching method; no set but set0 with
+ * a PFM_FMTFL_NOSET format. (EXCL_IDLE on a per-thread context is
+ * accepted and ignored, as the spec says.)
+ */
 static int check_setdesc(const struct vpmu_ctx *ctx,
 			 const struct pfarg_setdesc *sd)
 {
@@ -181,6 +191,10 @@ static int check_setdesc(const struct vpmu_ctx *ctx,
 	return 0;
 }
 
+/*
+ * Create or modify one set (3.1.10 "If the set already exists, its
+ * properties are modified"). Nothing changes if the element is invalid.
+ */
 static int create_one(struct vpmu_ctx *ctx, struct pfarg_setdesc *sd)
 {
 	struct vpmu_set *s;
@@ -269,6 +283,10 @@ static void ns_to_ts(uint64_t ns, struct pfarg_timespec *ts)
 	ts->tv_nsec = ns % NS_PER_SEC;
 }
 
+/*
+ * 3.1.12. set_id_next reports the set actually switched to (explicit or
+ * by order); set_timeout the remainder (0 unless time-switched).
+ */
 static int info_one(struct vpmu_ctx *ctx, struct pfarg_setinfo *si)
 {
 	struct vpmu_set *s, *next;
