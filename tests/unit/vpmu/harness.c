@@ -68,7 +68,7 @@ void h_teardown(void)
 {
 	vpmu_domain_destroy(H.d);
 	vpmu_replay_destroy(H.rp);
-	H.d = NULL;
+	H.d  = NULL;
 	H.rp = NULL;
 }
 

@@ -85,6 +85,7 @@ ParameterizedTestParameters(vpmu_counter, wraps)
 				   sizeof(rows) / sizeof(rows[0]));
 }
 
+/* 3.4.1, 3.5.14, Fig. 3.3: one row per placement of events. */
 ParameterizedTest(struct wrap_row *r, vpmu_counter, wraps, .fini = h_teardown)
 {
 	unsigned int i;

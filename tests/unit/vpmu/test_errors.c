@@ -332,6 +332,7 @@ ParameterizedTestParameters(vpmu_cmd, errors)
 				   sizeof(rows) / sizeof(rows[0]));
 }
 
+/* 3.1 "Return values" of each command, and the element flags. */
 ParameterizedTest(struct row *r, vpmu_cmd, errors)
 {
 	int fd         = h_ctx(PFM_FL_SYSTEM_WIDE);

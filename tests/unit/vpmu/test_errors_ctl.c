@@ -317,6 +317,7 @@ ParameterizedTestParameters(vpmu_cmd, control_errors)
 				   sizeof(rows) / sizeof(rows[0]));
 }
 
+/* 3.1.5-3.1.17 "Return values", and the element flags. */
 ParameterizedTest(struct row *r, vpmu_cmd, control_errors)
 {
 	int fd         = h_ctx(PFM_FL_SYSTEM_WIDE);

@@ -116,6 +116,7 @@ Test(vpmu_replay, streams_are_per_vcpu)
 	cr_assert(eq(u64, rd(&e, 100), 0));
 }
 
+/* vpmu_backend.h: describe() refuses codes it cannot count (-ENOENT). */
 Test(vpmu_replay, describe_and_enumerate)
 {
 	struct vpmu_event_info info;
@@ -129,6 +130,7 @@ Test(vpmu_replay, describe_and_enumerate)
 	cr_assert(eq(str, (char *)be.ops->name, "replay"));
 }
 
+/* replay.h: the scripting API rejects what it cannot replay. */
 Test(vpmu_replay, scripting_errors)
 {
 	uint64_t d = 1;

@@ -151,6 +151,7 @@ ParameterizedTestParameters(vpmu_state, command_by_state)
 				   sizeof(rows) / sizeof(rows[0]));
 }
 
+/* Digest 4.1: the result of each command in each state. */
 ParameterizedTest(struct row *r, vpmu_state, command_by_state, .init = h_setup,
 		  .fini = h_teardown)
 {
@@ -459,6 +460,7 @@ ParameterizedTestParameters(vpmu_state, thread_command_by_state)
 				   sizeof(rows) / sizeof(rows[0]));
 }
 
+/* 3.1.7, 3.1.8, 3.3.6: per-thread commands by scheduling state. */
 ParameterizedTest(struct trow *r, vpmu_state, thread_command_by_state,
 		  .init = h_setup, .fini = h_teardown)
 {
