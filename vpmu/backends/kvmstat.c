@@ -152,7 +152,7 @@ static int add_stat(struct vpmu_kvmstat *k, const struct kvm_stats_desc *d,
 		 (int)nlen, d->name);
 	snprintf(s->desc, nlen + 64, "KVM statistic %.*s of the vCPU (%s)",
 		 (int)nlen, d->name, unit);
-	s->offset = d->offset * sizeof(uint64_t);
+	s->offset = d->offset; /* bytes from the data block */
 	k->nr_stats++;
 	return 0;
 }
