@@ -107,6 +107,7 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 	l->arg_size_max  = cfg->limits.max_arg_size;
 	l->smpl_mem_max  = cfg->limits.max_smpl_mem;
 	l->timer_gran_ns = VMM_TIMER_GRAN_NS;
+	l->min_kick_ns   = VMM_TIMER_MIN_NS;
 }
 
 int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)

@@ -80,13 +80,33 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Can (vcpu) take its pending notification? Caller holds vm->lock. */
+static bool irq_deliverable(const struct vmm_vcpu *vcpu)
+{
+	return atomic_load(&vcpu->pmu.irq_pending) && vcpu->pmu.vector &&
+	       vcpu->run->if_flag;
+}
+
+/* Would any vCPU still be woken by a pending notification? */
+static bool any_irq_deliverable(const struct vmm_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		if (irq_deliverable(&vm->vcpus[i]))
+			return true;
+	}
+	return false;
+}
+
 void vmm_vcpu_block_begin(struct vmm_vcpu *vcpu)
 {
 	struct vmm_vm *vm = vcpu->vm;
 
 	pthread_mutex_lock(&vm->lock);
 	vcpu->halted = true;
-	if (++vm->nr_halted == vm->nr_vcpus && !vm->stopping) {
+	if (++vm->nr_halted == vm->nr_vcpus && !vm->stopping &&
+	    !any_irq_deliverable(vm)) {
 		vm->stopping = true;
 		vm->status   = 0;
 		pthread_cond_broadcast(&vm->cond);
