@@ -15,7 +15,10 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,4 +451,125 @@ Test(backend_kvmstat, domain_counts_kvm_exits_and_refuses_missing_events)
 	cr_assert(gt(u64, pmd.reg_value, 0));
 	vpmu_domain_destroy(d);
 	vpmu_backends_release(&bl);
+}
+
+/* ---- perf on a real vCPU thread --------------------------------------- */
+
+#define MAX_TASKS 64
+
+static unsigned int list_tasks(pid_t *tids)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	unsigned int n = 0;
+
+	cr_assert(not(eq(ptr, d, NULL)));
+	while ((de = readdir(d)) && n < MAX_TASKS) {
+		if (de->d_name[0] != '.')
+			tids[n++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static bool has_tid(const pid_t *tids, unsigned int n, pid_t tid)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (tids[i] == tid)
+			return true;
+	}
+	return false;
+}
+
+struct runner {
+	struct vmm_vm *vm;
+	_Atomic pid_t tid;
+};
+
+static void *run_vm_tid(void *arg)
+{
+	struct runner *r = arg;
+
+	atomic_store(&r->tid, gettid());
+	return (void *)(intptr_t)vmm_vm_run(r->vm);
+}
+
+/* The tid of the one thread that is neither in (before) nor (runner). */
+static pid_t find_vcpu_tid(const pid_t *before, unsigned int nb, pid_t runner)
+{
+	pid_t now[MAX_TASKS];
+	unsigned int i, n, tries;
+
+	for (tries = 0; tries < 200; tries++) {
+		n = list_tasks(now);
+		for (i = 0; i < n; i++) {
+			if (now[i] != runner && !has_tid(before, nb, now[i]))
+				return now[i];
+		}
+		sleep_ms(10);
+	}
+	return 0;
+}
+
+static pid_t the_vcpu_tid;
+
+static pid_t vcpu_tid(void *opaque, uint32_t cpu)
+{
+	(void)opaque;
+	return cpu == 0 ? the_vcpu_tid : 0;
+}
+
+Test(backend_kvmstat, perf_overflow_kicks_a_running_vcpu)
+{
+	const uint64_t period      = 10 * 1000000ULL;
+	struct vpmu_perf_source ps = {.vcpu_tid = vcpu_tid, .signo = SIGUSR1};
+	struct runner r            = {.vm = vm};
+	struct vmm_vcpu_stats *s   = vmm_vcpu_stats(vmm_vm_vcpu(vm, 0));
+	struct vpmu_bevent e;
+	struct vpmu_backend pb;
+	struct vpmu_perf *p;
+	pid_t before[MAX_TASKS];
+	uint64_t in_ns, tc, kicks;
+	unsigned int nb;
+	const char *why;
+	pthread_t th;
+	char err[256];
+
+	cr_assert(eq(int, vpmu_perf_create(&ps, &p), 0));
+	vpmu_perf_instance(p, &pb);
+	why = vpmu_perf_unavailable_reason(p, PVPMU_EV_SW_TASK_CLOCK);
+	if (why) {
+		vpmu_perf_destroy(p);
+		cr_skip_test("task-clock unavailable here: %s", why);
+	}
+	cr_assert(eq(int, vmm_vm_load(vm, GUEST("spin"), err, sizeof(err)), 0),
+		  "%s", err);
+	nb = list_tasks(before);
+	cr_assert(eq(int, pthread_create(&th, NULL, run_vm_tid, &r), 0));
+	while (!atomic_load(&r.tid))
+		sleep_ms(1);
+	the_vcpu_tid = find_vcpu_tid(before, nb, atomic_load(&r.tid));
+	cr_assert(gt(int, the_vcpu_tid, 0), "no vCPU thread found");
+	e = (struct vpmu_bevent){.be = &pb, .ev.code = PVPMU_EV_SW_TASK_CLOCK};
+	cr_assert(eq(int, pb.ops->open(&e, 0), 0));
+	kicks = s->kicks;
+	cr_assert(eq(int, pb.ops->arm(&e, period, &in_ns), 0));
+	sleep_ms(300);
+	cr_assert(eq(int, pb.ops->read(&e, 0, &tc), 0));
+	kicks = s->kicks - kicks;
+	vmm_vm_stop(vm, VMM_STATUS_STOPPED);
+	pthread_join(th, NULL);
+	fprintf(stderr,
+		"perf on the vCPU thread (spin, 300 ms): task-clock %llu ns, "
+		"%llu overflow kicks at %llu ns periods (%llu expected), "
+		"KVM_RUN time %llu ns\n",
+		(unsigned long long)tc, (unsigned long long)kicks,
+		(unsigned long long)period, (unsigned long long)(tc / period),
+		(unsigned long long)s->run_ns);
+	cr_assert(gt(u64, tc, 30 * 1000000ULL));
+	cr_assert(ge(u64, kicks, tc / period / 2));
+	pb.ops->close(&e);
+	vpmu_perf_destroy(p);
 }
