@@ -258,17 +258,43 @@ Test(backend_perf, hardware_events_count_guest_only)
 	be.ops->close(&e);
 }
 
+/* 0x00c2: not a catalogue code (those use perf's generic events). */
+#define RAW_CODE 0x00c2
+
 Test(backend_perf, raw_events_are_named_by_libpfm4)
 {
-	const char *why = vpmu_perf_unavailable_reason(perf, 0x00c0);
+	const char *why = vpmu_perf_unavailable_reason(perf, RAW_CODE);
 	struct vpmu_event_info info;
 
-	if (why)
+	if (why) {
+		cr_assert(eq(int, be.ops->describe(&be, RAW_CODE, NULL),
+			     -ENOENT));
 		cr_skip_test("raw host events unavailable on this host: %s",
 			     why);
-	cr_assert(eq(int, be.ops->describe(&be, 0x00c0, &info), 0));
-	cr_assert(eq(str, (char *)info.name, "raw:0x00c0"));
-	fprintf(stderr, "raw 0x00c0: %s\n", info.desc);
+	}
+	cr_assert(eq(int, be.ops->describe(&be, RAW_CODE, &info), 0));
+	cr_assert(eq(str, (char *)info.name, "raw:0x00c2"));
+	fprintf(stderr, "raw 0x00c2: %s\n", info.desc);
+	/* The catalogue's code for instructions is the generic event. */
+	cr_assert(eq(int, be.ops->describe(&be, PVPMU_EV_INSTRUCTIONS, &info),
+		     0));
+	cr_assert(eq(str, (char *)info.name, "instructions"));
+}
+
+Test(backend_perf, generic_hardware_events_refuse_modifiers)
+{
+	struct vpmu_bevent e = {
+		.be = &be,
+		.ev = {.code = PVPMU_EV_CYCLES, .usr = true, .cmask = 1}};
+	const char *why = vpmu_perf_unavailable_reason(perf, PVPMU_EV_CYCLES);
+
+	W.tid = gettid();
+	if (why) {
+		cr_assert(eq(int, be.ops->open(&e, 0), -ENOENT));
+		cr_skip_test("hardware events unavailable on this host: %s",
+			     why);
+	}
+	cr_assert(eq(int, be.ops->open(&e, 0), -EINVAL));
 }
 
 Test(backend_perf, no_pmu_reason_is_retrievable)
