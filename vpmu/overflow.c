@@ -166,12 +166,14 @@ static void ovfl_fmt(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 /*
  * Short-reset (reset) at the overflow. Events counted after the wrap and
  * before this runs (skid, now the counter's value) are kept on top of the
- * reset value so that counts never get lost (vpmu.h).
+ * reset value so that counts are not lost (vpmu.h). Skid of a whole period
+ * or more would carry the counter past 2^64 again, silently: keep it
+ * modulo the period and count the periods missed.
  */
 static void short_reset(struct vpmu_ctx *ctx, struct vpmu_set *s,
 			uint64_t reset)
 {
-	uint64_t skid[VPMU_MAX_COUNTERS] = {0};
+	uint64_t skid[VPMU_MAX_COUNTERS] = {0}, period;
 	unsigned int i, nr = ctx->dom->pmu->nr_counters;
 
 	for (i = 0; i < nr; i++) {
@@ -180,9 +182,14 @@ static void short_reset(struct vpmu_ctx *ctx, struct vpmu_set *s,
 	}
 	vpmu_reset_pmds(ctx, s, reset, false);
 	for (i = 0; i < nr; i++) {
-		if (skid[i])
-			vpmu_pmd_set(ctx, s, i,
-				     vpmu_pmd_value(ctx, s, i) + skid[i]);
+		if (!skid[i])
+			continue;
+		period = vpmu_pmd_to_ovfl(ctx, s, i);
+		if (skid[i] >= period) {
+			ctx->st.nr_missed += skid[i] / period;
+			skid[i] %= period;
+		}
+		vpmu_pmd_set(ctx, s, i, vpmu_pmd_value(ctx, s, i) + skid[i]);
 	}
 }
 

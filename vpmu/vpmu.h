@@ -69,8 +69,10 @@
  *  - Overflow without notification and without format: the overflowed PMD
  *    and its reg_reset_pmds get their short reset (wrap when 0).
  *  - Events counted past the wrap before the overflow is processed (skid,
- *    e.g. a long exit) are kept on top of a short reset, so counts are not
- *    lost; a long reset (RESTART) or a deferred reset replaces the value.
+ *    e.g. a long exit) are kept on top of a short reset, modulo the period
+ *    (whole periods of skid are counted in vpmu_ctx_stats.nr_missed, not
+ *    declared as overflows), so the next overflow stays in phase; a long
+ *    reset (RESTART) or a deferred reset replaces the value.
  *  - msg_ovfl_pmds lists every PMD that overflowed in the event.
  *  - Queue full when a notification is due: the message is dropped and
  *    counted (vpmu_ctx_stats.nr_msg_lost); the context is masked anyway and
@@ -196,6 +198,7 @@ struct vpmu_ctx_stats {
 	uint64_t nr_switches;       /* set switches */
 	uint64_t nr_backend_errors; /* backend open/read failures */
 	uint64_t nr_throttled;      /* masked by max_ovfl_per_sec */
+	uint64_t nr_missed;         /* periods lost to skid >= a period */
 };
 
 /* What the VMM publishes in the per-vCPU shared page (abi.h). */

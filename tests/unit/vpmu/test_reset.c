@@ -222,3 +222,28 @@ Test(vpmu_reset, long_reset_is_randomized)
 			  "first draw of seed 99");
 	}
 }
+
+/*
+ * 3.4.3, vpmu.h: skid of more than a period (a late exit) is kept modulo
+ * the period, so the counter never silently passes 2^64 again and the
+ * next overflow comes on time; the missed periods are counted.
+ */
+Test(vpmu_reset, skid_longer_than_period_keeps_phase)
+{
+	const uint64_t p = 10;
+	uint64_t steps[] = {p + 2 * p + 5, p - 5};
+	struct vpmu_ctx_stats st;
+	int fd = started(0, 0);
+
+	h_steps(0, steps, 2);
+	h_pmd(fd, 0, 0, 0 - p, 0 - p, 0);
+	go(fd);
+	h_run(1);
+	cr_assert(eq(u64, h_val(fd, 0, 0), 0 - p + 5));
+	cr_assert(eq(int, vpmu_ctx_stats(H.d, &H.guest, fd, &st), 0));
+	cr_assert(eq(u64, st.nr_missed, 2));
+	cr_assert(eq(u64, st.nr_ovfl, 1));
+	h_run(1);
+	cr_assert(eq(int, vpmu_ctx_stats(H.d, &H.guest, fd, &st), 0));
+	cr_assert(eq(u64, st.nr_ovfl, 2), "next overflow in phase");
+}
