@@ -8,7 +8,8 @@
  * reset at every sample through reg_reset_pmds, so the body is the exits
  * since the previous sample). When the buffer is full the VMM masks
  * monitoring and queues an overflow message; pfrecord learns it from the
- * notification vector (ring-0 handler, pfrecord_notify) or by polling
+ * notification vector (counted by the kernel's default handler,
+ * user_notify_count()) or by polling
  * pfm_read_msg(), parses the buffer, and issues PFM_RESTART (one per
  * message). IPs are symbolized with the image's own symbol table, which
  * the build generates from `nm` and links in (tool_syms).
@@ -26,14 +27,6 @@
 #define MAX_IPS      256
 #define TOP_IPS      8
 
-volatile unsigned int pfrecord_nr_irqs;
-
-/* Ring 0, interrupts off: just count; ring 3 does the work. */
-void pfrecord_notify(void)
-{
-	pfrecord_nr_irqs++;
-}
-
 struct hist {
 	uint64_t key; /* symbol pointer or IP */
 	uint64_t n;
@@ -43,7 +36,7 @@ struct prof {
 	struct hist funcs[MAX_FUNCS], ips[MAX_IPS];
 	unsigned int nr_funcs, nr_ips;
 	uint64_t nr_samples, nr_lost, exits, nr_msgs, nr_fills, nr_bad;
-	uint64_t nr_rearms;
+	uint64_t nr_rearms, nr_irqs;
 	int fd;
 	unsigned int vcpu;
 };
@@ -207,12 +200,14 @@ static int drain(struct prof *p, const void *buf, uint64_t size)
 static int record(struct prof *p, int use_vector)
 {
 	pfarg_load_t load = {.load_pid = p->vcpu};
-	unsigned int r, irqs = pfrecord_nr_irqs;
+	uint64_t irqs     = user_notify_count(p->vcpu);
+	unsigned int r;
 	const void *buf;
 	uint64_t size, x = 0;
 	int ret;
 
-	ret = setup(p, &buf, &size);
+	p->nr_irqs = irqs;
+	ret        = setup(p, &buf, &size);
 	if (!ret && (ret = pvpmu_shared_attach(&rec_page)))
 		tool_err("pfrecord", "shared page", ret);
 	if (!ret && use_vector)
@@ -230,8 +225,8 @@ static int record(struct prof *p, int use_vector)
 			      : work_cold(REC_UNIT / REC_SLICES);
 		/* Only ask the VMM when told, or poll (one exit a slice). */
 		if ((!use_vector && r % REC_SLICES == 0) ||
-		    (use_vector && pfrecord_nr_irqs != irqs)) {
-			irqs = pfrecord_nr_irqs;
+		    (use_vector && user_notify_count(p->vcpu) != irqs)) {
+			irqs = user_notify_count(p->vcpu);
 			ret  = drain(p, buf, size);
 		}
 		if (!ret)
@@ -244,6 +239,7 @@ static int record(struct prof *p, int use_vector)
 		ret = drain(p, buf, size);
 	if (!ret)
 		ret = parse(p, buf, size);
+	p->nr_irqs = user_notify_count(p->vcpu) - p->nr_irqs;
 	pvpmu_set_vector(0);
 	pvpmu_shared_attach(0);
 	pfm_close(p->fd);
@@ -290,10 +286,11 @@ static void report(struct prof *p, int use_vector)
 	sort(p->funcs, p->nr_funcs);
 	sort(p->ips, p->nr_ips);
 	uprintf("pfrecord: %s samples, %llu buffer fills, %llu messages, "
-		"%u notifications (%s), %s exits recorded in samples\n",
+		"%llu notifications (%s), %s exits recorded in samples\n",
 		tool_u64(a, sizeof(a), p->nr_samples),
 		(unsigned long long)p->nr_fills, (unsigned long long)p->nr_msgs,
-		pfrecord_nr_irqs, use_vector ? "vector" : "polling",
+		(unsigned long long)p->nr_irqs,
+		use_vector ? "vector" : "polling",
 		tool_u64(pc, sizeof(pc), p->exits));
 	if (p->nr_rearms)
 		uprintf("pfrecord: the sampling counter was re-armed %llu "

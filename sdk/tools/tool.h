@@ -19,9 +19,9 @@
 #include "user.h"
 
 /*
- * The notification vector the tools register (PVPMU_HC_SET_VECTOR); the
- * ring-0 part of each image routes it with kernel_set_notify_handler().
- * Equal to KERNEL_NOTIFY_VECTOR (checked where kernel.h is included).
+ * The notification vector the tools register (PVPMU_HC_SET_VECTOR): the
+ * kernel's KERNEL_NOTIFY_VECTOR, whose default handler counts interrupts
+ * per vCPU for ring 3 (user_notify_count()).
  */
 #define TOOL_NOTIFY_VECTOR 0xf0
 
@@ -69,9 +69,5 @@ int tool_is_family(const struct pvpmu_event_desc *d);
 int pfinfo_run(unsigned int vcpu);
 int pfstat_run(unsigned int vcpu);
 int pfrecord_run(unsigned int vcpu, int use_vector);
-
-/* Ring-0 part of pfrecord: the notification handler, and its counter. */
-void pfrecord_notify(void);
-extern volatile unsigned int pfrecord_nr_irqs;
 
 #endif /* PVPMU_TOOL_H */

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_sdk.c: libpvpmu and the guest tools against the real VMM. Each test
+ * boots a ring-3 guest image from sdk/tools that exercises the SDK through
+ * the hypercall path, prints its findings and exits with a status; the
+ * test asserts both.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kvm_harness.h"
+
+static struct vpmu_result res;
+
+TestSuite(sdk_kvm, .init = kvm_require, .timeout = 240);
+
+#define RUN(...)                                                               \
+	cr_assert(eq(int,                                                      \
+		     vpmu_cmd(&res, 120,                                       \
+			      (const char *const[]){__VA_ARGS__, NULL}),       \
+		     0),                                                       \
+		  "vpmu timed out; stderr: %s", res.err)
+
+#define HAS(buf, text)                                                         \
+	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
+		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
+		  res.err)
+
+#define STATUS(want)                                                           \
+	cr_assert(eq(int, res.status, want), "out:\n%s\nstderr:\n%s", res.out, \
+		  res.err)
+
+/*
+ * Every call and its error paths: states (EBUSY), bad handles (EBADF),
+ * bad guest addresses (EFAULT), counts over the limit, format argument
+ * sizes (E2BIG), the context limit (ENOMEM), RETFL flags, per-thread
+ * scheduling and PFM_MSG_END.
+ */
+Test(sdk_kvm, every_call_and_error_path)
+{
+	RUN("run", GUEST("sdk_calls"));
+	STATUS(0);
+	HAS(res.out, "(ring 3)");
+	HAS(res.out, "sdk_calls: ok (");
+}
+
+/* The fast read agrees with pfm_read_pmds while counting and stopped. */
+Test(sdk_kvm, fast_read_agrees_with_read_pmds)
+{
+	RUN("run", GUEST("sdk_fast"));
+	STATUS(0);
+	HAS(res.out, "sdk_fast: ok (");
+}
+
+/* Buffer full -> notification (vector, then polling) -> restart, 3x each. */
+Test(sdk_kvm, sampling_buffer_full_notify_restart_cycle)
+{
+	RUN("run", GUEST("sdk_smpl"));
+	STATUS(0);
+	HAS(res.out, "sdk_smpl: vector cycle 2:");
+	HAS(res.out, "sdk_smpl: polling cycle 2:");
+	cr_assert(eq(u32, count_str(res.out, "restarted"), 6));
+	HAS(res.out, "sdk_smpl: ok (");
+}
+
+static long handle_in(const char *out)
+{
+	const char *p = strstr(out, "sdk_xvm: handle ");
+
+	cr_assert(not(eq(ptr, (void *)p, NULL)), "no handle in:\n%s", out);
+	return strtol(p + strlen("sdk_xvm: handle "), NULL, 10);
+}
+
+/*
+ * A handle is valid only in its VM: the handle VM A got is EBADF in VM B,
+ * probed while a third VM holds a live context with that very number; B's
+ * own first context gets the same number and works there.
+ */
+Test(sdk_kvm, handle_of_another_vm_is_ebadf)
+{
+	static struct vpmu_result hold;
+	char name[32];
+	long h;
+	pid_t pid;
+	int ws;
+
+	RUN("run", GUEST("sdk_xvm"), "--name", "xvm-owner");
+	STATUS(0);
+	h   = handle_in(res.out);
+	pid = fork();
+	cr_assert(ge(int, pid, 0));
+	if (pid == 0) {
+		int ok = vpmu_cmd(&hold, 120,
+				  (const char *const[]){"run", GUEST("sdk_xvm"),
+							"--name", "hold",
+							NULL}) == 0 &&
+			 hold.status == 0 &&
+			 strstr(hold.out, "sdk_xvm: holding handle") &&
+			 strstr(hold.out, "sdk_xvm: ok (");
+		_exit(ok ? 0 : 1);
+	}
+	usleep(300000); /* the holder has created its context by now */
+	snprintf(name, sizeof(name), "probe-%ld", h);
+	RUN("run", GUEST("sdk_xvm"), "--name", name);
+	STATUS(0);
+	snprintf(name, sizeof(name), "foreign handle %ld is EBADF", h);
+	HAS(res.out, name);
+	cr_assert(eq(i64, handle_in(res.out), h),
+		  "the probe VM's own first handle");
+	cr_assert(eq(int, waitpid(pid, &ws, 0), pid));
+	ws = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128;
+	cr_assert(eq(int, ws, 0), "the holding VM failed");
+}
+
+/* pfinfo: config, registers, catalogue availability (hv yes, hw no). */
+Test(sdk_kvm, pfinfo)
+{
+	RUN("run", GUEST("pfinfo"));
+	STATUS(0);
+	HAS(res.out, "pfinfo: perfmon2 interface 1.0");
+	HAS(res.out, "pfinfo: PMC0  msr");
+	HAS(res.out, "pfinfo: PMD16 virtual");
+	HAS(res.out, "pfinfo: hv_exits          0x02e0  hv       yes");
+	HAS(res.out, "catalogue events available on this host");
+}
+
+/* pfstat: exact counts in one set, scaled counts over several. */
+Test(sdk_kvm, pfstat)
+{
+	RUN("run", GUEST("pfstat"));
+	STATUS(0);
+	HAS(res.out, "pfstat: check ok: hv_hypercalls 3001 == 3000");
+	HAS(res.out, "pfstat: multiplexed pass, 18 events over 2 sets");
+	HAS(res.out, "pfstat: check ok: scaled hv_hypercalls");
+	HAS(res.out, "<not supported>  cycles");
+}
+
+/* pfrecord: buffer refills on notifications, a 6:3:1 profile. */
+Test(sdk_kvm, pfrecord)
+{
+	RUN("run", GUEST("pfrecord"));
+	STATUS(0);
+	HAS(res.out, "notifications (vector)");
+	HAS(res.out, "%  work_hot");
+	HAS(res.out, "pfrecord: check ok");
+}
+
+/* The vPMU demo runs all three tools. */
+Test(sdk_kvm, demo)
+{
+	RUN("run", GUEST("demo_pmu"));
+	STATUS(0);
+	HAS(res.out, "demo: all tools ok");
+}
