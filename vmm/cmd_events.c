@@ -27,7 +27,8 @@ static const char events_usage[] =
 	"  List every event of the virtual PMU and every KVM statistic of\n"
 	"  this host: code (the PMC event select, umask << 8 | event), name,\n"
 	"  backend, whether this host can count it, and why not.\n"
-	"  --json  one JSON object {\"events\": [...]} on stdout\n";
+	"  --json  one JSON object {\"events\": [...], \"raw\": {...}} on "
+	"stdout\n";
 
 struct listing {
 	FILE *out;
@@ -111,6 +112,33 @@ static int print_event(void *opaque, const struct vpmu_event_avail *ev)
 	return 0;
 }
 
+/*
+ * Any other code is a raw host PMU event (perf backend): one line says
+ * whether this host counts them, probed with (RAW_EXAMPLE), a code outside
+ * the catalogue.
+ */
+#define RAW_EXAMPLE 0x00c2
+
+static void print_raw(struct listing *l, const char *why)
+{
+	if (!l->json) {
+		printf("\nother codes (umask << 8 | event, event not "
+		       "0xe0..0xe3):"
+		       " raw host PMU events, backend perf: %s%s\n",
+		       why ? "unavailable: " : "available", why ? why : "");
+		return;
+	}
+	fputs("\n  ],\n  \"raw\": {\"backend\": \"perf\", \"available\": ",
+	      stdout);
+	fputs(why ? "false" : "true", stdout);
+	fputs(", \"reason\": ", stdout);
+	if (why)
+		json_str(stdout, why);
+	else
+		fputs("null", stdout);
+	fputs("}\n}\n", stdout);
+}
+
 static int parse_args(int argc, char **argv, bool *json, bool *help)
 {
 	int i;
@@ -171,13 +199,12 @@ static int list(struct vmm_vm *vm, bool json)
 		return 1;
 	}
 	if (json)
-		fputs("{\"events\": [", stdout);
+		fputs("{\n  \"events\": [", stdout);
 	else
 		printf("%-6s  %-34s %-8s %-5s %s\n", "CODE", "NAME", "BACKEND",
 		       "AVAIL", "DESCRIPTION (or why unavailable)");
 	vpmu_backends_list_events(bl.be, bl.nr, print_event, &l);
-	if (json)
-		fputs("\n]}\n", stdout);
+	print_raw(&l, vpmu_perf_unavailable_reason(bl.perf, RAW_EXAMPLE));
 	vpmu_backends_release(&bl);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "vpmu events: writing the listing: %s\n",

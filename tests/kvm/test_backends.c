@@ -77,7 +77,7 @@ static void teardown(void)
 		fclose(console);
 }
 
-TestSuite(backend_kvmstat, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(backends_vm, .init = setup, .fini = teardown, .timeout = 60);
 
 static uint16_t stat_code(const char *name)
 {
@@ -101,7 +101,7 @@ static uint64_t read_stat(struct vpmu_bevent *e)
 	return d;
 }
 
-Test(backend_kvmstat, statistics_are_discovered_by_name)
+Test(backends_vm, statistics_are_discovered_by_name)
 {
 	struct vpmu_event_info info;
 	uint16_t a, b;
@@ -120,7 +120,7 @@ Test(backend_kvmstat, statistics_are_discovered_by_name)
 		eq(ptr, (void *)vpmu_kvmstat_unavailable_reason(ks, a), NULL));
 }
 
-Test(backend_kvmstat, only_monotonic_counters_are_events)
+Test(backends_vm, only_monotonic_counters_are_events)
 {
 	struct vpmu_event_info info;
 	uint16_t code;
@@ -147,7 +147,7 @@ Test(backend_kvmstat, only_monotonic_counters_are_events)
 	cr_log_info("kvmstat: %u counter statistics on this host", n);
 }
 
-Test(backend_kvmstat, exits_cover_the_vmm_exits)
+Test(backends_vm, exits_cover_the_vmm_exits)
 {
 	struct vpmu_bevent exits, io, halts;
 	struct vmm_vcpu_stats *s;
@@ -196,7 +196,7 @@ static void sleep_ms(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
-Test(backend_kvmstat, values_are_monotonic_while_the_guest_runs)
+Test(backends_vm, values_are_monotonic_while_the_guest_runs)
 {
 	struct vpmu_bevent exits;
 	uint64_t d, sum      = 0;
@@ -232,7 +232,7 @@ Test(backend_kvmstat, values_are_monotonic_while_the_guest_runs)
 	ks_be.ops->close(&exits);
 }
 
-Test(backend_kvmstat, arm_has_no_deadline)
+Test(backends_vm, arm_has_no_deadline)
 {
 	struct vpmu_bevent e;
 	uint64_t in_ns = 0;
@@ -243,7 +243,7 @@ Test(backend_kvmstat, arm_has_no_deadline)
 	ks_be.ops->close(&e);
 }
 
-Test(backend_kvmstat, missing_vcpu_is_an_error)
+Test(backends_vm, missing_vcpu_is_an_error)
 {
 	struct vpmu_bevent e = {
 		.be = &ks_be, .ev.code = stat_code("exits"), .ev.cpu_index = 7};
@@ -299,7 +299,7 @@ static int collect(void *opaque, const struct vpmu_event_avail *ev)
 	return 0;
 }
 
-Test(backend_kvmstat, standard_list_and_listing)
+Test(backends_vm, standard_list_and_listing)
 {
 	struct vpmu_hv_source hv       = {.read = hv_zero};
 	struct vpmu_kvmstat_source kss = {.vcpu_fd = vcpu_fd, .opaque = vm};
@@ -325,7 +325,7 @@ Test(backend_kvmstat, standard_list_and_listing)
 	vpmu_backends_release(&bl);
 }
 
-Test(backend_kvmstat, list_without_kvmstat_says_why)
+Test(backends_vm, list_without_kvmstat_says_why)
 {
 	struct vpmu_hv_source hv = {.read = hv_zero};
 	struct vpmu_backend_list bl;
@@ -366,22 +366,25 @@ static int run_events(const char *const *argv, int argc, char *out, size_t len)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-Test(backend_kvmstat, events_command_lists_json)
+Test(backends_vm, events_command_lists_json)
 {
 	static char out[OUT_MAX];
 	const char *argv[] = {"--json", NULL};
 
 	cr_assert(eq(int, run_events(argv, 1, out, sizeof(out)), 0));
-	cr_assert(eq(int, strncmp(out, "{\"events\": [", 12), 0));
+	cr_assert(eq(int, strncmp(out, "{\n  \"events\": [", 14), 0));
+	cr_assert(not(
+		eq(ptr, strstr(out, "\"raw\": {\"backend\": \"perf\""), NULL)));
 	cr_assert(
 		not(eq(ptr, strstr(out, "\"name\": \"kvmstat:exits\""), NULL)));
 	cr_assert(not(eq(ptr, strstr(out, "\"name\": \"task-clock\""), NULL)));
 	cr_assert(not(eq(ptr, strstr(out, "\"code\": \"0x003c\""), NULL)));
-	cr_assert(eq(uint, count_str(out, "\"code\""),
+	/* Every event has a code and an availability; "raw" has no code. */
+	cr_assert(eq(uint, count_str(out, "\"code\"") + 1,
 		     count_str(out, "\"available\"")));
 }
 
-Test(backend_kvmstat, events_command_table_and_errors)
+Test(backends_vm, events_command_table_and_errors)
 {
 	static char out[OUT_MAX];
 	const char *table[] = {NULL};
@@ -390,13 +393,14 @@ Test(backend_kvmstat, events_command_table_and_errors)
 	cr_assert(eq(int, run_events(table, 0, out, sizeof(out)), 0));
 	cr_assert(not(eq(ptr, strstr(out, "kvmstat:exits"), NULL)));
 	cr_assert(not(eq(ptr, strstr(out, "hv_exits"), NULL)));
+	cr_assert(not(eq(ptr, strstr(out, "raw host PMU events"), NULL)));
 	cr_assert(eq(int, run_events(bad, 1, out, sizeof(out)), 1));
 	cr_assert(eq(str, out, ""));
 }
 
 /* ---- behind a libvpmu domain ----------------------------------------- */
 
-Test(backend_kvmstat, domain_counts_kvm_exits_and_refuses_missing_events)
+Test(backends_vm, domain_counts_kvm_exits_and_refuses_missing_events)
 {
 	struct vpmu_hv_source hv       = {.read = hv_zero};
 	struct vpmu_kvmstat_source kss = {.vcpu_fd = vcpu_fd, .opaque = vm};
@@ -521,7 +525,7 @@ static pid_t vcpu_tid(void *opaque, uint32_t cpu)
 	return cpu == 0 ? the_vcpu_tid : 0;
 }
 
-Test(backend_kvmstat, perf_overflow_kicks_a_running_vcpu)
+Test(backends_vm, perf_overflow_kicks_a_running_vcpu)
 {
 	const uint64_t period      = 10 * 1000000ULL;
 	struct vpmu_perf_source ps = {.vcpu_tid = vcpu_tid, .signo = SIGUSR1};
