@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_pfm.c: what the SDK's reads cost, in one run, guest TSC cycles
+ * (image bench_pfm; scripts/bench.sh style output):
+ *
+ *   floor0  `outl` to PVPMU_PORT_NULL from ring 0 (a bare PIO exit),
+ *           measured by guest_main() before ring 3 starts
+ *   floor3  the same bare exit from ring 3: `outl` to PVPMU_PORT_NULL if
+ *           the kernel grants it to ring 3, else the NOP doorbell (which
+ *           the VMM answers without work; README: 1.01x the null port).
+ *           On PVM a ring-3 OUT traps and its I/O bitmap check is
+ *           emulated, so floor3 > floor0; the SDK runs in ring 3, so
+ *           floor3 is the floor its hypercalls are held to.
+ *   read1/4/8   pfm_read_pmds() of 1, 4 and 8 PMDs (one hypercall)
+ *   fast1/8     pvpmu_read_fast() of 1 and 8 PMDs (shared page, no exit)
+ *   ssr         pfm_start() + pfm_stop() + pfm_read_pmds() of 8 PMDs
+ *
+ * Kinds are interleaved over BENCH_ROUNDS rounds; the mean over all rounds
+ * and the best round are printed with the ratios read/floor3 (target
+ * <= 1.2 for 1 PMD) and read1/fast1 (target >= 100), in two-decimal fixed
+ * point (no FPU).
+ */
+#include "kernel.h"
+#include "tool.h"
+
+#include "pvpmu_hc.h"
+
+#define BENCH_ROUNDS 5
+#define HC_ITERS     400    /* hypercall kinds, per round */
+#define FAST_ITERS   100000 /* fast reads, per round */
+#define NR_PMDS      8
+
+enum kind {
+	K_FLOOR3,
+	K_READ1,
+	K_READ4,
+	K_READ8,
+	K_FAST1,
+	K_FAST8,
+	K_SSR,
+	NR_KINDS
+};
+
+static const char *const names[NR_KINDS] = {
+	"floor3 bare exit", "read_pmds 1", "read_pmds 4",       "read_pmds 8",
+	"fast read 1",      "fast read 8", "start+stop+read 8",
+};
+
+static uint64_t floor0_best = ~0ULL; /* written in ring 0 */
+static struct pvpmu_shared_page page __attribute__((aligned(4096)));
+static pfarg_pmd_t pmds[NR_PMDS];
+static int null_in_ring3;
+
+/* (n) unrolled `outl` to (port); TSC cycles. */
+static uint64_t outl_loop(uint16_t port, uint32_t val, unsigned int n)
+{
+	uint64_t t0 = rdtsc_ordered();
+
+	__asm__ __volatile__(".balign 16\n"
+			     "1:\n\t"
+			     ".rept 8\n\t"
+			     "mov %[v], %%eax\n\t"
+			     "outl %%eax, %%dx\n\t"
+			     ".endr\n\t"
+			     "sub $8, %[n]\n\t"
+			     "jnz 1b"
+			     : [n] "+r"(n)
+			     : [v] "r"(val), "d"(port)
+			     : "rax", "memory");
+	return rdtsc_ordered() - t0;
+}
+
+/* Ring 0: the bare-exit floor, then the ring-3 program. */
+void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
+{
+	unsigned int r;
+	uint64_t c;
+
+	(void)bi;
+	if (vcpu == 0) {
+		for (r = 0; r < BENCH_ROUNDS; r++) {
+			c = outl_loop(PVPMU_PORT_NULL, 0, 64) / 64;
+			if (c < floor0_best)
+				floor0_best = c;
+		}
+	}
+	kernel_user_run(vcpu);
+}
+
+static uint64_t run(enum kind k, int fd)
+{
+	uint64_t t0 = rdtsc_ordered();
+	unsigned int i;
+
+	switch (k) {
+	case K_FLOOR3:
+		if (null_in_ring3)
+			return outl_loop(PVPMU_PORT_NULL, 0, HC_ITERS);
+		for (i = 0; i < HC_ITERS; i++)
+			pvpmu_hypercall(PVPMU_HC_NOP, 0);
+		break;
+	case K_READ1:
+	case K_READ4:
+	case K_READ8:
+		for (i = 0; i < HC_ITERS; i++)
+			pfm_read_pmds(fd, pmds,
+				      k == K_READ1   ? 1
+				      : k == K_READ4 ? 4
+						     : 8);
+		break;
+	case K_FAST1:
+	case K_FAST8:
+		for (i = 0; i < FAST_ITERS; i++)
+			pvpmu_read_fast(&page, fd, pmds, k == K_FAST1 ? 1 : 8);
+		break;
+	default:
+		for (i = 0; i < HC_ITERS; i++) {
+			pfm_start(fd, 0);
+			pfm_stop(fd);
+			pfm_read_pmds(fd, pmds, NR_PMDS);
+		}
+		break;
+	}
+	return rdtsc_ordered() - t0;
+}
+
+static int setup(unsigned int vcpu, int *fd)
+{
+	static const char *const ev[NR_PMDS] = {
+		"hv_guest_cycles", "hv_run_ns", "hv_exits", "hv_hypercalls",
+		"hv_pio",          "hv_irqs",   "hv_halts", "hv_mmio"};
+	pfarg_ctx_t ctx = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	pfarg_pmc_t pmc[NR_PMDS];
+	pfarg_load_t ld = {.load_pid = vcpu};
+	unsigned int i;
+	int ret;
+
+	ret = pvpmu_shared_attach(&page);
+	if (!ret)
+		ret = pfm_create_context(&ctx, 0, 0);
+	for (i = 0; !ret && i < NR_PMDS; i++) {
+		pmc[i]  = (pfarg_pmc_t){.reg_num = (uint16_t)i};
+		pmds[i] = (pfarg_pmd_t){.reg_num = (uint16_t)i};
+		ret     = pvpmu_event_encode(ev[i], &pmc[i].reg_value, 0);
+	}
+	if (!ret)
+		ret = pfm_write_pmcs(ctx.ctx_fd, pmc, NR_PMDS);
+	if (!ret)
+		ret = pfm_load_context(ctx.ctx_fd, &ld);
+	if (!ret)
+		ret = pfm_start(ctx.ctx_fd, 0);
+	/* Check the measured calls once, on the success path. */
+	if (!ret)
+		ret = pfm_read_pmds(ctx.ctx_fd, pmds, NR_PMDS);
+	if (!ret)
+		ret = pvpmu_read_fast(&page, ctx.ctx_fd, pmds, NR_PMDS);
+	*fd = ctx.ctx_fd;
+	return ret ? tool_err("bench_pfm", "setup", ret) : 0;
+}
+
+static void report(const char *what, const uint64_t *per, uint64_t khz)
+{
+	char a[16], b[16], c[16], d[16], e[16];
+	int k;
+
+	for (k = 0; k < NR_KINDS; k++)
+		uprintf("bench_pfm: %s %-18s %8llu cycles %8llu ns\n", what,
+			names[k], (unsigned long long)per[k],
+			(unsigned long long)(khz ? per[k] * 1000000 / khz : 0));
+	uprintf("bench_pfm: %s ratio read1/floor3=%s read4/floor3=%s "
+		"read8/floor3=%s read1/floor0=%s read1/fast1=%s\n",
+		what, tool_fix2(a, sizeof(a), per[K_READ1], per[K_FLOOR3]),
+		tool_fix2(b, sizeof(b), per[K_READ4], per[K_FLOOR3]),
+		tool_fix2(c, sizeof(c), per[K_READ8], per[K_FLOOR3]),
+		tool_fix2(d, sizeof(d), per[K_READ1], floor0_best),
+		tool_fix2(e, sizeof(e), per[K_READ1], per[K_FAST1]));
+}
+
+int user_main(unsigned int vcpu)
+{
+	const struct pvpmu_boot_info *bi = user_boot_info();
+	uint64_t sum[NR_KINDS]           = {0}, best[NR_KINDS], cyc, n;
+	int round, k, fd;
+
+	if (vcpu)
+		return 0;
+	null_in_ring3 = user_outl_safe(PVPMU_PORT_NULL, 0) == 0;
+	if (setup(vcpu, &fd))
+		return 1;
+	uprintf("bench_pfm: floor0 (ring 0 null port) %llu cycles; floor3 "
+		"is %s from ring 3; tsc %llu kHz\n",
+		(unsigned long long)floor0_best,
+		null_in_ring3 ? "the null port" : "the NOP doorbell",
+		(unsigned long long)bi->tsc_khz);
+	for (k = 0; k < NR_KINDS; k++)
+		best[k] = ~0ULL;
+	for (round = 0; round < BENCH_ROUNDS; round++) {
+		pfm_start(fd, 0);
+		for (k = 0; k < NR_KINDS; k++) {
+			n   = k == K_FAST1 || k == K_FAST8 ? FAST_ITERS
+							   : HC_ITERS;
+			cyc = run(k, fd);
+			sum[k] += cyc / BENCH_ROUNDS;
+			if (cyc / n < best[k])
+				best[k] = cyc / n;
+		}
+	}
+	for (k = 0; k < NR_KINDS; k++)
+		sum[k] /= k == K_FAST1 || k == K_FAST8 ? FAST_ITERS : HC_ITERS;
+	report("mean", sum, bi->tsc_khz);
+	report("best", best, bi->tsc_khz);
+	pfm_close(fd);
+	pvpmu_shared_attach(0);
+	return 0;
+}
