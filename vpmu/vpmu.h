@@ -33,6 +33,16 @@
  *   is counted only between vpmu_ctx_sched_in() and vpmu_ctx_sched_out(),
  *   which the guest driver calls around that thread's time on a vCPU.
  *
+ * Driving it (the VMM)
+ *   vpmu_domain_create(cfg)          limits, backends (preference order),
+ *                                    notify and virtual-PMD callbacks
+ *   vpmu_cpu_create(d, i)            per vCPU
+ *   after every exit, vCPU thread:   vpmu_cpu_account(cpu, run_ns, &gs)
+ *                                    vpmu_cpu_snapshot(cpu, &snap)
+ *   before KVM_RUN:                  vpmu_cpu_next_deadline(cpu) -> timer
+ *   hypercalls / control socket:     vpmu_ctx_*(d, &caller, fd, pfarg...)
+ *   guest context switch:            vpmu_ctx_sched_in/out(d, &caller, fd)
+ *
  * Threading: every function takes the domain mutex (vCPU threads and the
  * operator thread may call concurrently). The notification callback runs
  * with that mutex held and must not call back into libvpmu.
@@ -89,6 +99,10 @@
  *    timeout = request rounded up to the domain's timer granularity.
  *  - SET_CONFIG is refused to guests (-EPERM): host limits are the host's.
  *    Values below one page: -EINVAL; cf_flags != 0: -EINVAL.
+ *  - A backend that cannot open an event at LOAD or sched-in: -EBUSY
+ *    ("cannot be executed at this time"); the context stays as it was.
+ *  - Interrupt throttling (4.4.4, unfinished in the spec) is host policy:
+ *    see vpmu_limits.min_kick_ns and max_ovfl_per_sec.
  *  - Zombies do not exist: destroy unloads first; a stale handle is -EBADF.
  *  - READ/WRITE while loaded are always allowed (the domain lock gives a
  *    consistent view), so those commands never return -EBUSY.
