@@ -5,8 +5,9 @@
  * hv, kvmstat and perf (software) backends, each printed next to a floor
  * measured in the same run and the ratio:
  *   - hv: a callback into the VMM's counters; floor: memcpy of 8 bytes;
- *   - kvmstat: a pread of 8 bytes from the vCPU's KVM stats file; floor: a
- *     bare read() system call on /dev/null;
+ *   - kvmstat: a pread of the vCPU's KVM stats data block; floor: a bare
+ *     read() system call on /dev/null; and 4 events read at one run time
+ *     (one exit), which share one pread;
  *   - perf: a read() of {count, enabled, running} from a perf_event fd of
  *     this thread (task-clock, context-switches); same syscall floor.
  * kvmstat needs /dev/kvm (a VM with one vCPU, never run) and is skipped
@@ -145,6 +146,54 @@ static int make_vcpu(int *kvm, int *vm)
 	return kvm_vcpu_fd < 0 ? -errno : 0;
 }
 
+/* Best-of-ROUNDS ns per exit reading the (n) events at (e). */
+static double time_exit(struct vpmu_bevent *e, unsigned int n)
+{
+	double best = 1e30, per;
+	uint64_t d, sum = 0, t0;
+	unsigned int r, i, j;
+
+	for (r = 0; r < ROUNDS; r++) {
+		t0 = now_ns();
+		for (i = 0; i < N; i++) {
+			for (j = 0; j < n; j++) {
+				e[j].be->ops->read(&e[j], i, &d);
+				sum += d;
+			}
+		}
+		per  = (double)(now_ns() - t0) / N;
+		best = per < best ? per : best;
+	}
+	__asm__ volatile("" : : "r"(sum));
+	return best;
+}
+
+static const char *const kvm_names[] = {"exits", "io_exits", "halt_exits",
+					"pf_taken"};
+
+static void bench_kvmstat4(struct vpmu_backend_list *bl, double floor)
+{
+	struct vpmu_bevent e[4];
+	unsigned int i;
+	uint16_t code;
+	int ret = 0;
+
+	for (i = 0; i < 4 && !ret; i++) {
+		ret  = vpmu_kvmstat_find(bl->kvmstat, kvm_names[i], &code);
+		e[i] = (struct vpmu_bevent){.be = &bl->be[1], .ev.code = code};
+		ret  = ret ? ret : e[i].be->ops->open(&e[i], 0);
+	}
+	if (ret) {
+		printf("%-42s skipped: %s\n", "kvmstat 4 events",
+		       strerror(-ret));
+		return;
+	}
+	report("kvmstat read, 4 events (per exit)", time_exit(e, 4),
+	       "read(/dev/null)", floor);
+	for (i = 0; i < 4; i++)
+		e[i].be->ops->close(&e[i]);
+}
+
 static void bench_event(const struct vpmu_backend *be, uint16_t code,
 			const char *what, const char *floor_what, double floor)
 {
@@ -187,6 +236,8 @@ int main(void)
 	else if (vpmu_kvmstat_find(bl.kvmstat, "exits", &code) == 0)
 		bench_event(&bl.be[1], code, "kvmstat read kvmstat:exits",
 			    "read(/dev/null)", sys);
+	if (!ret)
+		bench_kvmstat4(&bl, sys);
 	why = vpmu_perf_unavailable_reason(bl.perf, PVPMU_EV_SW_TASK_CLOCK);
 	if (why)
 		printf("%-42s skipped: %s\n", "perf read task-clock", why);

@@ -3,8 +3,9 @@
  * bench_core.c: libvpmu core costs, each printed next to a floor measured
  * in the same run (a memcpy of the same bytes) and the ratio:
  *   - per-exit accounting with 8 active counters (vpmu_cpu_account);
- *   - one set switch (an account call whose timeout switches sets, minus
- *     nothing: the whole call is reported, and the plain account too).
+ *   - one set switch (an account call whose timeout switches sets, and
+ *     its difference to the same call without a switch);
+ *   - one overflow with a default-format sample (account + handler).
  * Count source: the replay backend (rates), so no host PMU is needed.
  */
 #include <stdio.h>
@@ -107,6 +108,76 @@ static int setup(struct bench *b, unsigned int nr_sets, uint64_t timeout)
 			   "start");
 }
 
+/*
+ * One sampling counter (period 1000 events at 1 event/ns) in a
+ * default-format context: every 1 us account call takes one overflow,
+ * writes one sample and short-resets. The buffer is emptied by an active
+ * RESTART whenever it fills.
+ */
+static int setup_sampling(struct bench *b)
+{
+	static const uint8_t uuid[16] = PFM_DEFAULT_SMPL_UUID;
+	struct pfm_default_smpl_arg a = {.buf_size = 1 << 20};
+	struct pfarg_ctx c            = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	struct pfarg_pmc pmc          = {.reg_value = VPMU_EVSEL(0x10, 0)};
+	struct pfarg_pmd pmd          = {.reg_value       = (uint64_t)-1000,
+					 .reg_short_reset = (uint64_t)-1000,
+					 .reg_long_reset  = (uint64_t)-1000};
+	struct vpmu_domain_config cfg = {0};
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	ret = check(vpmu_replay_create(&b->rp), "replay");
+	ret = ret ? ret : vpmu_replay_add_event(b->rp, 0x10, "e");
+	ret = ret ? ret : vpmu_replay_set_rate(b->rp, 0, 0x10, 1000000000ULL);
+	if (ret)
+		return ret;
+	vpmu_replay_instance(b->rp, &b->be);
+	vpmu_limits_default(&cfg.limits);
+	cfg.limits.smpl_mem_max = 2 << 20;
+	cfg.backends            = &b->be;
+	cfg.nr_backends         = 1;
+	ret = check(vpmu_domain_create(&cfg, &b->d), "domain");
+	ret = ret ? ret : check(vpmu_cpu_create(b->d, 0, &b->cpu), "cpu");
+	if (ret)
+		return ret;
+	b->who = (struct vpmu_caller){.owner = VPMU_OWNER_GUEST, .cpu = b->cpu};
+	memcpy(c.ctx_smpl_buf_id, uuid, 16);
+	ret   = check(vpmu_ctx_create(b->d, &b->who, &c, 1, &a, sizeof(a)),
+		      "create");
+	b->fd = c.ctx_fd;
+	ret   = ret ? ret : vpmu_ctx_write_pmcs(b->d, &b->who, b->fd, &pmc, 1);
+	ret   = ret ? ret : vpmu_ctx_write_pmds(b->d, &b->who, b->fd, &pmd, 1);
+	ret   = ret ? ret
+		    : vpmu_ctx_load(b->d, &b->who, b->fd, &(struct pfarg_load){0},
+				    1);
+	return ret ? check(ret, "program")
+		   : check(vpmu_ctx_start(b->d, &b->who, b->fd, NULL, 0),
+			   "start");
+}
+
+/* Best-of-ROUNDS ns per overflowing account call (restart when full). */
+static double time_sampling(struct bench *b, unsigned int n)
+{
+	struct vpmu_guest_state gs = {.ip = 0x1000};
+	double best                = 1e30;
+	unsigned int r, i;
+
+	for (r = 0; r < ROUNDS; r++) {
+		uint64_t t0 = now_ns();
+
+		for (i = 0; i < n; i++) {
+			vpmu_cpu_account(b->cpu, 1000, &gs);
+			if ((i & 4095) == 4095)
+				vpmu_ctx_restart(b->d, &b->who, b->fd, 0);
+		}
+		double per = (double)(now_ns() - t0) / n;
+
+		best = per < best ? per : best;
+	}
+	return best;
+}
+
 static void teardown(struct bench *b)
 {
 	vpmu_domain_destroy(b->d);
@@ -193,5 +264,12 @@ int main(void)
 	       time_memcpy(sw_bytes, n));
 	report("set switch alone (difference)", sw - plain2, sw_bytes,
 	       time_memcpy(sw_bytes, n));
+
+	if (setup_sampling(&b))
+		return 1;
+	report("account + overflow + sample (default)", time_sampling(&b, n),
+	       sizeof(struct pfm_default_smpl_entry),
+	       time_memcpy(sizeof(struct pfm_default_smpl_entry), n));
+	teardown(&b);
 	return 0;
 }
