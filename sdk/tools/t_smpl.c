@@ -6,6 +6,11 @@
  * get told (notification vector, then by polling pfm_read_msg), check the
  * masked buffer (count, overflows, sample contents, no counting while
  * masked), PFM_RESTART, and go again, SMPL_CYCLES times per mode.
+ *
+ * With two vCPUs or more, a third mode is the classic perfmon2 monitor:
+ * vCPU 1 runs the workload under its own vCPU-wide context, vCPU 0 waits
+ * for each overflow message in pfm_read_msg() (halted in the VMM, not
+ * spinning), parses the buffer and restarts vCPU 1's context.
  */
 #include "check.h"
 
@@ -16,9 +21,14 @@
 #define SMPL_BUF    4096
 #define MAX_CALLS   100000
 
-static struct checker c = {.name = "sdk_smpl"};
+static struct checker c  = {.name = "sdk_smpl"};
+static struct checker c1 = {.name = "sdk_smpl vcpu 1"};
 
 extern const char __image_start[], __image_end[];
+
+enum mode { M_VECTOR, M_POLL, M_REMOTE };
+
+static const char *const mode_names[] = {"vector", "polling", "remote"};
 
 struct run {
 	int fd;
@@ -26,7 +36,14 @@ struct run {
 	uint64_t size;
 	unsigned int vcpu;
 	int use_vector;
+	enum mode mode;
+	struct checker *ck; /* of the vCPU that runs setup() */
 };
+
+/* Remote mode: vCPU 1 publishes its context; vCPU 0 says when to stop. */
+static volatile int remote_fd = -1, remote_done;
+static const void *volatile remote_buf;
+static volatile uint64_t remote_size;
 
 static int setup(struct run *r)
 {
@@ -47,20 +64,21 @@ static int setup(struct run *r)
 	int ret;
 
 	ret = pfm_create_context(&a.ctx, &a.arg, sizeof(a.arg));
-	EXPECT(&c, "create with the default format", ret, 0);
+	EXPECT(r->ck, "create with the default format", ret, 0);
 	if (ret)
 		return ret;
 	r->fd = a.ctx.ctx_fd;
-	EXPECT_TRUE(&c, "buffer size", a.ctx.ctx_smpl_buf_size >= SMPL_BUF);
-	EXPECT(&c, "encode",
+	EXPECT_TRUE(r->ck, "buffer size", a.ctx.ctx_smpl_buf_size >= SMPL_BUF);
+	EXPECT(r->ck, "encode",
 	       pvpmu_event_encode("hv_hypercalls", &pmc.reg_value, 0), 0);
-	EXPECT(&c, "write_pmcs", pfm_write_pmcs(r->fd, &pmc, 1), 0);
-	EXPECT(&c, "write_pmds", pfm_write_pmds(r->fd, &pmd, 1), 0);
-	EXPECT(&c, "smpl_buf", pfm_smpl_buf(r->fd, &r->buf, &r->size), 0);
-	EXPECT(&c, "mapped size", r->size, a.ctx.ctx_smpl_buf_size);
+	EXPECT(r->ck, "write_pmcs", pfm_write_pmcs(r->fd, &pmc, 1), 0);
+	EXPECT(r->ck, "write_pmds", pfm_write_pmds(r->fd, &pmd, 1), 0);
+	EXPECT(r->ck, "smpl_buf", pfm_smpl_buf(r->fd, &r->buf, &r->size), 0);
+	EXPECT(r->ck, "mapped size", r->size, a.ctx.ctx_smpl_buf_size);
 	if (r->use_vector)
-		EXPECT(&c, "vector", pvpmu_set_vector(TOOL_NOTIFY_VECTOR), 0);
-	EXPECT(&c, "load", pfm_load_context(r->fd, &ld), 0);
+		EXPECT(r->ck, "vector", pvpmu_set_vector(TOOL_NOTIFY_VECTOR),
+		       0);
+	EXPECT(r->ck, "load", pfm_load_context(r->fd, &ld), 0);
 	return pfm_start(r->fd, 0);
 }
 
@@ -125,7 +143,14 @@ static void cycle(struct run *r, unsigned int i)
 	pfm_msg_t msg;
 	unsigned int calls, k;
 
-	calls = fill(r, &msg);
+	if (r->mode == M_REMOTE) {
+		/* Halted in the VMM until vCPU 1 fills the buffer. */
+		EXPECT(&c, "read_msg waits for the other vCPU",
+		       pfm_read_msg(r->fd, &msg, 5000000000ULL), 0);
+		calls = 1;
+	} else {
+		calls = fill(r, &msg);
+	}
 	EXPECT_TRUE(&c, "buffer filled", calls > 0);
 	if (!calls)
 		return;
@@ -137,22 +162,35 @@ static void cycle(struct run *r, unsigned int i)
 	before = pmd.reg_value;
 	for (k = 0; k < 3 * SMPL_PERIOD; k++)
 		pvpmu_hypercall(PVPMU_HC_NOP, 0);
+	if (r->mode == M_REMOTE)
+		tool_sink = tool_spin(10000000); /* vCPU 1 keeps calling */
 	EXPECT(&c, "read_pmds masked", pfm_read_pmds(r->fd, &pmd, 1), 0);
 	EXPECT(&c, "no counting while masked", pmd.reg_value, before);
 	EXPECT(&c, "no samples while masked", h->hdr_count, n);
 	EXPECT(&c, "one message per notification", pfm_read_msg(r->fd, &msg, 0),
 	       -PVPMU_EAGAIN);
 	EXPECT(&c, "restart", pfm_restart(r->fd), 0);
-	EXPECT(&c, "header reset by restart", h->hdr_count, 0);
-	uprintf("sdk_smpl: %s cycle %u: %llu samples after %u calls, "
-		"restarted\n",
-		r->use_vector ? "vector" : "polling", i, (unsigned long long)n,
-		calls);
+	/* In remote mode vCPU 1 may have sampled again already. */
+	if (r->mode == M_REMOTE)
+		EXPECT_TRUE(&c, "header reset by restart", h->hdr_count < n);
+	else
+		EXPECT(&c, "header reset by restart", h->hdr_count, 0);
+	if (r->mode == M_REMOTE)
+		uprintf("sdk_smpl: remote cycle %u: %llu samples of vcpu 1, "
+			"restarted from vcpu 0\n",
+			i, (unsigned long long)n);
+	else
+		uprintf("sdk_smpl: %s cycle %u: %llu samples after %u calls, "
+			"restarted\n",
+			mode_names[r->mode], i, (unsigned long long)n, calls);
 }
 
-static void run_mode(unsigned int vcpu, int use_vector)
+static void run_mode(unsigned int vcpu, enum mode mode)
 {
-	struct run r = {.vcpu = vcpu, .use_vector = use_vector};
+	struct run r = {.vcpu       = vcpu,
+			.use_vector = mode == M_VECTOR,
+			.mode       = mode,
+			.ck         = &c};
 	unsigned int i;
 
 	if (setup(&r)) {
@@ -162,16 +200,54 @@ static void run_mode(unsigned int vcpu, int use_vector)
 	for (i = 0; i < SMPL_CYCLES && !c.nr_failed; i++)
 		cycle(&r, i);
 	EXPECT(&c, "stop", pfm_stop(r.fd), 0);
-	if (use_vector)
+	if (r.use_vector)
 		EXPECT(&c, "vector off", pvpmu_set_vector(0), 0);
 	EXPECT(&c, "close", pfm_close(r.fd), 0);
 }
 
+/* vCPU 1 of the remote mode: monitored, makes hypercalls until told. */
+static int monitored(unsigned int vcpu)
+{
+	struct run r = {.vcpu = vcpu, .mode = M_REMOTE, .ck = &c1};
+
+	if (setup(&r))
+		return 1;
+	remote_buf  = r.buf;
+	remote_size = r.size;
+	__atomic_store_n(&remote_fd, r.fd, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&remote_done, __ATOMIC_ACQUIRE))
+		pvpmu_hypercall(PVPMU_HC_NOP, 0);
+	EXPECT(&c1, "stop on vcpu 1", pfm_stop(r.fd), 0);
+	EXPECT(&c1, "close on vcpu 1", pfm_close(r.fd), 0);
+	return c1.nr_failed ? check_done(&c1) : 0;
+}
+
+/* vCPU 0 of the remote mode: the monitoring tool. */
+static void monitor(unsigned int vcpu)
+{
+	struct run r = {.vcpu = 1, .mode = M_REMOTE};
+	unsigned int i;
+
+	(void)vcpu;
+	while (__atomic_load_n(&remote_fd, __ATOMIC_ACQUIRE) < 0)
+		tool_sink = tool_spin(1000);
+	r.fd   = remote_fd;
+	r.buf  = remote_buf;
+	r.size = remote_size;
+	for (i = 0; i < SMPL_CYCLES && !c.nr_failed; i++)
+		cycle(&r, i);
+	__atomic_store_n(&remote_done, 1, __ATOMIC_RELEASE);
+}
+
 int user_main(unsigned int vcpu)
 {
+	if (vcpu == 1)
+		return monitored(vcpu);
 	if (vcpu)
 		return 0;
-	run_mode(vcpu, 1);
-	run_mode(vcpu, 0);
+	run_mode(vcpu, M_VECTOR);
+	run_mode(vcpu, M_POLL);
+	if (user_boot_info()->nr_vcpus >= 2)
+		monitor(vcpu);
 	return check_done(&c);
 }

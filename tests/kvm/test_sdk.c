@@ -68,6 +68,20 @@ Test(sdk_kvm, sampling_buffer_full_notify_restart_cycle)
 	HAS(res.out, "sdk_smpl: ok (");
 }
 
+/*
+ * The perfmon2 monitor model over two vCPUs: vCPU 0 waits in pfm_read_msg
+ * (halted in the VMM) for the overflow messages of vCPU 1's context, parses
+ * its buffer and restarts it.
+ */
+Test(sdk_kvm, monitor_vcpu_waits_for_another_vcpus_buffer)
+{
+	RUN("run", GUEST("sdk_smpl"), "--vcpus", "2");
+	STATUS(0);
+	HAS(res.out, "sdk_smpl: remote cycle 2: 99 samples of vcpu 1");
+	cr_assert(eq(u32, count_str(res.out, "restarted"), 9));
+	HAS(res.out, "sdk_smpl: ok (");
+}
+
 static long handle_in(const char *out)
 {
 	const char *p = strstr(out, "sdk_xvm: handle ");
