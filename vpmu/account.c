@@ -73,14 +73,14 @@ int vpmu_cpu_account(struct vpmu_cpu *cpu, uint64_t run_ns_delta,
 
 	pthread_mutex_lock(&d->lock);
 	cpu->run_ns += run_ns_delta;
-	cpu->gs = gs;
+	if (gs)
+		cpu->gs = *gs;
 	for (i = 0; i < VPMU_CPU_MAX_CTX; i++) {
 		if (!cpu->ctx[i])
 			continue;
 		ret   = ctx_account(cpu->ctx[i], run_ns_delta);
 		first = first ? first : ret;
 	}
-	cpu->gs = NULL;
 	pthread_mutex_unlock(&d->lock);
 	return first;
 }

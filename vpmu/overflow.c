@@ -101,7 +101,7 @@ static void ovfl_plain(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 static void fill_arg(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
 		     struct vpmu_smpl_ovfl_arg *a)
 {
-	const struct vpmu_guest_state *gs = ctx->cpu->gs;
+	const struct vpmu_guest_state *gs = &ctx->cpu->gs;
 	uint64_t want                     = s->pmc[i].smpl_pmds;
 	unsigned int j, k = 0;
 
@@ -109,9 +109,9 @@ static void fill_arg(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
 	a->active_set     = s->id;
 	a->cpu            = (uint16_t)ctx->cpu->index;
 	a->ovfl_notify    = (s->pmc[i].flags & PFM_REGFL_OVFL_NOTIFY) != 0;
-	a->ip             = gs ? gs->ip : 0;
-	a->pid            = gs ? gs->pid : 0;
-	a->tid            = gs ? gs->tid : 0;
+	a->ip             = gs->ip;
+	a->pid            = gs->pid;
+	a->tid            = gs->tid;
 	a->pmd_last_reset = s->pmd[i].last_reset;
 	a->pmd_value      = vpmu_pmd_value(ctx, s, i);
 	a->pmd_eventid    = s->pmc[i].eventid;

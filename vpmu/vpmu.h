@@ -259,7 +259,8 @@ struct vpmu_cpu *vpmu_cpu_get(struct vpmu_domain *d, uint32_t index);
 
 /*
  * Account (run_ns_delta) ns of guest run time on (cpu), called by the vCPU
- * thread after every exit with (gs) (may be NULL) describing the guest:
+ * thread after every exit with (gs) describing the guest (copied; NULL
+ * keeps the previous one; samples taken by commands between exits use it):
  * reads the backend deltas of the active set of every context on (cpu),
  * folds them into the 64-bit counters, processes overflows (resets,
  * randomization, formats, messages, notifications, overflow switches) and

@@ -113,7 +113,7 @@ struct vpmu_cpu {
 	uint64_t run_ns;
 	bool is_idle;
 	struct vpmu_ctx *ctx[VPMU_CPU_MAX_CTX]; /* contexts counted here */
-	const struct vpmu_guest_state *gs;      /* during account only */
+	struct vpmu_guest_state gs; /* guest state at the last exit */
 };
 
 struct vpmu_domain {
