@@ -87,18 +87,29 @@ static uint16_t stat_code(const char *name)
 	return code;
 }
 
+/*
+ * Run time passed to the backend: it must advance between reads that
+ * should see new values (reads at one run time share one data block).
+ */
+static uint64_t run_ns;
+
 static void open_stat(struct vpmu_bevent *e, const char *name)
 {
 	*e = (struct vpmu_bevent){.be = &ks_be, .ev.code = stat_code(name)};
-	cr_assert(eq(int, ks_be.ops->open(e, 0), 0), "open %s", name);
+	cr_assert(eq(int, ks_be.ops->open(e, ++run_ns), 0), "open %s", name);
+}
+
+static uint64_t read_stat_at(struct vpmu_bevent *e, uint64_t now_ns)
+{
+	uint64_t d = ~0ULL;
+
+	cr_assert(eq(int, ks_be.ops->read(e, now_ns, &d), 0));
+	return d;
 }
 
 static uint64_t read_stat(struct vpmu_bevent *e)
 {
-	uint64_t d = ~0ULL;
-
-	cr_assert(eq(int, ks_be.ops->read(e, 0, &d), 0));
-	return d;
+	return read_stat_at(e, ++run_ns);
 }
 
 Test(backends_vm, statistics_are_discovered_by_name)
@@ -230,6 +241,32 @@ Test(backends_vm, values_are_monotonic_while_the_guest_runs)
 	cr_assert(gt(u64, sum, 0));
 	cr_assert(ge(u64, sum, vmm_vcpu_stats(vmm_vm_vcpu(vm, 0))->nr_exits));
 	ks_be.ops->close(&exits);
+}
+
+Test(backends_vm, reads_at_one_run_time_share_one_snapshot)
+{
+	struct vpmu_bevent exits, exits2;
+	pthread_t th;
+	uint64_t a, b, now;
+	char err[256];
+
+	cr_assert(eq(int, vmm_vm_load(vm, GUEST("spin"), err, sizeof(err)), 0),
+		  "%s", err);
+	open_stat(&exits, "exits");
+	open_stat(&exits2, "exits");
+	cr_assert(eq(int, pthread_create(&th, NULL, run_vm, vm), 0));
+	sleep_ms(50);
+	now = ++run_ns;
+	a   = read_stat_at(&exits, now);
+	sleep_ms(50); /* the guest keeps exiting in the kernel */
+	b = read_stat_at(&exits2, now);
+	vmm_vm_stop(vm, VMM_STATUS_STOPPED);
+	pthread_join(th, NULL);
+	/* Same run time, same snapshot: both events saw the same value. */
+	cr_assert(eq(u64, a, b));
+	cr_assert(gt(u64, read_stat(&exits), 0)); /* later exits not lost */
+	ks_be.ops->close(&exits);
+	ks_be.ops->close(&exits2);
 }
 
 Test(backends_vm, arm_has_no_deadline)

@@ -8,6 +8,14 @@
  * bytes each (flags, exponent, size in u64s, offset in the data block,
  * NUL-terminated name); and the data block of u64 values. The layout is
  * the same for every vCPU of a VM; it is checked per vCPU anyway.
+ *
+ * Reads: a pread of 8 bytes costs as much as one of the whole data block
+ * (about 1 KiB; both are one system call), so each vCPU keeps the block
+ * read at the last run time it was asked for, and every event of that
+ * vCPU read at the same run time uses it: N events, one system call per
+ * exit. The statistics cannot change while run time stands still, because
+ * KVM updates them only inside KVM_RUN, which the VMM counts as run time;
+ * events that happen after the cached read are seen at the next run time.
  */
 #include "kvmstat.h"
 
@@ -26,6 +34,7 @@
 #define KVMSTAT_MAX_DESC   4096 /* sanity bound on the header */
 #define KVMSTAT_MAX_NAME   4096
 #define KVMSTAT_MAX_CPUS   4096 /* as vpmu_cpu_create() */
+#define KVMSTAT_MAX_DATA   (1U << 20)
 #define KVMSTAT_PREFIX     "kvmstat:"
 
 struct kstat {
@@ -34,14 +43,23 @@ struct kstat {
 	uint32_t offset; /* byte offset in the data block */
 };
 
+/* One vCPU's stats file and its last data block. */
+struct kcpu {
+	int fd;         /* -1 until opened */
+	bool has_block; /* block holds the values at run time block_ns */
+	uint64_t block_ns;
+	uint64_t *block;
+};
+
 struct vpmu_kvmstat {
 	struct vpmu_kvmstat_source src;
 	bool discovered;
 	struct kvm_stats_header hdr; /* of vCPU 0, the reference layout */
 	struct kstat stats[KVMSTAT_MAX_EVENTS];
 	unsigned int nr_stats;
-	int *fds; /* stats file per vCPU, -1 until opened */
-	unsigned int nr_fds;
+	uint32_t data_size; /* bytes of the data block */
+	struct kcpu *cpus;  /* per vCPU, by index */
+	unsigned int nr_cpus;
 	char reason[160];
 };
 
@@ -63,15 +81,16 @@ void vpmu_kvmstat_destroy(struct vpmu_kvmstat *k)
 
 	if (!k)
 		return;
-	for (i = 0; i < k->nr_fds; i++) {
-		if (k->fds[i] >= 0)
-			close(k->fds[i]);
+	for (i = 0; i < k->nr_cpus; i++) {
+		if (k->cpus[i].fd >= 0)
+			close(k->cpus[i].fd);
+		free(k->cpus[i].block);
 	}
 	for (i = 0; i < k->nr_stats; i++) {
 		free(k->stats[i].name);
 		free(k->stats[i].desc);
 	}
-	free(k->fds);
+	free(k->cpus);
 	free(k);
 }
 
@@ -170,28 +189,38 @@ static int parse_descriptors(struct vpmu_kvmstat *k, int fd)
 	ret = pread_all(fd, buf, dsz * k->hdr.num_desc, k->hdr.desc_offset);
 	for (i = 0; !ret && i < k->hdr.num_desc; i++) {
 		const struct kvm_stats_desc *d = (const void *)(buf + i * dsz);
+		uint64_t end = d->offset + (uint64_t)d->size * sizeof(uint64_t);
 
-		if (is_counter(d) && k->nr_stats < KVMSTAT_MAX_EVENTS)
+		if (end > KVMSTAT_MAX_DATA || d->offset % sizeof(uint64_t))
+			ret = -EPROTO;
+		else if (end > k->data_size)
+			k->data_size = (uint32_t)end;
+		if (!ret && is_counter(d) && k->nr_stats < KVMSTAT_MAX_EVENTS)
 			ret = add_stat(k, d, k->hdr.name_size);
 	}
 	free(buf);
 	return ret;
 }
 
-static int set_fd(struct vpmu_kvmstat *k, uint32_t cpu, int fd)
+/* Record (fd) as vCPU (cpu)'s stats file, with room for its block. */
+static int set_cpu(struct vpmu_kvmstat *k, uint32_t cpu, int fd)
 {
-	unsigned int n = k->nr_fds;
-	int *fds;
+	uint64_t *block = malloc(k->data_size ? k->data_size : 1);
+	struct kcpu *cpus;
 
-	if (cpu >= n) {
-		fds = realloc(k->fds, (cpu + 1) * sizeof(*fds));
-		if (!fds)
+	if (!block)
+		return -ENOMEM;
+	if (cpu >= k->nr_cpus) {
+		cpus = realloc(k->cpus, (cpu + 1) * sizeof(*cpus));
+		if (!cpus) {
+			free(block);
 			return -ENOMEM;
-		k->fds = fds;
-		while (k->nr_fds <= cpu)
-			k->fds[k->nr_fds++] = -1;
+		}
+		k->cpus = cpus;
+		while (k->nr_cpus <= cpu)
+			k->cpus[k->nr_cpus++] = (struct kcpu){.fd = -1};
 	}
-	k->fds[cpu] = fd;
+	k->cpus[cpu] = (struct kcpu){.fd = fd, .block = block};
 	return 0;
 }
 
@@ -217,12 +246,13 @@ static int discover(struct vpmu_kvmstat *k)
 	if (!ret)
 		ret = parse_descriptors(k, fd);
 	if (!ret)
-		ret = set_fd(k, 0, fd);
+		ret = set_cpu(k, 0, fd);
 	if (ret) {
 		snprintf(k->reason, sizeof(k->reason),
 			 "KVM stats file of vCPU 0 unreadable: %s",
 			 strerror(-ret));
 		close(fd);
+		k->data_size = 0;
 		while (k->nr_stats) {
 			k->nr_stats--;
 			free(k->stats[k->nr_stats].name);
@@ -234,14 +264,14 @@ static int discover(struct vpmu_kvmstat *k)
 	return 0;
 }
 
-/* The stats file of vCPU (cpu), opened and checked on first use. */
-static int cpu_fd(struct vpmu_kvmstat *k, uint32_t cpu)
+/* Open and check the stats file of vCPU (cpu) on first use. */
+static int open_cpu(struct vpmu_kvmstat *k, uint32_t cpu)
 {
 	struct kvm_stats_header h;
 	int fd, ret;
 
-	if (cpu < k->nr_fds && k->fds[cpu] >= 0)
-		return k->fds[cpu];
+	if (cpu < k->nr_cpus && k->cpus[cpu].fd >= 0)
+		return 0;
 	if (cpu >= KVMSTAT_MAX_CPUS)
 		return -EINVAL;
 	fd = stats_fd(k, cpu);
@@ -255,12 +285,10 @@ static int cpu_fd(struct vpmu_kvmstat *k, uint32_t cpu)
 		     h.name_size != k->hdr.name_size))
 		ret = -EPROTO;
 	if (!ret)
-		ret = set_fd(k, cpu, fd);
-	if (ret) {
+		ret = set_cpu(k, cpu, fd);
+	if (ret)
 		close(fd);
-		return ret;
-	}
-	return fd;
+	return ret;
 }
 
 static const struct kstat *stat_of(struct vpmu_kvmstat *k, uint16_t code)
@@ -336,44 +364,54 @@ static int kvmstat_enumerate(const struct vpmu_backend *b, unsigned int idx,
 }
 
 /*
- * An open event: e->priv = stats fd + 1 (the fd is the instance's, never
- * closed by the event), scratch[0] = last value, scratch[1] = file offset.
+ * Value of the open event (e) at run time (now_ns), from its vCPU's data
+ * block (re-read unless it was read at this run time). scratch[0] is the
+ * last value, scratch[1] the byte offset in the data block.
  */
-static int read_value(struct vpmu_bevent *e, uint64_t *v)
+static int read_value(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *v)
 {
-	int fd = (int)((intptr_t)e->priv - 1);
+	struct vpmu_kvmstat *k = kvmstat_of(e->be);
+	struct kcpu *c         = &k->cpus[e->ev.cpu_index];
+	int ret;
 
-	return pread_all(fd, v, sizeof(*v), (off_t)e->scratch[1]);
+	if (!c->has_block || c->block_ns != now_ns) {
+		c->has_block = false;
+		ret          = pread_all(c->fd, c->block, k->data_size,
+					 k->hdr.data_offset);
+		if (ret)
+			return ret;
+		c->has_block = true;
+		c->block_ns  = now_ns;
+	}
+	*v = c->block[e->scratch[1] / sizeof(uint64_t)];
+	return 0;
 }
 
 static int kvmstat_open(struct vpmu_bevent *e, uint64_t now_ns)
 {
 	struct vpmu_kvmstat *k = kvmstat_of(e->be);
 	const struct kstat *s  = stat_of(k, e->ev.code);
-	int fd;
+	int ret;
 
-	(void)now_ns;
 	if (!s)
 		return -ENOENT;
-	fd = cpu_fd(k, e->ev.cpu_index);
-	if (fd < 0)
-		return fd;
-	e->priv       = (void *)(intptr_t)(fd + 1);
-	e->scratch[1] = k->hdr.data_offset + s->offset;
-	return read_value(e, &e->scratch[0]);
+	ret = open_cpu(k, e->ev.cpu_index);
+	if (ret)
+		return ret;
+	e->scratch[1] = s->offset;
+	return read_value(e, now_ns, &e->scratch[0]);
 }
 
 static void kvmstat_close(struct vpmu_bevent *e)
 {
-	e->priv = NULL;
+	e->scratch[0] = e->scratch[1] = 0;
 }
 
 static int kvmstat_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 {
 	uint64_t v;
-	int ret = read_value(e, &v);
+	int ret = read_value(e, now_ns, &v);
 
-	(void)now_ns;
 	*delta = 0;
 	if (ret)
 		return ret;

@@ -14,9 +14,12 @@
  * Event codes: PVPMU_EV_KVMSTAT(i) where i is the index in the list of
  * exposed statistics (0..255, in descriptor order); the list depends on
  * the host kernel, so tools look events up by name ("kvmstat:exits").
- * read() returns the delta of the statistic (a pread of its 8 bytes).
- * arm() cannot predict anything: VPMU_NO_DEADLINE, counts are seen at the
- * next exit.
+ * read() returns the delta of the statistic. The events of one vCPU read
+ * at one run time share one pread of the whole data block (the statistics
+ * only change while the vCPU runs, i.e. while run time advances), so N
+ * events cost one system call per exit; callers must pass the vCPU's run
+ * time as the contract says. arm() cannot predict anything:
+ * VPMU_NO_DEADLINE, counts are seen at the next exit.
  *
  * Relationship with the hv backend: KVM's "exits" counts every VM exit,
  * including the ones handled inside the kernel (page faults of the shadow
