@@ -148,10 +148,10 @@ static void snap_pmds(struct vpmu_ctx *ctx, struct vpmu_snapshot *snap)
 
 	for (i = 0; i < VPMU_NR_REGS; i++) {
 		if (pmu->pmds[i].kind == VPMU_REG_VIRT) {
-			snap->pmd_mask |= BIT(i);
+			snap->pmd_mask |= VPMU_BIT(i);
 			snap->pmds[i] = vpmu_vpmd_read(ctx, pmu->pmds[i].idx);
 		} else if (i < pmu->nr_counters && s->pmc[i].be) {
-			snap->pmd_mask |= BIT(i);
+			snap->pmd_mask |= VPMU_BIT(i);
 			snap->pmd_code[i] = s->pmc[i].ev.code;
 			snap->pmds[i]     = vpmu_pmd_value(ctx, s, i);
 		}

@@ -148,7 +148,7 @@ void vpmu_reset_pmds(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 	unsigned int i;
 
 	for (i = 0; i < VPMU_NR_REGS; i++) {
-		if (!(ovfl & BIT(i)))
+		if (!(ovfl & VPMU_BIT(i)))
 			continue;
 		reset_one(ctx, s, i, is_long);
 		if (vpmu_is_counter(ctx, i))
@@ -156,7 +156,7 @@ void vpmu_reset_pmds(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 	}
 	others &= ~ovfl;
 	for (i = 0; i < VPMU_NR_REGS; i++) {
-		if (others & BIT(i))
+		if (others & VPMU_BIT(i))
 			reset_one(ctx, s, i, is_long);
 	}
 }

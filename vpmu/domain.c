@@ -65,7 +65,7 @@ int vpmu_domain_create(const struct vpmu_domain_config *cfg,
 	}
 	d->width_mask = cfg->limits.counter_width == 64
 				? ~0ULL
-				: BIT(cfg->limits.counter_width) - 1;
+				: VPMU_BIT(cfg->limits.counter_width) - 1;
 	d->sys_gid    = PFM_GROUP_ANY;
 	d->thread_gid = PFM_GROUP_ANY;
 	d->ctx        = calloc(cfg->limits.max_contexts, sizeof(*d->ctx));

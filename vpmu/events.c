@@ -53,17 +53,17 @@ static int open_counter(struct vpmu_ctx *ctx, struct vpmu_set *s,
 	ret             = e->be->ops->open(e, ctx->cpu->run_ns);
 	if (ret)
 		return ret;
-	s->open_mask |= BIT(i);
+	s->open_mask |= VPMU_BIT(i);
 	s->armed_at[i] = VPMU_NO_DEADLINE;
 	return 0;
 }
 
 static void close_counter(struct vpmu_set *s, unsigned int i)
 {
-	if (!(s->open_mask & BIT(i)))
+	if (!(s->open_mask & VPMU_BIT(i)))
 		return;
 	s->bev[i].be->ops->close(&s->bev[i]);
-	s->open_mask &= ~BIT(i);
+	s->open_mask &= ~VPMU_BIT(i);
 }
 
 void vpmu_ctx_close_events(struct vpmu_ctx *ctx)
@@ -145,7 +145,7 @@ int vpmu_ctx_collect(struct vpmu_ctx *ctx, uint64_t *ovfl)
 			continue;
 		}
 		if (counting && delta && vpmu_pmd_add(ctx, s, i, delta))
-			*ovfl |= BIT(i);
+			*ovfl |= VPMU_BIT(i);
 	}
 	return first;
 }

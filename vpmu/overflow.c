@@ -89,7 +89,7 @@ static void ovfl_plain(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 	unsigned int i;
 
 	for (i = 0; i < VPMU_NR_REGS; i++) {
-		if ((ovfl & BIT(i)) &&
+		if ((ovfl & VPMU_BIT(i)) &&
 		    (s->pmc[i].flags & PFM_REGFL_OVFL_NOTIFY))
 			c->notify = true;
 	}
@@ -142,7 +142,7 @@ static void ovfl_fmt(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 	for (i = 0; i < VPMU_NR_REGS; i++) {
 		uint32_t ctl = 0;
 
-		if (!(ovfl & BIT(i)))
+		if (!(ovfl & VPMU_BIT(i)))
 			continue;
 		fill_arg(ctx, s, i, &a);
 		if (ctx->smpl.fmt->handler(&ctx->smpl, &a, &ctl)) {
@@ -154,7 +154,7 @@ static void ovfl_fmt(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 		c->mask |= (ctl & VPMU_SMPL_CTRL_MASK_MONITORING) != 0;
 		c->block |= (ctl & VPMU_SMPL_CTRL_BLOCK_THREAD) != 0;
 		if (ctl & VPMU_SMPL_CTRL_RESET_OVFL_PMDS)
-			c->reset |= BIT(i);
+			c->reset |= VPMU_BIT(i);
 	}
 	/* 3.6.5: no message unless an overflowed PMC asked: "saturated". */
 	c->notify = wants_notify && has_notify;
@@ -177,7 +177,7 @@ static void short_reset(struct vpmu_ctx *ctx, struct vpmu_set *s,
 	unsigned int i, nr = ctx->dom->pmu->nr_counters;
 
 	for (i = 0; i < nr; i++) {
-		if (reset & BIT(i))
+		if (reset & VPMU_BIT(i))
 			skid[i] = vpmu_pmd_value(ctx, s, i);
 	}
 	vpmu_reset_pmds(ctx, s, reset, false);
@@ -204,10 +204,11 @@ static uint64_t count_triggers(struct vpmu_set *s, uint64_t ovfl)
 	for (i = 0; i < VPMU_NR_REGS; i++) {
 		struct vpmu_pmd *p = &s->pmd[i];
 
-		if (!(ovfl & BIT(i)) || !p->ovflsw_thres || !p->ovflsw_left)
+		if (!(ovfl & VPMU_BIT(i)) || !p->ovflsw_thres ||
+		    !p->ovflsw_left)
 			continue;
 		if (--p->ovflsw_left == 0)
-			hit |= BIT(i);
+			hit |= VPMU_BIT(i);
 	}
 	return hit;
 }

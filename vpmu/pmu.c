@@ -89,7 +89,7 @@ static int getinfo(struct vpmu_domain *d, const struct vpmu_reg_desc *tab,
 
 		memcpy(&p, slot, sizeof(p));
 		if (p.reg_flags != 0 || p.reg_num >= VPMU_NR_REGS ||
-		    !(impl & BIT(p.reg_num))) {
+		    !(impl & VPMU_BIT(p.reg_num))) {
 			p.reg_flags = PFM_REG_RETFL_EINVAL;
 			ret         = -EINVAL;
 		} else {

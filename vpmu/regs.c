@@ -22,7 +22,7 @@ static int bad(uint32_t *flags, uint32_t retfl)
 static int find_reg(struct vpmu_ctx *ctx, uint64_t impl, uint16_t num,
 		    uint16_t set, uint32_t *flags, struct vpmu_set **s)
 {
-	if (num >= VPMU_NR_REGS || !(impl & BIT(num)))
+	if (num >= VPMU_NR_REGS || !(impl & VPMU_BIT(num)))
 		return bad(flags, PFM_REG_RETFL_NOTAVAIL);
 	*s = vpmu_set_find(ctx, set);
 	if (!*s)

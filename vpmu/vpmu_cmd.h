@@ -113,13 +113,19 @@ int vpmu_ctx_read_msgs(struct vpmu_domain *d, const struct vpmu_caller *who,
 		       unsigned int *nr);
 
 /*
- * Schedule per-thread context (fd) in on who->cpu (its guest thread starts
- * running there) or out. Errors: -EBADF, -EINVAL (vCPU-wide, or no cpu),
- * -EBUSY (not loaded, already in/out, or who->cpu has a per-thread context
- * of that owner in).
+ * Schedule per-thread context (fd) in on who->cpu: its guest thread starts
+ * running there. Errors: -EBADF, -EINVAL (vCPU-wide, or no cpu), -EBUSY
+ * (not loaded, already in, who->cpu has a per-thread context of that owner
+ * in, or a backend cannot open an event).
  */
 int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
 		      int fd);
+
+/*
+ * Schedule per-thread context (fd) out of the vCPU it is on: its last
+ * counts are folded in and its events closed; it stays loaded. Errors:
+ * -EBADF, -EINVAL (vCPU-wide), -EBUSY (not loaded or not scheduled in).
+ */
 int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
 		       int fd);
 

@@ -27,7 +27,7 @@
 #define VPMU_MAX_CPUS     4096
 #define VPMU_PAGE_SIZE    4096ULL
 
-#define BIT(n) (1ULL << (n))
+#define VPMU_BIT(n) (1ULL << (n))
 
 struct vpmu_pmc {
 	uint64_t value;                /* as written, reserved bits forced */
