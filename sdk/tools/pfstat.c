@@ -31,6 +31,7 @@ struct ev {
 	const char *spec;
 	uint64_t pmc;
 	int err;      /* encode or availability error, 0 if countable */
+	int notavail; /* refused with PFM_REG_RETFL_NOTAVAIL */
 	uint16_t set; /* event set */
 	uint16_t idx; /* counter (PMC/PMD index) */
 	uint64_t raw; /* PMD value */
@@ -82,6 +83,7 @@ static int probe(struct run *r, const char *const *names, unsigned int n)
 		if (!e->err) {
 			pc.reg_value = e->pmc;
 			e->err       = pfm_write_pmcs(ctx.ctx_fd, &pc, 1);
+			e->notavail = !!(pc.reg_flags & PFM_REG_RETFL_NOTAVAIL);
 		}
 		if (e->err)
 			continue;
@@ -198,34 +200,44 @@ static int measure(unsigned int vcpu, struct run *r)
 	return ret;
 }
 
+/*
+ * perf-stat style: the scaled count, the event, then the raw count and
+ * the time its set was running out of the time monitoring was enabled.
+ */
 static void report(const struct run *r)
 {
-	char v[32], p[16], t[24];
+	char v[32], raw[32], p[16], run[24], en[24];
 	unsigned int i;
 
+	uprintf("pfstat: %18s  %-22s %14s  %-23s  %7s  set\n", "count", "event",
+		"raw", "running / enabled", "running");
 	for (i = 0; i < r->nr; i++) {
 		const struct ev *e = &r->ev[i];
 
 		if (e->err) {
-			uprintf("pfstat: %20s  %-24s (%s)\n",
-				e->err == -PVPMU_EINVAL ? "<not supported>"
-							: "<error>",
-				e->spec, pvpmu_strerror(e->err));
+			uprintf("pfstat: %18s  %-22s (%s)\n",
+				e->notavail ? "<not supported>" : "<error>",
+				e->spec,
+				e->notavail ? "the host cannot count it"
+					    : pvpmu_strerror(e->err));
 		} else if (e->sc_kind == PVPMU_SCALE_NOT_COUNTED) {
-			uprintf("pfstat: %20s  %-24s (set %u never ran)\n",
+			uprintf("pfstat: %18s  %-22s (set %u never ran)\n",
 				"<not counted>", e->spec, e->set);
 		} else {
-			uprintf("pfstat: %20s  %-24s (%6s%% of %s, set %u)\n",
-				tool_u64(v, sizeof(v), e->sc), e->spec,
+			tool_ns(run, sizeof(run), e->run);
+			tool_ns(en, sizeof(en), r->enabled);
+			usnprintf(v, sizeof(v), "%s / %s", run, en);
+			uprintf("pfstat: %18s  %-22s %14s  %-23s  %6s%%  %u\n",
+				tool_u64(raw, sizeof(raw), e->sc), e->spec,
+				tool_u64(en, sizeof(en), e->raw), v,
 				tool_fix2(p, sizeof(p), e->run * 100,
 					  r->enabled),
-				tool_ns(t, sizeof(t), r->enabled), e->set);
+				e->set);
 		}
 	}
-	for (i = 0; i < r->nr_sets; i++) {
+	for (i = 0; i < r->nr_sets; i++)
 		uprintf("pfstat: set %u: %llu runs\n", i,
 			(unsigned long long)r->runs[i]);
-	}
 }
 
 static const struct ev *find(const struct run *r, const char *spec)
