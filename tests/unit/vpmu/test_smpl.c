@@ -263,3 +263,53 @@ Test(vpmu_smpl, create_reports_buffer_size)
 		     0));
 	cr_assert(eq(u64, c.ctx_smpl_buf_size, 8192));
 }
+
+/* 3.6.5 step 5: a RESTART while not masked only resets the header. */
+Test(vpmu_smpl, active_restart_resets_header_only)
+{
+	struct pfm_default_smpl_hdr *h;
+	uint64_t v;
+	int fd = dfl_ctx(8192);
+
+	sampler(fd, 0, PFM_REGFL_OVFL_NOTIFY, 100, 0);
+	h_rate(0, 1000000000ULL);
+	h_load(fd, 0);
+	h_start(fd);
+	to_overflow();
+	to_overflow();
+	h_run(30);
+	h = hdr_of(fd);
+	cr_assert(eq(u64, h->hdr_count, 2));
+	v = h_val(fd, 0, 0);
+	cr_assert(eq(int, vpmu_ctx_restart(H.d, &H.guest, fd, 0), 0));
+	cr_assert(eq(u64, h->hdr_count, 0));
+	cr_assert(eq(u64, h->hdr_cur_offs, sizeof(*h)));
+	cr_assert(eq(u64, h_val(fd, 0, 0), v), "counters untouched");
+	cr_assert(eq(u32, H.nr_notes, 0));
+}
+
+/* 3.1.9, 3.5.14: a full buffer blocks a non-self NOTIFY_BLOCK thread. */
+Test(vpmu_smpl, full_buffer_blocks_notify_block_thread)
+{
+	struct pfm_default_smpl_arg a = {.buf_size = 4096};
+	struct pfarg_ctx c            = {.ctx_flags       = PFM_FL_NOTIFY_BLOCK,
+					 .ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID};
+	struct pfarg_load l           = {.load_pid = 4242};
+	unsigned int i;
+	int fd;
+
+	cr_assert(eq(int, vpmu_ctx_create(H.d, &H.guest, &c, 1, &a, sizeof(a)),
+		     0));
+	fd = c.ctx_fd;
+	sampler(fd, 0, PFM_REGFL_OVFL_NOTIFY, 100, 0);
+	h_rate(0, 1000000000ULL);
+	cr_assert(eq(int, vpmu_ctx_load(H.d, &H.guest, fd, &l, 1), 0));
+	h_start(fd);
+	cr_assert(eq(int, vpmu_ctx_sched_in(H.d, &H.guest, fd), 0));
+	for (i = 0; i < 1000 && H.nr_notes == 0; i++)
+		to_overflow();
+	cr_assert(eq(u32, H.nr_notes, 1));
+	cr_assert(
+		eq(u32, H.notes[0].flags, VPMU_NOTIFY_MSG | VPMU_NOTIFY_BLOCK));
+	cr_assert(eq(u32, H.notes[0].load_pid, 4242));
+}
