@@ -176,8 +176,8 @@ Test(backends_vm, exits_cover_the_vmm_exits)
 	kh  = read_stat(&halts);
 	s   = vmm_vcpu_stats(vmm_vm_vcpu(vm, 0));
 	fprintf(stderr,
-		"kvmstat vs hv (hello): exits %llu >= %llu, io_exits %llu >= "
-		"pio %llu, halt_exits %llu (halts %llu)\n",
+		"kvmstat vs hv (hello): exits %llu >= %llu, io_exits %llu (VMM "
+		"pio %llu), halt_exits %llu (VMM halts %llu)\n",
 		(unsigned long long)ke, (unsigned long long)s->nr_exits,
 		(unsigned long long)kio, (unsigned long long)s->pio,
 		(unsigned long long)kh, (unsigned long long)s->halts);

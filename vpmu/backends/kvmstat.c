@@ -235,6 +235,11 @@ static int discover(struct vpmu_kvmstat *k)
 	if (k->discovered)
 		return 0;
 	fd = stats_fd(k, 0);
+	if (fd == -ENODEV) {
+		snprintf(k->reason, sizeof(k->reason),
+			 "no KVM vCPU to read statistics from (no VM)");
+		return fd;
+	}
 	if (fd < 0) {
 		snprintf(k->reason, sizeof(k->reason),
 			 "KVM_GET_STATS_FD on vCPU 0: %s", strerror(-fd));
