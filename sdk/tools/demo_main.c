@@ -19,7 +19,7 @@ int user_main(unsigned int vcpu)
 	uprintf("demo: === pfinfo: the virtual PMU ===\n");
 	bad |= pfinfo_run(vcpu);
 	uprintf("demo: === pfstat: counting, exact and multiplexed ===\n");
-	bad |= pfstat_run(vcpu);
+	bad |= pfstat_run(vcpu, 0, 0);
 	uprintf("demo: === pfrecord: sampling and a flat profile ===\n");
 	bad |= pfrecord_run(vcpu, 1);
 	uprintf("demo: %s\n", bad ? "FAILED" : "all tools ok");

@@ -292,23 +292,45 @@ static void limits(const pfarg_config_t *cfg, int fd)
 }
 
 /* A per-thread context: scheduled in and out, then its thread exits. */
+static void nops(unsigned int n)
+{
+	while (n--)
+		pvpmu_hypercall(PVPMU_HC_NOP, 0);
+}
+
+/*
+ * A per-thread context: counted only while its thread is scheduled in;
+ * then the thread exits (PFM_MSG_END).
+ */
 static void per_thread(void)
 {
 	pfarg_ctx_t ctx = {0};
 	pfarg_load_t ld = {.load_pid = 7};
+	pfarg_pmc_t pmc = {.reg_num = 0};
+	pfarg_pmd_t pmd = {.reg_num = 0};
 	pfm_msg_t msg;
 	int fd;
 
 	EXPECT(&c, "create per-thread", pfm_create_context(&ctx, 0, 0), 0);
-	fd = ctx.ctx_fd;
+	fd            = ctx.ctx_fd;
+	pmc.reg_value = evsel("hv_hypercalls");
+	EXPECT(&c, "write_pmcs per-thread", pfm_write_pmcs(fd, &pmc, 1), 0);
 	EXPECT(&c, "sched in unloaded", pvpmu_sched(fd, PVPMU_SCHED_IN, 7),
 	       -PVPMU_EBUSY);
 	EXPECT(&c, "load thread 7", pfm_load_context(fd, &ld), 0);
+	EXPECT(&c, "start per-thread", pfm_start(fd, 0), 0);
+	nops(NR_NOPS); /* thread 7 is not on the vCPU: not counted */
 	EXPECT(&c, "sched in", pvpmu_sched(fd, PVPMU_SCHED_IN, 7), 0);
+	nops(NR_NOPS);
 	EXPECT(&c, "sched in twice", pvpmu_sched(fd, PVPMU_SCHED_IN, 7),
 	       -PVPMU_EBUSY);
 	EXPECT(&c, "sched bad op", pvpmu_sched(fd, 99, 7), -PVPMU_EINVAL);
 	EXPECT(&c, "sched out", pvpmu_sched(fd, PVPMU_SCHED_OUT, 7), 0);
+	nops(NR_NOPS);
+	EXPECT(&c, "read_pmds per-thread", pfm_read_pmds(fd, &pmd, 1), 0);
+	/* The NOPs while in, the 2 failed SCHED calls and SCHED OUT itself. */
+	EXPECT(&c, "counted only while scheduled in", pmd.reg_value,
+	       NR_NOPS + 3);
 	EXPECT(&c, "thread exit", pvpmu_sched(fd, PVPMU_SCHED_EXIT, 7), 0);
 	EXPECT(&c, "PFM_MSG_END queued", pfm_read_msg(fd, &msg, 0), 0);
 	EXPECT(&c, "message type", msg.msg_type, PFM_MSG_END);

@@ -65,9 +65,12 @@ int tool_is_family(const struct pvpmu_event_desc *d);
 /*
  * Tools. Each runs on vCPU (vcpu) in ring 3, prints its report and
  * returns 0 when everything it checked held, nonzero otherwise.
+ * pfstat_run() counts the (n) events named in (events) in its multiplexed
+ * pass (NULL: its default list of 18); pfrecord_run() drains on the
+ * notification vector if (use_vector), else by polling pfm_read_msg().
  */
 int pfinfo_run(unsigned int vcpu);
-int pfstat_run(unsigned int vcpu);
+int pfstat_run(unsigned int vcpu, const char *const *events, unsigned int n);
 int pfrecord_run(unsigned int vcpu, int use_vector);
 
 #endif /* PVPMU_TOOL_H */

@@ -154,6 +154,27 @@ Test(sdk_kvm, pfstat)
 	HAS(res.out, "<not supported>  cycles");
 }
 
+/* pfstat with events chosen at run time (the VM name carries them). */
+Test(sdk_kvm, pfstat_events_by_name)
+{
+	RUN("run", GUEST("pfstat"), "--name",
+	    "pfstat.hv_hypercalls.hv_pio.cycles.nosuch");
+	STATUS(0);
+	HAS(res.out, "pfstat: second pass, 4 events in one set:");
+	HAS(res.out, "<not supported>  cycles");
+	HAS(res.out, "<unknown event>  nosuch");
+	HAS(res.out, "pfstat: check ok: scaled hv_hypercalls 3,001 vs 3,000");
+}
+
+/* pfrecord draining by polling pfm_read_msg instead of the vector. */
+Test(sdk_kvm, pfrecord_polling)
+{
+	RUN("run", GUEST("pfrecord"), "--name", "pfrecord-poll");
+	STATUS(0);
+	HAS(res.out, "notifications (polling)");
+	HAS(res.out, "pfrecord: check ok");
+}
+
 /* pfrecord: buffer refills on notifications, a 6:3:1 profile. */
 Test(sdk_kvm, pfrecord)
 {
