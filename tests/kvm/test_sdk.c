@@ -82,6 +82,19 @@ Test(sdk_kvm, monitor_vcpu_waits_for_another_vcpus_buffer)
 	HAS(res.out, "sdk_smpl: ok (");
 }
 
+/*
+ * The n-way format: regions fill, are notified, drained oldest first and
+ * released by PFM_RESTART while sampling goes on; nothing lost or masked.
+ */
+Test(sdk_kvm, nway_regions_drain_without_masking)
+{
+	RUN("run", GUEST("sdk_nway"));
+	STATUS(0);
+	HAS(res.out, "drained from 12 regions");
+	HAS(res.out, "never masked");
+	HAS(res.out, "sdk_nway: ok (");
+}
+
 static long handle_in(const char *out)
 {
 	const char *p = strstr(out, "sdk_xvm: handle ");

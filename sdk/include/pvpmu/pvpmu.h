@@ -231,6 +231,24 @@ PVPMU_API int pvpmu_smpl_iter_next(struct pvpmu_smpl_iter *it,
 				   struct pvpmu_smpl *s);
 
 /*
+ * 5b. n-way buffers (abi.h section 7.2, PVPMU_NWAY_SMPL_UUID)
+ *
+ * pvpmu_nway_full() stores in (order) the indexes of the FULL regions,
+ * oldest (lowest seq) first, at most (max); returns their number, or
+ * -PVPMU_EINVAL for a header that cannot be an n-way header of (size)
+ * bytes. pvpmu_nway_iter_init() starts iterating the samples of region
+ * (region) with the iterator of section 5 (pvpmu_smpl_iter_next()):
+ * -PVPMU_EINVAL for a bad region index or region bounds outside the
+ * buffer. A drained region goes back to the VMM with
+ * pvpmu_restart_arg(fd, 1ULL << region) (or 0: the oldest FULL one).
+ */
+PVPMU_API int pvpmu_nway_full(const void *buf, pvpmu_u64 size,
+			      unsigned int *order, unsigned int max);
+PVPMU_API int pvpmu_nway_iter_init(struct pvpmu_smpl_iter *it, const void *buf,
+				   pvpmu_u64 size, unsigned int region,
+				   pvpmu_smpl_pmds_fn_t fn, void *opaque);
+
+/*
  * 6. Symbols: address -> function, for profiles
  *
  * (tab) holds (n) text symbols sorted by address (e.g. generated from the
