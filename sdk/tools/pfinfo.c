@@ -155,6 +155,49 @@ static int show_events(void)
 	return nr_ok ? 0 : -PVPMU_ENOENT;
 }
 
+/*
+ * The sampling formats the VMM offers (spec 3.5.2 wants them listable; the
+ * ABI has no list call): create a context with each known UUID.
+ */
+static int show_formats(void)
+{
+	static const struct {
+		const char *name;
+		uint8_t uuid[16];
+	} fmts[] = {
+		{"default (spec 3.6)", PFM_DEFAULT_SMPL_UUID},
+		{"n-way (vpmu)", PVPMU_NWAY_SMPL_UUID},
+	};
+	unsigned int i, k;
+	int ret;
+
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct {
+			pfarg_ctx_t ctx;
+			struct pvpmu_nway_smpl_arg arg;
+		} a = {.arg = {.buf_size = 8192}};
+
+		for (k = 0; k < 16; k++)
+			a.ctx.ctx_smpl_buf_id[k] = fmts[i].uuid[k];
+		/*
+		 * Both formats' arguments are buf_size, buf_flags and a
+		 * word that is padding (default) or nr_regions (n-way).
+		 */
+		a.arg.nr_regions = i ? PVPMU_NWAY_MIN_REGIONS : 0;
+		ret = pfm_create_context(&a.ctx, &a.arg, sizeof(a.arg));
+		uprintf("pfinfo: format %-20s %s", fmts[i].name,
+			ret ? pvpmu_strerror(ret) : "available");
+		if (ret) {
+			uprintf("\n");
+			continue;
+		}
+		uprintf(" (an 8 KiB request gets %llu bytes)\n",
+			(unsigned long long)a.ctx.ctx_smpl_buf_size);
+		pfm_close(a.ctx.ctx_fd);
+	}
+	return 0;
+}
+
 int pfinfo_run(unsigned int vcpu)
 {
 	pfarg_config_t cfg = {0};
@@ -168,6 +211,8 @@ int pfinfo_run(unsigned int vcpu)
 		ret = show_regs("PMC", cfg.cf_impl_pmcs[0], 1);
 	if (!ret)
 		ret = show_regs("PMD", cfg.cf_impl_pmds[0], 0);
+	if (!ret)
+		ret = show_formats();
 	if (!ret)
 		ret = show_events();
 	return ret ? 1 : 0;

@@ -152,6 +152,8 @@ Test(sdk_kvm, pfinfo)
 	HAS(res.out, "pfinfo: perfmon2 interface 1.0");
 	HAS(res.out, "pfinfo: PMC0  msr");
 	HAS(res.out, "pfinfo: PMD16 virtual");
+	HAS(res.out, "pfinfo: format default (spec 3.6)   available");
+	HAS(res.out, "pfinfo: format n-way (vpmu)         available");
 	HAS(res.out, "pfinfo: hv_exits          0x02e0  hv       yes");
 	HAS(res.out, "catalogue events available on this host");
 }
