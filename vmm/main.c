@@ -3,9 +3,11 @@
  * main.c: the `vpmu` command. The only file that exits.
  *
  *   vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
- *            [--console FILE] [--stats]
+ *            [--console FILE] [--stats] [--pmu MODEL]
+ *   vpmu events [--json]
  */
 #include "vmm.h"
+#include "commands.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -17,12 +19,15 @@ static const char usage[] =
 	"usage: vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] "
 	"[--name NAME]\n"
 	"                [--console FILE] [--stats] [--pmu MODEL]\n"
+	"       vpmu events [--json]\n"
 	"       vpmu help\n"
 	"\n"
 	"  run   boot a guest ELF image, or a libvirt domain XML config,\n"
 	"        under KVM with a perfmon2 virtual PMU on every vCPU.\n"
 	"        Exit status: 0 when all vCPUs halted, the guest's exit-port\n"
-	"        value, 250 triple fault, 251 KVM error, 1 on bad input.\n";
+	"        value, 250 triple fault, 251 KVM error, 1 on bad input.\n"
+	"  events  list every event of the virtual PMU and whether this\n"
+	"        host can count it.\n";
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
 								...)
@@ -87,5 +92,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "events"))
+		return vmm_cmd_events(argc - 2, argv + 2);
 	die("unknown command '%s' (try 'vpmu help')", argv[1]);
 }

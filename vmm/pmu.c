@@ -61,6 +61,37 @@ static uint64_t hv_read(void *opaque, uint32_t cpu, uint16_t code)
 	}
 }
 
+static int kvmstat_vcpu_fd(void *opaque, uint32_t cpu)
+{
+	struct vmm_vm *vm = opaque;
+
+	return cpu < vm->nr_vcpus ? vm->vcpus[cpu].fd : -1;
+}
+
+/* 0 until the vCPU thread runs: perf then answers -ESRCH. */
+static pid_t perf_vcpu_tid(void *opaque, uint32_t cpu)
+{
+	struct vmm_vm *vm = opaque;
+
+	if (cpu >= vm->nr_vcpus)
+		return 0;
+	return __atomic_load_n(&vm->vcpus[cpu].tid, __ATOMIC_ACQUIRE);
+}
+
+/* hv (exact) first, then KVM statistics, then host perf_event. */
+static int build_backends(struct vmm_vm *vm)
+{
+	struct vmm_pmu *p             = &vm->pmu;
+	struct vpmu_kvmstat_source ks = {.vcpu_fd = kvmstat_vcpu_fd,
+					 .opaque  = vm};
+	struct vpmu_perf_source ps    = {
+		   .vcpu_tid = perf_vcpu_tid, .opaque = vm, .signo = SIGUSR1};
+
+	p->hv = (struct vpmu_hv_source){
+		.read = hv_read, .opaque = vm, .tsc_khz = p->tsc_khz};
+	return vpmu_backends_build(&p->bl, &p->hv, &ks, &ps);
+}
+
 static uint64_t vpmd_read(void *opaque, uint32_t cpu, unsigned int vpmd)
 {
 	struct vmm_vm *vm = opaque;
@@ -124,14 +155,14 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 		p->maps[i].fd = -1;
 	khz        = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 	p->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
-	p->hv      = (struct vpmu_hv_source){
-		     .read = hv_read, .opaque = vm, .tsc_khz = p->tsc_khz};
-	vpmu_hv_instance(&p->hv, &p->backends[0]);
+	ret        = build_backends(vm);
+	if (ret)
+		return ret;
 
 	set_limits(&dc.limits, cfg);
 	p->arg_size_max  = dc.limits.arg_size_max;
-	dc.backends      = p->backends;
-	dc.nr_backends   = 1;
+	dc.backends      = p->bl.be;
+	dc.nr_backends   = p->bl.nr;
 	dc.notify        = notify;
 	dc.notify_opaque = vm;
 	dc.vpmd_read     = vpmd_read;
@@ -158,6 +189,7 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 	}
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
+	vpmu_backends_release(&p->bl);
 	pthread_mutex_destroy(&p->map_lock);
 	pthread_cond_destroy(&p->msg_cond);
 	pthread_mutex_destroy(&p->msg_lock);

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "vpmu.h"
-#include "backends/hv.h"
+#include "backends/backends.h"
 
 struct vmm_vm;
 struct vmm_vcpu;
@@ -37,7 +37,7 @@ struct vmm_smpl_map {
 struct vmm_pmu {
 	struct vpmu_domain *domain;
 	struct vpmu_hv_source hv;
-	struct vpmu_backend backends[1];
+	struct vpmu_backend_list bl; /* hv, kvmstat, perf */
 	uint64_t tsc_khz;
 	uint64_t arg_size_max; /* bytes of one vector argument */
 

@@ -288,8 +288,8 @@ void *vmm_vcpu_thread(void *arg)
 {
 	struct vmm_vcpu *vcpu = arg;
 
-	tls_run   = vcpu->run;
-	vcpu->tid = gettid();
+	tls_run = vcpu->run;
+	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_RELEASE);
 	if (vmm_pmu_vcpu_start(vcpu)) {
 		fatal(vcpu, "cannot create the vPMU timer",
 		      VMM_STATUS_INTERNAL);
@@ -297,6 +297,7 @@ void *vmm_vcpu_thread(void *arg)
 	}
 	run_loop(vcpu);
 	vmm_pmu_vcpu_end(vcpu);
+	__atomic_store_n(&vcpu->tid, 0, __ATOMIC_RELEASE);
 	tls_run = NULL;
 	return NULL;
 }
