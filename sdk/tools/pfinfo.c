@@ -28,33 +28,45 @@ static const char *type_name(unsigned int t)
 static const char *const src_names[] = {"?", "hv", "perf-hw", "perf-sw",
 					"kvmstat"};
 
+static void print_features(const char *where, const struct pvpmu_features *f)
+{
+	uprintf("pfinfo: cpuid (%s): vpmu ABI %u, features 0x%x (hypercall "
+		"%s, pfm %s, shared page %s), doorbells 0x%x+%u\n",
+		where, f->abi, f->features,
+		f->features & PVPMU_FEAT_HYPERCALL ? "yes" : "no",
+		f->features & PVPMU_FEAT_PFM ? "yes" : "no",
+		f->features & PVPMU_FEAT_SHARED ? "yes" : "no", f->port_base,
+		f->hc_max);
+}
+
 /*
- * CPUID leaf 0x40000000 from ring 3: on the PVM development hosts the host
- * answers ring-3 CPUID itself (KVM's signature), while ring 0 sees vpmu's
- * leaves; fall back to the boot info, which the VMM always provides.
+ * vpmu's CPUID leaves, as ring 0 saw them at boot (tool_ring0.c) and as
+ * ring 3 sees them: on the PVM development hosts the host answers ring-3
+ * CPUID itself (KVM's signature), so ring 3 falls back to the boot info.
  */
 static int show_detect(void)
 {
 	const struct pvpmu_boot_info *bi = user_boot_info();
 	struct pvpmu_features f;
-	int ret = pvpmu_detect(&f);
+	int ret;
 
+	if (tool_ring0_detect == 0)
+		print_features("ring 0", &tool_ring0_features);
+	else
+		uprintf("pfinfo: cpuid (ring 0): %s\n",
+			pvpmu_strerror(tool_ring0_detect));
+	ret = pvpmu_detect(&f);
+	if (!ret) {
+		print_features("ring 3", &f);
+		return 0;
+	}
 	if (ret == -PVPMU_ENODEV && bi->magic == PVPMU_BOOT_MAGIC) {
-		uprintf("pfinfo: cpuid: no vpmu leaves visible in ring 3; boot "
+		uprintf("pfinfo: cpuid (ring 3): no vpmu leaves visible; boot "
 			"info: vpmu ABI %u, %u vcpus, tsc %llu kHz\n",
 			bi->abi, bi->nr_vcpus, (unsigned long long)bi->tsc_khz);
 		return 0;
 	}
-	if (ret)
-		return tool_err("pfinfo", "cpuid", ret);
-	uprintf("pfinfo: cpuid: vpmu ABI %u, features 0x%x (hypercall %s, "
-		"pfm %s, shared page %s), doorbells 0x%x+%u\n",
-		f.abi, f.features,
-		f.features & PVPMU_FEAT_HYPERCALL ? "yes" : "no",
-		f.features & PVPMU_FEAT_PFM ? "yes" : "no",
-		f.features & PVPMU_FEAT_SHARED ? "yes" : "no", f.port_base,
-		f.hc_max);
-	return 0;
+	return tool_err("pfinfo", "cpuid", ret);
 }
 
 static int show_config(pfarg_config_t *cfg)

@@ -7,6 +7,8 @@
 #include "pvpmu_hc.h"
 
 volatile uint64_t tool_sink;
+int tool_ring0_detect = -PVPMU_EAGAIN;
+struct pvpmu_features tool_ring0_features;
 
 /* One xorshift64 step per round: a dependent chain the CPU cannot skip. */
 static inline __attribute__((always_inline)) uint64_t chain(uint64_t x,

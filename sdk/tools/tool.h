@@ -16,6 +16,7 @@
 
 #include <pvpmu/pvpmu.h>
 
+#include "pvpmu_core.h"
 #include "user.h"
 
 /*
@@ -24,6 +25,14 @@
  * per vCPU for ring 3 (user_notify_count()).
  */
 #define TOOL_NOTIFY_VECTOR 0xf0
+
+/*
+ * What the driver core's CPUID detection found in ring 0 at boot
+ * (tool_ring0.c; -PVPMU_EAGAIN if it did not run): ring-3 CPUID is not
+ * reliable on every host (PVM answers it itself).
+ */
+extern int tool_ring0_detect;
+extern struct pvpmu_features tool_ring0_features;
 
 /* Where workloads leave their result, so that it is not optimized away. */
 extern volatile uint64_t tool_sink;
@@ -72,5 +81,6 @@ int tool_is_family(const struct pvpmu_event_desc *d);
 int pfinfo_run(unsigned int vcpu);
 int pfstat_run(unsigned int vcpu, const char *const *events, unsigned int n);
 int pfrecord_run(unsigned int vcpu, int use_vector);
+int pffast_run(unsigned int vcpu);
 
 #endif /* PVPMU_TOOL_H */

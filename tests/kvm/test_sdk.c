@@ -200,10 +200,12 @@ Test(sdk_kvm, pfrecord)
 	HAS(res.out, "pfrecord: check ok");
 }
 
-/* The vPMU demo runs all three tools. */
+/* The vPMU demo runs all the tools; the demo config's 2 vCPUs. */
 Test(sdk_kvm, demo)
 {
-	RUN("run", GUEST("demo_pmu"));
+	RUN("run", GUEST("demo_pmu"), "--vcpus", "2");
 	STATUS(0);
+	HAS(res.out, "pfinfo: cpuid (ring 0): vpmu ABI 1");
+	HAS(res.out, "pffast: stopped: fast read equals pfm_read_pmds");
 	HAS(res.out, "demo: all tools ok");
 }
