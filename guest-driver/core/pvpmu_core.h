@@ -183,7 +183,13 @@ int pvpmu_shared_read(const struct pvpmu_shared_page *sp, int fd,
 pvpmu_u64 pvpmu_tsc_extend(pvpmu_u64 value, pvpmu_u64 tsc, pvpmu_u64 now,
 			   pvpmu_u32 mult, pvpmu_u32 shift);
 
-/* The TSC (rdtsc) and this vCPU's index (CPUID.1 EBX[31:24], APIC id). */
+/*
+ * The TSC (rdtsc) and this vCPU's index (CPUID.1 EBX[31:24], the APIC id
+ * the VMM sets). CPUID is only the guest's in ring 0 on every host: on PVM
+ * the host answers ring-3 CPUID itself (measured: another APIC id, KVM's
+ * hypervisor leaves), so ring 3 gets its vCPU index from its OS, and
+ * pvpmu_detect() belongs in ring 0 there.
+ */
 pvpmu_u64 pvpmu_rdtsc(void);
 pvpmu_u32 pvpmu_cpu_index(void);
 

@@ -67,8 +67,9 @@ PVPMU_API int pfm_read_pmds(int fd, pfarg_pmd_t *pmds, int n);
 
 /*
  * PFM_LOAD_CONTEXT. For a PFM_FL_SYSTEM_WIDE context, load_pid is the
- * calling vCPU's index (pvpmu_cpu_index()); for a per-thread one, the guest
- * thread, which is counted only while scheduled in (pvpmu_sched()).
+ * calling vCPU's index (from the OS; the minimal kernel passes it to
+ * user_main()); for a per-thread one, the guest thread, which is counted
+ * only while scheduled in (pvpmu_sched()).
  */
 PVPMU_API int pfm_load_context(int fd, pfarg_load_t *load);
 
