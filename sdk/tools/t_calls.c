@@ -31,6 +31,12 @@ static struct {
 } huge;
 static struct pvpmu_shared_page page __attribute__((aligned(4096)));
 
+static void nops(unsigned int n)
+{
+	while (n--)
+		pvpmu_hypercall(PVPMU_HC_NOP, 0);
+}
+
 static uint64_t evsel(const char *name)
 {
 	uint64_t v = 0;
@@ -183,6 +189,48 @@ static void loaded_state(int fd, unsigned int vcpu)
 	       -PVPMU_EINVAL);
 }
 
+/*
+ * Cascading (spec 3.7.6): set 0 switches to set 1 after PMD0 overflows
+ * once (period NR_NOPS / 2 hypercalls); set 1 counts the rest.
+ */
+static void cascade(unsigned int vcpu)
+{
+	pfarg_ctx_t ctx       = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	pfarg_setdesc_t sd[2] = {
+		{.set_id = 0, .set_flags = PFM_SETFL_OVFL_SWITCH},
+		{.set_id = 1}};
+	pfarg_pmc_t pmc[2]    = {{.reg_num = 0, .reg_set = 0},
+				 {.reg_num = 0, .reg_set = 1}};
+	pfarg_pmd_t pmd       = {.reg_num          = 0,
+				 .reg_value        = -(uint64_t)(NR_NOPS / 2),
+				 .reg_short_reset  = -(uint64_t)(NR_NOPS / 2),
+				 .reg_ovflsw_thres = 1};
+	pfarg_setinfo_t si[2] = {{.set_id = 0}, {.set_id = 1}};
+	pfarg_load_t ld       = {.load_pid = vcpu};
+	int fd;
+
+	EXPECT(&c, "create", pfm_create_context(&ctx, 0, 0), 0);
+	fd               = ctx.ctx_fd;
+	pmc[0].reg_value = evsel("hv_hypercalls");
+	pmc[1].reg_value = pmc[0].reg_value;
+	EXPECT(&c, "cascade sets", pfm_create_evtsets(fd, sd, 2), 0);
+	EXPECT(&c, "cascade pmcs", pfm_write_pmcs(fd, pmc, 2), 0);
+	EXPECT(&c, "cascade trigger", pfm_write_pmds(fd, &pmd, 1), 0);
+	EXPECT(&c, "cascade load", pfm_load_context(fd, &ld), 0);
+	EXPECT(&c, "cascade start", pfm_start(fd, 0), 0);
+	nops(NR_NOPS);
+	EXPECT(&c, "cascade stop", pfm_stop(fd), 0);
+	EXPECT(&c, "cascade getinfo", pfm_getinfo_evtsets(fd, si, 2), 0);
+	EXPECT(&c, "set 0 switched on PMD0", si[0].set_switch_pmds[0], 1);
+	EXPECT(&c, "set 1 became active", si[1].set_runs, 1);
+	pmd = (pfarg_pmd_t){.reg_num = 0, .reg_set = 1};
+	EXPECT(&c, "cascade read set 1", pfm_read_pmds(fd, &pmd, 1), 0);
+	/* The second half of the NOPs and the STOP call. */
+	EXPECT(&c, "set 1 counted after the switch", pmd.reg_value,
+	       NR_NOPS / 2 + 1);
+	EXPECT(&c, "close cascade", pfm_close(fd), 0);
+}
+
 static void bad_handles(void)
 {
 	pfarg_pmc_t pmc    = {0};
@@ -292,12 +340,6 @@ static void limits(const pfarg_config_t *cfg, int fd)
 }
 
 /* A per-thread context: scheduled in and out, then its thread exits. */
-static void nops(unsigned int n)
-{
-	while (n--)
-		pvpmu_hypercall(PVPMU_HC_NOP, 0);
-}
-
 /*
  * A per-thread context: counted only while its thread is scheduled in;
  * then the thread exits (PFM_MSG_END).
@@ -376,6 +418,7 @@ int user_main(unsigned int vcpu)
 	registers(fd);
 	event_sets(fd);
 	loaded_state(fd, vcpu);
+	cascade(vcpu);
 	bad_handles();
 	bad_addresses(fd);
 	limits(&cfg, fd);
