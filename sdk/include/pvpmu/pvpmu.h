@@ -240,8 +240,10 @@ PVPMU_API int pvpmu_smpl_iter_next(struct pvpmu_smpl_iter *it,
  * bytes. pvpmu_nway_iter_init() starts iterating the samples of region
  * (region) with the iterator of section 5 (pvpmu_smpl_iter_next()):
  * -PVPMU_EINVAL for a bad region index or region bounds outside the
- * buffer. A drained region goes back to the VMM with
- * pvpmu_restart_arg(fd, 1ULL << region) (or 0: the oldest FULL one).
+ * buffer. Only FULL regions are stable (the host writes the FILLING one);
+ * the header is read with acquire ordering after the states, as the host
+ * publishes them with release stores. A drained region goes back to the VMM
+ * with pvpmu_restart_arg(fd, 1ULL << region) (or 0: the oldest FULL one).
  */
 PVPMU_API int pvpmu_nway_full(const void *buf, pvpmu_u64 size,
 			      unsigned int *order, unsigned int max);
