@@ -427,3 +427,27 @@ Test(sdk_calls, block_above_4g)
 	cr_assert(eq(int, pvpmu_call(pvpmu_driver(), PVPMU_HC_MAX, NULL, 0),
 		     -PVPMU_EINVAL));
 }
+
+/* The fast read answers from the page, or falls back to the hypercall. */
+Test(sdk_calls, fast_read_or_fallback)
+{
+	static struct pvpmu_shared_page page __attribute__((aligned(4096)));
+	pfarg_pmd_t pmd = {.reg_num = 2};
+
+	page = (struct pvpmu_shared_page){
+		.seq = 2, .abi = PVPMU_ABI_VERSION, .fd = 4, .pmd_mask = 0x4};
+	page.pmds[2].value = 77;
+	answer             = 0;
+	calls              = 0;
+	cr_assert(eq(int, pfm_read_pmds_fast(&page, 4, &pmd, 1), 0));
+	cr_assert(eq(u64, pmd.reg_value, 77));
+	cr_assert(eq(u32, calls, 0), "no exit when the page answers");
+	cr_assert(eq(int, pfm_read_pmds_fast(&page, 5, &pmd, 1), 0));
+	cr_assert(eq(u32, calls, 1));
+	cr_assert(eq(u32, pfm_block()->cmd, PFM_READ_PMDS));
+	cr_assert(eq(int, pfm_block()->fd, 5));
+	cr_assert(eq(int, pfm_read_pmds_fast(NULL, 4, &pmd, 1), 0));
+	cr_assert(eq(u32, calls, 2));
+	cr_assert(eq(int, pvpmu_read_fast(&page, 5, &pmd, 1), -PVPMU_EAGAIN));
+	cr_assert(eq(u32, calls, 2));
+}
