@@ -155,12 +155,13 @@ static int setup(struct prof *p, const void **buf, uint64_t *size)
 static struct pvpmu_shared_page rec_page __attribute__((aligned(4096)));
 
 /*
- * Guard against a late overflow: if the VMM accounts an overflow more than
- * a period late, libvpmu keeps the skid on top of the short reset and the
- * counter can end up past 0 again, never to overflow (reported to the core
- * engineer). Seen through the shared page without an exit: while active, a
- * sampling counter reads below 0 unless that happened; then write the
- * period again. Counted and printed, so it never hides.
+ * Guard against a late overflow: a VMM that accounts an overflow more than
+ * a period late and keeps all of the skid on top of the short reset leaves
+ * the counter past 0 again, never to overflow (libvpmu before cb4e501;
+ * it now keeps the skid modulo the period). Seen through the shared page
+ * without an exit: while active, a sampling counter reads below 0 unless
+ * that happened; then write the period again. Counted and printed, so it
+ * never hides.
  */
 static int guard(struct prof *p)
 {
