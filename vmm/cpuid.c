@@ -4,22 +4,24 @@
  *
  * Start from KVM_GET_SUPPORTED_CPUID, then per vCPU: APIC ids and topology
  * (leaves 0x1, 0xB, 0x1F), the hypervisor bit, no x2APIC (there is no
- * in-kernel local APIC), no architectural PMU (leaf 0xA, AMD perfctr_core
- * and PerfMonV2) until a PMU model claims the MSRs, and vpmu's own
+ * in-kernel local APIC), the PMU leaves (0xA, AMD perfctr_core and
+ * PerfMonV2) of the VM's architectural PMU model, zero without one
+ * (arch_pmu.c, issue 6), and vpmu's own
  * hypervisor leaves 0x40000000/0x40000001 in place of KVM's.
  */
 #include "vmm_priv.h"
+
+#include "arch_pmu.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
-#define CPUID_NENT_MAX        512
-#define CPUID_EXTRA           2
-#define LEAF1_ECX_X2APIC      (1U << 21)
-#define LEAF1_ECX_HYPERV      (1U << 31)
-#define EXT1_ECX_PERFCTR_CORE (1U << 23)
+#define CPUID_NENT_MAX   512
+#define CPUID_EXTRA      2
+#define LEAF1_ECX_X2APIC (1U << 21)
+#define LEAF1_ECX_HYPERV (1U << 31)
 
 int vmm_cpuid_get_supported(int kvm_fd, struct kvm_cpuid2 **out)
 {
@@ -57,16 +59,6 @@ static void set_topology(struct kvm_cpuid_entry2 *e, unsigned int apic_id,
 	case 0x1f:
 		e->edx = apic_id;
 		break;
-	case 0xa:
-		/* No architectural perfmon until a PMU model is selected. */
-		e->eax = e->ebx = e->ecx = e->edx = 0;
-		break;
-	case 0x80000001:
-		e->ecx &= ~EXT1_ECX_PERFCTR_CORE;
-		break;
-	case 0x80000022:
-		e->eax = e->ebx = e->ecx = e->edx = 0;
-		break;
 	default:
 		break;
 	}
@@ -93,7 +85,8 @@ static void add_hypervisor_leaves(struct kvm_cpuid2 *c)
 int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host)
 {
 	size_t size = sizeof(*host) +
-		      (host->nent + CPUID_EXTRA) * sizeof(host->entries[0]);
+		      (host->nent + CPUID_EXTRA + VMM_ARCH_CPUID_EXTRA) *
+			      sizeof(host->entries[0]);
 	struct kvm_cpuid2 *c = malloc(size);
 	unsigned int i, n = 0;
 	int ret = 0;
@@ -108,9 +101,11 @@ int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host)
 			continue;
 		c->entries[n] = *e;
 		set_topology(&c->entries[n], vcpu->index, vcpu->vm->nr_vcpus);
+		vmm_arch_pmu_cpuid(vcpu, &c->entries[n]); /* issue 6 */
 		n++;
 	}
 	c->nent = n;
+	vmm_arch_pmu_cpuid_add(vcpu, c); /* issue 6: e.g. 0x80000022 */
 	add_hypervisor_leaves(c);
 	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c) < 0)
 		ret = -errno;

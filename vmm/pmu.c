@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "arch_pmu.h"
 #include "vmm_priv.h"
 #include "vpmu_pmu.h"
 
@@ -115,6 +116,11 @@ static void notify(void *opaque, const struct vpmu_notify *n)
 {
 	struct vmm_vm *vm = opaque;
 
+	/* Issue 6: the architectural PMU model's contexts (no messages). */
+	if (n->owner == VPMU_OWNER_ARCH) {
+		vmm_arch_pmu_notify(vm, n);
+		return;
+	}
 	if (n->owner == VPMU_OWNER_GUEST && n->cpu_index < vm->nr_vcpus &&
 	    (n->flags & VPMU_NOTIFY_MSG))
 		vmm_pmu_raise_irq(&vm->vcpus[n->cpu_index]);
@@ -133,6 +139,7 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 {
 	vpmu_limits_default(l);
 	l->max_contexts  = cfg->limits.max_contexts;
+	l->arch_contexts = cfg->nr_vcpus; /* issue 6: one per vCPU */
 	l->max_sets      = cfg->limits.max_sets;
 	l->msgq_depth    = cfg->limits.max_msgs;
 	l->arg_size_max  = cfg->limits.max_arg_size;
@@ -187,6 +194,7 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 		if (p->maps[i].fd >= 0)
 			vmm_smpl_unmap(vm, p->maps[i].fd);
 	}
+	vmm_arch_pmu_destroy(vm); /* issue 6 */
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
 	vpmu_backends_release(&p->bl);
@@ -237,25 +245,60 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 	timer_settime(p->timer, 0, &its, NULL);
 }
 
-static void inject_irq(struct vmm_vcpu *vcpu)
+static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
 {
 	struct kvm_run *run      = vcpu->run;
-	struct kvm_interrupt irq = {.irq = vcpu->pmu.vector};
+	struct kvm_interrupt irq = {.irq = vector};
 
-	if (!atomic_load(&vcpu->pmu.irq_pending))
-		return;
-	if (!vcpu->pmu.vector) {
-		atomic_store(&vcpu->pmu.irq_pending, false);
-		return;
-	}
-	if (run->ready_for_interrupt_injection && run->if_flag &&
-	    ioctl(vcpu->fd, KVM_INTERRUPT, &irq) == 0) {
-		atomic_store(&vcpu->pmu.irq_pending, false);
-		run->request_interrupt_window = 0;
+	if (!run->ready_for_interrupt_injection || !run->if_flag ||
+	    ioctl(vcpu->fd, KVM_INTERRUPT, &irq) != 0)
+		return false;
+	vcpu->stats.irqs++;
+	return true;
+}
+
+/*
+ * Issue 6: the architectural PMI: an NMI is queued at once (KVM_NMI, no
+ * in-kernel irqchip), a vector when the guest can take an interrupt.
+ * Returns true while it is still pending.
+ */
+static bool inject_pmi(struct vmm_vcpu *vcpu)
+{
+	unsigned int pmi = atomic_load(&vcpu->pmu.pmi);
+
+	if (!pmi)
+		return false;
+	if (pmi == VMM_PMI_NMI ? ioctl(vcpu->fd, KVM_NMI, 0) != 0
+			       : !inject_vector(vcpu, pmi))
+		return true;
+	if (pmi == VMM_PMI_NMI)
 		vcpu->stats.irqs++;
+	atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
+	return false;
+}
+
+static void inject_irq(struct vmm_vcpu *vcpu)
+{
+	bool want = false;
+
+	if (!atomic_load(&vcpu->pmu.irq_pending) &&
+	    !atomic_load(&vcpu->pmu.pmi))
 		return;
+	if (atomic_load(&vcpu->pmu.irq_pending)) {
+		if (!vcpu->pmu.vector ||
+		    inject_vector(vcpu, vcpu->pmu.vector))
+			atomic_store(&vcpu->pmu.irq_pending, false);
+		else
+			want = true;
 	}
-	run->request_interrupt_window = 1;
+	/* One interrupt per entry: a PMI after a notification waits. */
+	if (!want)
+		want = inject_pmi(vcpu);
+	else if (atomic_load(&vcpu->pmu.pmi) == VMM_PMI_NMI)
+		inject_pmi(vcpu);
+	else
+		want = true;
+	vcpu->run->request_interrupt_window = want;
 }
 
 void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
@@ -271,6 +314,21 @@ void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
 	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
 		return; /* served before the next KVM_RUN anyway */
 	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
+}
+
+void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
+{
+	atomic_store(&vcpu->pmu.pmi, pmi);
+	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
+		return; /* served before the next KVM_RUN anyway */
+	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
+}
+
+bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
+{
+	unsigned int pmi = atomic_load(&vcpu->pmu.pmi);
+
+	return pmi == VMM_PMI_NMI || (pmi && vcpu->run->if_flag);
 }
 
 void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)

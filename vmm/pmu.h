@@ -20,6 +20,7 @@
 struct vmm_vm;
 struct vmm_vcpu;
 struct vmm_config;
+struct vmm_arch; /* arch_pmu.h: the architectural PMU model (issue 6) */
 
 #define VMM_SMPL_MAPS_MAX  64
 #define VMM_SMPL_GPA_BASE  0xc0000000ULL /* the hole above RAM (<= 3 GiB) */
@@ -49,6 +50,8 @@ struct vmm_pmu {
 	/* Sampling buffer mappings, under (map_lock). */
 	pthread_mutex_t map_lock;
 	struct vmm_smpl_map maps[VMM_SMPL_MAPS_MAX];
+
+	struct vmm_arch *arch; /* issue 6: PMU model, NULL for "none" */
 };
 
 /* Per-vCPU PMU state, embedded in struct vmm_vcpu. */
@@ -59,6 +62,7 @@ struct vmm_vcpu_pmu {
 	uint64_t armed_deadline; /* run-time ns the timer is armed for */
 	uint32_t vector;         /* notification vector, 0 = none */
 	atomic_bool irq_pending;
+	atomic_uint pmi;     /* issue 6: pending PMI, vector or VMM_PMI_NMI */
 	uint64_t shared_gpa; /* struct pvpmu_shared_page, 0 = none */
 	int64_t tsc_offset;  /* guest TSC - host TSC */
 };
@@ -94,6 +98,18 @@ int vmm_pv_status(int err);
 
 /* Post notification interrupt on (vcpu) (any thread). */
 void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu);
+
+/*
+ * Issue 6: post a PMI of the architectural PMU model on (vcpu) (any
+ * thread): (pmi) is an interrupt vector (16..255), injected like the
+ * notification interrupt when the guest can take it, or VMM_PMI_NMI
+ * (KVM_NMI). One PMI is pending at most; a later one replaces it.
+ */
+#define VMM_PMI_NMI 0x100U
+void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi);
+
+/* Would a pending PMI wake (vcpu) from HLT now? */
+bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu);
 
 /* Register the perfmon2 hypercalls (pv.c). */
 int vmm_pv_init(struct vmm_vm *vm);

@@ -14,6 +14,8 @@
  */
 #include "vmm_priv.h"
 
+#include "arch_pmu.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -83,8 +85,9 @@ static uint64_t now_ns(void)
 /* Can (vcpu) take its pending notification? Caller holds vm->lock. */
 static bool irq_deliverable(const struct vmm_vcpu *vcpu)
 {
-	return atomic_load(&vcpu->pmu.irq_pending) && vcpu->pmu.vector &&
-	       vcpu->run->if_flag;
+	return (atomic_load(&vcpu->pmu.irq_pending) && vcpu->pmu.vector &&
+		vcpu->run->if_flag) ||
+	       vmm_pmu_pmi_wakes((struct vmm_vcpu *)vcpu); /* issue 6 */
 }
 
 /* Would any vCPU still be woken by a pending notification? */
@@ -137,7 +140,8 @@ static void halt(struct vmm_vcpu *vcpu)
 	/* A pending interrupt wakes HLT only if the guest can take it. */
 	while (!vm->stopping &&
 	       !(atomic_load(&vcpu->requests) & ~VMM_REQ_STOP) &&
-	       !(atomic_load(&vcpu->pmu.irq_pending) && vcpu->run->if_flag))
+	       !(atomic_load(&vcpu->pmu.irq_pending) && vcpu->run->if_flag) &&
+	       !vmm_pmu_pmi_wakes(vcpu)) /* issue 6: architectural PMI */
 		pthread_cond_wait(&vm->cond, &vm->lock);
 	pthread_mutex_unlock(&vm->lock);
 	vmm_vcpu_block_end(vcpu);
@@ -168,6 +172,8 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
 			vmm_smpl_write_fault(vcpu, run->mmio.phys_addr);
 			return true;
 		}
+		if (vmm_apic_mmio(vcpu)) /* issue 6: LVTPC */
+			return true;
 		vmm_report_unknown_mmio(vcpu->vm, run->mmio.phys_addr,
 					run->mmio.is_write);
 		if (!run->mmio.is_write)

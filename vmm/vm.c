@@ -4,6 +4,8 @@
  */
 #include "vmm_priv.h"
 
+#include "arch_pmu.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -217,6 +219,11 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 		ret = vmm_pmu_init(vm, cfg);
 		if (ret)
 			fail(err, errlen, ret, "vPMU");
+	}
+	if (!ret) { /* issue 6: the architectural PMU model */
+		ret = vmm_arch_pmu_init(vm, cfg);
+		if (ret)
+			fail(err, errlen, ret, "PMU model %s", cfg->pmu_model);
 	}
 	if (ret)
 		goto out_destroy;

@@ -155,12 +155,20 @@ void vpmu_ctx_free(struct vpmu_ctx *ctx)
 	free(ctx);
 }
 
-/* Lowest free handle slot of the domain. */
-static int find_slot(struct vpmu_domain *d, uint32_t *slot)
+/*
+ * Lowest free handle slot of the domain for (owner): architectural PMU
+ * contexts have their own slots after max_contexts (vpmu_nr_slots()).
+ */
+static int find_slot(struct vpmu_domain *d, enum vpmu_owner owner,
+		     uint32_t *slot)
 {
-	uint32_t i;
+	uint32_t i = 0, end = d->cfg.limits.max_contexts;
 
-	for (i = 0; i < d->cfg.limits.max_contexts; i++) {
+	if (owner == VPMU_OWNER_ARCH) {
+		i   = end;
+		end = vpmu_nr_slots(d);
+	}
+	for (; i < end; i++) {
 		if (!d->ctx[i]) {
 			*slot = i;
 			return 0;
@@ -181,7 +189,7 @@ static int ctx_new(struct vpmu_domain *d, const struct vpmu_caller *who,
 	uint32_t slot;
 	int ret;
 
-	ret = find_slot(d, &slot);
+	ret = find_slot(d, who->owner, &slot);
 	if (ret)
 		return ret;
 	ctx = calloc(1, sizeof(*ctx));

@@ -14,7 +14,7 @@ static bool is_taken(struct vpmu_domain *d, const struct vpmu_ctx *ctx,
 {
 	uint32_t i;
 
-	for (i = 0; i < d->cfg.limits.max_contexts; i++) {
+	for (i = 0; i < vpmu_nr_slots(d); i++) {
 		const struct vpmu_ctx *o = d->ctx[i];
 
 		if (!o || o == ctx || o->state != VPMU_CTX_LOADED ||

@@ -32,7 +32,8 @@ void vpmu_limits_default(struct vpmu_limits *l)
  */
 static int check_limits(const struct vpmu_limits *l)
 {
-	if (l->max_contexts == 0 || l->max_contexts > 65535)
+	if (l->max_contexts == 0 ||
+	    (uint64_t)l->max_contexts + l->arch_contexts > 65535)
 		return -EINVAL;
 	if (l->max_sets == 0 || l->msgq_depth == 0 || l->timer_gran_ns == 0)
 		return -EINVAL;
@@ -68,7 +69,7 @@ int vpmu_domain_create(const struct vpmu_domain_config *cfg,
 				: VPMU_BIT(cfg->limits.counter_width) - 1;
 	d->sys_gid    = PFM_GROUP_ANY;
 	d->thread_gid = PFM_GROUP_ANY;
-	d->ctx        = calloc(cfg->limits.max_contexts, sizeof(*d->ctx));
+	d->ctx        = calloc(vpmu_nr_slots(d), sizeof(*d->ctx));
 	d->cpus       = calloc(VPMU_MAX_CPUS, sizeof(*d->cpus));
 	if (!d->ctx || !d->cpus) {
 		ret = -ENOMEM;
@@ -98,7 +99,7 @@ void vpmu_domain_destroy(struct vpmu_domain *d)
 
 	if (!d)
 		return;
-	for (i = 0; i < d->cfg.limits.max_contexts; i++) {
+	for (i = 0; i < vpmu_nr_slots(d); i++) {
 		if (d->ctx[i])
 			vpmu_ctx_free(d->ctx[i]);
 	}
@@ -190,7 +191,7 @@ int vpmu_ctx_lookup(struct vpmu_domain *d, const struct vpmu_caller *who,
 	if (fd < 0 || !who)
 		return -EBADF;
 	slot = (uint32_t)fd & 0xffff;
-	if (slot >= d->cfg.limits.max_contexts)
+	if (slot >= vpmu_nr_slots(d))
 		return -EBADF;
 	ctx = d->ctx[slot];
 	if (!ctx || ctx->handle != fd || ctx->owner != who->owner)

@@ -55,6 +55,7 @@ void vpmu_ctx_notify(struct vpmu_ctx *ctx, uint32_t type, uint64_t ovfl,
 		.cpu_index = ctx->cpu ? ctx->cpu->index : UINT32_MAX,
 		.msg_type  = type,
 		.load_pid  = ctx->load_pid,
+		.ovfl_pmds = type == PFM_MSG_OVFL ? ovfl : 0,
 	};
 
 	bool has_msg = type == PFM_MSG_OVFL ? !(ctx->flags & PFM_FL_OVFL_NO_MSG)
@@ -92,6 +93,11 @@ static void ovfl_plain(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 		if ((ovfl & VPMU_BIT(i)) &&
 		    (s->pmc[i].flags & PFM_REGFL_OVFL_NOTIFY))
 			c->notify = true;
+	}
+	/* Architectural PMU models: hardware wraps and never masks (vpmu.h). */
+	if (ctx->owner == VPMU_OWNER_ARCH) {
+		c->reset = ovfl;
+		return;
 	}
 	c->mask  = c->notify;
 	c->block = c->notify && may_block(ctx);

@@ -106,6 +106,11 @@
  *  - Zombies do not exist: destroy unloads first; a stale handle is -EBADF.
  *  - READ/WRITE while loaded are always allowed (the domain lock gives a
  *    consistent view), so those commands never return -EBUSY.
+ *  - VPMU_OWNER_ARCH contexts (architectural PMU models) follow hardware
+ *    on overflow rather than perfmon2: a PMC with PFM_REGFL_OVFL_NOTIFY
+ *    notifies (ovfl_pmds set, no message with PFM_FL_OVFL_NO_MSG) but the
+ *    context is never masked, and the overflowed PMDs get their short
+ *    reset with the skid kept, i.e. a NO_EMUL64 counter simply wraps.
  */
 #ifndef VPMU_H
 #define VPMU_H
@@ -125,6 +130,14 @@ struct vpmu_pmu_desc;
 enum vpmu_owner {
 	VPMU_OWNER_GUEST = 0, /* the guest (hypercalls) */
 	VPMU_OWNER_HOST  = 1, /* a host operator (control socket) */
+	/*
+	 * An emulated architectural PMU (vpmu/arch/, issue 6): one
+	 * vCPU-wide context per vCPU, driven by trapped RDMSR/WRMSR. Its
+	 * contexts live in their own handle slots (limits.arch_contexts),
+	 * never count against max_contexts and overflow with hardware
+	 * semantics: notified, never masked (see below).
+	 */
+	VPMU_OWNER_ARCH = 2,
 };
 
 struct vpmu_caller {
@@ -137,6 +150,7 @@ struct vpmu_caller {
 /* Host limits (all per VM unless stated). */
 struct vpmu_limits {
 	uint32_t max_contexts;  /* contexts per VM (guest + host) */
+	uint32_t arch_contexts; /* extra slots, VPMU_OWNER_ARCH only (0) */
 	uint32_t max_sets;      /* sets per context, set0 included */
 	uint32_t msgq_depth;    /* messages per context queue (>= 1) */
 	uint32_t counter_width; /* emulated hardware width, 8..64 bits */
@@ -169,6 +183,7 @@ struct vpmu_notify {
 	uint32_t msg_type;     /* PFM_MSG_OVFL, PFM_MSG_END, 0 (throttled) */
 	uint32_t flags;        /* VPMU_NOTIFY_* */
 	uint32_t load_pid;     /* guest thread / vCPU the context is on */
+	uint64_t ovfl_pmds;    /* PMDs that overflowed (PFM_MSG_OVFL) */
 };
 
 /*

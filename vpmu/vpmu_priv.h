@@ -122,12 +122,21 @@ struct vpmu_domain {
 	const struct vpmu_pmu_desc *pmu;
 	uint64_t width_mask; /* (1 << width) - 1 */
 	uint32_t sys_gid, thread_gid;
-	struct vpmu_ctx **ctx; /* handle table, max_contexts slots */
+	struct vpmu_ctx **ctx; /* handle table, vpmu_nr_slots() slots */
 	uint32_t nr_ctx;
 	uint32_t gen;           /* handle generation */
 	uint64_t smpl_used;     /* sampling bytes charged */
 	struct vpmu_cpu **cpus; /* VPMU_MAX_CPUS slots, lazily */
 };
+
+/*
+ * Handle slots: [0, max_contexts) for guest and host contexts, then
+ * arch_contexts slots for VPMU_OWNER_ARCH (issue 6).
+ */
+static inline uint32_t vpmu_nr_slots(const struct vpmu_domain *d)
+{
+	return d->cfg.limits.max_contexts + d->cfg.limits.arch_contexts;
+}
 
 /* domain.c */
 int vpmu_ctx_lookup(struct vpmu_domain *d, const struct vpmu_caller *who,
