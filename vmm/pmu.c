@@ -285,8 +285,7 @@ static void inject_irq(struct vmm_vcpu *vcpu)
 	    !atomic_load(&vcpu->pmu.pmi))
 		return;
 	if (atomic_load(&vcpu->pmu.irq_pending)) {
-		if (!vcpu->pmu.vector ||
-		    inject_vector(vcpu, vcpu->pmu.vector))
+		if (!vcpu->pmu.vector || inject_vector(vcpu, vcpu->pmu.vector))
 			atomic_store(&vcpu->pmu.irq_pending, false);
 		else
 			want = true;

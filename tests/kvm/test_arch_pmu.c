@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_arch_pmu.c: the architectural PMU models (issue 6) seen by
+ * unmodified ring-0 guests, one run per model (--pmu intel-v2, amd-core,
+ * amd-v2, none). The guest programs (tests/kvm/guests/arch_*.c) carry the
+ * checks of the KVM selftest pmu_counters_test: CPUID, reset values
+ * (GLOBAL_CTRL included), #GP for counters that do not exist and for
+ * reserved bits, full-width and sign-extended writes, exact counts of hv
+ * events over a known loop, overflow status and PMI delivery (vector and
+ * NMI) through the emulated LVTPC, and RDPMC's #GP. Each prints
+ * "<prog>: ok, N checks" only if every check passed; the number of checks
+ * is asserted too, so a guest that skipped some cannot pass.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <string.h>
+
+#include "kvm_harness.h"
+
+static struct vpmu_result res;
+
+TestSuite(vmm_arch_pmu, .init = kvm_require, .timeout = 120);
+
+#define RUN(...)                                                               \
+	cr_assert(eq(int,                                                      \
+		     vpmu_cmd(&res, 60,                                        \
+			      (const char *const[]){__VA_ARGS__, NULL}),       \
+		     0),                                                       \
+		  "vpmu timed out; stderr: %s", res.err)
+
+#define HAS(buf, text)                                                         \
+	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
+		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
+		  res.err)
+
+#define PASSES(text)                                                           \
+	do {                                                                   \
+		cr_assert(eq(int, res.status, 0), "out: %s\nstderr: %s",       \
+			  res.out, res.err);                                   \
+		HAS(res.out, text);                                            \
+	} while (0)
+
+Test(vmm_arch_pmu, intel_v2_counters_overflow_and_pmi)
+{
+	RUN("run", GUEST("arch_intel"), "--pmu", "intel-v2");
+	PASSES("arch_intel: ok, 164 checks");
+}
+
+Test(vmm_arch_pmu, amd_core_counters_and_pmi)
+{
+	RUN("run", GUEST("arch_amd"), "--pmu", "amd-core");
+	HAS(res.out, "arch_amd: model amd-core");
+	PASSES("arch_amd: ok, 111 checks");
+}
+
+Test(vmm_arch_pmu, amd_v2_global_registers_and_pmi)
+{
+	RUN("run", GUEST("arch_amd"), "--pmu", "amd-v2");
+	HAS(res.out, "arch_amd: model amd-v2");
+	PASSES("arch_amd: ok, 130 checks");
+}
+
+Test(vmm_arch_pmu, none_keeps_every_pmu_msr_gp)
+{
+	RUN("run", GUEST("arch_none"), "--pmu", "none");
+	PASSES("arch_none: ok, 44 checks");
+}
+
+/* The vendor string the guest gets (KVM's CPUID leaf 0) picks "auto". */
+static bool host_is_intel(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	__asm__ __volatile__("cpuid"
+			     : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx)
+			     : "a"(0), "c"(0));
+	return ebx == 0x756e6547; /* "Genu" */
+}
+
+Test(vmm_arch_pmu, auto_follows_the_host_vendor)
+{
+	if (host_is_intel()) {
+		RUN("run", GUEST("arch_intel"));
+		PASSES("arch_intel: ok, 164 checks");
+	} else {
+		RUN("run", GUEST("arch_amd"));
+		HAS(res.out, "arch_amd: model amd-v2");
+		PASSES("arch_amd: ok, 130 checks");
+	}
+}
+
+/* A model is a register layout: another vendor's guest code fails. */
+Test(vmm_arch_pmu, models_differ)
+{
+	/* Checks fail, then the raw RDMSR loops die of #GP (vector 13). */
+	RUN("run", GUEST("arch_intel"), "--pmu", "amd-v2");
+	cr_assert(eq(int, res.status, 128 + 13), "out: %s", res.out);
+	HAS(res.out, "arch_intel: FAIL version: got 0x0, want 0x2");
+	RUN("run", GUEST("arch_amd"), "--pmu", "intel-v2");
+	cr_assert(eq(int, res.status, 128 + 13), "out: %s", res.out);
+}
+
+/*
+ * Every vCPU has its own model, and the ARCH contexts neither count
+ * against the guest's context limit nor get in the way of the guest's
+ * own perfmon2 contexts on the same vCPU.
+ */
+Test(vmm_arch_pmu, coexists_with_guest_contexts)
+{
+	RUN("run", GUEST("arch_intel"), "--pmu", "intel-v2", "--vcpus", "4");
+	PASSES("arch_intel: ok, 164 checks");
+	RUN("run", GUEST("pv_smoke"), "--pmu", "intel-v2");
+	PASSES("pv_smoke: ok (hypercalls 101,");
+	RUN("run", GUEST("pv_smoke"), "--pmu", "amd-v2");
+	PASSES("pv_smoke: ok (hypercalls 101,");
+}
