@@ -13,7 +13,10 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kvm_harness.h"
 
@@ -50,14 +53,14 @@ Test(vmm_arch_pmu, amd_core_counters_and_pmi)
 {
 	RUN("run", GUEST("arch_amd"), "--pmu", "amd-core");
 	HAS(res.out, "arch_amd: model amd-core");
-	PASSES("arch_amd: ok, 111 checks");
+	PASSES("arch_amd: ok, 112 checks");
 }
 
 Test(vmm_arch_pmu, amd_v2_global_registers_and_pmi)
 {
 	RUN("run", GUEST("arch_amd"), "--pmu", "amd-v2");
 	HAS(res.out, "arch_amd: model amd-v2");
-	PASSES("arch_amd: ok, 130 checks");
+	PASSES("arch_amd: ok, 131 checks");
 }
 
 Test(vmm_arch_pmu, none_keeps_every_pmu_msr_gp)
@@ -85,7 +88,7 @@ Test(vmm_arch_pmu, auto_follows_the_host_vendor)
 	} else {
 		RUN("run", GUEST("arch_amd"));
 		HAS(res.out, "arch_amd: model amd-v2");
-		PASSES("arch_amd: ok, 130 checks");
+		PASSES("arch_amd: ok, 131 checks");
 	}
 }
 
@@ -113,4 +116,44 @@ Test(vmm_arch_pmu, coexists_with_guest_contexts)
 	PASSES("pv_smoke: ok (hypercalls 101,");
 	RUN("run", GUEST("pv_smoke"), "--pmu", "amd-v2");
 	PASSES("pv_smoke: ok (hypercalls 101,");
+}
+
+/* A libvirt domain XML naming (model) for guest (image); returns its path. */
+static const char *write_xml(char *path, size_t size, const char *image,
+			     const char *model)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, size, "/tmp/vpmu-arch-XXXXXX.xml");
+	fd = mkstemps(path, 4);
+	cr_assert(ge(int, fd, 0));
+	f = fdopen(fd, "w");
+	cr_assert(not(eq(ptr, f, NULL)));
+	fprintf(f,
+		"<domain type='kvm'>\n  <name>arch</name>\n"
+		"  <memory unit='MiB'>64</memory>\n  <vcpu>1</vcpu>\n"
+		"  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n"
+		"    <kernel>%s</kernel>\n  </os>\n  <metadata>\n"
+		"    <vpmu:vpmu xmlns:vpmu='https://github.com/vpmu/vpmu/"
+		"xmlns/domain/1'>\n      <vpmu:pmu model='%s'/>\n"
+		"    </vpmu:vpmu>\n  </metadata>\n</domain>\n",
+		image, model);
+	fclose(f);
+	return path;
+}
+
+/* The model comes from the domain XML; --pmu overrides it. */
+Test(vmm_arch_pmu, model_from_the_domain_xml)
+{
+	char xml[64];
+
+	write_xml(xml, sizeof(xml), GUEST("arch_amd"), "amd-core");
+	RUN("run", xml);
+	HAS(res.out, "arch_amd: model amd-core");
+	PASSES("arch_amd: ok, 112 checks");
+	RUN("run", xml, "--pmu", "amd-v2");
+	HAS(res.out, "arch_amd: model amd-v2");
+	PASSES("arch_amd: ok, 131 checks");
+	unlink(xml);
 }

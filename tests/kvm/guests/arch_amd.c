@@ -180,6 +180,11 @@ static void check_overflow(void)
 	msr_reads(F15_CTL(3), 2);
 	irq_window();
 	check_u64("second PMI", arch_pmis, 2);
+	/* A pending PMI wakes `sti; hlt` (the idle loop). */
+	wr(F15_CTR(2), CTR_MASK);
+	msr_reads(F15_CTL(3), 2);
+	kernel_idle();
+	check_u64("PMI wakes HLT", arch_pmis, 3);
 	if (has_v2)
 		wr(G_CLR, 1ULL << 2);
 	/* Masked by the guest: status only. */
@@ -187,7 +192,7 @@ static void check_overflow(void)
 	wr(F15_CTR(2), CTR_MASK);
 	msr_reads(F15_CTL(3), 2);
 	irq_window();
-	check_u64("no PMI while masked", arch_pmis, 2);
+	check_u64("no PMI while masked", arch_pmis, 3);
 	if (has_v2) {
 		check_rd(G_STATUS, 1ULL << 2);
 		wr(G_CLR, 1ULL << 2);
