@@ -145,8 +145,7 @@ static int set_evtsel(struct vpmu_arch_pmu *p, unsigned int i, uint64_t val)
 	if (on && ((val & AMD_EVSEL_EXT) ||
 		   !vpmu_arch_can_count(p, (uint16_t)(val & 0xffff))))
 		return -EPERM;
-	p->evtsel[i] = val;
-	return vpmu_arch_refresh(p);
+	return vpmu_arch_commit(p, &p->evtsel[i], val);
 }
 
 static int amd_set_global(struct vpmu_arch_pmu *p, uint32_t msr, uint64_t val)
@@ -157,8 +156,7 @@ static int amd_set_global(struct vpmu_arch_pmu *p, uint32_t msr, uint64_t val)
 		return -EPERM;
 	switch (msr) {
 	case MSR_GLOBAL_CTL:
-		p->global_ctrl = val;
-		return vpmu_arch_refresh(p);
+		return vpmu_arch_commit(p, &p->global_ctrl, val);
 	case MSR_GLOBAL_STATUS_CL:
 		p->global_status &= ~val;
 		return 0;

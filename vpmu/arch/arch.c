@@ -145,6 +145,18 @@ int vpmu_arch_refresh(struct vpmu_arch_pmu *p)
 	return first;
 }
 
+int vpmu_arch_commit(struct vpmu_arch_pmu *p, uint64_t *reg, uint64_t val)
+{
+	uint64_t old = *reg;
+
+	*reg = val;
+	if (!vpmu_arch_refresh(p))
+		return 0;
+	*reg = old;
+	vpmu_arch_refresh(p);
+	return -EPERM;
+}
+
 int vpmu_arch_ctr_read(struct vpmu_arch_pmu *p, unsigned int idx, uint64_t *val)
 {
 	struct pfarg_pmd pmd = {.reg_num = (uint16_t)idx};

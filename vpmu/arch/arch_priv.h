@@ -94,6 +94,14 @@ uint64_t vpmu_arch_evsel(struct vpmu_arch_pmu *p, uint64_t evtsel);
 /* Re-program every logical counter whose effective value changed. */
 int vpmu_arch_refresh(struct vpmu_arch_pmu *p);
 
+/*
+ * Set guest register (*reg) of (p) to (val) and re-program the counters.
+ * If libvpmu refuses (a backend cannot open the event now), the register
+ * keeps its old value and -EPERM (#GP) is returned: a faulting WRMSR
+ * changes nothing.
+ */
+int vpmu_arch_commit(struct vpmu_arch_pmu *p, uint64_t *reg, uint64_t val);
+
 /* Read / write logical counter (idx) (48 bits). 0 or -EPERM. */
 int vpmu_arch_ctr_read(struct vpmu_arch_pmu *p, unsigned int idx,
 		       uint64_t *val);

@@ -191,8 +191,7 @@ static int set_evtsel(struct vpmu_arch_pmu *p, unsigned int i, uint64_t val)
 	if ((val & ARCH_EVSEL_EN) && (val & (ARCH_EVSEL_USR | ARCH_EVSEL_OS)) &&
 	    !vpmu_arch_can_count(p, (uint16_t)(val & 0xffff)))
 		return -EPERM;
-	p->evtsel[i] = val;
-	return vpmu_arch_refresh(p);
+	return vpmu_arch_commit(p, &p->evtsel[i], val);
 }
 
 static int set_fixed_ctrl(struct vpmu_arch_pmu *p, uint64_t val)
@@ -206,8 +205,7 @@ static int set_fixed_ctrl(struct vpmu_arch_pmu *p, uint64_t val)
 		    !vpmu_arch_can_count(p, fixed_events[j]))
 			return -EPERM;
 	}
-	p->fixed_ctrl = val;
-	return vpmu_arch_refresh(p);
+	return vpmu_arch_commit(p, &p->fixed_ctrl, val);
 }
 
 static int intel_set_global(struct vpmu_arch_pmu *p, uint32_t msr, uint64_t val)
@@ -218,8 +216,7 @@ static int intel_set_global(struct vpmu_arch_pmu *p, uint32_t msr, uint64_t val)
 	case MSR_GLOBAL_CTRL:
 		if (val & ctrl_rsvd(p))
 			return -EPERM;
-		p->global_ctrl = val;
-		return vpmu_arch_refresh(p);
+		return vpmu_arch_commit(p, &p->global_ctrl, val);
 	case MSR_GLOBAL_OVF_CTRL:
 		if (val & (ctrl_rsvd(p) & ~OVF_CTRL_EXTRA))
 			return -EPERM;

@@ -12,6 +12,7 @@
 
 #include "arch/arch_priv.h"
 #include "backends/replay.h"
+#include "fake_backend.h"
 #include "vpmu.h"
 
 #define EV_A     0x04e0 /* an hv code, scripted by replay here */
@@ -470,4 +471,44 @@ Test(vpmu_arch_model, amd_core_has_no_global_registers, .init = build_amd_core,
 	r = (struct vpmu_arch_cpuid){.eax = 0x07300402};
 	vpmu_arch_cpuid_none(0xa, &r);
 	cr_assert(eq(u32, r.eax, 0));
+}
+
+/*
+ * A backend that cannot open the event when the counter is enabled (the
+ * perf backend out of counters, say): the WRMSR #GPs and changes nothing.
+ */
+Test(vpmu_arch_model, refused_enable_leaves_the_register_unchanged)
+{
+	struct vpmu_domain_config cfg = {0};
+	struct vpmu_backend fb        = {.ops = &fake_backend};
+
+	vpmu_limits_default(&cfg.limits);
+	cfg.limits.arch_contexts = 1;
+	cfg.backends             = &fb;
+	cfg.nr_backends          = 1;
+	cr_assert(eq(int, vpmu_domain_create(&cfg, &dom), 0));
+	cr_assert(eq(int, vpmu_cpu_create(dom, 0, &cpu), 0));
+	cr_assert(eq(int, vpmu_arch_create(dom, cpu, &vpmu_intel_v2_ops, &pmu),
+		     0));
+	wr(I_SEL0, FAKE_EV_CODE | (1ULL << 17));
+	fake_backend_open_ret = -EBUSY;
+	cr_assert(eq(int, vpmu_arch_wrmsr(pmu, I_SEL0, FAKE_EV_CODE | EN_OS),
+		     -EPERM));
+	cr_assert(eq(u64, rd(I_SEL0), FAKE_EV_CODE | (1ULL << 17)));
+	cr_assert(eq(int, vpmu_arch_wrmsr(pmu, I_GCTRL, 0), 0));
+	fake_backend_open_ret = 0;
+	wr(I_SEL0, FAKE_EV_CODE | EN_OS);
+	/* GLOBAL_CTRL 0 holds it off: enabling globally opens it now. */
+	fake_backend_open_ret = -EBUSY;
+	cr_assert(eq(int, vpmu_arch_wrmsr(pmu, I_GCTRL, 1), -EPERM));
+	cr_assert(eq(u64, rd(I_GCTRL), 0));
+	fake_backend_open_ret = 0;
+	wr(I_GCTRL, 1);
+	fake_backend_next_count = 9;
+	cr_assert(eq(int, vpmu_cpu_account(cpu, 1000, NULL), 0));
+	fake_backend_next_count = 0; /* every read adds it */
+	cr_assert(eq(u64, rd(I_PMC0), 9));
+	vpmu_arch_destroy(pmu);
+	vpmu_domain_destroy(dom);
+	pmu = NULL;
 }
