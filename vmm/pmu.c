@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "arch_pmu.h"
 #include "vmm_priv.h"
 #include "vpmu_pmu.h"
@@ -121,6 +122,8 @@ static void notify(void *opaque, const struct vpmu_notify *n)
 		vmm_arch_pmu_notify(vm, n);
 		return;
 	}
+	if (n->owner == VPMU_OWNER_HOST) /* operator contexts (issue 7) */
+		vmm_control_notify(vm, n);
 	if (n->owner == VPMU_OWNER_GUEST && n->cpu_index < vm->nr_vcpus &&
 	    (n->flags & VPMU_NOTIFY_MSG))
 		vmm_pmu_raise_irq(&vm->vcpus[n->cpu_index]);

@@ -5,6 +5,8 @@
  */
 #include "vmm_priv.h"
 
+#include "control.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -48,6 +50,9 @@ int vmm_vm_run(struct vmm_vm *vm)
 		}
 		vcpu->has_thread = true;
 	}
+	/* Operator control socket (issue 7); failure only warns. */
+	if (!ret)
+		vmm_control_start(vm);
 	pthread_sigmask(SIG_BLOCK, &kick, &old);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		if (vm->vcpus[i].has_thread) {
@@ -56,6 +61,7 @@ int vmm_vm_run(struct vmm_vm *vm)
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	vmm_control_stop(vm); /* issue 7: host contexts, socket, entry */
 	if (vm->uart.out)
 		fflush(vm->uart.out);
 	return ret ? ret : vm->status;

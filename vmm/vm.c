@@ -6,6 +6,8 @@
 
 #include "arch_pmu.h"
 
+#include "control.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -225,6 +227,12 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 		if (ret)
 			fail(err, errlen, ret, "PMU model %s", cfg->pmu_model);
 	}
+	/* Operator control socket state (issue 7); started by vmm_vm_run. */
+	if (!ret) {
+		ret = vmm_control_init(vm, cfg);
+		if (ret)
+			fail(err, errlen, ret, "control");
+	}
 	if (ret)
 		goto out_destroy;
 	vmm_boot_write_tables(vm);
@@ -262,6 +270,7 @@ int vmm_vm_load(struct vmm_vm *vm, const char *path, char *err, size_t errlen)
 				PVPMU_BOOT_IMAGE_MIN, &vm->entry, err, errlen);
 	if (ret)
 		return ret;
+	vmm_control_set_image(vm, path); /* for operators' symbols */
 	write_boot_info(vm);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		ret = vmm_boot_setup_vcpu(&vm->vcpus[i]);
@@ -278,6 +287,7 @@ void vmm_vm_destroy(struct vmm_vm *vm)
 
 	if (!vm)
 		return;
+	vmm_control_free(vm); /* host contexts go before the domain */
 	if (vm->pmu.domain)
 		vmm_pmu_destroy(vm);
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++) {

@@ -11,6 +11,8 @@
 
 #include "pmu.h"
 
+struct vmm_control;
+
 #define VMM_PIO_MAX        32
 #define VMM_MSR_RANGES_MAX 16 /* KVM_MSR_FILTER_MAX_RANGES */
 #define VMM_MMIO_REPORTED  64
@@ -74,6 +76,7 @@ struct vmm_vm {
 	struct vmm_hc_entry hc[PVPMU_HC_MAX];
 	struct vmm_uart uart;
 	struct vmm_pmu pmu;
+	struct vmm_control *ctl; /* operator control socket (control.h) */
 
 	/* Run state, under (lock). */
 	pthread_mutex_t lock;
