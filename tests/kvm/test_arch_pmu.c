@@ -7,7 +7,9 @@
  * (GLOBAL_CTRL included), #GP for counters that do not exist and for
  * reserved bits, full-width and sign-extended writes, exact counts of hv
  * events over a known loop, overflow status and PMI delivery (vector and
- * NMI) through the emulated LVTPC, and RDPMC's #GP. Each prints
+ * NMI) through the emulated LVTPC, driver-style sampling (exactly N/period
+ * PMIs), a time-based overflow kicked by the VMM's deadline timer
+ * (intel-v2), and RDPMC's #GP. Each prints
  * "<prog>: ok, N checks" only if every check passed; the number of checks
  * is asserted too, so a guest that skipped some cannot pass.
  */
@@ -46,21 +48,21 @@ TestSuite(vmm_arch_pmu, .init = kvm_require, .timeout = 120);
 Test(vmm_arch_pmu, intel_v2_counters_overflow_and_pmi)
 {
 	RUN("run", GUEST("arch_intel"), "--pmu", "intel-v2");
-	PASSES("arch_intel: ok, 164 checks");
+	PASSES("arch_intel: ok, 173 checks");
 }
 
 Test(vmm_arch_pmu, amd_core_counters_and_pmi)
 {
 	RUN("run", GUEST("arch_amd"), "--pmu", "amd-core");
 	HAS(res.out, "arch_amd: model amd-core");
-	PASSES("arch_amd: ok, 112 checks");
+	PASSES("arch_amd: ok, 116 checks");
 }
 
 Test(vmm_arch_pmu, amd_v2_global_registers_and_pmi)
 {
 	RUN("run", GUEST("arch_amd"), "--pmu", "amd-v2");
 	HAS(res.out, "arch_amd: model amd-v2");
-	PASSES("arch_amd: ok, 131 checks");
+	PASSES("arch_amd: ok, 135 checks");
 }
 
 Test(vmm_arch_pmu, none_keeps_every_pmu_msr_gp)
@@ -84,11 +86,11 @@ Test(vmm_arch_pmu, auto_follows_the_host_vendor)
 {
 	if (host_is_intel()) {
 		RUN("run", GUEST("arch_intel"));
-		PASSES("arch_intel: ok, 164 checks");
+		PASSES("arch_intel: ok, 173 checks");
 	} else {
 		RUN("run", GUEST("arch_amd"));
 		HAS(res.out, "arch_amd: model amd-v2");
-		PASSES("arch_amd: ok, 131 checks");
+		PASSES("arch_amd: ok, 135 checks");
 	}
 }
 
@@ -111,7 +113,7 @@ Test(vmm_arch_pmu, models_differ)
 Test(vmm_arch_pmu, coexists_with_guest_contexts)
 {
 	RUN("run", GUEST("arch_intel"), "--pmu", "intel-v2", "--vcpus", "4");
-	PASSES("arch_intel: ok, 164 checks");
+	PASSES("arch_intel: ok, 173 checks");
 	RUN("run", GUEST("pv_smoke"), "--pmu", "intel-v2");
 	PASSES("pv_smoke: ok (hypercalls 101,");
 	RUN("run", GUEST("pv_smoke"), "--pmu", "amd-v2");
@@ -151,9 +153,9 @@ Test(vmm_arch_pmu, model_from_the_domain_xml)
 	write_xml(xml, sizeof(xml), GUEST("arch_amd"), "amd-core");
 	RUN("run", xml);
 	HAS(res.out, "arch_amd: model amd-core");
-	PASSES("arch_amd: ok, 112 checks");
+	PASSES("arch_amd: ok, 116 checks");
 	RUN("run", xml, "--pmu", "amd-v2");
 	HAS(res.out, "arch_amd: model amd-v2");
-	PASSES("arch_amd: ok, 131 checks");
+	PASSES("arch_amd: ok, 135 checks");
 	unlink(xml);
 }

@@ -207,6 +207,45 @@ static void check_overflow(void)
 		wr(G_CLR, 1ULL << 2);
 }
 
+/*
+ * Sampling as a PMU driver does it (see arch_intel.c): the handler
+ * acknowledges PerfCntrGlobalStatus (amd-v2) and re-arms the counter at
+ * -PERIOD; LVTPC stays unmasked on AMD.
+ */
+#define SMPL_PERIOD 10
+#define SMPL_N      200
+
+static volatile uint64_t smpl_status;
+
+static void smpl_handler(void)
+{
+	uint64_t st;
+
+	if (has_v2) {
+		st = rdmsr(G_STATUS);
+		smpl_status |= st;
+		wrmsr(G_CLR, st);
+	}
+	wrmsr(F15_CTR(5), CTR_MASK + 1 - SMPL_PERIOD);
+	arch_pmis++;
+}
+
+static void check_sampling(void)
+{
+	unsigned int before = arch_pmis;
+
+	kernel_set_notify_handler(ARCH_PMI_VECTOR, smpl_handler);
+	lvtpc_write(ARCH_PMI_VECTOR);
+	wr(F15_CTR(5), CTR_MASK + 1 - SMPL_PERIOD);
+	wr(F15_CTL(5), EV_PIO | EVSEL_OS | EVSEL_INT | EVSEL_EN);
+	pio_loop_irq_on(SMPL_N);
+	wr(F15_CTL(5), 0);
+	check_u64("sampling PMIs", arch_pmis - before, SMPL_N / SMPL_PERIOD);
+	check_u64("sampling status", smpl_status, has_v2 ? 1ULL << 5 : 0);
+	check_rd(F15_CTR(5), CTR_MASK + 1 - SMPL_PERIOD);
+	kernel_set_notify_handler(ARCH_PMI_VECTOR, pmi_handler);
+}
+
 static void check_rdpmc(void)
 {
 	uint64_t v;
@@ -226,6 +265,7 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	check_reserved_bits();
 	check_counts();
 	check_overflow();
+	check_sampling();
 	check_rdpmc();
 	arch_done();
 }

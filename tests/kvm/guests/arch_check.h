@@ -25,6 +25,7 @@
 #define EVSEL_EN  (1ULL << 22)
 
 #define CTR_MASK ((1ULL << 48) - 1)
+#define EV_PIO   0x06e0 /* PVPMU_EV_HV_PIO */
 
 static const char *arch_prog;
 static unsigned int arch_checks, arch_failures;
@@ -147,6 +148,15 @@ static inline void irq_window(void)
 			     :
 			     : "a"(0), "d"(PVPMU_PORT_NULL)
 			     : "memory");
+}
+
+/* (n) PIO exits to the null port with interrupts on: PMIs come in. */
+static inline void pio_loop_irq_on(unsigned int n)
+{
+	__asm__ __volatile__("sti" : : : "memory");
+	while (n--)
+		outb(PVPMU_PORT_NULL, 0);
+	__asm__ __volatile__("cli" : : : "memory");
 }
 
 static inline void arch_setup(const char *prog)

@@ -233,6 +233,73 @@ static void check_overflow(void)
 	wr(GLB_OVF, 1);
 }
 
+/*
+ * Sampling as a PMU driver does it: every PERIOD PIO exits the counter
+ * wraps, the PMI comes in at the next entry (IF=1), and the handler
+ * acknowledges GLOBAL_STATUS, re-arms the counter at -PERIOD and unmasks
+ * LVTPC (Intel masks it on delivery). PMIs are exactly N / PERIOD.
+ */
+#define SMPL_PERIOD 10
+#define SMPL_N      200
+
+static volatile uint64_t smpl_status;
+
+static void smpl_handler(void)
+{
+	uint64_t st = rdmsr(GLB_STATUS);
+
+	smpl_status |= st;
+	wrmsr(GLB_OVF, st);
+	wrmsr(A_PMC0, CTR_MASK + 1 - SMPL_PERIOD);
+	arch_pmis++;
+	lvtpc_write(ARCH_PMI_VECTOR);
+}
+
+static void check_sampling(void)
+{
+	unsigned int before;
+
+	kernel_set_notify_handler(ARCH_PMI_VECTOR, smpl_handler);
+	lvtpc_write(ARCH_PMI_VECTOR);
+	before = arch_pmis;
+	wr(A_PMC0, CTR_MASK + 1 - SMPL_PERIOD);
+	wr(EVTSEL0, EV_PIO | EVSEL_OS | EVSEL_INT | EVSEL_EN);
+	pio_loop_irq_on(SMPL_N);
+	wr(EVTSEL0, 0);
+	check_u64("sampling PMIs", arch_pmis - before, SMPL_N / SMPL_PERIOD);
+	check_u64("sampling status", smpl_status, 1);
+	check_rd(PMC0, CTR_MASK + 1 - SMPL_PERIOD);
+	check_rd(GLB_STATUS, 0);
+	kernel_set_notify_handler(ARCH_PMI_VECTOR, pmi_handler);
+}
+
+/*
+ * A time-based overflow: FIXED_CTR2 (TSC-rate reference cycles) 10^7
+ * cycles before the wrap, NMI delivery, the guest spinning in ring 0
+ * without exits: the VMM's deadline timer kicks the vCPU out at the
+ * predicted overflow and the NMI follows.
+ */
+static void check_time_overflow(void)
+{
+	uint64_t t0, spin = 0;
+	unsigned int nmis = arch_nmis;
+
+	lvtpc_write(LVT_DM_NMI);
+	wr(FIXED_CTR0 + 2, CTR_MASK - 10000000);
+	wr(FIXED_CTRL, 0xbULL << 8); /* ctr2: OS, USR, PMI */
+	wr(GLB_CTRL, 0xf | (1ULL << 34));
+	t0 = rdtsc();
+	while (arch_nmis == nmis && rdtsc() - t0 < 2000000000ULL)
+		spin++;
+	wr(GLB_CTRL, 0xf);
+	wr(FIXED_CTRL, 0);
+	check_u64("time-based overflow NMI", arch_nmis - nmis, 1);
+	check_rd(GLB_STATUS, 1ULL << 34);
+	wr(GLB_OVF, 1ULL << 34);
+	kprintf("arch_intel: FIXED_CTR2 overflow NMI after %llu spins\n",
+		(unsigned long long)spin);
+}
+
 /* KVM does not forward RDPMC: #GP without an in-kernel vPMU. */
 static void check_rdpmc(void)
 {
@@ -254,6 +321,8 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	check_writes();
 	check_counts();
 	check_overflow();
+	check_sampling();
+	check_time_overflow();
 	check_rdpmc();
 	arch_done();
 }
