@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../vpmu_priv.h"
+#include "vpmu_priv.h"
 #include "arch_priv.h"
 
 #define INTEL_REF_CYCLES 0x013c /* architectural event: reference cycles */
