@@ -82,7 +82,7 @@ Test(vmm_config_xml, shipped_configs_load)
 	cr_assert(eq(str, cfg.name, "demo"));
 	cr_assert(eq(uint, cfg.nr_vcpus, 2));
 	cr_assert(eq(u64, cfg.mem_size, 64ULL << 20));
-	cr_assert(eq(str, cfg.image, VPMU_BUILD_DIR "/guests/demo.elf"));
+	cr_assert(eq(str, cfg.image, VPMU_BUILD_DIR "/guests/demo_pmu.elf"));
 	cr_assert(eq(str, cfg.pmu_model, "intel-v2"));
 
 	cr_assert(eq(int, load(VPMU_BUILD_DIR "/configs/smp4.xml", &cfg), 0),
