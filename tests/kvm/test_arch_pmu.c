@@ -159,3 +159,21 @@ Test(vmm_arch_pmu, model_from_the_domain_xml)
 	PASSES("arch_amd: ok, 135 checks");
 	unlink(xml);
 }
+
+/*
+ * Each vCPU's model and LVTPC are its own: 4 vCPUs sample their own PIO
+ * exits at once (50, 100, 150, 200 exits, period 10) and each gets
+ * exactly its own PMIs, for every model.
+ */
+Test(vmm_arch_pmu, per_vcpu_models_sample_independently)
+{
+	static const char *const models[] = {"intel-v2", "amd-core", "amd-v2"};
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		RUN("run", GUEST("arch_smp"), "--pmu", models[i], "--vcpus",
+		    "4");
+		HAS(res.out, "arch_smp: ok, 4 vcpus");
+		PASSES("arch_smp: ok, 8 checks");
+	}
+}
