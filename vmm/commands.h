@@ -16,4 +16,20 @@
  */
 int vmm_cmd_events(int argc, char **argv);
 
+/*
+ * Host operator commands (issue 7), each in cmd_<name>.c; (argc, argv)
+ * are the arguments after the command name. `--help` describes the
+ * options. They return 0, or 1 with one message on stderr.
+ *   list    the running VMs (vpmu and libvirt)
+ *   stat    count events on every vCPU of the chosen VMs
+ *   record  sample into a file (written atomically)
+ *   report  flat profile / folded stacks of a record file
+ *   top     live profile, refreshed every second
+ */
+int vmm_cmd_list(int argc, char **argv);
+int vmm_cmd_stat(int argc, char **argv);
+int vmm_cmd_record(int argc, char **argv);
+int vmm_cmd_report(int argc, char **argv);
+int vmm_cmd_top(int argc, char **argv);
+
 #endif /* VMM_COMMANDS_H */

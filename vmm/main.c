@@ -5,6 +5,7 @@
  *   vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
  *            [--console FILE] [--stats] [--pmu MODEL]
  *   vpmu events [--json]
+ *   vpmu list | stat | record | report | top ...   (host operators)
  */
 #include "vmm.h"
 #include "commands.h"
@@ -20,6 +21,7 @@ static const char usage[] =
 	"[--name NAME]\n"
 	"                [--console FILE] [--stats] [--pmu MODEL]\n"
 	"       vpmu events [--json]\n"
+	"       vpmu list | stat | record | report | top [--help]\n"
 	"       vpmu help\n"
 	"\n"
 	"  run   boot a guest ELF image, or a libvirt domain XML config,\n"
@@ -27,7 +29,10 @@ static const char usage[] =
 	"        Exit status: 0 when all vCPUs halted, the guest's exit-port\n"
 	"        value, 250 triple fault, 251 KVM error, 1 on bad input.\n"
 	"  events  list every event of the virtual PMU and whether this\n"
-	"        host can count it.\n";
+	"        host can count it.\n"
+	"  list    the running VMs; stat: count events; record: sample to a\n"
+	"        file; report: profile of a record file; top: live profile.\n"
+	"        Host operators see every VM and vCPU (see --help of each).\n";
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
 								...)
@@ -94,5 +99,16 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "events"))
 		return vmm_cmd_events(argc - 2, argv + 2);
+	/* Host operator commands (issue 7). */
+	if (!strcmp(argv[1], "list"))
+		return vmm_cmd_list(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "stat"))
+		return vmm_cmd_stat(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "record"))
+		return vmm_cmd_record(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "report"))
+		return vmm_cmd_report(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "top"))
+		return vmm_cmd_top(argc - 2, argv + 2);
 	die("unknown command '%s' (try 'vpmu help')", argv[1]);
 }

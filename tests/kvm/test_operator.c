@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_operator.c: host operators (issue 7) against real VMs running in
+ * the background, each test in its own runtime directory:
+ *   - with two VMs running, `vpmu list` shows both and `vpmu stat -a`
+ *     counts the exact number of hypercalls each vCPU makes (op_calls);
+ *   - `vpmu record` of a known hot loop (op_hot) attributes >= 90% of the
+ *     samples to hot_loop();
+ *   - malformed requests get error replies and the VM keeps serving;
+ *     a client of another uid is refused;
+ *   - killing a VM in the middle of a record leaves a valid file (and so
+ *     does Ctrl-C).
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "control_proto.h"
+#include "kvm_harness.h"
+#include "recfile.h"
+#include "vm_bg.h"
+
+#define OP_CALLS 500 /* tests/kvm/guests/op_calls.c */
+
+static char rundir[64];
+static struct vm_bg vms[2];
+static char text[OUT_MAX];
+
+static void setup(void)
+{
+	kvm_require();
+	cr_assert(eq(int, rundir_make(rundir, sizeof(rundir)), 0));
+}
+
+static void teardown(void)
+{
+	vm_bg_kill(&vms[0], SIGKILL);
+	vm_bg_kill(&vms[1], SIGKILL);
+	rundir_remove(rundir);
+}
+
+TestSuite(operator, .init = setup, .fini = teardown, .timeout = 60);
+
+static void start_vm(unsigned int i, const char *image, const char *name,
+		     unsigned int vcpus, const char *ready, unsigned int n)
+{
+	cr_assert(eq(int, vm_bg_start(&vms[i], rundir, image, name, vcpus), 0));
+	cr_assert(eq(int, vm_bg_wait(&vms[i], rundir, ready, n, 10000), 0),
+		  "VM %s never became ready", name);
+}
+
+/* The CSV row "...,<vm>,<uuid>,<vcpu>,<event>,count,..." of (vm, vcpu). */
+static long long csv_count(const char *out, const char *vm, const char *vcpu)
+{
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof(want), ",%s,", vm);
+	for (p = strstr(out, want); p; p = strstr(p + 1, want)) {
+		const char *uuid_end = strchr(p + strlen(want), ',');
+		char cpu[16];
+		long long c;
+
+		if (uuid_end &&
+		    sscanf(uuid_end + 1, "%15[^,],hv_hypercalls,%lld", cpu,
+			   &c) == 2 &&
+		    !strcmp(cpu, vcpu))
+			return c;
+	}
+	return -1;
+}
+
+Test(operator, list_and_stat_two_vms_exact)
+{
+	const char *list[] = {"list", NULL};
+	const char *stat[] = {"stat",       "-a", "-e", "hv_hypercalls",
+			      "--per-vcpu", "-x", ",",  "--",
+			      "4",          NULL};
+	static struct vpmu_result res;
+
+	start_vm(0, GUEST("op_calls"), "opA", 2, "op_calls: ready", 2);
+	start_vm(1, GUEST("op_calls"), "opB", 1, "op_calls: ready", 1);
+	cr_assert(eq(int, vpmu_cmd(&res, 20, list), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(count_str(res.out, "opA") == 1 &&
+			  count_str(res.out, "opB") == 1,
+		  "%s", res.out);
+	/* The calls start 2 s after "ready"; the window covers them. */
+	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_log_info("%s", res.out);
+	cr_expect(eq(i64, csv_count(res.out, "opA", "0"), OP_CALLS), "%s",
+		  res.out);
+	cr_expect(eq(i64, csv_count(res.out, "opA", "1"), 2 * OP_CALLS), "%s",
+		  res.out);
+	cr_expect(eq(i64, csv_count(res.out, "opB", "0"), OP_CALLS), "%s",
+		  res.out);
+	slurp_file(vms[0].console, text, sizeof(text));
+	cr_expect(eq(int, count_str(text, "op_calls: done"), 2), "%s", text);
+}
+
+/* Share of hot_loop in the flat profile of (out), in percent. */
+static double hot_pct(const char *out)
+{
+	const char *p = strstr(out, "hot_loop");
+	const char *l = p;
+	double pct    = -1;
+
+	while (l && l > out && l[-1] != '\n')
+		l--;
+	if (l)
+		sscanf(l, " %lf%%", &pct);
+	return pct;
+}
+
+Test(operator, record_attributes_hot_loop)
+{
+	char file[128];
+	const char *rec[]  = {"record", "-m", "hot", "-F", "1000",
+			      "-o",     file, "--",  "2",  NULL};
+	const char *rep[]  = {"report", file, NULL};
+	const char *fold[] = {"report", "--folded", file, NULL};
+	static struct vpmu_result res;
+	double pct;
+
+	snprintf(file, sizeof(file), "%s/hot.rec", rundir);
+	start_vm(0, GUEST("op_hot"), "hot", 1, "op_hot: ready", 1);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, rec), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, rep), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_log_info("%s", res.out);
+	pct = hot_pct(res.out);
+	cr_expect(ge(dbl, pct, 90.0), "hot_loop has %.2f%% of the samples:\n%s",
+		  pct, res.out);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, fold), 0));
+	cr_expect(not(eq(ptr, strstr(res.out, "hot;vcpu0;hot_loop "), NULL)),
+		  "%s", res.out);
+}
+
+static int raw_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd                = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* Send (len) raw bytes as one frame; return the reply's "ok" (or -1). */
+static int raw_frame(int fd, const void *body, uint32_t len, uint32_t hdr)
+{
+	unsigned char h[4] = {hdr >> 24, hdr >> 16, hdr >> 8, hdr};
+	struct json_object *rep, *ok;
+	int ret;
+
+	if (send(fd, h, 4, MSG_NOSIGNAL) != 4 ||
+	    (len && send(fd, body, len, MSG_NOSIGNAL) != (ssize_t)len))
+		return -1;
+	if (vmm_ctl_recv(fd, &rep, 5000))
+		return -1;
+	ret = json_object_object_get_ex(rep, "ok", &ok) &&
+	      json_object_get_boolean(ok);
+	json_object_put(rep);
+	return ret;
+}
+
+static const char *sock_of(void)
+{
+	static struct vmm_reg_entry *e;
+	unsigned int n;
+
+	cr_assert(eq(int, vmm_client_discover(rundir, &e, &n, NULL), 0));
+	cr_assert(eq(u32, n, 1));
+	return e[0].socket;
+}
+
+Test(operator, malformed_requests_refused)
+{
+	static const char *const bad[] = {
+		"garbage",
+		"[1,2,3]",
+		"{\"v\":1,\"id\":1}",
+		"{\"v\":2,\"id\":1,\"cmd\":\"hello\"}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"no_such_command\"}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":\"0\"}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":99999}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,\"x\":1}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":7}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"write_pmcs\",\"ctx\":1,"
+		"\"pmcs\":[{\"num\":64,\"value\":1}]}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"read_pmds\",\"ctx\":12345,"
+		"\"pmds\":[{\"num\":0}]}",
+		"{\"v\":1,\"id\":-5,\"cmd\":\"hello\"}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"hello\"} trailing",
+	};
+	const char *hello = "{\"v\":1,\"id\":9,\"cmd\":\"hello\"}";
+	const char *path;
+	unsigned int i;
+	int fd;
+
+	start_vm(0, GUEST("op_hot"), "victim", 1, "op_hot: ready", 1);
+	path = sock_of();
+	fd   = raw_connect(path);
+	cr_assert(ge(int, fd, 0));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect(eq(int,
+			     raw_frame(fd, bad[i], strlen(bad[i]),
+				       strlen(bad[i])),
+			     0),
+			  "accepted: %s", bad[i]);
+	/* Still serving on the same connection. */
+	cr_assert(
+		eq(int, raw_frame(fd, hello, strlen(hello), strlen(hello)), 1));
+	/* A bad length loses framing: error reply, then the VMM closes. */
+	cr_expect(eq(int, raw_frame(fd, "", 0, 0x7fffffff), 0));
+	close(fd);
+	fd = raw_connect(path);
+	cr_assert(ge(int, fd, 0));
+	cr_expect(
+		eq(int, raw_frame(fd, hello, strlen(hello), strlen(hello)), 1),
+		"the VM stopped serving after bad requests");
+	close(fd);
+	cr_expect(eq(int, kill(vms[0].pid, 0), 0), "the VM died");
+}
+
+/*
+ * In a child of uid 65534: 0 refused at connect, 1 refused by the VMM
+ * (it answers "permission denied" at once and closes).
+ */
+static int other_uid(const char *path)
+{
+	struct json_object *rep, *err;
+	int fd, ret = 12;
+
+	if (setgid(65534) || setuid(65534))
+		return 10;
+	fd = raw_connect(path);
+	if (fd == -EACCES)
+		return 0;
+	if (fd < 0)
+		return 11;
+	if (!vmm_ctl_recv(fd, &rep, 5000)) {
+		if (json_object_object_get_ex(rep, "error", &err) &&
+		    strstr(json_object_get_string(err), "permission denied"))
+			ret = 1;
+		json_object_put(rep);
+	}
+	close(fd);
+	return ret;
+}
+
+static int in_child(const char *path)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0)
+		_exit(other_uid(path));
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 99;
+}
+
+Test(operator, other_uid_refused)
+{
+	struct stat st;
+	const char *path;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to act as another uid");
+	start_vm(0, GUEST("op_hot"), "guarded", 1, "op_hot: ready", 1);
+	path = sock_of();
+	cr_assert(eq(int, stat(path, &st), 0));
+	cr_expect(eq(u32, st.st_mode & 0777, 0600));
+	/* The socket's mode refuses it at connect... */
+	chmod(rundir, 0755);
+	cr_expect(eq(int, in_child(path), 0));
+	/* ...and with the mode opened up, SO_PEERCRED still does. */
+	chmod(path, 0666);
+	cr_expect(eq(int, in_child(path), 1));
+}
+
+static int count_samples(void *opaque, const struct rec_sample *s)
+{
+	uint64_t *per_vm = opaque;
+
+	per_vm[s->vm < 2 ? s->vm : 0]++;
+	return 0;
+}
+
+static void check_file(const char *file, uint64_t *per_vm)
+{
+	struct rec_header h;
+	char err[512];
+
+	per_vm[0] = per_vm[1] = 0;
+	cr_assert(
+		eq(int,
+		   rec_read(file, &h, count_samples, per_vm, err, sizeof(err)),
+		   0),
+		"%s", err);
+	cr_expect(eq(u32, h.nr_vms, 2));
+	rec_header_free(&h);
+}
+
+Test(operator, killed_vm_mid_record_leaves_valid_file)
+{
+	char file[128], out[160], err[160];
+	const char *rec[]  = {"record", "-a", "-o", file, "--", "3", NULL};
+	const char *rec2[] = {"record", "-a", "-o", file, NULL};
+	uint64_t per_vm[2];
+	pid_t pid;
+	int st;
+
+	snprintf(file, sizeof(file), "%s/kill.rec", rundir);
+	snprintf(out, sizeof(out), "%s/record.out", rundir);
+	snprintf(err, sizeof(err), "%s/record.err", rundir);
+	start_vm(0, GUEST("op_hot"), "doomed", 1, "op_hot: ready", 1);
+	start_vm(1, GUEST("op_hot"), "survivor", 1, "op_hot: ready", 1);
+	pid = vpmu_bg(rec, out, err);
+	cr_assert(gt(int, pid, 0));
+	usleep(1000000);
+	vm_bg_kill(&vms[0], SIGKILL); /* "doomed" sorts first: VM 0 */
+	st = vpmu_bg_wait(pid, 20000);
+	slurp_file(err, text, sizeof(text));
+	cr_assert(eq(int, st, 0), "record: %d\n%s", st, text);
+	cr_expect(not(eq(ptr, strstr(text, "'doomed'"), NULL)), "%s", text);
+	cr_expect(not(eq(ptr, strstr(text, "disappeared"), NULL)), "%s", text);
+	check_file(file, per_vm);
+	cr_expect(gt(u64, per_vm[0], 0));
+	cr_expect(gt(u64, per_vm[1], per_vm[0]), "the survivor went on");
+	/* Ctrl-C: the samples so far, in a complete file. */
+	unlink(file);
+	start_vm(0, GUEST("op_hot"), "doomed", 1, "op_hot: ready", 1);
+	pid = vpmu_bg(rec2, out, err);
+	usleep(1000000);
+	kill(pid, SIGINT);
+	st = vpmu_bg_wait(pid, 20000);
+	slurp_file(err, text, sizeof(text));
+	cr_assert(eq(int, st, 0), "record: %d\n%s", st, text);
+	check_file(file, per_vm);
+	cr_expect(gt(u64, per_vm[0] + per_vm[1], 0));
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vm_bg.c: background VMs and operator commands for integration tests.
+ */
+#include "vm_bg.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kvm_harness.h"
+
+int rundir_make(char *dir, size_t len)
+{
+	if (snprintf(dir, len, "/tmp/vpmu-test-XXXXXX") >= (int)len)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(dir))
+		return -errno;
+	return setenv("VPMU_RUNTIME_DIR", dir, 1) ? -errno : 0;
+}
+
+void rundir_remove(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	while (dp && (d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		unlink(path);
+	}
+	if (dp)
+		closedir(dp);
+	rmdir(dir);
+}
+
+static pid_t spawn(const char *const *argv, const char *out, const char *err)
+{
+	const char *args[64];
+	unsigned int i;
+	pid_t pid;
+	int fd;
+
+	pid = fork();
+	if (pid)
+		return pid < 0 ? -errno : pid;
+	args[0] = VPMU_BIN;
+	for (i = 0; argv[i] && i < 62; i++)
+		args[i + 1] = argv[i];
+	args[i + 1] = NULL;
+	fd          = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0)
+		dup2(fd, STDOUT_FILENO);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0)
+		dup2(fd, STDERR_FILENO);
+	execv(VPMU_BIN, (char *const *)args);
+	_exit(127);
+}
+
+int vm_bg_start(struct vm_bg *vm, const char *dir, const char *image,
+		const char *name, unsigned int vcpus)
+{
+	char n[16], err[PATH_MAX + 8];
+	const char *argv[] = {"run", image, "--name", name, "--vcpus", n, NULL};
+
+	snprintf(n, sizeof(n), "%u", vcpus);
+	snprintf(vm->name, sizeof(vm->name), "%s", name);
+	snprintf(vm->console, sizeof(vm->console), "%s/%s.console", dir, name);
+	snprintf(err, sizeof(err), "%s/%s.stderr", dir, name);
+	vm->pid = spawn(argv, vm->console, err);
+	return vm->pid < 0 ? vm->pid : 0;
+}
+
+int slurp_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f)
+		return -errno;
+	n      = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+/* An entry of (pid): a stale one of an earlier VM does not count. */
+static bool registered(const char *dir, pid_t pid)
+{
+	char path[PATH_MAX], buf[4096], want[96];
+	struct dirent *d;
+	bool found = false;
+	DIR *dp    = opendir(dir);
+
+	snprintf(want, sizeof(want), "\"pid\":%d,", (int)pid);
+	while (dp && !found && (d = readdir(dp))) {
+		if (!strstr(d->d_name, ".json") || strstr(d->d_name, ".tmp"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		found = !slurp_file(path, buf, sizeof(buf)) &&
+			strstr(buf, want);
+	}
+	if (dp)
+		closedir(dp);
+	return found;
+}
+
+int vm_bg_wait(struct vm_bg *vm, const char *dir, const char *needle,
+	       unsigned int count, unsigned int timeout_ms)
+{
+	static char buf[65536];
+	unsigned int waited;
+
+	for (waited = 0; waited < timeout_ms; waited += 10) {
+		if (waitpid(vm->pid, NULL, WNOHANG) == vm->pid) {
+			vm->pid = 0;
+			return -ESRCH;
+		}
+		if (!slurp_file(vm->console, buf, sizeof(buf)) &&
+		    count_str(buf, needle) >= count && registered(dir, vm->pid))
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+void vm_bg_kill(struct vm_bg *vm, int sig)
+{
+	if (vm->pid <= 0)
+		return;
+	kill(vm->pid, sig);
+	waitpid(vm->pid, NULL, 0);
+	vm->pid = 0;
+}
+
+pid_t vpmu_bg(const char *const *argv, const char *out, const char *err)
+{
+	return spawn(argv, out, err);
+}
+
+int vpmu_bg_wait(pid_t pid, unsigned int timeout_ms)
+{
+	unsigned int waited;
+	int st;
+
+	for (waited = 0; waited <= timeout_ms; waited += 10) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st)
+					     : 128 + WTERMSIG(st);
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -ETIMEDOUT;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vm_bg.h: helpers for integration tests that keep VMs (and operator
+ * commands) running in the background while they act on them (issue 7).
+ *
+ * Each test makes its own runtime directory (rundir_make), so VMs of
+ * concurrent tests never meet; VMs are `vpmu run` processes whose console
+ * goes to a file the test can wait on.
+ */
+#ifndef VM_BG_H
+#define VM_BG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct vm_bg {
+	pid_t pid;
+	char name[64];
+	char console[PATH_MAX];
+};
+
+/*
+ * Make a fresh runtime directory /tmp/vpmu-test-XXXXXX into (dir) and point
+ * VPMU_RUNTIME_DIR at it (inherited by every vpmu started after). 0 or
+ * -errno.
+ */
+int rundir_make(char *dir, size_t len);
+
+/* Remove (dir) and what is left in it. */
+void rundir_remove(const char *dir);
+
+/*
+ * Start `vpmu run (image) --name (name) --vcpus (vcpus)` with its console
+ * in a file of (dir). 0 or -errno.
+ */
+int vm_bg_start(struct vm_bg *vm, const char *dir, const char *image,
+		const char *name, unsigned int vcpus);
+
+/*
+ * Wait until the console of (vm) holds (needle) (count) times, and its
+ * registry entry exists in (dir). Returns 0, or -ETIMEDOUT after
+ * (timeout_ms), or -ESRCH if the VM ended.
+ */
+int vm_bg_wait(struct vm_bg *vm, const char *dir, const char *needle,
+	       unsigned int count, unsigned int timeout_ms);
+
+/* Send (sig) to the VM and reap it (SIGKILL leaves a stale entry). */
+void vm_bg_kill(struct vm_bg *vm, int sig);
+
+/*
+ * Start the vpmu program with (argv) (after the program name) in the
+ * background, stdout and stderr to (out) and (err). Returns the pid or
+ * -errno.
+ */
+pid_t vpmu_bg(const char *const *argv, const char *out, const char *err);
+
+/* Wait for (pid) at most (timeout_ms); its exit status, or -ETIMEDOUT. */
+int vpmu_bg_wait(pid_t pid, unsigned int timeout_ms);
+
+/* Read the file (path) into (buf) (NUL-terminated). 0 or -errno. */
+int slurp_file(const char *path, char *buf, size_t len);
+
+#endif /* VM_BG_H */
