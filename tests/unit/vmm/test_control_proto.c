@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_control_proto.c: the control socket protocol without a VM (issue
+ * 7): request validation (table-driven: garbage, wrong types, ranges,
+ * unknown fields), framing (oversized and zero lengths, split frames) and
+ * a random-bytes fuzz of the parser.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "control_proto.h"
+
+struct req_case {
+	int line;
+	const char *text;
+	int want;        /* 0, -EINVAL or -EPROTO */
+	const char *msg; /* expected in the error message */
+};
+
+#define ROW(...)                                                               \
+	{                                                                      \
+		.line = __LINE__, __VA_ARGS__                                  \
+	}
+
+static const struct req_case cases[] = {
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"hello\"}", .want = 0),
+	ROW(.text = "{\"v\":1,\"id\":9007199254740992,\"cmd\":\"info\"}",
+	    .want = 0),
+	ROW(.text = "", .want = -EINVAL, .msg = "not JSON"),
+	ROW(.text = "nonsense", .want = -EINVAL, .msg = "malformed"),
+	ROW(.text = "{\"v\":1", .want = -EINVAL, .msg = "malformed"),
+	ROW(.text = "[]", .want = -EINVAL, .msg = "not a JSON object"),
+	ROW(.text = "42", .want = -EINVAL, .msg = "JSON"),
+	ROW(.text = "{\"v\":1,\"cmd\":\"hello\"}", .want = -EINVAL,
+	    .msg = "'id'"),
+	ROW(.text = "{\"v\":1,\"id\":-1,\"cmd\":\"hello\"}", .want = -EINVAL,
+	    .msg = "'id'"),
+	ROW(.text = "{\"v\":1,\"id\":1.5,\"cmd\":\"hello\"}", .want = -EINVAL,
+	    .msg = "'id'"),
+	ROW(.text = "{\"id\":1,\"cmd\":\"hello\"}", .want = -EINVAL,
+	    .msg = "'v'"),
+	ROW(.text = "{\"v\":2,\"id\":1,\"cmd\":\"hello\"}", .want = -EPROTO,
+	    .msg = "version 2"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":7}", .want = -EINVAL,
+	    .msg = "'cmd'"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"reboot\"}", .want = -EINVAL,
+	    .msg = "unknown command"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"hello\",\"x\":1}",
+	    .want = -EINVAL, .msg = "unknown field 'x'"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\"}",
+	    .want = -EINVAL, .msg = "missing field 'vcpu'"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\","
+		    "\"vcpu\":\"0\"}",
+	    .want = -EINVAL, .msg = "must be an integer"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\","
+		    "\"vcpu\":4096}",
+	    .want = -EINVAL, .msg = "out of range"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\","
+		    "\"vcpu\":0,\"smpl_buf_size\":-1}",
+	    .want = -EINVAL, .msg = "out of range"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\","
+		    "\"vcpu\":18446744073709551615}",
+	    .want = -EINVAL, .msg = "out of range"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"write_pmcs\",\"ctx\":1,"
+		    "\"pmcs\":[]}",
+	    .want = -EINVAL, .msg = "elements"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"write_pmcs\",\"ctx\":1,"
+		    "\"pmcs\":{}}",
+	    .want = -EINVAL, .msg = "must be an array"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"write_pmcs\",\"ctx\":1,"
+		    "\"pmcs\":[{\"num\":0}]}",
+	    .want = -EINVAL, .msg = "pmcs[0]: missing field 'value'"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"write_pmcs\",\"ctx\":1,"
+		    "\"pmcs\":[{\"num\":0,\"value\":-3}]}",
+	    .want = -EINVAL, .msg = "non-negative"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"write_pmcs\",\"ctx\":1,"
+		    "\"pmcs\":[{\"num\":0,\"value\":"
+		    "18446744073709551615}]}",
+	    .want = 0),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"write_pmcs\",\"ctx\":1,"
+		    "\"pmcs\":[7]}",
+	    .want = -EINVAL, .msg = "must be a JSON object"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"getinfo_evtsets\","
+		    "\"ctx\":1,\"sets\":[0,65536]}",
+	    .want = -EINVAL, .msg = "sets[1]"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"resolve\",\"name\":\"\"}",
+	    .want = -EINVAL, .msg = "bytes"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"resolve\","
+		    "\"name\":\"a\\u0000b\"}",
+	    .want = -EINVAL, .msg = "without NUL"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"hello\"} {}", .want = -EINVAL,
+	    .msg = "malformed"),
+};
+
+/* Table-driven (libpfm4 validate style): every row reports its line. */
+static void check_row(const struct req_case *tc)
+{
+	const struct vmm_ctl_cmd *cmd;
+	struct json_object *req;
+	char err[256] = "";
+	int64_t id;
+	int ret;
+
+	ret = vmm_ctl_parse_request(tc->text, strlen(tc->text), &req, &cmd, &id,
+				    err, sizeof(err));
+	cr_assert(eq(int, ret, tc->want), "row at line %d: %s", tc->line, err);
+	if (!ret) {
+		cr_assert(not(eq(ptr, req, NULL)));
+		json_object_put(req);
+	} else {
+		cr_assert(eq(ptr, req, NULL));
+		cr_assert(not(eq(ptr, strstr(err, tc->msg), NULL)),
+			  "row at line %d: '%s' lacks '%s'", tc->line, err,
+			  tc->msg);
+	}
+}
+
+Test(vmm_ctl, parse_request)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_row(&cases[i]);
+}
+
+/* Random bytes, and random mutations of valid requests: never a crash. */
+Test(vmm_ctl, fuzz_random_bytes)
+{
+	static const char *const seeds[] = {
+		"{\"v\":1,\"id\":1,\"cmd\":\"write_pmcs\",\"ctx\":1,\"pmcs\":"
+		"[{\"num\":0,\"value\":1,\"flags\":1}]}",
+		"{\"v\":1,\"id\":1,\"cmd\":\"create_evtsets\",\"ctx\":1,"
+		"\"sets\":[{\"id\":1,\"timeout_ns\":100}]}",
+	};
+	const struct vmm_ctl_cmd *cmd;
+	struct json_object *req;
+	char buf[512], err[256];
+	unsigned int i, j, ok = 0;
+	size_t len;
+	int64_t id;
+
+	srand(7);
+	for (i = 0; i < 20000; i++) {
+		if (i & 1) {
+			len = (size_t)(rand() % (int)sizeof(buf)) + 1;
+			for (j = 0; j < len; j++)
+				buf[j] = (char)rand();
+		} else {
+			len = strlen(seeds[i / 2 % 2]);
+			memcpy(buf, seeds[i / 2 % 2], len);
+			for (j = 0; j < 1 + (unsigned)rand() % 4; j++)
+				buf[rand() % (int)len] = (char)rand();
+		}
+		if (!vmm_ctl_parse_request(buf, len, &req, &cmd, &id, err,
+					   sizeof(err))) {
+			ok++;
+			json_object_put(req);
+		}
+	}
+	cr_log_info("%u of 20000 fuzzed requests were valid", ok);
+}
+
+static void pair(int sv[2])
+{
+	cr_assert(eq(int, socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0));
+}
+
+Test(vmm_ctl, frames_split_and_bad_lengths)
+{
+	const char *body     = "{\"a\":1}";
+	unsigned char h[4]   = {0, 0, 0, 7};
+	struct vmm_ctl_rx rx = {0};
+	const char *got;
+	size_t len;
+	int sv[2];
+
+	pair(sv);
+	/* Split: header, then half the body, then the rest. */
+	cr_assert(eq(int, (int)write(sv[0], h, 4), 4));
+	cr_assert(eq(int, vmm_ctl_rx_fill(&rx, sv[1]), 0));
+	cr_assert(eq(int, vmm_ctl_rx_next(&rx, &got, &len), 0));
+	cr_assert(eq(int, (int)write(sv[0], body, 3), 3));
+	cr_assert(eq(int, vmm_ctl_rx_fill(&rx, sv[1]), 0));
+	cr_assert(eq(int, vmm_ctl_rx_next(&rx, &got, &len), 0));
+	cr_assert(eq(int, (int)write(sv[0], body + 3, 4), 4));
+	cr_assert(eq(int, vmm_ctl_rx_fill(&rx, sv[1]), 0));
+	cr_assert(eq(int, vmm_ctl_rx_next(&rx, &got, &len), 1));
+	cr_assert(eq(sz, len, 7));
+	cr_assert(eq(int, memcmp(got, body, 7), 0));
+	vmm_ctl_rx_drop(&rx, len);
+	cr_assert(eq(sz, rx.len, 0));
+	/* Zero and oversized lengths lose framing. */
+	memset(h, 0, 4);
+	cr_assert(eq(int, (int)write(sv[0], h, 4), 4));
+	cr_assert(eq(int, vmm_ctl_rx_fill(&rx, sv[1]), 0));
+	cr_assert(eq(int, vmm_ctl_rx_next(&rx, &got, &len), -EMSGSIZE));
+	rx.len = 0;
+	h[0]   = 0x7f;
+	cr_assert(eq(int, (int)write(sv[0], h, 4), 4));
+	cr_assert(eq(int, vmm_ctl_rx_fill(&rx, sv[1]), 0));
+	cr_assert(eq(int, vmm_ctl_rx_next(&rx, &got, &len), -EMSGSIZE));
+	/* EOF. */
+	close(sv[0]);
+	cr_assert(eq(int, vmm_ctl_rx_fill(&rx, sv[1]), -ECONNRESET));
+	vmm_ctl_rx_free(&rx);
+	close(sv[1]);
+}
+
+Test(vmm_ctl, send_recv_round_trip)
+{
+	struct json_object *m = vmm_ctl_reply_err(5, 22, "bad"), *r, *v;
+	int sv[2];
+
+	pair(sv);
+	cr_assert(eq(int, vmm_ctl_send(sv[0], m, 1000), 0));
+	cr_assert(eq(int, vmm_ctl_recv(sv[1], &r, 1000), 0));
+	cr_assert(json_object_object_get_ex(r, "error", &v));
+	cr_assert(eq(str, (char *)json_object_get_string(v), "bad"));
+	json_object_put(r);
+	json_object_put(m);
+	/* Nothing more: times out; peer gone: ECONNRESET. */
+	cr_assert(eq(int, vmm_ctl_recv(sv[1], &r, 50), -ETIMEDOUT));
+	close(sv[0]);
+	cr_assert(eq(int, vmm_ctl_recv(sv[1], &r, 50), -ECONNRESET));
+	close(sv[1]);
+}
