@@ -123,10 +123,13 @@ static int program(struct vpmu_arch_pmu *p, unsigned int idx, uint64_t evsel)
 	int ret;
 
 	ret = vpmu_ctx_write_pmcs(p->dom, &p->who, p->fd, &pmc, 1);
-	if (ret)
-		return -EPERM;
-	p->prog[idx] = evsel;
-	return 0;
+	/*
+	 * A refused write may leave libvpmu's PMC changed but not counting:
+	 * "unknown" (no event select has bits 63:32 here) makes the next
+	 * refresh program it again.
+	 */
+	p->prog[idx] = ret ? ~0ULL : evsel;
+	return ret ? -EPERM : 0;
 }
 
 int vpmu_arch_refresh(struct vpmu_arch_pmu *p)

@@ -495,6 +495,7 @@ Test(vpmu_arch_model, refused_enable_leaves_the_register_unchanged)
 	cr_assert(eq(int, vpmu_arch_wrmsr(pmu, I_SEL0, FAKE_EV_CODE | EN_OS),
 		     -EPERM));
 	cr_assert(eq(u64, rd(I_SEL0), FAKE_EV_CODE | (1ULL << 17)));
+	cr_assert(eq(u64, pmu->prog[0], 0), "libvpmu's PMC0 rolled back too");
 	cr_assert(eq(int, vpmu_arch_wrmsr(pmu, I_GCTRL, 0), 0));
 	fake_backend_open_ret = 0;
 	wr(I_SEL0, FAKE_EV_CODE | EN_OS);
