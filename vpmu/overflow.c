@@ -228,7 +228,11 @@ static void throttle(struct vpmu_ctx *ctx)
 	uint64_t max = ctx->dom->cfg.limits.max_ovfl_per_sec;
 	uint64_t now = ctx->cpu->run_ns;
 
-	if (!max)
+	/*
+	 * Issue 6: architectural PMU contexts never mask (hardware has no
+	 * throttle; their PMIs are bounded by VM entries).
+	 */
+	if (!max || ctx->owner == VPMU_OWNER_ARCH)
 		return;
 	if (now - ctx->thr_start >= 1000000000ULL) {
 		ctx->thr_start = now;

@@ -110,7 +110,8 @@
  *    on overflow rather than perfmon2: a PMC with PFM_REGFL_OVFL_NOTIFY
  *    notifies (ovfl_pmds set, no message with PFM_FL_OVFL_NO_MSG) but the
  *    context is never masked, and the overflowed PMDs get their short
- *    reset with the skid kept, i.e. a NO_EMUL64 counter simply wraps.
+ *    reset with the skid kept, i.e. a NO_EMUL64 counter simply wraps;
+ *    max_ovfl_per_sec does not apply to them.
  */
 #ifndef VPMU_H
 #define VPMU_H

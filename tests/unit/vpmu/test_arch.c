@@ -513,3 +513,33 @@ Test(vpmu_arch_model, refused_enable_leaves_the_register_unchanged)
 	vpmu_domain_destroy(dom);
 	pmu = NULL;
 }
+
+/* libvpmu's overflow throttle never masks an ARCH context. */
+Test(vpmu_arch_model, throttle_does_not_apply, .fini = teardown)
+{
+	struct vpmu_domain_config cfg = {0};
+
+	cr_assert(eq(int, vpmu_replay_create(&rp), 0));
+	cr_assert(eq(int, vpmu_replay_add_event(rp, EV_A, "ev"), 0));
+	vpmu_replay_instance(rp, &be);
+	vpmu_limits_default(&cfg.limits);
+	cfg.limits.arch_contexts    = 1;
+	cfg.limits.max_ovfl_per_sec = 1;
+	cfg.backends                = &be;
+	cfg.nr_backends             = 1;
+	cfg.notify                  = note;
+	cr_assert(eq(int, vpmu_domain_create(&cfg, &dom), 0));
+	cr_assert(eq(int, vpmu_cpu_create(dom, 0, &cpu), 0));
+	cr_assert(eq(int, vpmu_arch_create(dom, cpu, &vpmu_amd_core_ops, &pmu),
+		     0));
+	pmis = 0;
+	wr(A_SEL(0), EV_A | EN_OS | INT);
+	wr(A_CTR(0), MASK48);
+	count(1);
+	wr(A_CTR(0), MASK48);
+	count(1);
+	wr(A_CTR(0), MASK48);
+	count(5);
+	cr_assert(eq(u32, pmis, 3));
+	cr_assert(eq(u64, rd(A_CTR(0)), 4));
+}
