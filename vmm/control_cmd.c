@@ -119,6 +119,18 @@ static unsigned int guest_contexts(struct vmm_vm *vm)
 	return n;
 }
 
+/* Kicks of every vCPU (timer deadlines, operator reads): the host's cost. */
+static uint64_t total_kicks(struct vmm_vm *vm)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_vcpus; i++)
+		n += __atomic_load_n(&vm->vcpus[i].stats.kicks,
+				     __ATOMIC_RELAXED);
+	return n;
+}
+
 static unsigned int host_contexts(struct vmm_control *ctl)
 {
 	unsigned int i, j, n = 0;
@@ -151,6 +163,7 @@ static int do_hello(struct cmd_ctx *x, bool info)
 	add_int(r, "guest_contexts", guest_contexts(x->ctl->vm));
 	add_int(r, "host_contexts", host_contexts(x->ctl));
 	add_u64(r, "smpl_mem", vpmu_domain_smpl_mem(dom(x)));
+	add_u64(r, "kicks", total_kicks(x->ctl->vm));
 	return 0;
 }
 

@@ -11,9 +11,10 @@
 
 #define OP_WORK_ITERS 20000000ULL /* ~20-40 ms per round */
 
-__attribute__((noinline)) static uint64_t work(uint64_t n)
+/* Seeded per round, so the compiler cannot hoist it out of the loop. */
+__attribute__((noinline)) static uint64_t work(uint64_t n, uint64_t seed)
 {
-	uint64_t x = 88172645463325252ULL, i;
+	uint64_t x = 88172645463325252ULL ^ seed, i;
 
 	for (i = 0; i < n; i++) {
 		x ^= x << 13;
@@ -33,7 +34,7 @@ int user_main(unsigned int vcpu)
 	uprintf("op_work: ready\n");
 	for (round = 0;; round++) {
 		t0   = rdtsc_ordered();
-		sink = work(OP_WORK_ITERS);
+		sink = work(OP_WORK_ITERS, round);
 		uprintf("op_work: round %llu cycles %llu\n",
 			(unsigned long long)round,
 			(unsigned long long)(rdtsc_ordered() - t0));
