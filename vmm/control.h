@@ -127,10 +127,10 @@ void vmm_ctl_collect_all(struct vmm_control *ctl);
 
 /*
  * control_cmd.c: kick vCPU (vcpu) out of KVM_RUN so that it accounts its
- * run time and re-arms its deadline timer; with (wait), wait (2 ms at
- * most) until it has.
+ * run time and re-arms its deadline timer; wait at most (wait_ns) (0: do
+ * not wait) until it has.
  */
-void vmm_ctl_kick(struct vmm_control *ctl, unsigned int vcpu, bool wait);
+void vmm_ctl_kick(struct vmm_control *ctl, unsigned int vcpu, uint64_t wait_ns);
 
 /* control_cmd.c: destroy every host context of (c). */
 void vmm_ctl_client_release(struct vmm_control *ctl, struct vmm_ctl_client *c);

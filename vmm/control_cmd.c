@@ -70,20 +70,22 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-void vmm_ctl_kick(struct vmm_control *ctl, unsigned int vcpu, bool wait)
+void vmm_ctl_kick(struct vmm_control *ctl, unsigned int vcpu, uint64_t wait_ns)
 {
 	struct vmm_vcpu *v = vmm_vm_vcpu(ctl->vm, vcpu);
-	uint64_t kicks, t0;
+	uint64_t run, t0;
 
 	if (!v || !v->has_thread)
 		return;
-	kicks = __atomic_load_n(&v->stats.kicks, __ATOMIC_RELAXED);
+	run = vpmu_cpu_run_ns(v->pmu.cpu);
 	vmm_vcpu_kick(v, VMM_REQ_TIMER);
-	/* A spinning guest never exits: wait for the kick's accounting. */
-	for (t0 = now_ns(); wait && now_ns() - t0 < 2000000ULL;) {
-		if (__atomic_load_n(&v->stats.kicks, __ATOMIC_RELAXED) !=
-			    kicks ||
-		    v->halted)
+	/*
+	 * A spinning guest never exits: wait until the kick's exit has been
+	 * accounted (the vCPU's run time moved), or the vCPU is halted.
+	 */
+	for (t0 = now_ns(); wait_ns && now_ns() - t0 < wait_ns;) {
+		if (vpmu_cpu_run_ns(v->pmu.cpu) != run ||
+		    __atomic_load_n(&v->halted, __ATOMIC_RELAXED))
 			break;
 		usleep(20);
 	}
@@ -342,7 +344,7 @@ static int do_pmds(struct cmd_ctx *x, struct vmm_ctl_hctx *hc, bool write)
 		return vpmu_ctx_write_pmds(dom(x), &host, hc->handle, pmds,
 					   (int)n);
 	/* Fresh time counts: make the vCPU account its run so far. */
-	vmm_ctl_kick(x->ctl, hc->vcpu, true);
+	vmm_ctl_kick(x->ctl, hc->vcpu, 20000000ULL);
 	ret = vpmu_ctx_read_pmds(dom(x), &host, hc->handle, pmds, (int)n);
 	if (ret)
 		return ret;
@@ -432,6 +434,11 @@ static int do_load(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 		snprintf(x->err, sizeof(x->err), "no vCPU %u", ld.load_pid);
 		return -EINVAL;
 	}
+	/*
+	 * Run time is accounted at exits: bring the vCPU's up to now, or the
+	 * first exit after LOAD would charge the whole run before it.
+	 */
+	vmm_ctl_kick(x->ctl, ld.load_pid, 50000000ULL);
 	ret = vpmu_ctx_load(dom(x), &host, hc->handle, &ld, 1);
 	if (!ret)
 		hc->vcpu = ld.load_pid;
@@ -450,7 +457,7 @@ static int do_start(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 			     has_set ? 1 : 0);
 	/* The deadline timer is armed before KVM_RUN: re-arm it now. */
 	if (!ret)
-		vmm_ctl_kick(x->ctl, hc->vcpu, false);
+		vmm_ctl_kick(x->ctl, hc->vcpu, 0);
 	return ret;
 }
 

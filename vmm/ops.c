@@ -497,6 +497,8 @@ void ops_close(struct ops_session *s)
 int ops_select_arg(struct ops_select *sel, int argc, char **argv, int *i,
 		   const char *prog)
 {
+	char *tok, *save = NULL;
+
 	if (!strcmp(argv[*i], "-a") || !strcmp(argv[*i], "--all"))
 		return 1;
 	if (strcmp(argv[*i], "-m") && strcmp(argv[*i], "--vm"))
@@ -506,7 +508,9 @@ int ops_select_arg(struct ops_select *sel, int argc, char **argv, int *i,
 			argv[*i]);
 		return -EINVAL;
 	}
-	if (sel->nr < 64)
-		sel->names[sel->nr++] = argv[++*i];
+	/* -m a,b or -m a -m b. (argv) strings are ours to cut. */
+	for (tok = strtok_r(argv[++*i], ",", &save); tok && sel->nr < 64;
+	     tok = strtok_r(NULL, ",", &save))
+		sel->names[sel->nr++] = tok;
 	return 1;
 }
