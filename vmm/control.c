@@ -234,6 +234,15 @@ static int open_socket(struct vmm_control *ctl)
 	if (strlen(ctl->entry.socket) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	memcpy(sa.sun_path, ctl->entry.socket, strlen(ctl->entry.socket));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A live VM with this uuid keeps its socket; a stale one goes. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(fd);
+		return -EEXIST;
+	}
+	close(fd);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -296,6 +305,7 @@ static int setup(struct vmm_control *ctl)
 
 static void teardown(struct vmm_control *ctl)
 {
+	/* Only what is ours: never the files of a live namesake. */
 	if (ctl->has_entry || ctl->listen_fd >= 0)
 		vmm_registry_remove(ctl->dir, ctl->entry.uuid);
 	ctl->has_entry = false;
@@ -323,7 +333,8 @@ int vmm_control_start(struct vmm_vm *vm)
 			"vpmu: %s: no control socket in %s (%s): host "
 			"operators cannot see this VM\n",
 			vm->name, ctl->dir[0] ? ctl->dir : "(no runtime dir)",
-			strerror(-ret));
+			ret == -EEXIST ? "another running VM has this uuid"
+				       : strerror(-ret));
 		return ret;
 	}
 	ctl->has_thread = true;
