@@ -125,6 +125,23 @@ static int create_vcpus(struct vmm_vm *vm, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * The PMU is vpmu's: where KVM offers it, switch its in-kernel vPMU off
+ * before any vCPU exists, so RDPMC and any MSR outside vpmu's trapped
+ * ranges cannot reach KVM's idle counters (KVM_CAP_PMU_CAPABILITY, Linux
+ * 6.0+; absent on some hosts, where KVM without a host PMU has none).
+ */
+static void disable_kvm_pmu(struct vmm_vm *vm)
+{
+	struct kvm_enable_cap cap = {.cap     = KVM_CAP_PMU_CAPABILITY,
+				     .args[0] = KVM_PMU_CAP_DISABLE};
+	int caps =
+		ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_PMU_CAPABILITY);
+
+	if (caps > 0 && (caps & KVM_PMU_CAP_DISABLE))
+		ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap);
+}
+
 static int open_kvm(struct vmm_vm *vm, char *err, size_t errlen)
 {
 	int ret;
@@ -146,6 +163,7 @@ static int open_kvm(struct vmm_vm *vm, char *err, size_t errlen)
 		return fail(err, errlen, -errno, "KVM_CREATE_VM");
 	/* Intel only; harmless elsewhere, so failure is not fatal. */
 	ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, KVM_TSS_GPA);
+	disable_kvm_pmu(vm);
 	return 0;
 }
 
