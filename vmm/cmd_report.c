@@ -88,6 +88,8 @@ static void merge(struct report *r)
 {
 	size_t i, out = 0;
 
+	if (!r->nr)
+		return;
 	qsort(r->keys, r->nr, sizeof(*r->keys), by_key);
 	for (i = 0; i < r->nr; i++) {
 		if (out && !by_key(&r->keys[out - 1], &r->keys[i]))

@@ -170,8 +170,9 @@ int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 	arr = json_object_new_array_ext((int)n);
 	for (i = 0; i < n; i++)
 		json_object_array_add(arr, sample_json(&hc->spill[i]));
-	memmove(hc->spill, hc->spill + n,
-		(hc->nr_spill - n) * sizeof(*hc->spill));
+	if (n < hc->nr_spill)
+		memmove(hc->spill, hc->spill + n,
+			(hc->nr_spill - n) * sizeof(*hc->spill));
 	hc->nr_spill -= n;
 	json_object_object_add(rep, "samples", arr);
 	json_object_object_add(rep, "lost", json_object_new_uint64(hc->lost));
