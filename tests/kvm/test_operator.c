@@ -319,6 +319,16 @@ static void check_file(const char *file, uint64_t *per_vm)
 	rec_header_free(&h);
 }
 
+static struct vpmu_result lres;
+
+static void list_once(void)
+{
+	const char *list[] = {"list", "--no-libvirt", NULL};
+
+	cr_assert(eq(int, vpmu_cmd(&lres, 20, list), 0));
+	cr_assert(eq(int, lres.status, 0), "%s", lres.err);
+}
+
 Test(operator, killed_vm_mid_record_leaves_valid_file)
 {
 	char file[128], out[160], err[160];
@@ -345,6 +355,12 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	check_file(file, per_vm);
 	cr_expect(gt(u64, per_vm[0], 0));
 	cr_expect(gt(u64, per_vm[1], per_vm[0]), "the survivor went on");
+	/* The dead VM's entry is stale: the next scan removes it. */
+	list_once();
+	cr_expect(not(eq(ptr, strstr(lres.err, "stale entry of VM 'doomed'"),
+			 NULL)),
+		  "%s", lres.err);
+	cr_expect(eq(ptr, strstr(lres.out, "doomed"), NULL), "%s", lres.out);
 	/* Ctrl-C: the samples so far, in a complete file. */
 	unlink(file);
 	start_vm(0, GUEST("op_hot"), "doomed", 1, "op_hot: ready", 1);
