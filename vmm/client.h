@@ -137,6 +137,9 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 /* Mark (vm) gone with one clear message on stderr (once). */
 void ops_vm_gone(struct ops_session *s, unsigned int vm, const char *why);
 
+/* Notice VMs whose connection closed (non-blocking): ops_vm_gone(). */
+void ops_check_alive(struct ops_session *s);
+
 /* Disconnect from every VM (the VMMs destroy the contexts). */
 void ops_close(struct ops_session *s);
 

@@ -177,6 +177,7 @@ static void run(struct stat_state *st)
 			next += st->o.interval_ms * 1000000ULL;
 		}
 		progress(st, &last);
+		ops_check_alive(&st->s);
 		usleep(5000);
 	}
 	if (isatty(STDERR_FILENO) && !st->o.interval_ms)

@@ -213,8 +213,10 @@ int vmm_cmd_top(int argc, char **argv)
 	next = ops_now_ns();
 	for (iter = 1; !ret && !stop_flag && t.s.nr_live; iter++) {
 		next += (uint64_t)(t.delay * 1e9);
-		while (!stop_flag && ops_now_ns() < next)
+		while (!stop_flag && ops_now_ns() < next) {
+			ops_check_alive(&t.s);
 			usleep(10000);
+		}
 		refresh(&t, iter);
 		if (t.iterations && iter >= t.iterations)
 			break;

@@ -9,8 +9,10 @@
 #include "client.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "pvpmu/catalog.h"
@@ -481,6 +483,23 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 		} while (more);
 	}
 	return v->gone ? -ENOTCONN : 0;
+}
+
+void ops_check_alive(struct ops_session *s)
+{
+	struct pollfd p;
+	unsigned int vm;
+	char c;
+
+	for (vm = 0; vm < s->nr_vms; vm++) {
+		if (s->vms[vm].gone)
+			continue;
+		/* Between requests the VMM never writes: readable is EOF. */
+		p = (struct pollfd){.fd = s->vms[vm].cl.fd, .events = POLLIN};
+		if (poll(&p, 1, 0) == 1 &&
+		    recv(p.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+			ops_vm_gone(s, vm, "connection closed by the VMM");
+	}
 }
 
 void ops_close(struct ops_session *s)

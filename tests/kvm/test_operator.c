@@ -130,6 +130,7 @@ Test(operator, record_attributes_hot_loop)
 			      "-o",     file, "--",  "2",  NULL};
 	const char *rep[]  = {"report", file, NULL};
 	const char *fold[] = {"report", "--folded", file, NULL};
+	const char *top[]  = {"top", "-m", "hot", "-n", "1", NULL};
 	static struct vpmu_result res;
 	double pct;
 
@@ -146,6 +147,11 @@ Test(operator, record_attributes_hot_loop)
 	cr_assert(eq(int, vpmu_cmd(&res, 30, fold), 0));
 	cr_expect(not(eq(ptr, strstr(res.out, "hot;vcpu0;hot_loop "), NULL)),
 		  "%s", res.out);
+	/* The live view finds it too. */
+	cr_assert(eq(int, vpmu_cmd(&res, 30, top), 0));
+	cr_expect(eq(int, res.status, 0), "%s", res.err);
+	cr_expect(not(eq(ptr, strstr(res.out, "hot_loop"), NULL)), "%s",
+		  res.out);
 }
 
 static int raw_connect(const char *path)
