@@ -82,7 +82,7 @@ static long long csv_count(const char *out, const char *vm, const char *vcpu)
 
 Test(operator, list_and_stat_two_vms_exact)
 {
-	const char *list[] = {"list", NULL};
+	const char *list[] = {"list", "--libvirt-uri", "test:///default", NULL};
 	const char *stat[] = {"stat",       "-a", "-e", "hv_hypercalls",
 			      "--per-vcpu", "-x", ",",  "--",
 			      "4",          NULL};
@@ -94,6 +94,10 @@ Test(operator, list_and_stat_two_vms_exact)
 	cr_assert(eq(int, res.status, 0), "%s", res.err);
 	cr_assert(count_str(res.out, "opA") == 1 &&
 			  count_str(res.out, "opB") == 1,
+		  "%s", res.out);
+	/* libvirt domains through its API: the test driver has "test". */
+	cr_expect(not(eq(ptr, strstr(res.out, "libvirt domains (test:///"),
+			 NULL)),
 		  "%s", res.out);
 	/* The calls start 2 s after "ready"; the window covers them. */
 	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
