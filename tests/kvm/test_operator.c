@@ -9,7 +9,8 @@
  *   - malformed requests get error replies and the VM keeps serving;
  *     a client of another uid is refused;
  *   - killing a VM in the middle of a record leaves a valid file (and so
- *     does Ctrl-C).
+ *     does Ctrl-C);
+ *   - host contexts belong to their connection and go with it.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -382,4 +383,45 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	cr_assert(eq(int, st, 0), "record: %d\n%s", st, text);
 	check_file(file, per_vm);
 	cr_expect(gt(u64, per_vm[0] + per_vm[1], 0));
+}
+
+static int64_t host_contexts(struct vmm_client *c)
+{
+	struct json_object *rep, *v;
+	int64_t n;
+
+	cr_assert(eq(int, vmm_client_call(c, vmm_client_req("info"), &rep), 0),
+		  "%s", c->err);
+	cr_assert(json_object_object_get_ex(rep, "host_contexts", &v));
+	n = json_object_get_int64(v);
+	json_object_put(rep);
+	return n;
+}
+
+Test(operator, host_contexts_go_with_their_client)
+{
+	struct vmm_client a, b;
+	struct json_object *r;
+	unsigned int i;
+
+	start_vm(0, GUEST("op_hot"), "ctxs", 2, "op_hot: ready", 1);
+	cr_assert(eq(int, vmm_client_connect(&a, sock_of()), 0));
+	cr_assert(eq(int, vmm_client_connect(&b, sock_of()), 0));
+	for (i = 0; i < 2; i++) {
+		r = vmm_client_req("ctx_create");
+		json_object_object_add(r, "vcpu", json_object_new_int((int)i));
+		json_object_object_add(r, "smpl_buf_size",
+				       json_object_new_int(65536));
+		cr_assert(eq(int, vmm_client_call(&a, r, NULL), 0), "%s",
+			  a.err);
+	}
+	cr_expect(eq(i64, host_contexts(&b), 2));
+	/* Another connection cannot name them. */
+	r = vmm_client_req("destroy");
+	json_object_object_add(r, "ctx", json_object_new_int(65536));
+	cr_expect(eq(int, vmm_client_call(&b, r, NULL), -EBADF), "%s", b.err);
+	vmm_client_close(&a);
+	usleep(300000);
+	cr_expect(eq(i64, host_contexts(&b), 0));
+	vmm_client_close(&b);
 }
