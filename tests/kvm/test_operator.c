@@ -10,7 +10,9 @@
  *     a client of another uid is refused;
  *   - killing a VM in the middle of a record leaves a valid file (and so
  *     does Ctrl-C);
- *   - host contexts belong to their connection and go with it.
+ *   - host contexts belong to their connection and go with it;
+ *   - a guest's own PMU context and the operator's count the same
+ *     hypercalls exactly, side by side.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -424,4 +426,33 @@ Test(operator, host_contexts_go_with_their_client)
 	usleep(300000);
 	cr_expect(eq(i64, host_contexts(&b), 0));
 	vmm_client_close(&b);
+}
+
+/*
+ * The guest counts its own hypercalls in its own context while the
+ * operator counts them in a host context on the same vCPU: both get the
+ * exact number, and `vpmu list` shows the guest's context.
+ */
+Test(operator, guest_own_pmu_undisturbed)
+{
+	const char *list[] = {"list", "--json", "--no-libvirt", NULL};
+	const char *stat[] = {"stat", "-m", "own", "-e",  "hv_hypercalls",
+			      "-x",   ",",  "--",  "3.5", NULL};
+	static struct vpmu_result res;
+	const char *want = ",hv_hypercalls,301,"; /* op_own.c: 300 + read */
+
+	start_vm(0, GUEST("op_own"), "own", 1, "op_own: ready", 1);
+	cr_assert(eq(int, vpmu_cmd(&res, 20, list), 0));
+	cr_expect(not(eq(ptr, strstr(res.out, "\"guest_contexts\":1"), NULL)),
+		  "%s", res.out);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_expect(not(eq(ptr, strstr(res.out, want), NULL)), "%s", res.out);
+	cr_assert(eq(int,
+		     vm_bg_wait(&vms[0], rundir, "op_own: own count", 1, 10000),
+		     0));
+	slurp_file(vms[0].console, text, sizeof(text));
+	cr_expect(not(eq(ptr, strstr(text, "op_own: own count 301 (read 0)"),
+			 NULL)),
+		  "%s", text);
 }
