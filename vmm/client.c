@@ -96,6 +96,18 @@ int vmm_client_call(struct vmm_client *c, struct json_object *req,
 				 : strerror(-ret));
 		return ret;
 	}
+	/*
+	 * Replies come in order: another id means a confused stream. A null
+	 * id is a connection-level error (refused peer, bad frame).
+	 */
+	if (json_object_object_get_ex(r, "id", &v) && v &&
+	    json_object_get_int64(v) != id) {
+		snprintf(c->err, sizeof(c->err),
+			 "reply to request %lld carries another id",
+			 (long long)id);
+		json_object_put(r);
+		return -EPROTO;
+	}
 	if (!json_object_object_get_ex(r, "ok", &v) ||
 	    !json_object_get_boolean(v)) {
 		ret = reply_error(c, r);
