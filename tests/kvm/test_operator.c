@@ -238,6 +238,17 @@ Test(operator, malformed_requests_refused)
 				       strlen(bad[i])),
 			     0),
 			  "accepted: %s", bad[i]);
+	/* Random bytes in well-formed frames: an error reply each. */
+	srand(11);
+	for (i = 0; i < 300; i++) {
+		char junk[256];
+		size_t j, n = 1 + (size_t)rand() % sizeof(junk);
+
+		for (j = 0; j < n; j++)
+			junk[j] = (char)rand();
+		cr_expect(eq(int, raw_frame(fd, junk, n, n), 0),
+			  "random frame %u", i);
+	}
 	/* Still serving on the same connection. */
 	cr_assert(
 		eq(int, raw_frame(fd, hello, strlen(hello), strlen(hello)), 1));
