@@ -194,14 +194,18 @@ static int raw_frame(int fd, const void *body, uint32_t len, uint32_t hdr)
 	return ret;
 }
 
+/* The socket of the one VM in the runtime directory. */
 static const char *sock_of(void)
 {
-	static struct vmm_reg_entry *e;
+	static char path[VMM_SOCK_PATH_MAX];
+	struct vmm_reg_entry *e;
 	unsigned int n;
 
 	cr_assert(eq(int, vmm_client_discover(rundir, &e, &n, NULL), 0));
 	cr_assert(eq(u32, n, 1));
-	return e[0].socket;
+	snprintf(path, sizeof(path), "%s", e[0].socket);
+	free(e);
+	return path;
 }
 
 Test(operator, malformed_requests_refused)
