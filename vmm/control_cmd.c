@@ -297,6 +297,19 @@ static int do_write_pmcs(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 		pmcs[i].reg_reset_pmds[0] = vmm_ctl_get_u64(e, "reset_pmds", 0);
 		pmcs[i].reg_smpl_pmds[0]  = vmm_ctl_get_u64(e, "smpl_pmds", 0);
 		pmcs[i].reg_smpl_eventid  = vmm_ctl_get_u64(e, "eventid", 0);
+		/*
+		 * A KVM statistic is opened with an ioctl on the vCPU fd,
+		 * which blocks while the vCPU runs: it would hang this
+		 * thread (see do_resolve). Counting PMCs only (0..7).
+		 */
+		if (pmcs[i].reg_num < 8 &&
+		    PVPMU_EV_EVENT(pmcs[i].reg_value) == 0xe2) {
+			snprintf(x->err, sizeof(x->err),
+				 "PMC%u: KVM statistics (event 0xe2) are not "
+				 "available to host contexts",
+				 pmcs[i].reg_num);
+			return -EINVAL;
+		}
 	}
 	ret = vpmu_ctx_write_pmcs(dom(x), &host, hc->handle, pmcs, (int)n);
 	for (i = 0; i < n; i++) {
