@@ -357,9 +357,14 @@ static int start_all(struct ops_session *s, uint64_t switch_ns, uint64_t period,
 		/* Start last, so that all vCPUs start close together. */
 		for (i = 0; !v->gone && !ret && i < v->e.nr_vcpus; i++)
 			ret = load_start(s, vm, i);
-		if (ret && !v->gone)
-			ops_vm_gone(s, vm,
-				    "its host contexts could not be set up");
+		if (ret && !v->gone) {
+			/* Its error was printed by call(): just drop it. */
+			fprintf(stderr, "%s: VM '%s' skipped\n", s->prog,
+				v->e.name);
+			v->gone = true;
+			s->nr_live--;
+			vmm_client_close(&v->cl);
+		}
 	}
 	return s->nr_live ? 0 : -ENOENT;
 }
