@@ -17,12 +17,14 @@
 static const char report_usage[] =
 	"usage: vpmu report [--folded] [--min-pct P] FILE\n"
 	"\n"
-	"  Print a flat profile of the record FILE (from 'vpmu record') per "
-	"VM\n"
-	"  and vCPU: samples, share and guest function (from the .symtab of\n"
+	"  Print a flat profile of the record FILE (from 'vpmu record') per\n"
+	"  VM and vCPU, then for all vCPUs of each VM: samples, share and\n"
+	"  guest function (from the .symtab of\n"
 	"  the image the VM booted; [unknown] when no symbol covers the IP).\n"
 	"  --folded prints 'VM;vcpuN;function count' lines for flame graphs.\n"
 	"  --min-pct hides functions below P percent (default 0).\n";
+
+#define ALL_VCPUS UINT32_MAX /* the per-VM total, after its vCPUs */
 
 struct key {
 	uint32_t vm, cpu;
@@ -46,7 +48,7 @@ static int add(void *opaque, const struct rec_sample *s)
 	const struct sym *sym;
 	struct key *nk;
 
-	if (r->nr == r->cap) {
+	if (r->nr + 2 > r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 4096;
 		nk     = realloc(r->keys, r->cap * sizeof(*nk));
 		if (!nk)
@@ -60,6 +62,10 @@ static int add(void *opaque, const struct rec_sample *s)
 		.sym = sym ? sym - r->st[s->vm].syms : -1,
 		.n   = 1,
 	};
+	/* Counted once more in its VM's all-vCPU profile. */
+	r->keys[r->nr]     = r->keys[r->nr - 1];
+	r->keys[r->nr].cpu = ALL_VCPUS;
+	r->nr++;
 	return 0;
 }
 
@@ -121,9 +127,16 @@ static void print_flat(const struct report *r)
 				       r->keys[j].cpu == g->cpu;
 		     j++)
 			total += r->keys[j].n;
-		printf("\n# VM %s (%s) vCPU %u: %llu samples, image %s\n",
-		       r->h.vms[g->vm].name, r->h.vms[g->vm].uuid, g->cpu,
-		       (unsigned long long)total, r->h.vms[g->vm].image);
+		if (g->cpu == ALL_VCPUS)
+			printf("\n# VM %s (%s) all vCPUs: %llu samples\n",
+			       r->h.vms[g->vm].name, r->h.vms[g->vm].uuid,
+			       (unsigned long long)total);
+		else
+			printf("\n# VM %s (%s) vCPU %u: %llu samples, image "
+			       "%s\n",
+			       r->h.vms[g->vm].name, r->h.vms[g->vm].uuid,
+			       g->cpu, (unsigned long long)total,
+			       r->h.vms[g->vm].image);
 		printf("%8s %10s  %s\n", "OVERHEAD", "SAMPLES", "FUNCTION");
 		for (; i < j; i++) {
 			double pct =
@@ -143,10 +156,13 @@ static void print_folded(const struct report *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nr; i++)
-		printf("%s;vcpu%u;%s %llu\n", r->h.vms[r->keys[i].vm].name,
-		       r->keys[i].cpu, name_of(r, &r->keys[i]),
-		       (unsigned long long)r->keys[i].n);
+	for (i = 0; i < r->nr; i++) {
+		if (r->keys[i].cpu != ALL_VCPUS)
+			printf("%s;vcpu%u;%s %llu\n",
+			       r->h.vms[r->keys[i].vm].name, r->keys[i].cpu,
+			       name_of(r, &r->keys[i]),
+			       (unsigned long long)r->keys[i].n);
+	}
 }
 
 /* Symbols of every VM's image; a missing image is one warning. */
