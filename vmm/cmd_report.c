@@ -19,8 +19,8 @@ static const char report_usage[] =
 	"\n"
 	"  Print a flat profile of the record FILE (from 'vpmu record') per\n"
 	"  VM and vCPU, then for all vCPUs of each VM: samples, share and\n"
-	"  guest function (from the .symtab of\n"
-	"  the image the VM booted; [unknown] when no symbol covers the IP).\n"
+	"  guest function (from the .symtab of the image the VM booted;\n"
+	"  [unknown] when no symbol covers the IP).\n"
 	"  --folded prints 'VM;vcpuN;function count' lines for flame graphs.\n"
 	"  --min-pct hides functions below P percent (default 0).\n";
 
