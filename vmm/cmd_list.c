@@ -264,7 +264,7 @@ int vmm_cmd_list(int argc, char **argv)
 	struct list_opts o      = {.uri = getenv("LIBVIRT_DEFAULT_URI")};
 	struct json_object *top = NULL, *jvms = NULL;
 	struct vmm_reg_entry *e;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX] = "";
 	unsigned int n;
 	int ret;
 
@@ -277,8 +277,9 @@ int vmm_cmd_list(int argc, char **argv)
 	if (!ret)
 		ret = vmm_client_discover(dir, &e, &n, stderr);
 	if (ret) {
-		fprintf(stderr, "vpmu list: runtime directory: %s\n",
-			strerror(-ret));
+		fprintf(stderr, "vpmu list: %s%s%s%s\n",
+			dir[0] ? "runtime directory " : "", dir,
+			dir[0] ? ": " : "", vmm_runtime_strerror(ret));
 		return 1;
 	}
 	if (o.json) {

@@ -111,7 +111,7 @@ int ops_open(struct ops_session *s, const char *const *sel, unsigned int nr_sel)
 {
 	bool used[64] = {false};
 	struct vmm_reg_entry *all;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX] = "";
 	unsigned int i, n;
 	int ret;
 
@@ -119,8 +119,9 @@ int ops_open(struct ops_session *s, const char *const *sel, unsigned int nr_sel)
 	if (!ret)
 		ret = vmm_client_discover(dir, &all, &n, stderr);
 	if (ret) {
-		fprintf(stderr, "%s: runtime directory: %s\n", s->prog,
-			strerror(-ret));
+		fprintf(stderr, "%s: %s%s%s%s\n", s->prog,
+			dir[0] ? "runtime directory " : "", dir,
+			dir[0] ? ": " : "", vmm_runtime_strerror(ret));
 		return ret;
 	}
 	s->vms = calloc(n ? n : 1, sizeof(*s->vms));

@@ -31,6 +31,15 @@ int vmm_runtime_dir(char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+const char *vmm_runtime_strerror(int ret)
+{
+	if (ret == -ENOENT && !getenv(VMM_RUNTIME_ENV) && geteuid() != 0 &&
+	    !getenv("XDG_RUNTIME_DIR"))
+		return "no runtime directory: set " VMM_RUNTIME_ENV
+		       " or XDG_RUNTIME_DIR";
+	return strerror(-ret);
+}
+
 int vmm_runtime_dir_create(const char *dir)
 {
 	char tmp[PATH_MAX];

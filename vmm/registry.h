@@ -41,6 +41,12 @@ struct vmm_reg_entry {
  */
 int vmm_runtime_dir(char *buf, size_t len);
 
+/*
+ * Text for an error (ret) of vmm_runtime_dir() or of reading the
+ * directory: -ENOENT from vmm_runtime_dir() says which variable to set.
+ */
+const char *vmm_runtime_strerror(int ret);
+
 /* Create (dir) (and missing parents) with mode 0700: 0 or -errno. */
 int vmm_runtime_dir_create(const char *dir);
 
