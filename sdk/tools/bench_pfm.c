@@ -15,19 +15,21 @@
  *   fast1/8     pvpmu_read_fast() of 1 and 8 PMDs (shared page, no exit)
  *   ssr         pfm_start() + pfm_stop() + pfm_read_pmds() of 8 PMDs
  *
- * Kinds are interleaved over BENCH_ROUNDS rounds; the mean over all rounds
- * and the best round are printed with the ratios read/floor3 (target
- * <= 1.2 for 1 PMD) and read1/fast1 (target >= 100), in two-decimal fixed
- * point (no FPU).
+ * BENCH_ROUNDS rounds run every kind once, in an order rotated by one each
+ * round. Per kind, the mean over all rounds and the best round are
+ * printed; the ratios read/floor3 (target <= 1.2 for 1 PMD) and
+ * read1/fast1 (target >= 100) are paired within each round (measured
+ * moments apart, so host load drifts cancel) and their median over the
+ * rounds is reported, in two-decimal fixed point (no FPU).
  */
 #include "kernel.h"
 #include "tool.h"
 
 #include "pvpmu_hc.h"
 
-#define BENCH_ROUNDS 5
-#define HC_ITERS     400    /* hypercall kinds, per round */
-#define FAST_ITERS   100000 /* fast reads, per round */
+#define BENCH_ROUNDS 16
+#define HC_ITERS     200   /* hypercall kinds, per round */
+#define FAST_ITERS   20000 /* fast reads, per round */
 #define NR_PMDS      8
 
 enum kind {
@@ -160,20 +162,59 @@ static int setup(unsigned int vcpu, int *fd)
 
 static void report(const char *what, const uint64_t *per, uint64_t khz)
 {
-	char a[16], b[16], c[16], d[16], e[16];
 	int k;
 
 	for (k = 0; k < NR_KINDS; k++)
 		uprintf("bench_pfm: %s %-18s %8llu cycles %8llu ns\n", what,
 			names[k], (unsigned long long)per[k],
 			(unsigned long long)(khz ? per[k] * 1000000 / khz : 0));
-	uprintf("bench_pfm: %s ratio read1/floor3=%s read4/floor3=%s "
-		"read8/floor3=%s read1/floor0=%s read1/fast1=%s\n",
-		what, tool_fix2(a, sizeof(a), per[K_READ1], per[K_FLOOR3]),
-		tool_fix2(b, sizeof(b), per[K_READ4], per[K_FLOOR3]),
-		tool_fix2(c, sizeof(c), per[K_READ8], per[K_FLOOR3]),
-		tool_fix2(d, sizeof(d), per[K_READ1], floor0_best),
-		tool_fix2(e, sizeof(e), per[K_READ1], per[K_FAST1]));
+}
+
+/* Paired ratios, x100, one per round; NR_RATIOS of them. */
+enum { R_READ1, R_READ4, R_READ8, R_READ1_F0, R_FAST, NR_RATIOS };
+static uint64_t ratios[NR_RATIOS][BENCH_ROUNDS];
+
+static void pair(unsigned int round, const uint64_t *c)
+{
+	ratios[R_READ1][round]    = pvpmu_muldiv(c[K_READ1], 100, c[K_FLOOR3]);
+	ratios[R_READ4][round]    = pvpmu_muldiv(c[K_READ4], 100, c[K_FLOOR3]);
+	ratios[R_READ8][round]    = pvpmu_muldiv(c[K_READ8], 100, c[K_FLOOR3]);
+	ratios[R_READ1_F0][round] = pvpmu_muldiv(c[K_READ1], 100, floor0_best);
+	ratios[R_FAST][round]     = pvpmu_muldiv(c[K_READ1], 100, c[K_FAST1]);
+}
+
+static uint64_t median(uint64_t *v, unsigned int n)
+{
+	unsigned int i, j;
+	uint64_t t;
+
+	for (i = 1; i < n; i++) {
+		t = v[i];
+		for (j = i; j > 0 && v[j - 1] > t; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void report_ratios(void)
+{
+	static const char *const rn[NR_RATIOS] = {
+		"read1/floor3", "read4/floor3", "read8/floor3", "read1/floor0",
+		"read1/fast1"};
+	char line[256], x[24];
+	unsigned int r, len = 0;
+	uint64_t m;
+
+	for (r = 0; r < NR_RATIOS; r++) {
+		m = median(ratios[r], BENCH_ROUNDS);
+		usnprintf(x, sizeof(x), "%llu.%02llu",
+			  (unsigned long long)(m / 100),
+			  (unsigned long long)(m % 100));
+		len += (unsigned int)usnprintf(line + len, sizeof(line) - len,
+					       " %s=%s", rn[r], x);
+	}
+	uprintf("bench_pfm: median paired ratio%s\n", line);
 }
 
 int user_main(unsigned int vcpu)
@@ -181,6 +222,7 @@ int user_main(unsigned int vcpu)
 	const struct pvpmu_boot_info *bi = user_boot_info();
 	uint64_t sum[NR_KINDS]           = {0}, best[NR_KINDS], cyc, n;
 	int round, k, fd;
+	unsigned int i;
 
 	if (vcpu)
 		return 0;
@@ -195,20 +237,27 @@ int user_main(unsigned int vcpu)
 	for (k = 0; k < NR_KINDS; k++)
 		best[k] = ~0ULL;
 	for (round = 0; round < BENCH_ROUNDS; round++) {
+		uint64_t per[NR_KINDS];
+
 		pfm_start(fd, 0);
-		for (k = 0; k < NR_KINDS; k++) {
-			n   = k == K_FAST1 || k == K_FAST8 ? FAST_ITERS
-							   : HC_ITERS;
-			cyc = run(k, fd);
+		for (i = 0; i < NR_KINDS; i++) {
+			/* Rotate the order: no kind always follows another. */
+			k      = (int)((i + (unsigned int)round) % NR_KINDS);
+			n      = k == K_FAST1 || k == K_FAST8 ? FAST_ITERS
+							      : HC_ITERS;
+			cyc    = run(k, fd);
+			per[k] = cyc / n;
 			sum[k] += cyc / BENCH_ROUNDS;
-			if (cyc / n < best[k])
-				best[k] = cyc / n;
+			if (per[k] < best[k])
+				best[k] = per[k];
 		}
+		pair((unsigned int)round, per);
 	}
 	for (k = 0; k < NR_KINDS; k++)
 		sum[k] /= k == K_FAST1 || k == K_FAST8 ? FAST_ITERS : HC_ITERS;
 	report("mean", sum, bi->tsc_khz);
 	report("best", best, bi->tsc_khz);
+	report_ratios();
 	pfm_close(fd);
 	pvpmu_shared_attach(0);
 	return 0;
