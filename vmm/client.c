@@ -163,7 +163,8 @@ static int add_entry(struct vmm_reg_entry **out, unsigned int *nr,
 	return 0;
 }
 
-int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
+/* Append the live entries of (dir) to (*out, *nr). */
+static int discover_dir(const char *dir, struct vmm_reg_entry **out,
 			unsigned int *nr, FILE *notes)
 {
 	char path[PATH_MAX];
@@ -173,9 +174,7 @@ int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
 	size_t n;
 	int ret = 0;
 
-	*out = NULL;
-	*nr  = 0;
-	dp   = opendir(dir);
+	dp = opendir(dir);
 	if (!dp)
 		return errno == ENOENT ? 0 : -errno;
 	while (!ret && (d = readdir(dp))) {
@@ -198,6 +197,51 @@ int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
 		ret = add_entry(out, nr, &e);
 	}
 	closedir(dp);
+	return ret;
+}
+
+int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
+			unsigned int *nr, FILE *notes)
+{
+	int ret;
+
+	*out = NULL;
+	*nr  = 0;
+	ret  = discover_dir(dir, out, nr, notes);
+	if (*nr)
+		qsort(*out, *nr, sizeof(**out), by_name);
+	return ret;
+}
+
+int vmm_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
+			    unsigned int *nr, FILE *notes)
+{
+	char user[PATH_MAX];
+	struct dirent *d;
+	DIR *dp;
+	int ret;
+
+	*out = NULL;
+	*nr  = 0;
+	ret  = vmm_runtime_dir(dir, len);
+	if (!ret)
+		ret = discover_dir(dir, out, nr, notes);
+	/*
+	 * Root sees every user's VMs too ($XDG_RUNTIME_DIR/vpmu is usually
+	 * /run/user/UID/vpmu), unless pointed at one directory.
+	 */
+	if (!ret && geteuid() == 0 && !getenv(VMM_RUNTIME_ENV) &&
+	    (dp = opendir("/run/user"))) {
+		while (!ret && (d = readdir(dp))) {
+			if (d->d_name[0] == '.')
+				continue;
+			snprintf(user, sizeof(user), "/run/user/%s/vpmu",
+				 d->d_name);
+			ret = discover_dir(user, out, nr, notes);
+			ret = ret == -EACCES ? 0 : ret;
+		}
+		closedir(dp);
+	}
 	if (*nr)
 		qsort(*out, *nr, sizeof(**out), by_name);
 	return ret;

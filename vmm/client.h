@@ -49,6 +49,14 @@ struct json_object *vmm_client_req(const char *cmd);
 int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
 			unsigned int *nr, FILE *notes);
 
+/*
+ * vmm_client_discover() over this user's runtime directory (its path into
+ * (dir)) and, for root without $VPMU_RUNTIME_DIR, every
+ * /run/user/UID/vpmu as well: root sees the VMs of every user.
+ */
+int vmm_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
+			    unsigned int *nr, FILE *notes);
+
 /* Is (e) chosen by (sel): its name, its uuid or a uuid prefix (>= 4)? */
 bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel);
 

@@ -28,7 +28,8 @@ static const char list_usage[] =
 	"and\n"
 	"  the active guest and host contexts of every vpmu VM in the runtime\n"
 	"  directory ($VPMU_RUNTIME_DIR, /run/vpmu for root, else\n"
-	"  $XDG_RUNTIME_DIR/vpmu), then the domains libvirt manages at URI\n"
+	"  $XDG_RUNTIME_DIR/vpmu; root also scans /run/user/*/vpmu), then\n"
+	"  the domains libvirt manages at URI\n"
 	"  (default $LIBVIRT_DEFAULT_URI, else qemu:///system). Stale entries\n"
 	"  of dead VMs are removed.\n";
 
@@ -273,9 +274,7 @@ int vmm_cmd_list(int argc, char **argv)
 		return ret > 0 ? 0 : 1;
 	if (!o.uri || !o.uri[0])
 		o.uri = "qemu:///system";
-	ret = vmm_runtime_dir(dir, sizeof(dir));
-	if (!ret)
-		ret = vmm_client_discover(dir, &e, &n, stderr);
+	ret = vmm_client_discover_all(dir, sizeof(dir), &e, &n, stderr);
 	if (ret) {
 		fprintf(stderr, "vpmu list: %s%s%s%s\n",
 			dir[0] ? "runtime directory " : "", dir,

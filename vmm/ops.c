@@ -115,9 +115,7 @@ int ops_open(struct ops_session *s, const char *const *sel, unsigned int nr_sel)
 	unsigned int i, n;
 	int ret;
 
-	ret = vmm_runtime_dir(dir, sizeof(dir));
-	if (!ret)
-		ret = vmm_client_discover(dir, &all, &n, stderr);
+	ret = vmm_client_discover_all(dir, sizeof(dir), &all, &n, stderr);
 	if (ret) {
 		fprintf(stderr, "%s: %s%s%s%s\n", s->prog,
 			dir[0] ? "runtime directory " : "", dir,
