@@ -28,7 +28,8 @@ static const char stat_usage[] =
 	"  --per-vcpu. With more than 8 events the events are multiplexed in\n"
 	"  sets switched every --switch-ms of vCPU run time (default 10) and\n"
 	"  scaled; enabled and running times are shown. -I MS prints the\n"
-	"  counts of every interval. -x SEP prints CSV:\n"
+	"  counts of every interval; with several VMs a last row per event,\n"
+	"  VM 'all', sums them. -x SEP prints CSV:\n"
 	"    time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns\n"
 	"  --json prints one JSON object per line with the same fields.\n";
 
@@ -56,53 +57,79 @@ struct stat_state {
 	uint64_t t0;
 };
 
-static void row(struct stat_state *st, double t, unsigned int vm, int vcpu,
-		unsigned int ev, const uint64_t *v)
+/* One output row: counts of one event for a VM (or all VMs), one vCPU
+ * (or all). */
+struct stat_row {
+	const char *vm, *uuid;
+	int vcpu; /* -1: all vCPUs */
+	unsigned int ev;
+	uint64_t raw, enabled, running;
+	uint64_t count; /* scaled */
+};
+
+static uint64_t scaled(uint64_t raw, uint64_t enabled, uint64_t running)
 {
-	const struct ops_vm *m = &st->s.vms[vm];
-	uint64_t raw = v[0], enabled = v[1], running = v[2], count = raw;
+	if (running && running < enabled)
+		return (uint64_t)((double)raw * (double)enabled /
+				  (double)running);
+	return raw;
+}
+
+static void row(struct stat_state *st, double t, const struct stat_row *r)
+{
+	const char *sep = st->o.sep, *ev = st->s.ev[r->ev].name;
 	char cpu[16];
 	double pct;
 
-	if (running && running < enabled)
-		count = (uint64_t)((double)raw * (double)enabled /
-				   (double)running);
-	snprintf(cpu, sizeof(cpu), vcpu < 0 ? "all" : "%d", vcpu);
+	snprintf(cpu, sizeof(cpu), r->vcpu < 0 ? "all" : "%d", r->vcpu);
 	if (st->o.json) {
 		printf("{\"time_s\": %.3f, \"vm\": \"%s\", \"uuid\": \"%s\", "
 		       "\"vcpu\": \"%s\", \"event\": \"%s\", \"count\": %llu, "
 		       "\"raw\": %llu, \"enabled_ns\": %llu, \"running_ns\": "
 		       "%llu}\n",
-		       t, m->e.name, m->e.uuid, cpu, st->s.ev[ev].name,
-		       (unsigned long long)count, (unsigned long long)raw,
-		       (unsigned long long)enabled,
-		       (unsigned long long)running);
+		       t, r->vm, r->uuid, cpu, ev, (unsigned long long)r->count,
+		       (unsigned long long)r->raw,
+		       (unsigned long long)r->enabled,
+		       (unsigned long long)r->running);
 		return;
 	}
-	if (st->o.sep) {
-		printf("%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu\n", t,
-		       st->o.sep, m->e.name, st->o.sep, m->e.uuid, st->o.sep,
-		       cpu, st->o.sep, st->s.ev[ev].name, st->o.sep,
-		       (unsigned long long)count, st->o.sep,
-		       (unsigned long long)raw, st->o.sep,
-		       (unsigned long long)enabled, st->o.sep,
-		       (unsigned long long)running);
+	if (sep) {
+		printf("%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu\n", t, sep,
+		       r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
+		       (unsigned long long)r->count, sep,
+		       (unsigned long long)r->raw, sep,
+		       (unsigned long long)r->enabled, sep,
+		       (unsigned long long)r->running);
 		return;
 	}
-	pct = enabled ? 100.0 * (double)running / (double)enabled : 0.0;
+	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
+			 : 0.0;
 	printf("%10.3f  %-16s %-4s %20llu  %-24s enabled %llu ns, running %llu "
 	       "ns (%.2f%%)%s\n",
-	       t, m->e.name, cpu, (unsigned long long)count, st->s.ev[ev].name,
-	       (unsigned long long)enabled, (unsigned long long)running, pct,
-	       running == 0 ? " <not counted>" : "");
+	       t, r->vm, cpu, (unsigned long long)r->count, ev,
+	       (unsigned long long)r->enabled, (unsigned long long)r->running,
+	       pct, r->running == 0 ? " <not counted>" : "");
 }
 
-/* Read VM (vm) and print its rows of the interval ending now. */
-static void report_vm(struct stat_state *st, unsigned int vm, double t,
-		      bool final)
+/* Add (r) into the running total (sum). */
+static void add_row(struct stat_row *sum, const struct stat_row *r)
 {
+	sum->raw += r->raw;
+	sum->enabled += r->enabled;
+	sum->running += r->running;
+	sum->count += r->count;
+}
+
+/*
+ * Read VM (vm), print its rows of the interval ending now and add its
+ * per-event totals to (all).
+ */
+static void report_vm(struct stat_state *st, unsigned int vm, double t,
+		      bool final, struct stat_row *all)
+{
+	bool cum         = final || !st->o.interval_ms;
 	struct ops_vm *m = &st->s.vms[vm];
-	uint64_t sum[OPS_EVENTS_MAX][3], d[3];
+	struct stat_row sum[OPS_EVENTS_MAX], r;
 	struct ops_counts now, *p;
 	unsigned int i, e;
 
@@ -112,35 +139,62 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 			return; /* gone: reported by ops */
 		p = &st->prev[vm * 64 + i];
 		for (e = 0; e < st->s.nr_ev; e++) {
-			bool cum = final || !st->o.interval_ms;
-
-			d[0] = now.raw[e] - (cum ? 0 : p->raw[e]);
-			d[1] = now.enabled - (cum ? 0 : p->enabled);
-			d[2] = now.running[e] - (cum ? 0 : p->running[e]);
+			r = (struct stat_row){
+				.vm      = m->e.name,
+				.uuid    = m->e.uuid,
+				.vcpu    = (int)i,
+				.ev      = e,
+				.raw     = now.raw[e] - (cum ? 0 : p->raw[e]),
+				.enabled = now.enabled - (cum ? 0 : p->enabled),
+				.running = now.running[e] -
+					   (cum ? 0 : p->running[e]),
+			};
+			r.count = scaled(r.raw, r.enabled, r.running);
 			if (st->o.per_vcpu)
-				row(st, t, vm, (int)i, e, d);
-			sum[e][0] += d[0];
-			sum[e][1] += d[1];
-			sum[e][2] += d[2];
+				row(st, t, &r);
+			add_row(&sum[e], &r);
 		}
 		*p = now;
 	}
-	for (e = 0; !st->o.per_vcpu && e < st->s.nr_ev; e++)
-		row(st, t, vm, -1, e, sum[e]);
+	for (e = 0; e < st->s.nr_ev; e++) {
+		sum[e] = (struct stat_row){.vm      = m->e.name,
+					   .uuid    = m->e.uuid,
+					   .vcpu    = -1,
+					   .ev      = e,
+					   .raw     = sum[e].raw,
+					   .enabled = sum[e].enabled,
+					   .running = sum[e].running,
+					   .count   = sum[e].count};
+		if (!st->o.per_vcpu)
+			row(st, t, &sum[e]);
+		add_row(&all[e], &sum[e]);
+	}
 }
 
 static void report(struct stat_state *st, bool final)
 {
 	double t = (double)(ops_now_ns() - st->t0) / 1e9;
-	unsigned int vm;
+	struct stat_row all[OPS_EVENTS_MAX];
+	unsigned int vm, e, n = 0;
 
+	memset(all, 0, sizeof(all));
 	if (!st->o.json && !st->o.sep && (final || st->o.interval_ms))
 		printf("%s%10s  %-16s %-4s %20s  %-24s\n",
 		       final && st->o.interval_ms ? "# total\n" : "", "TIME(s)",
 		       "VM", "VCPU", "COUNT", "EVENT");
 	for (vm = 0; vm < st->s.nr_vms; vm++) {
-		if (!st->s.vms[vm].gone)
-			report_vm(st, vm, t, final);
+		if (st->s.vms[vm].gone)
+			continue;
+		report_vm(st, vm, t, final, all);
+		n++;
+	}
+	/* The sum over every VM ("all", uuid "-") when there are several. */
+	for (e = 0; n > 1 && e < st->s.nr_ev; e++) {
+		all[e].vm   = "all";
+		all[e].uuid = "-";
+		all[e].vcpu = -1;
+		all[e].ev   = e;
+		row(st, t, &all[e]);
 	}
 	fflush(stdout);
 }
