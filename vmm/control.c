@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch_pmu.h"
 #include "vmm_priv.h"
 
 #define CTL_POLL_MS 200
@@ -270,8 +271,11 @@ static void fill_entry(struct vmm_control *ctl)
 	snprintf(e->name, sizeof(e->name), "%s", vm->name);
 	e->pid      = getpid();
 	e->nr_vcpus = vm->nr_vcpus;
-	e->tsc_khz  = vm->pmu.tsc_khz;
-	e->started  = (int64_t)time(NULL);
+	/* The model the guest sees ("auto" resolved), "none" without one. */
+	snprintf(e->pmu, sizeof(e->pmu), "%s",
+		 vm->pmu.arch ? vpmu_arch_name(vm->pmu.arch->ops) : "none");
+	e->tsc_khz = vm->pmu.tsc_khz;
+	e->started = (int64_t)time(NULL);
 }
 
 static int setup(struct vmm_control *ctl)
