@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tm_switch.c: time-based set switching at a 1 ms period (issue 5: the
+ * achieved period within 10 % of the request on average), and the
+ * granularity the VMM gives back.
+ *
+ * Granularity: a scratch context asks for set timeouts of 1 ns, 1 ms,
+ * 1.05 ms and 1.2345 ms and prints what PFM_CREATE_EVTSETS returns in
+ * set_timeout (the effective timeout: the request rounded up to the
+ * VMM's timer granularity, 100 us).
+ *
+ * Period: TM_NR_SETS sets, each PFM_SETFL_TIME_SWITCH with a 1 ms
+ * timeout and four events, over a ring-3 loop of TM_SPIN_MS of TSC
+ * time. After PFM_STOP, PFM_GETINFO_EVTSETS gives each set's set_runs
+ * (LOAD's activation counts as a run) and set_act_duration (run time
+ * active). The average achieved period is the total active time over the
+ * total runs; every run but the last (cut short by PFM_STOP) is a full
+ * period, so the estimate is low by at most one period over the number
+ * of runs (~0.5 % here). Each period is the timeout plus the skid of the
+ * kick that ends it (see tm_skid.c). The loop's TSC time is printed next
+ * to the total active time, and the vCPU thread's CPU share while in
+ * KVM_RUN (task-clock / hv_run_ns, see cpu_share()).
+ *
+ * Prints "tm_switch: granularity: ...", the figures, and "tm_switch:
+ * summary period_ns=.. period_ppm=.. runs=.. share_ppm=.." (ppm of the
+ * request, and the CPU share); tests/kvm/test_timing.c asserts the 10 %.
+ */
+#include "tm.h"
+
+#define TM_NR_SETS 2
+#define TM_SPIN_MS 200
+#define TM_REQ_NS  1000000ULL
+
+#define TM_NR_EV 4
+static const char *const events[TM_NR_EV] = {"hv_guest_cycles", "hv_exits",
+					     "task-clock", "hv_run_ns"};
+
+static int granularity(void)
+{
+	static const uint64_t req[] = {1, 1000000, 1050000, 1234500};
+	pfarg_setdesc_t sd[4]       = {0};
+	pfarg_ctx_t ctx             = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	unsigned int i;
+	int ret;
+
+	ret = pfm_create_context(&ctx, 0, 0);
+	if (ret)
+		return tool_err("tm_switch", "PFM_CREATE_CONTEXT", ret);
+	for (i = 0; i < 4; i++) {
+		sd[i].set_id              = (uint16_t)i;
+		sd[i].set_flags           = PFM_SETFL_TIME_SWITCH;
+		sd[i].set_timeout.tv_nsec = req[i];
+	}
+	ret = pfm_create_evtsets(ctx.ctx_fd, sd, 4);
+	if (ret)
+		return tool_err("tm_switch", "PFM_CREATE_EVTSETS", ret);
+	uprintf("tm_switch: granularity:");
+	for (i = 0; i < 4; i++)
+		uprintf(" %llu ns -> %llu ns%s", (unsigned long long)req[i],
+			(unsigned long long)(sd[i].set_timeout.tv_sec *
+						     1000000000ULL +
+					     sd[i].set_timeout.tv_nsec),
+			i < 3 ? "," : "\n");
+	pfm_close(ctx.ctx_fd);
+	return 0;
+}
+
+static int setup(unsigned int vcpu, int *fd)
+{
+	pfarg_setdesc_t sd[TM_NR_SETS] = {0};
+	pfarg_ctx_t ctx                = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	unsigned int i;
+	int ret;
+
+	ret = pfm_create_context(&ctx, 0, 0);
+	if (ret)
+		return tool_err("tm_switch", "PFM_CREATE_CONTEXT", ret);
+	*fd = ctx.ctx_fd;
+	for (i = 0; i < TM_NR_SETS; i++) {
+		sd[i].set_id              = (uint16_t)i;
+		sd[i].set_flags           = PFM_SETFL_TIME_SWITCH;
+		sd[i].set_timeout.tv_nsec = TM_REQ_NS;
+	}
+	ret = pfm_create_evtsets(*fd, sd, TM_NR_SETS);
+	if (ret)
+		return tool_err("tm_switch", "PFM_CREATE_EVTSETS", ret);
+	for (i = 0; i < TM_NR_SETS; i++) {
+		ret = tm_program("tm_switch", fd, (uint16_t)i, events,
+				 TM_NR_EV);
+		if (ret)
+			return ret;
+	}
+	return tm_load_start("tm_switch", *fd, vcpu);
+}
+
+/*
+ * The vCPU thread's share of the CPU while inside KVM_RUN, in ppm: its
+ * task-clock (perf: CPU time) over hv_run_ns (time inside KVM_RUN), both
+ * summed over the sets (each counts while its set is active). Run time
+ * includes host preemption inside KVM_RUN, during which no kick can be
+ * taken: a share well below 1 says the host was overloaded.
+ */
+static uint64_t cpu_share(int fd)
+{
+	pfarg_pmd_t pmd[2 * TM_NR_SETS];
+	uint64_t tc = 0, run = 0;
+	unsigned int i;
+
+	for (i = 0; i < 2 * TM_NR_SETS; i++)
+		pmd[i] = (pfarg_pmd_t){.reg_num = (uint16_t)(2 + i % 2),
+				       .reg_set = (uint16_t)(i / 2)};
+	if (pfm_read_pmds(fd, pmd, 2 * TM_NR_SETS))
+		return 0;
+	for (i = 0; i < TM_NR_SETS; i++) {
+		tc += pmd[2 * i].reg_value;
+		run += pmd[2 * i + 1].reg_value;
+	}
+	return tm_ppm(tc, run);
+}
+
+static uint64_t ts_ns(const struct pfarg_timespec *t)
+{
+	return t->tv_sec * 1000000000ULL + t->tv_nsec;
+}
+
+int user_main(unsigned int vcpu)
+{
+	pfarg_setinfo_t si[TM_NR_SETS] = {0};
+	uint64_t t0, loop_ns, runs = 0, act = 0, avg, share;
+	unsigned int i;
+	int fd = -1, ret;
+	char b1[16], b2[16];
+
+	if (vcpu)
+		return 0;
+	if (granularity() || setup(vcpu, &fd))
+		return 1;
+	t0 = rdtsc_ordered();
+	while (rdtsc_ordered() - t0 < tm_khz() * TM_SPIN_MS)
+		tool_sink = tool_spin(10000);
+	loop_ns = tm_cyc_to_ns(rdtsc_ordered() - t0);
+	pfm_stop(fd);
+	for (i = 0; i < TM_NR_SETS; i++)
+		si[i].set_id = (uint16_t)i;
+	ret = pfm_getinfo_evtsets(fd, si, TM_NR_SETS);
+	if (ret)
+		return tool_err("tm_switch", "PFM_GETINFO_EVTSETS", ret);
+	for (i = 0; i < TM_NR_SETS; i++) {
+		uprintf("tm_switch: set %u: %llu runs, active %llu ns\n", i,
+			(unsigned long long)si[i].set_runs,
+			(unsigned long long)ts_ns(&si[i].set_act_duration));
+		runs += si[i].set_runs;
+		act += ts_ns(&si[i].set_act_duration);
+	}
+	avg   = runs ? act / runs : 0;
+	share = cpu_share(fd);
+	uprintf("tm_switch: vCPU thread CPU share %llu ppm (task-clock / "
+		"hv_run_ns)\n",
+		(unsigned long long)share);
+	uprintf("tm_switch: loop %llu ns, sets active %llu ns (%s of the "
+		"loop)\n",
+		(unsigned long long)loop_ns, (unsigned long long)act,
+		tm_fix4(b1, sizeof(b1), tm_ppm(act, loop_ns)));
+	uprintf("tm_switch: average period %llu ns over %llu runs "
+		"(requested %llu ns), %llu ppm of the request (%s)\n",
+		(unsigned long long)avg, (unsigned long long)runs,
+		(unsigned long long)TM_REQ_NS,
+		(unsigned long long)tm_ppm(avg, TM_REQ_NS),
+		tm_fix4(b2, sizeof(b2), tm_ppm(avg, TM_REQ_NS)));
+	uprintf("tm_switch: summary period_ns=%llu period_ppm=%llu runs=%llu "
+		"share_ppm=%llu\n",
+		(unsigned long long)avg,
+		(unsigned long long)tm_ppm(avg, TM_REQ_NS),
+		(unsigned long long)runs, (unsigned long long)share);
+	pfm_close(fd);
+	return 0;
+}

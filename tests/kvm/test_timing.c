@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_timing.c: the measurements of issue 5 (backends, timers) on real
+ * guests (tests/kvm/guests/tm_*.c, which document each method):
+ *
+ *   exact hv counts   hypercalls, PIO, trapped MSR reads and writes,
+ *                     halts, injected interrupts, exits and exits by
+ *                     reason of a ring-0 guest, exactly (tm_exact);
+ *   guest cycles      hv_guest_cycles and hv_run_ns over a CPU-bound
+ *                     ring-3 loop within 2 % of the guest TSC (tm_cycles);
+ *   skid              exit-driven overflows (hv_hypercalls) with skid 0
+ *                     and an exact sample count; timer-driven ones
+ *                     (hv_guest_cycles) with a median skid below the
+ *                     VMM's timer minimum plus two exits (tm_skid);
+ *   set switching     1 ms time-switched sets: the average achieved
+ *                     period within 10 % of 1 ms, and the 100 us
+ *                     granularity given back in set_timeout (tm_switch).
+ *
+ * kvmstat monotonicity and its consistency with the hv exit counts, and
+ * perf software events, are test_backends.c's and test_backends_perf.c's.
+ *
+ * Robustness. The measurements of one binary run one at a time (a file
+ * lock), each up to TM_ATTEMPTS times until one is within its bound; all
+ * attempts are printed. Guest run time is time inside KVM_RUN, which
+ * includes host preemption of the vCPU thread: no kick is taken while it
+ * waits for a CPU, so on an overloaded host timer-driven figures stretch
+ * (measured: a 1 ms set period of 2 ms at a 46 % CPU share). The guests
+ * therefore print the vCPU thread's CPU share inside KVM_RUN (task-clock
+ * / hv_run_ns). When no attempt meets a timer bound and no attempt had
+ * TM_MIN_SHARE of the CPU, the test is skipped with that reason instead
+ * of failing; with the CPU available, a miss fails. The cycles/TSC
+ * comparison is immune (both clocks run while preempted) and always
+ * asserted.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "kvm_harness.h"
+
+#define TM_ATTEMPTS  5
+#define TM_MIN_SHARE 900000ULL /* ppm: the vCPU thread had 90 % of a CPU */
+#define TM_PPM       1000000ULL
+#define TM_TIMER_MIN 10000ULL /* VMM_TIMER_MIN_NS (vmm/pmu.c) */
+
+static struct vpmu_result res;
+static int lock_fd = -1;
+
+/* One measurement of this binary at a time (Criterion runs --jobs=2). */
+static void setup(void)
+{
+	kvm_require();
+	lock_fd = open(VPMU_BUILD_DIR "/tests/kvm/test_timing.lock",
+		       O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert(ge(int, lock_fd, 0), "lock file");
+	cr_assert(eq(int, flock(lock_fd, LOCK_EX), 0));
+}
+
+static void teardown(void)
+{
+	if (lock_fd >= 0)
+		close(lock_fd);
+}
+
+TestSuite(timing, .init = setup, .fini = teardown, .timeout = 240);
+
+#define RUN(...)                                                               \
+	cr_assert(eq(int,                                                      \
+		     vpmu_cmd(&res, 60,                                        \
+			      (const char *const[]){__VA_ARGS__, NULL}),       \
+		     0),                                                       \
+		  "vpmu timed out; stderr: %s", res.err)
+
+#define HAS(buf, text)                                                         \
+	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
+		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
+		  res.err)
+
+#define STATUS(want)                                                           \
+	cr_assert(eq(int, res.status, want), "out:\n%s\nstderr:\n%s", res.out, \
+		  res.err)
+
+/* The value of "key=" on the guest's "<prog>: summary" line. */
+static unsigned long long field(const char *prog, const char *key)
+{
+	char tag[64], k[64];
+	const char *line, *p;
+
+	snprintf(tag, sizeof(tag), "%s: summary ", prog);
+	line = strstr(res.out, tag);
+	cr_assert(not(eq(ptr, (void *)line, NULL)), "no summary in:\n%s",
+		  res.out);
+	snprintf(k, sizeof(k), " %s=", key);
+	p = strstr(line, k);
+	cr_assert(not(eq(ptr, (void *)p, NULL)), "no %s in:\n%s", key, res.out);
+	return strtoull(p + strlen(k), NULL, 10);
+}
+
+static unsigned long long dist(unsigned long long a, unsigned long long b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Host load, for messages. */
+static const char *loadavg(void)
+{
+	static char buf[128];
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/*
+ * Two contexts make every halt end at once (tm_exact.c); a per-thread
+ * context counts all of it exactly: 25 halts, 25 interrupts, 30 MSR reads
+ * and 20 writes that #GP under --pmu none, 126 hypercalls, 166 PIO exits,
+ * 241 exits.
+ */
+Test(timing, exact_hv_counts_of_hypercalls_pio_msrs_and_halts)
+{
+	RUN("run", GUEST("tm_exact"), "--pmu", "none");
+	STATUS(0);
+	HAS(res.out, "tm_exact: hv_halts 25 (want 25)");
+	HAS(res.out, "tm_exact: hv_msr_reads 30 (want 30)");
+	HAS(res.out, "tm_exact: hv_msr_writes 20 (want 20)");
+	HAS(res.out, "tm_exact: hv_exits 241 (want 241)");
+	HAS(res.out, "tm_exact: ok (35 checks)");
+}
+
+Test(timing, guest_cycles_within_2pct_of_the_tsc)
+{
+	unsigned long long cyc = 0, ns = 0;
+	unsigned int a;
+
+	for (a = 0; a < TM_ATTEMPTS; a++) {
+		RUN("run", GUEST("tm_cycles"));
+		STATUS(0);
+		cyc = field("tm_cycles", "cycles_ppm");
+		ns  = field("tm_cycles", "run_ns_ppm");
+		fprintf(stderr,
+			"guest cycles: attempt %u: hv_guest_cycles / TSC "
+			"%llu ppm, hv_run_ns / TSC ns %llu ppm\n",
+			a, cyc, ns);
+		if (dist(cyc, TM_PPM) <= TM_PPM / 50 &&
+		    dist(ns, TM_PPM) <= TM_PPM / 50)
+			return;
+	}
+	cr_fail("hv_guest_cycles / TSC = %llu ppm, hv_run_ns / TSC ns = %llu "
+		"ppm: not within 2 %% in %u attempts (load: %s)\n%s",
+		cyc, ns, TM_ATTEMPTS, loadavg(), res.out);
+}
+
+Test(timing, overflow_skid_exit_driven_0_timer_driven_bounded)
+{
+	unsigned long long rt, med, p90, max, share, best_share = 0;
+	unsigned int a;
+
+	for (a = 0; a < TM_ATTEMPTS; a++) {
+		RUN("run", GUEST("tm_skid"));
+		/* Exit-driven skid 0 and the exact count: checked inside. */
+		STATUS(0);
+		HAS(res.out, "skid median 0 p90 0 max 0 events");
+		rt    = field("tm_skid", "rt_ns");
+		med   = field("tm_skid", "timer_median_ns");
+		p90   = field("tm_skid", "timer_p90_ns");
+		max   = field("tm_skid", "timer_max_ns");
+		share = field("tm_skid", "share_ppm");
+		if (share > best_share)
+			best_share = share;
+		fprintf(stderr,
+			"skid: attempt %u: timer-driven median %llu ns, p90 "
+			"%llu ns, max %llu ns; bound %llu ns (timer minimum "
+			"%llu + 2 x exit %llu); CPU share %llu ppm\n",
+			a, med, p90, max, TM_TIMER_MIN + 2 * rt, TM_TIMER_MIN,
+			rt, share);
+		if (med <= TM_TIMER_MIN + 2 * rt)
+			return;
+	}
+	if (best_share < TM_MIN_SHARE)
+		cr_skip_test(
+			"host overloaded (load %s): the vCPU thread had at "
+			"most %llu ppm of a CPU inside KVM_RUN; median "
+			"skid %llu ns not asserted",
+			loadavg(), best_share, med);
+	cr_fail("timer-driven median skid %llu ns above %llu ns in %u "
+		"attempts (load %s)\n%s",
+		med, TM_TIMER_MIN + 2 * rt, TM_ATTEMPTS, loadavg(), res.out);
+}
+
+Test(timing, set_switch_period_within_10pct_of_1ms)
+{
+	unsigned long long ppm = 0, share, best_share = 0;
+	unsigned int a;
+
+	for (a = 0; a < TM_ATTEMPTS; a++) {
+		RUN("run", GUEST("tm_switch"));
+		STATUS(0);
+		HAS(res.out, "tm_switch: granularity: 1 ns -> 100000 ns, "
+			     "1000000 ns -> 1000000 ns, 1050000 ns -> 1100000 "
+			     "ns, 1234500 ns -> 1300000 ns");
+		ppm   = field("tm_switch", "period_ppm");
+		share = field("tm_switch", "share_ppm");
+		if (share > best_share)
+			best_share = share;
+		fprintf(stderr,
+			"set switching: attempt %u: average period %llu ns "
+			"over %llu runs (1 ms requested), CPU share %llu "
+			"ppm\n",
+			a, field("tm_switch", "period_ns"),
+			field("tm_switch", "runs"), share);
+		if (dist(ppm, TM_PPM) <= TM_PPM / 10)
+			return;
+	}
+	if (best_share < TM_MIN_SHARE)
+		cr_skip_test(
+			"host overloaded (load %s): the vCPU thread had at "
+			"most %llu ppm of a CPU inside KVM_RUN; period "
+			"%llu ppm of 1 ms not asserted",
+			loadavg(), best_share, ppm);
+	cr_fail("average set period %llu ppm of 1 ms: not within 10 %% in %u "
+		"attempts (load %s)\n%s",
+		ppm, TM_ATTEMPTS, loadavg(), res.out);
+}
