@@ -74,7 +74,11 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 		r->write_err = rec_sample(&r->w, &rs);
 }
 
-/* Fetch every live VM's samples; note VMs that went away. */
+/*
+ * Fetch every live VM's samples; note VMs that went away. Called every
+ * 100 ms: the VMM keeps what it copied out of full buffers, so this rate
+ * only bounds memory and latency, not the sample rate.
+ */
 static void drain_all(struct record *r)
 {
 	unsigned int vm;

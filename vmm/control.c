@@ -69,6 +69,7 @@ void vmm_control_notify(struct vmm_vm *vm, const struct vpmu_notify *n)
 		return; /* counter saturated: a wake is pending anyway */
 }
 
+/* A client leaves: its host contexts go with it (issue 7). */
 static void close_client(struct vmm_control *ctl, struct vmm_ctl_client *c)
 {
 	vmm_ctl_client_release(ctl, c);
@@ -96,6 +97,10 @@ static int check_peer(int fd, char *err, size_t errlen)
 	return -EACCES;
 }
 
+/*
+ * One error reply, then close: the refused client learns why instead of
+ * seeing a bare EOF. Short timeout: it may never read.
+ */
 static void refuse(int fd, int ret, const char *why)
 {
 	struct json_object *r = vmm_ctl_reply_err(-1, -ret, why);
@@ -105,6 +110,7 @@ static void refuse(int fd, int ret, const char *why)
 	close(fd);
 }
 
+/* Accept one connection: peer check first, then a free client slot. */
 static void accept_client(struct vmm_control *ctl)
 {
 	char err[160];
@@ -129,6 +135,12 @@ static void accept_client(struct vmm_control *ctl)
 }
 
 /* Serve every complete frame of (c). Returns false to close (c). */
+/*
+ * Requests are answered in order, one reply each, so a client may
+ * pipeline them. A parse or validation error is answered like any other
+ * error; only a broken frame length (or a client that stops reading)
+ * ends the connection.
+ */
 static bool serve_frames(struct vmm_control *ctl, struct vmm_ctl_client *c)
 {
 	const struct vmm_ctl_cmd *cmd;
@@ -182,6 +194,12 @@ static void serve_client(struct vmm_control *ctl, struct vmm_ctl_client *c,
 	}
 }
 
+/*
+ * The loop: poll the listening socket, the wake eventfd (notifications,
+ * stop) and every client; after any wake-up copy the samples of every
+ * host context first, so a full buffer is restarted before requests are
+ * served. The 200 ms timeout bounds how late a lost wake-up is noticed.
+ */
 static void *control_thread(void *arg)
 {
 	struct vmm_control *ctl = arg;
@@ -278,6 +296,10 @@ static void fill_entry(struct vmm_control *ctl)
 	e->started = (int64_t)time(NULL);
 }
 
+/*
+ * Directory, socket, eventfd, then the registry entry last: an entry
+ * always names a socket that exists.
+ */
 static int setup(struct vmm_control *ctl)
 {
 	mode_t old;

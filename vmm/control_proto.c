@@ -50,6 +50,10 @@ static int check_int(struct json_object *v, const struct vmm_ctl_field *f,
 	return 0;
 }
 
+/*
+ * json-c keeps integers above INT64_MAX as unsigned: get_int64() of such a
+ * value is INT64_MAX (>= 0), so only negative values are refused here.
+ */
 static int check_u64(struct json_object *v, const struct vmm_ctl_field *f,
 		     const char *where, char *err, size_t errlen)
 {
@@ -280,6 +284,10 @@ struct json_object *vmm_ctl_reply_err(int64_t id, int err, const char *msg)
 	return r;
 }
 
+/*
+ * The buffer grows to one maximal frame plus read slack and no further:
+ * a peer cannot make the VMM allocate more than that per connection.
+ */
 int vmm_ctl_rx_fill(struct vmm_ctl_rx *rx, int fd)
 {
 	unsigned char *nb;
@@ -375,6 +383,10 @@ static int wait_fd(int fd, short events, int64_t deadline)
 	}
 }
 
+/*
+ * MSG_NOSIGNAL: a peer that went away must give EPIPE, not kill the VMM
+ * with SIGPIPE. Non-blocking sends plus poll keep the deadline.
+ */
 static int write_all(int fd, const void *buf, size_t len, int64_t deadline)
 {
 	const char *p = buf;

@@ -218,6 +218,7 @@ static struct json_object *pmc(unsigned int num, unsigned int set,
 	return o;
 }
 
+/* Event select of (ev): enabled, user and kernel, like VPMU_EVSEL(). */
 static uint64_t evsel(const struct ops_event *ev)
 {
 	return VPMU_EVSEL(ev->code & 0xff, ev->code >> 8);
@@ -293,6 +294,12 @@ int ops_start_sampling(struct ops_session *s, uint64_t period,
 	return start_all(s, 0, period, buf_size);
 }
 
+/*
+ * PMC0 samples: OVFL_NOTIFY so that a full buffer notifies the VMM (the
+ * context has OVFL_NO_MSG: no message queue fills up), PMD0 reset to
+ * -period at each overflow and at restart, every programmed PMD recorded
+ * in each sample. The other PMCs only count.
+ */
 static int program_sampling(struct ops_session *s, unsigned int vm, int ctx,
 			    uint64_t period)
 {
@@ -368,6 +375,11 @@ static int start_all(struct ops_session *s, uint64_t switch_ns, uint64_t period,
 	return s->nr_live ? 0 : -ENOENT;
 }
 
+/*
+ * Exactly one set is active while monitoring is on, so the enabled time
+ * is the sum of the sets' active durations, and an event's running time
+ * is its own set's.
+ */
 static int read_sets(struct ops_session *s, unsigned int vm, int ctx,
 		     struct ops_counts *out)
 {

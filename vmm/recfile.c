@@ -110,6 +110,10 @@ int rec_note(struct rec_writer *w, unsigned int vm, const char *msg)
 	return put_line(w, o);
 }
 
+/*
+ * Order matters: end line, flush, fsync, close, and only then rename, so
+ * that FILE never names a file without its end line, even after a crash.
+ */
 int rec_finish(struct rec_writer *w, uint64_t lost, uint64_t duration_ns,
 	       const char *reason)
 {

@@ -87,6 +87,10 @@ static struct json_object *to_json(const struct vmm_reg_entry *e)
 	return o;
 }
 
+/*
+ * Readers poll the directory while VMs start: they must never see half an
+ * entry, hence the temporary file and rename(2), which is atomic.
+ */
 int vmm_registry_write(const char *dir, const struct vmm_reg_entry *e)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
