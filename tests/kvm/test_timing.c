@@ -233,3 +233,13 @@ Test(timing, set_switch_period_within_10pct_of_1ms)
 		"attempts (load %s)\n%s",
 		ppm, TM_ATTEMPTS, loadavg(), res.out);
 }
+
+/* The slowdown benchmark (scripts/bench.sh) runs; no figure asserted. */
+Test(timing, slowdown_benchmark_runs)
+{
+	RUN("run", GUEST("bench_slowdown"), "--name", "bench_slowdown-quick");
+	STATUS(0);
+	HAS(res.out, "3 interleaved rounds");
+	HAS(res.out, "bench_slowdown: sampling 1 kHz ");
+	HAS(res.out, "samples/s (of run time)");
+}
