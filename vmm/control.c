@@ -134,8 +134,8 @@ static void accept_client(struct vmm_control *ctl)
 	refuse(fd, -EBUSY, "too many operator connections to this VM");
 }
 
-/* Serve every complete frame of (c). Returns false to close (c). */
 /*
+ * Serve every complete frame of (c). Returns false to close (c).
  * Requests are answered in order, one reply each, so a client may
  * pipeline them. A parse or validation error is answered like any other
  * error; only a broken frame length (or a client that stops reading)
