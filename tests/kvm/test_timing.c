@@ -5,7 +5,8 @@
  *
  *   exact hv counts   hypercalls, PIO, trapped MSR reads and writes,
  *                     halts, injected interrupts, exits and exits by
- *                     reason of a ring-0 guest, exactly (tm_exact);
+ *                     reason of a ring-0 guest, exactly, also while
+ *                     another vCPU makes hypercalls (tm_exact);
  *   guest cycles      hv_guest_cycles and hv_run_ns over a CPU-bound
  *                     ring-3 loop within 2 % of the guest TSC (tm_cycles);
  *   skid              exit-driven overflows (hv_hypercalls) with skid 0
@@ -138,6 +139,17 @@ Test(timing, exact_hv_counts_of_hypercalls_pio_msrs_and_halts)
 	HAS(res.out, "tm_exact: hv_msr_writes 20 (want 20)");
 	HAS(res.out, "tm_exact: hv_exits 241 (want 241)");
 	HAS(res.out, "tm_exact: ok (35 checks)");
+}
+
+/* The same on vCPU 0 while vCPU 1 makes hypercalls under its own context. */
+Test(timing, exact_hv_counts_are_per_vcpu)
+{
+	RUN("run", GUEST("tm_exact"), "--pmu", "none", "--vcpus", "2");
+	STATUS(0);
+	HAS(res.out, "tm_exact: hv_halts 25 (want 25)");
+	HAS(res.out, "tm_exact: hv_exits 241 (want 241)");
+	HAS(res.out, "hv_halts 0 (want 0)");
+	HAS(res.out, "tm_exact: ok (38 checks)");
 }
 
 Test(timing, guest_cycles_within_2pct_of_the_tsc)

@@ -24,6 +24,9 @@
  * two: it is masked at their exits. Per round: 3 hypercalls, 4 exits,
  * 1 halt, 1 injected interrupt, and the notification handler ran once.
  *
+ * With --vcpus 2, vCPU 1 makes NOP hypercalls all through the window under
+ * its own context (second_vcpu()): neither vCPU sees the other's exits.
+ *
  * B's window opens at its SCHED_IN (that exit is accounted before B is
  * attached) and closes at its SCHED_OUT, whose exit is counted. Nothing
  * between them prints (console output is PIO). Prints "tm_exact: <event>
@@ -109,6 +112,68 @@ static int counter(void)
 
 static unsigned int msr_faults, bad_msgs;
 
+/*
+ * With 2 vCPUs, vCPU 1 makes NOP hypercalls all through vCPU 0's window
+ * under its own vCPU-wide context (hv_hypercalls, hv_halts): each vCPU
+ * counts only its own exits, exactly.
+ */
+static volatile int v1_ready, v1_stop, v1_done, v1_err;
+static volatile uint64_t v1_calls, v1_hc, v1_halts;
+
+static void second_vcpu(unsigned int vcpu)
+{
+	static const char *const ev[2] = {"hv_hypercalls", "hv_halts"};
+	pfarg_ctx_t ctx                = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	pfarg_pmd_t pmd[2]             = {{.reg_num = 0}, {.reg_num = 1}};
+	pfarg_pmc_t pmc[2]             = {{.reg_num = 0}, {.reg_num = 1}};
+	pfarg_load_t ld                = {.load_pid = vcpu};
+	uint64_t n                     = 0;
+	int err;
+
+	err = pfm_create_context(&ctx, 0, 0);
+	if (!err)
+		err = pvpmu_event_encode(ev[0], &pmc[0].reg_value, 0);
+	if (!err)
+		err = pvpmu_event_encode(ev[1], &pmc[1].reg_value, 0);
+	if (!err)
+		err = pfm_write_pmcs(ctx.ctx_fd, pmc, 2);
+	if (!err)
+		err = pfm_load_context(ctx.ctx_fd, &ld);
+	if (!err)
+		err = pfm_start(ctx.ctx_fd, 0);
+	v1_ready = 1;
+	while (!err && !v1_stop) {
+		pvpmu_hypercall(PVPMU_HC_NOP, 0);
+		n++;
+	}
+	if (!err)
+		err = pfm_stop(ctx.ctx_fd);
+	if (!err)
+		err = pfm_read_pmds(ctx.ctx_fd, pmd, 2);
+	v1_calls = n;
+	v1_hc    = pmd[0].reg_value;
+	v1_halts = pmd[1].reg_value;
+	v1_err   = err;
+	v1_done  = 1;
+}
+
+/* vCPU 0, after its window: vCPU 1's own counts. */
+static void check_second_vcpu(void)
+{
+	v1_stop = 1;
+	while (!v1_done)
+		cpu_relax();
+	expect("vcpu 1 context", v1_err, 0);
+	kprintf("tm_exact: vcpu 1: %llu NOPs, hv_hypercalls %llu (want %llu), "
+		"hv_halts %llu (want 0)\n",
+		(unsigned long long)v1_calls, (unsigned long long)v1_hc,
+		(unsigned long long)v1_calls + 1, (unsigned long long)v1_halts);
+	/* + 1: its PFM_STOP, counted at its own exit. */
+	expect("vcpu 1 hv_hypercalls", (long long)v1_hc,
+	       (long long)v1_calls + 1);
+	expect("vcpu 1 hv_halts", (long long)v1_halts, 0);
+}
+
 static void workload(int a)
 {
 	unsigned int i;
@@ -141,12 +206,15 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	unsigned int i;
 	int a, b;
 
-	(void)bi;
+	if (vcpu == 1)
+		second_vcpu(vcpu);
 	if (vcpu != 0)
 		return;
 	expect("vector", pvpmu_set_vector(TM_VECTOR), 0);
-	a     = notifier(vcpu);
-	b     = counter();
+	a = notifier(vcpu);
+	b = counter();
+	while (bi->nr_vcpus > 1 && !v1_ready)
+		cpu_relax();
 	irqs0 = user_notify_count(vcpu);
 	expect("B sched in", pvpmu_sched(b, PVPMU_SCHED_IN, TM_TID), 0);
 	workload(a);
@@ -154,6 +222,8 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	expect("MSR accesses #GP", msr_faults, N_RD + N_WR);
 	expect("A's messages are overflows", bad_msgs, 0);
 	expect("notifications handled", user_notify_count(vcpu) - irqs0, N_HLT);
+	if (bi->nr_vcpus > 1)
+		check_second_vcpu();
 
 	/* + 1: the SCHED_OUT hypercall, counted at its own exit. */
 	want[E_HC]    = N_HC + 3 * rounds + 1;
