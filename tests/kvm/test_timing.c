@@ -29,8 +29,11 @@
  * at 90 %: roughly the period over the share). The guests therefore print
  * the vCPU thread's CPU share inside KVM_RUN (task-clock / hv_run_ns).
  * When no attempt meets a timer bound and no attempt had TM_MIN_SHARE of
- * the CPU, the test is skipped with that reason instead of failing; with
- * the CPU available, a miss fails. The cycles/TSC comparison is immune
+ * the CPU, the skid test is skipped with that reason instead of failing,
+ * and the set-switch test asserts the median single period (seen on the
+ * shared page; robust to the few periods preemption stretched: 1.03 ms
+ * at a 49 % share whose average was 1.97 ms) instead of the average;
+ * with the CPU available, a miss fails. The cycles/TSC comparison is immune
  * (both clocks run while preempted) and always asserted.
  *
  * Measured on the development host (PVM, 2 cores, load 3-4): cycles/TSC
@@ -44,6 +47,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,8 +225,9 @@ Test(timing, overflow_skid_exit_driven_0_timer_driven_bounded)
 
 Test(timing, set_switch_period_within_10pct_of_1ms)
 {
-	unsigned long long ppm = 0, share, best_share = 0;
+	unsigned long long ppm = 0, med = 0, share, best_share = 0;
 	unsigned int a;
+	bool med_ok = true;
 
 	for (a = 0; a < TM_ATTEMPTS; a++) {
 		RUN("run", GUEST("tm_switch"));
@@ -231,27 +236,36 @@ Test(timing, set_switch_period_within_10pct_of_1ms)
 			     "1000000 ns -> 1000000 ns, 1050000 ns -> 1100000 "
 			     "ns, 1234500 ns -> 1300000 ns");
 		ppm   = field("tm_switch", "period_ppm");
+		med   = field("tm_switch", "median_ppm");
 		share = field("tm_switch", "share_ppm");
 		if (share > best_share)
 			best_share = share;
+		med_ok = med_ok && dist(med, TM_PPM) <= TM_PPM / 10;
 		fprintf(stderr,
 			"set switching: attempt %u: average period %llu ns "
-			"over %llu runs (1 ms requested), CPU share %llu "
-			"ppm\n",
+			"over %llu runs (1 ms requested), single-period "
+			"median %llu ppm, CPU share %llu ppm\n",
 			a, field("tm_switch", "period_ns"),
-			field("tm_switch", "runs"), share);
+			field("tm_switch", "runs"), med, share);
 		if (dist(ppm, TM_PPM) <= TM_PPM / 10)
 			return;
 	}
-	if (best_share < TM_MIN_SHARE)
-		cr_skip_test(
-			"host overloaded (load %s): the vCPU thread had at "
-			"most %llu ppm of a CPU inside KVM_RUN; period "
-			"%llu ppm of 1 ms not asserted",
-			loadavg(), best_share, ppm);
-	cr_fail("average set period %llu ppm of 1 ms: not within 10 %% in %u "
-		"attempts (load %s)\n%s",
-		ppm, TM_ATTEMPTS, loadavg(), res.out);
+	/*
+	 * Overloaded: preemption inside KVM_RUN stretched a few periods and
+	 * with them the average; the median single period still shows the
+	 * VMM's own precision and must hold in every attempt.
+	 */
+	if (best_share < TM_MIN_SHARE && med_ok) {
+		cr_log_warn("host overloaded (load %s): CPU share at most %llu "
+			    "ppm; average %llu ppm of 1 ms not asserted, the "
+			    "median single period (%llu ppm) is within 10 %%",
+			    loadavg(), best_share, ppm, med);
+		return;
+	}
+	cr_fail("average set period %llu ppm of 1 ms (median single period "
+		"%llu ppm): not within 10 %% in %u attempts (load %s, best CPU "
+		"share %llu ppm)\n%s",
+		ppm, med, TM_ATTEMPTS, loadavg(), best_share, res.out);
 }
 
 /* The slowdown benchmark (scripts/bench.sh) runs; no figure asserted. */
