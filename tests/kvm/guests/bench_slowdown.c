@@ -25,7 +25,8 @@
  * of smpl1k (the same kick rate without samples): smpl1k / mux1ms is what
  * the samples themselves cost. The achieved switch and sample rates are
  * printed too, and the cost of one exit (from exits1k) and of one kick
- * (from mux1ms).
+ * (from mux1ms), from the best rounds. Last, the vCPU thread's CPU share
+ * over the run (share_start()).
  *
  * With the VM name "bench_slowdown-quick" it runs QUICK_ROUNDS rounds of
  * QUICK_MS (tests/kvm/test_timing.c checks that it runs; no figure is
@@ -230,23 +231,25 @@ static void report(void)
 		"median %s, best %s\n",
 		tm_fix4(r1, sizeof(r1), tm_ppm(med[K_SMPL], med[K_EXITS])),
 		tm_fix4(r2, sizeof(r2), tm_ppm(best[K_SMPL], best[K_EXITS])));
-	/* What one exit and one kick cost the guest. */
-	if (med[K_EXITS] > med[K_NONE])
-		uprintf("bench_slowdown: one ring-3 NOP hypercall costs the "
-			"guest %llu ns (median exits1k - none over %u per "
-			"round)\n",
-			(unsigned long long)(tm_cyc_to_ns(med[K_EXITS] -
-							  med[K_NONE]) /
-					     nr_ms),
-			nr_ms);
-	if (med[K_MUX] > med[K_NONE] && events[K_MUX])
-		uprintf("bench_slowdown: one kick (timer signal, exit, VMM, "
-			"entry) costs the guest %llu ns (median mux - none "
-			"over its %llu switches per round)\n",
-			(unsigned long long)pvpmu_muldiv(
-				tm_cyc_to_ns(med[K_MUX] - med[K_NONE]),
-				nr_rounds, events[K_MUX]),
-			(unsigned long long)(events[K_MUX] / nr_rounds));
+	/* What one exit and one kick cost the guest (best rounds). */
+	uprintf("bench_slowdown: one ring-3 NOP hypercall costs the guest "
+		"%llu ns (best exits1k - best none, over %u per round); one "
+		"kick (timer signal, exit, VMM, entry) %llu ns (best mux - "
+		"best none, over %llu switches per round)\n",
+		(unsigned long long)(best[K_EXITS] > best[K_NONE]
+					     ? tm_cyc_to_ns(best[K_EXITS] -
+							    best[K_NONE]) /
+						       nr_ms
+					     : 0),
+		nr_ms,
+		(unsigned long long)(best[K_MUX] > best[K_NONE] && events[K_MUX]
+					     ? pvpmu_muldiv(
+						       tm_cyc_to_ns(
+							       best[K_MUX] -
+							       best[K_NONE]),
+						       nr_rounds, events[K_MUX])
+					     : 0),
+		(unsigned long long)(events[K_MUX] / nr_rounds));
 }
 
 /* The workload: (spin) rounds; exits1k cuts it into nr_ms chunks. */
@@ -262,6 +265,55 @@ static uint64_t workload(enum kind k, uint64_t spin)
 		pvpmu_hypercall(PVPMU_HC_NOP, 0);
 	}
 	return x;
+}
+
+/*
+ * A per-thread context (thread BENCH_TID, scheduled in for the whole run,
+ * next to each configuration's vCPU-wide one) counting task-clock and
+ * hv_run_ns: the vCPU thread's share of a CPU while inside KVM_RUN. Below
+ * ~97 % the host preempted the vCPU and the figures carry that noise.
+ * Its perf read at each exit costs every configuration alike.
+ */
+#define BENCH_TID 1
+
+static int share_start(void)
+{
+	static const char *const ev[2] = {"task-clock", "hv_run_ns"};
+	pfarg_ctx_t ctx                = {0};
+	pfarg_pmc_t pmc[2]             = {{.reg_num = 0}, {.reg_num = 1}};
+	pfarg_load_t ld                = {.load_pid = BENCH_TID};
+	int ret;
+
+	ret = pfm_create_context(&ctx, 0, 0);
+	if (!ret)
+		ret = pvpmu_event_encode(ev[0], &pmc[0].reg_value, 0);
+	if (!ret)
+		ret = pvpmu_event_encode(ev[1], &pmc[1].reg_value, 0);
+	if (!ret)
+		ret = pfm_write_pmcs(ctx.ctx_fd, pmc, 2);
+	if (!ret)
+		ret = pfm_load_context(ctx.ctx_fd, &ld);
+	if (!ret)
+		ret = pfm_start(ctx.ctx_fd, 0);
+	if (!ret)
+		ret = pvpmu_sched(ctx.ctx_fd, PVPMU_SCHED_IN, BENCH_TID);
+	return ret ? -1 : ctx.ctx_fd;
+}
+
+static void share_end(int fd)
+{
+	pfarg_pmd_t pmd[2] = {{.reg_num = 0}, {.reg_num = 1}};
+	char b[16];
+
+	if (fd < 0 || pvpmu_sched(fd, PVPMU_SCHED_OUT, BENCH_TID) ||
+	    pfm_read_pmds(fd, pmd, 2))
+		return;
+	uprintf("bench_slowdown: vCPU thread CPU share inside KVM_RUN %s "
+		"(task-clock / hv_run_ns; below ~0.97 the host preempted "
+		"the vCPU: noisy figures)\n",
+		tm_fix4(b, sizeof(b),
+			tm_ppm(pmd[0].reg_value, pmd[1].reg_value)));
+	pfm_close(fd);
 }
 
 static int is_quick(void)
@@ -282,7 +334,7 @@ int user_main(unsigned int vcpu)
 	unsigned int r, i, ms = BENCH_MS;
 	uint64_t spin, t0;
 	enum kind k;
-	int fd;
+	int fd, share;
 
 	if (vcpu)
 		return 0;
@@ -296,6 +348,7 @@ int user_main(unsigned int vcpu)
 		"%u interleaved rounds, tsc_khz %llu\n",
 		(unsigned long long)spin, ms, nr_rounds,
 		(unsigned long long)tm_khz());
+	share = share_start();
 	for (r = 0; r < nr_rounds; r++) {
 		for (i = 0; i < NR_KINDS; i++) {
 			k = (enum kind)((i + r) % NR_KINDS);
@@ -308,5 +361,6 @@ int user_main(unsigned int vcpu)
 		}
 	}
 	report();
+	share_end(share);
 	return 0;
 }
