@@ -25,7 +25,7 @@
 #define VMM_PMU_MODEL_LEN  16
 
 /* Defaults of struct vmm_pmu_limits; every limit must be > 0. */
-#define VMM_LIMIT_CONTEXTS 16
+#define VMM_LIMIT_CONTEXTS 144 /* 64 vCPUs x (guest + operator) + 16 */
 #define VMM_LIMIT_SETS     32
 #define VMM_LIMIT_SMPL_MEM (16ULL << 20)
 #define VMM_LIMIT_MSGS     64

@@ -11,6 +11,9 @@
 #include "commands.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +62,45 @@ static FILE *open_console(const char *path)
 	return f;
 }
 
+/*
+ * SIGINT and SIGTERM stop the VM cleanly (vCPUs leave KVM_RUN, the control
+ * socket and registry entry are removed) with status 128 + signal: a
+ * thread waits for them, and every other thread keeps them blocked.
+ */
+static void *signal_waiter(void *arg)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigwait(&set, &sig) == 0)
+		vmm_vm_stop(arg, 128 + sig);
+	return NULL;
+}
+
+static int run_until_signal(struct vmm_vm *vm)
+{
+	sigset_t set, old;
+	pthread_t waiter;
+	bool has_waiter;
+	int status;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	has_waiter = pthread_create(&waiter, NULL, signal_waiter, vm) == 0;
+	status     = vmm_vm_run(vm);
+	if (has_waiter) {
+		pthread_cancel(waiter);
+		pthread_join(waiter, NULL);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	char err[VMM_CONFIG_ERR_LEN];
@@ -76,7 +118,7 @@ static int cmd_run(int argc, char **argv)
 		die("%s", err);
 	if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
 		die("%s", err);
-	status = vmm_vm_run(vm);
+	status = run_until_signal(vm);
 	if (status < 0)
 		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
 		    strerror(-status));

@@ -12,7 +12,8 @@
  *     does Ctrl-C);
  *   - host contexts belong to their connection and go with it;
  *   - a guest's own PMU context and the operator's count the same
- *     hypercalls exactly, side by side.
+ *     hypercalls exactly, side by side;
+ *   - SIGTERM stops a VM cleanly and removes its entry and socket.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -25,6 +26,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <dirent.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -470,4 +473,34 @@ Test(operator, guest_own_pmu_undisturbed)
 	cr_expect(not(eq(ptr, strstr(text, "op_own: own count 301 (read 0)"),
 			 NULL)),
 		  "%s", text);
+}
+
+/*
+ * `vpmu run` stopped by SIGTERM ends cleanly: status 128 + 15, and its
+ * registry entry and control socket are gone at once, with no scan needed.
+ */
+Test(operator, sigterm_stops_vm_and_removes_its_entry)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	int status, left = 0;
+	pid_t pid;
+	DIR *dp;
+
+	start_vm(0, GUEST("op_hot"), "term", 1, "op_hot: ready", 1);
+	pid = vms[0].pid;
+	kill(pid, SIGTERM);
+	status     = vpmu_bg_wait(pid, 10000);
+	vms[0].pid = 0;
+	cr_assert(eq(int, status, 128 + SIGTERM));
+	dp = opendir(rundir);
+	cr_assert(not(eq(ptr, dp, NULL)));
+	while ((d = readdir(dp))) {
+		if (strstr(d->d_name, ".json") || strstr(d->d_name, ".sock")) {
+			snprintf(path, sizeof(path), "%s", d->d_name);
+			left++;
+		}
+	}
+	closedir(dp);
+	cr_assert(eq(int, left, 0), "left behind: %s", path);
 }
