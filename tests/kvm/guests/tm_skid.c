@@ -29,8 +29,10 @@
  *                 trip of a ring-3 NOP hypercall measured at the start of
  *                 the same run: one for the forced exit of the kick, one
  *                 for the timer interrupt and the signal that cause it.
- *                 Measured on the PVM host: a median skid of about one
- *                 such round trip (30-45 us against 32 us).
+ *                 Measured on the PVM host: median skids of 23-45 us
+ *                 against round trips of 32-45 us; a POSIX timer signal
+ *                 to a busy thread alone costs 17-24 us there (measured
+ *                 without KVM).
  *                 Host preemption while the vCPU is inside KVM_RUN counts
  *                 as run time, so on a loaded host the tail (p90, max) can
  *                 reach milliseconds: those are printed, not asserted.
