@@ -26,8 +26,8 @@
  *
  * Prints "tm_switch: granularity: ...", the figures, and "tm_switch:
  * summary period_ns=.. period_ppm=.. runs=.. share_ppm=.. median_ppm=.."
- * (ppm of the request, the CPU share); tests/kvm/test_timing.c asserts the 10
- * %.
+ * (ppm of the request, the CPU share); tests/kvm/test_timing.c asserts
+ * the 10 %.
  */
 #include "tm.h"
 
