@@ -278,19 +278,13 @@ static uint64_t workload(enum kind k, uint64_t spin)
 
 static int share_start(void)
 {
-	static const char *const ev[2] = {"task-clock", "hv_run_ns"};
-	pfarg_ctx_t ctx                = {0};
-	pfarg_pmc_t pmc[2]             = {{.reg_num = 0}, {.reg_num = 1}};
-	pfarg_load_t ld                = {.load_pid = BENCH_TID};
+	pfarg_ctx_t ctx = {0};
+	pfarg_load_t ld = {.load_pid = BENCH_TID};
 	int ret;
 
 	ret = pfm_create_context(&ctx, 0, 0);
 	if (!ret)
-		ret = pvpmu_event_encode(ev[0], &pmc[0].reg_value, 0);
-	if (!ret)
-		ret = pvpmu_event_encode(ev[1], &pmc[1].reg_value, 0);
-	if (!ret)
-		ret = pfm_write_pmcs(ctx.ctx_fd, pmc, 2);
+		ret = tm_share_pmcs(ctx.ctx_fd, 0, 0);
 	if (!ret)
 		ret = pfm_load_context(ctx.ctx_fd, &ld);
 	if (!ret)

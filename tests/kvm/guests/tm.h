@@ -94,6 +94,26 @@ static inline int tm_program(const char *who, int *fd, uint16_t set,
 	return ret ? tool_err(who, "PFM_WRITE_PMCS", ret) : 0;
 }
 
+/*
+ * Count task-clock (perf: the vCPU thread's CPU time) in PMC (first) and
+ * hv_run_ns (time inside KVM_RUN) in PMC (first) + 1 of set (set): their
+ * ratio is the vCPU thread's CPU share inside KVM_RUN, below 1 when the
+ * host preempted it. Returns 0, or an error where perf is not available
+ * (perf_event_paranoid): callers then report the share as 0, "unknown".
+ */
+static inline int tm_share_pmcs(int fd, uint16_t set, uint16_t first)
+{
+	pfarg_pmc_t pmc[2] = {
+		{.reg_num = first, .reg_set = set},
+		{.reg_num = (uint16_t)(first + 1), .reg_set = set}};
+	int ret;
+
+	ret = pvpmu_event_encode("task-clock", &pmc[0].reg_value, 0);
+	if (!ret)
+		ret = pvpmu_event_encode("hv_run_ns", &pmc[1].reg_value, 0);
+	return ret ? ret : pfm_write_pmcs(fd, pmc, 2);
+}
+
 /* Load (fd) on (vcpu) and start it. */
 static inline int tm_load_start(const char *who, int fd, unsigned int vcpu)
 {

@@ -10,7 +10,8 @@
  * overflow was handled: the events counted past the wrap, i.e. the skid.
  * The buffer never fills (no notification, no masking). PMD 1 counts
  * the same event without sampling: PMD 1 / P samples are expected.
- * PMDs 2 and 3 count task-clock and hv_run_ns (see stop_total()).
+ * PMDs 2 and 3 count task-clock and hv_run_ns where perf allows (see
+ * stop_total(); a share of 0 means unknown).
  *
  *   exit-driven   hv_hypercalls, P = TM_HC_PERIOD, TM_HC_CALLS NOP
  *                 hypercalls: the VMM counts the exit before libvpmu
@@ -66,7 +67,8 @@ struct pass {
 	int fd;
 	const void *buf;
 	uint64_t size;
-	uint64_t share;
+	int has_share;
+	uint64_t share;         /* ppm; 0: unknown (no perf) */
 	uint64_t med, p90, max; /* skid, events */
 };
 
@@ -88,10 +90,8 @@ static int setup(struct pass *p, unsigned int vcpu)
 			.ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID},
 		.arg = {.buf_size = TM_BUF},
 	};
-	pfarg_pmc_t pmc[4] = {{.reg_num = 0, .reg_smpl_pmds = {1}},
-			      {.reg_num = 1},
-			      {.reg_num = 2},
-			      {.reg_num = 3}};
+	pfarg_pmc_t pmc[2] = {{.reg_num = 0, .reg_smpl_pmds = {1}},
+			      {.reg_num = 1}};
 	pfarg_pmd_t pmd    = {.reg_num         = 0,
 			      .reg_value       = -p->period,
 			      .reg_short_reset = -p->period,
@@ -105,11 +105,9 @@ static int setup(struct pass *p, unsigned int vcpu)
 	ret              = pvpmu_event_encode(p->event, &pmc[0].reg_value, 0);
 	pmc[1].reg_value = pmc[0].reg_value;
 	if (!ret)
-		ret = pvpmu_event_encode("task-clock", &pmc[2].reg_value, 0);
+		ret = pfm_write_pmcs(p->fd, pmc, 2);
 	if (!ret)
-		ret = pvpmu_event_encode("hv_run_ns", &pmc[3].reg_value, 0);
-	if (!ret)
-		ret = pfm_write_pmcs(p->fd, pmc, 4);
+		p->has_share = tm_share_pmcs(p->fd, 0, 2) == 0;
 	if (!ret)
 		ret = pfm_write_pmds(p->fd, &pmd, 1);
 	if (!ret)
@@ -130,8 +128,9 @@ static uint64_t stop_total(struct pass *p)
 	pfarg_pmd_t pmd[3] = {{.reg_num = 1}, {.reg_num = 2}, {.reg_num = 3}};
 
 	pfm_stop(p->fd);
-	pfm_read_pmds(p->fd, pmd, 3);
-	p->share = tm_ppm(pmd[1].reg_value, pmd[2].reg_value);
+	pfm_read_pmds(p->fd, pmd, p->has_share ? 3 : 1);
+	p->share =
+		p->has_share ? tm_ppm(pmd[1].reg_value, pmd[2].reg_value) : 0;
 	return pmd[0].reg_value;
 }
 
