@@ -8,7 +8,8 @@
  *                     reason of a ring-0 guest, exactly, also while
  *                     another vCPU makes hypercalls (tm_exact);
  *   guest cycles      hv_guest_cycles and hv_run_ns over a CPU-bound
- *                     ring-3 loop within 2 % of the guest TSC (tm_cycles);
+ *                     ring-3 loop within 2 % of the guest TSC, on each
+ *                     of 2 vCPUs at once (tm_cycles);
  *   skid              exit-driven overflows (hv_hypercalls) with skid 0
  *                     and an exact sample count; timer-driven ones
  *                     (hv_guest_cycles) with a median skid below the
@@ -187,7 +188,7 @@ Test(timing, guest_cycles_within_2pct_of_the_tsc)
 	unsigned int a;
 
 	for (a = 0; a < TM_ATTEMPTS; a++) {
-		RUN("run", GUEST("tm_cycles"));
+		RUN("run", GUEST("tm_cycles"), "--vcpus", "2");
 		STATUS(0);
 		cyc = field("tm_cycles", "cycles_ppm");
 		ns  = field("tm_cycles", "run_ns_ppm");
