@@ -25,7 +25,8 @@
  * of smpl1k (the same kick rate without samples): smpl1k / mux1ms is what
  * the samples themselves cost. The achieved switch and sample rates are
  * printed too, and the cost of one exit (from exits1k) and of one kick
- * (from mux1ms), from the best rounds. Last, the vCPU thread's CPU share
+ * (from mux1ms), from the best rounds; tests/bench/timing/bench_kick.c
+ * measures the host-side part of a kick (timer signal, re-arm). Last, the vCPU thread's CPU share
  * over the run (share_start()).
  *
  * With the VM name "bench_slowdown-quick" it runs QUICK_ROUNDS rounds of
