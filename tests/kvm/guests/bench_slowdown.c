@@ -26,8 +26,8 @@
  * the samples themselves cost. The achieved switch and sample rates are
  * printed too, and the cost of one exit (from exits1k) and of one kick
  * (from mux1ms), from the best rounds; tests/bench/timing/bench_kick.c
- * measures the host-side part of a kick (timer signal, re-arm). Last, the vCPU thread's CPU share
- * over the run (share_start()).
+ * measures the host-side part of a kick (timer signal, re-arm). Last,
+ * the vCPU thread's CPU share over the run (share_start()).
  *
  * With the VM name "bench_slowdown-quick" it runs QUICK_ROUNDS rounds of
  * QUICK_MS (tests/kvm/test_timing.c checks that it runs; no figure is
