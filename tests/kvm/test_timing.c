@@ -13,7 +13,8 @@
  *   skid              exit-driven overflows (hv_hypercalls) with skid 0
  *                     and an exact sample count; timer-driven ones
  *                     (hv_guest_cycles) with a median skid below the
- *                     VMM's timer minimum plus two exits (tm_skid);
+ *                     VMM's timer minimum plus two exits, every period
+ *                     delivered at a full CPU share (tm_skid);
  *   set switching     1 ms time-switched sets: the average achieved
  *                     period within 10 % of 1 ms, and the 100 us
  *                     granularity given back in set_timeout (tm_switch).
@@ -207,7 +208,7 @@ Test(timing, guest_cycles_within_2pct_of_the_tsc)
 
 Test(timing, overflow_skid_exit_driven_0_timer_driven_bounded)
 {
-	unsigned long long rt, med, p90, max, share, best_share = 0;
+	unsigned long long rt, med, p90, max, share, best_share = 0, got, want;
 	unsigned int a;
 
 	for (a = 0; a < TM_ATTEMPTS; a++) {
@@ -220,23 +221,32 @@ Test(timing, overflow_skid_exit_driven_0_timer_driven_bounded)
 		p90   = field("tm_skid", "timer_p90_ns");
 		max   = field("tm_skid", "timer_max_ns");
 		share = field("tm_skid", "share_ppm");
+		got   = field("tm_skid", "timer_samples");
+		want  = field("tm_skid", "timer_expected");
 		if (share > best_share)
 			best_share = share;
 		fprintf(stderr,
 			"skid: attempt %u: timer-driven median %llu ns, p90 "
 			"%llu ns, max %llu ns; bound %llu ns (timer minimum "
-			"%llu + 2 x exit %llu); CPU share %llu ppm\n",
+			"%llu + 2 x exit %llu); %llu of %llu periods "
+			"delivered; CPU share %llu ppm\n",
 			a, med, p90, max, TM_TIMER_MIN + 2 * rt, TM_TIMER_MIN,
-			rt, share);
-		if (med <= TM_TIMER_MIN + 2 * rt)
+			rt, got, want, share);
+		/*
+		 * At a full CPU share no skid reaches a whole period (1 ms):
+		 * every period is delivered (one of slack for the edges).
+		 */
+		if (med <= TM_TIMER_MIN + 2 * rt &&
+		    (share < TM_MIN_SHARE || got + 1 >= want))
 			return;
 	}
 	if (best_share < TM_MIN_SHARE)
 		cr_skip_test("%s; median skid %llu ns not asserted",
 			     why_unmet(best_share), med);
-	cr_fail("timer-driven median skid %llu ns above %llu ns in %u "
-		"attempts (load %s)\n%s",
-		med, TM_TIMER_MIN + 2 * rt, TM_ATTEMPTS, loadavg(), res.out);
+	cr_fail("timer-driven median skid %llu ns (bound %llu ns), %llu of "
+		"%llu periods delivered, in %u attempts (load %s)\n%s",
+		med, TM_TIMER_MIN + 2 * rt, got, want, TM_ATTEMPTS, loadavg(),
+		res.out);
 }
 
 Test(timing, set_switch_period_within_10pct_of_1ms)
