@@ -44,9 +44,10 @@
  * 23-45 us (bound 74-100 us; the ring-3 NOP round trip is 32-45 us),
  * p90 31-57 us at a full CPU share, milliseconds when overloaded; every
  * 1 ms period delivered at a full share (196 of 196; 178 of 193 at a 91 %
- * share, 91 of 203 when overloaded); set
- * period 1.025-1.04 ms at a full CPU share; set_timeout comes back
- * rounded up to 100 us (1.05 ms -> 1.1 ms, 1 ns -> 100 us).
+ * share, 91 of 203 when overloaded); set period 1.025-1.05 ms at a full
+ * CPU share (single-period median 1.03-1.04 ms, also when overloaded);
+ * set_timeout comes back rounded up to 100 us (1.05 ms -> 1.1 ms, 1 ns
+ * -> 100 us).
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
