@@ -8,8 +8,10 @@
  * libvpmu says when it must run next (a set timeout, a predictable
  * overflow) in vCPU run time; a per-vCPU POSIX timer sends the kick signal
  * to the vCPU thread then. Run time only advances inside KVM_RUN, so the
- * timer can only fire early (by the time spent handling exits): an early
- * kick accounts, finds the deadline not reached and re-arms.
+ * timer can only fire early (by the time spent handling exits). So the
+ * timer is re-armed whenever that drift passes VMM_TIMER_DRIFT_NS (one
+ * cheap timer_settime), and an early kick that still happens accounts,
+ * finds the deadline not reached and re-arms.
  */
 #include "pmu.h"
 
@@ -25,8 +27,9 @@
 #include "vmm_priv.h"
 #include "vpmu_pmu.h"
 
-#define VMM_TIMER_GRAN_NS 100000ULL /* set-switch granularity: 100 us */
-#define VMM_TIMER_MIN_NS  10000ULL  /* never arm shorter than 10 us */
+#define VMM_TIMER_GRAN_NS  100000ULL /* set-switch granularity: 100 us */
+#define VMM_TIMER_MIN_NS   10000ULL  /* never arm shorter than 10 us */
+#define VMM_TIMER_DRIFT_NS 20000ULL  /* re-arm once 20 us early */
 
 static uint64_t hv_read(void *opaque, uint32_t cpu, uint16_t code)
 {
@@ -228,16 +231,48 @@ void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
 	vcpu->pmu.has_timer = false;
 }
 
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Time spent outside KVM_RUN since the timer was armed: the timer runs on
+ * wall time, run time does not, so the timer would fire early by this.
+ */
+static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
+			 uint64_t run)
+{
+	uint64_t dw = wall - p->armed_wall_ns, dr = run - p->armed_run_ns;
+
+	return dw > dr ? dw - dr : 0;
+}
+
 static void arm_timer(struct vmm_vcpu *vcpu)
 {
 	struct vmm_vcpu_pmu *p = &vcpu->pmu;
 	uint64_t deadline      = vpmu_cpu_next_deadline(p->cpu);
-	uint64_t now           = vpmu_cpu_run_ns(p->cpu), rel;
+	uint64_t now           = vpmu_cpu_run_ns(p->cpu), wall, rel;
 	struct itimerspec its  = {0};
 
-	if (!p->has_timer || deadline == p->armed_deadline)
+	if (!p->has_timer)
 		return;
+	if (deadline == p->armed_deadline) {
+		/* Re-arm only once exits have pushed it noticeably early. */
+		if (deadline == VPMU_NO_DEADLINE)
+			return;
+		wall = wall_ns();
+		if (drift_ns(p, wall, now) < VMM_TIMER_DRIFT_NS)
+			return;
+	} else {
+		wall = wall_ns();
+	}
 	p->armed_deadline = deadline;
+	p->armed_wall_ns  = wall;
+	p->armed_run_ns   = now;
 	if (deadline != VPMU_NO_DEADLINE) {
 		rel = deadline > now ? deadline - now : 0;
 		if (rel < VMM_TIMER_MIN_NS)

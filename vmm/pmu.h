@@ -60,6 +60,8 @@ struct vmm_vcpu_pmu {
 	timer_t timer;
 	bool has_timer;
 	uint64_t armed_deadline; /* run-time ns the timer is armed for */
+	uint64_t armed_wall_ns;  /* wall clock when it was armed */
+	uint64_t armed_run_ns;   /* run time when it was armed */
 	uint32_t vector;         /* notification vector, 0 = none */
 	atomic_bool irq_pending;
 	atomic_uint pmi;     /* issue 6: pending PMI, vector or VMM_PMI_NMI */
