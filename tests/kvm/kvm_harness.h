@@ -36,4 +36,31 @@ int vpmu_cmd(struct vpmu_result *res, unsigned int timeout_s,
 /* Count the occurrences of (needle) in (hay). */
 unsigned int count_str(const char *hay, const char *needle);
 
+/*
+ * Assertion helpers for test files that keep their last result in a
+ * file-scope `static struct vpmu_result res;` and include Criterion's
+ * new/assert.h:
+ *   RUN(args...)         run `vpmu args...` (60 s limit), fail on timeout;
+ *   RUN_LONG(args...)    the same with a 120 s limit;
+ *   HAS(buf, text)       (text) occurs in (buf), else show both streams;
+ *   STATUS(want)         the exit status is (want), else show both streams.
+ */
+#define RUN_FOR(secs, ...)                                                     \
+	cr_assert(eq(int,                                                      \
+		     vpmu_cmd(&res, secs,                                      \
+			      (const char *const[]){__VA_ARGS__, NULL}),       \
+		     0),                                                       \
+		  "vpmu timed out; stderr: %s", res.err)
+#define RUN(...)      RUN_FOR(60, __VA_ARGS__)
+#define RUN_LONG(...) RUN_FOR(120, __VA_ARGS__)
+
+#define HAS(buf, text)                                                         \
+	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
+		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
+		  res.err)
+
+#define STATUS(want)                                                           \
+	cr_assert(eq(int, res.status, want), "out:\n%s\nstderr:\n%s", res.out, \
+		  res.err)
+
 #endif /* KVM_HARNESS_H */

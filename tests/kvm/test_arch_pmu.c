@@ -26,18 +26,6 @@ static struct vpmu_result res;
 
 TestSuite(vmm_arch_pmu, .init = kvm_require, .timeout = 120);
 
-#define RUN(...)                                                               \
-	cr_assert(eq(int,                                                      \
-		     vpmu_cmd(&res, 60,                                        \
-			      (const char *const[]){__VA_ARGS__, NULL}),       \
-		     0),                                                       \
-		  "vpmu timed out; stderr: %s", res.err)
-
-#define HAS(buf, text)                                                         \
-	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
-		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
-		  res.err)
-
 #define PASSES(text)                                                           \
 	do {                                                                   \
 		cr_assert(eq(int, res.status, 0), "out: %s\nstderr: %s",       \

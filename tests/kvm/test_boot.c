@@ -16,18 +16,6 @@ static struct vpmu_result res;
 
 TestSuite(vmm_boot, .init = kvm_require, .timeout = 120);
 
-#define RUN(...)                                                               \
-	cr_assert(eq(int,                                                      \
-		     vpmu_cmd(&res, 60,                                        \
-			      (const char *const[]){__VA_ARGS__, NULL}),       \
-		     0),                                                       \
-		  "vpmu timed out; stderr: %s", res.err)
-
-#define HAS(buf, text)                                                         \
-	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
-		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
-		  res.err)
-
 Test(vmm_boot, hello_prints_and_halts_with_status_0)
 {
 	RUN("run", GUEST("hello"));

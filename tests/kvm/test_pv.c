@@ -14,18 +14,6 @@ static struct vpmu_result res;
 
 TestSuite(vmm_pv, .init = kvm_require, .timeout = 120);
 
-#define RUN(...)                                                               \
-	cr_assert(eq(int,                                                      \
-		     vpmu_cmd(&res, 60,                                        \
-			      (const char *const[]){__VA_ARGS__, NULL}),       \
-		     0),                                                       \
-		  "vpmu timed out; stderr: %s", res.err)
-
-#define HAS(buf, text)                                                         \
-	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
-		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
-		  res.err)
-
 /*
  * perfmon2 §3.1.2-3.1.6 through the hypercall path: N NOP hypercalls
  * between START and STOP count exactly N + 1 (the STOP call is counted at

@@ -19,22 +19,6 @@ static struct vpmu_result res;
 
 TestSuite(sdk_kvm, .init = kvm_require, .timeout = 240);
 
-#define RUN(...)                                                               \
-	cr_assert(eq(int,                                                      \
-		     vpmu_cmd(&res, 120,                                       \
-			      (const char *const[]){__VA_ARGS__, NULL}),       \
-		     0),                                                       \
-		  "vpmu timed out; stderr: %s", res.err)
-
-#define HAS(buf, text)                                                         \
-	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
-		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
-		  res.err)
-
-#define STATUS(want)                                                           \
-	cr_assert(eq(int, res.status, want), "out:\n%s\nstderr:\n%s", res.out, \
-		  res.err)
-
 /*
  * Every call and its error paths: states (EBUSY), bad handles (EBADF),
  * bad guest addresses (EFAULT), counts over the limit, format argument
@@ -43,7 +27,7 @@ TestSuite(sdk_kvm, .init = kvm_require, .timeout = 240);
  */
 Test(sdk_kvm, every_call_and_error_path)
 {
-	RUN("run", GUEST("sdk_calls"));
+	RUN_LONG("run", GUEST("sdk_calls"));
 	STATUS(0);
 	HAS(res.out, "(ring 3)");
 	HAS(res.out, "sdk_calls: ok (");
@@ -52,7 +36,7 @@ Test(sdk_kvm, every_call_and_error_path)
 /* The fast read agrees with pfm_read_pmds while counting and stopped. */
 Test(sdk_kvm, fast_read_agrees_with_read_pmds)
 {
-	RUN("run", GUEST("sdk_fast"));
+	RUN_LONG("run", GUEST("sdk_fast"));
 	STATUS(0);
 	HAS(res.out, "sdk_fast: ok (");
 }
@@ -60,7 +44,7 @@ Test(sdk_kvm, fast_read_agrees_with_read_pmds)
 /* Buffer full -> notification (vector, then polling) -> restart, 3x each. */
 Test(sdk_kvm, sampling_buffer_full_notify_restart_cycle)
 {
-	RUN("run", GUEST("sdk_smpl"));
+	RUN_LONG("run", GUEST("sdk_smpl"));
 	STATUS(0);
 	HAS(res.out, "sdk_smpl: vector cycle 2:");
 	HAS(res.out, "sdk_smpl: polling cycle 2:");
@@ -75,7 +59,7 @@ Test(sdk_kvm, sampling_buffer_full_notify_restart_cycle)
  */
 Test(sdk_kvm, monitor_vcpu_waits_for_another_vcpus_buffer)
 {
-	RUN("run", GUEST("sdk_smpl"), "--vcpus", "2");
+	RUN_LONG("run", GUEST("sdk_smpl"), "--vcpus", "2");
 	STATUS(0);
 	HAS(res.out, "sdk_smpl: remote cycle 2: 99 samples of vcpu 1");
 	cr_assert(eq(u32, count_str(res.out, "restarted"), 9));
@@ -88,7 +72,7 @@ Test(sdk_kvm, monitor_vcpu_waits_for_another_vcpus_buffer)
  */
 Test(sdk_kvm, nway_regions_drain_without_masking)
 {
-	RUN("run", GUEST("sdk_nway"));
+	RUN_LONG("run", GUEST("sdk_nway"));
 	STATUS(0);
 	HAS(res.out, "drained from 12 regions");
 	HAS(res.out, "never masked");
@@ -116,7 +100,7 @@ Test(sdk_kvm, handle_of_another_vm_is_ebadf)
 	pid_t pid;
 	int ws;
 
-	RUN("run", GUEST("sdk_xvm"), "--name", "xvm-owner");
+	RUN_LONG("run", GUEST("sdk_xvm"), "--name", "xvm-owner");
 	STATUS(0);
 	h   = handle_in(res.out);
 	pid = fork();
@@ -133,7 +117,7 @@ Test(sdk_kvm, handle_of_another_vm_is_ebadf)
 	}
 	usleep(300000); /* the holder has created its context by now */
 	snprintf(name, sizeof(name), "probe-%ld", h);
-	RUN("run", GUEST("sdk_xvm"), "--name", name);
+	RUN_LONG("run", GUEST("sdk_xvm"), "--name", name);
 	STATUS(0);
 	snprintf(name, sizeof(name), "foreign handle %ld is EBADF", h);
 	HAS(res.out, name);
@@ -147,7 +131,7 @@ Test(sdk_kvm, handle_of_another_vm_is_ebadf)
 /* pfinfo: config, registers, catalogue availability (hv yes, hw no). */
 Test(sdk_kvm, pfinfo)
 {
-	RUN("run", GUEST("pfinfo"));
+	RUN_LONG("run", GUEST("pfinfo"));
 	STATUS(0);
 	HAS(res.out, "pfinfo: perfmon2 interface 1.0");
 	HAS(res.out, "pfinfo: PMC0  msr");
@@ -161,7 +145,7 @@ Test(sdk_kvm, pfinfo)
 /* pfstat: exact counts in one set, scaled counts over several. */
 Test(sdk_kvm, pfstat)
 {
-	RUN("run", GUEST("pfstat"));
+	RUN_LONG("run", GUEST("pfstat"));
 	STATUS(0);
 	HAS(res.out, "pfstat: check ok: hv_hypercalls 3001 == 3000");
 	HAS(res.out, "pfstat: multiplexed pass, 18 events over ");
@@ -172,8 +156,8 @@ Test(sdk_kvm, pfstat)
 /* pfstat with events chosen at run time (the VM name carries them). */
 Test(sdk_kvm, pfstat_events_by_name)
 {
-	RUN("run", GUEST("pfstat"), "--name",
-	    "pfstat.hv_hypercalls.hv_pio.cycles.nosuch");
+	RUN_LONG("run", GUEST("pfstat"), "--name",
+		 "pfstat.hv_hypercalls.hv_pio.cycles.nosuch");
 	STATUS(0);
 	HAS(res.out, "pfstat: second pass, 4 events in one set:");
 	HAS(res.out, "<not supported>  cycles");
@@ -184,7 +168,7 @@ Test(sdk_kvm, pfstat_events_by_name)
 /* pfrecord draining by polling pfm_read_msg instead of the vector. */
 Test(sdk_kvm, pfrecord_polling)
 {
-	RUN("run", GUEST("pfrecord"), "--name", "pfrecord-poll");
+	RUN_LONG("run", GUEST("pfrecord"), "--name", "pfrecord-poll");
 	STATUS(0);
 	HAS(res.out, "notifications (polling)");
 	HAS(res.out, "pfrecord: check ok");
@@ -193,7 +177,7 @@ Test(sdk_kvm, pfrecord_polling)
 /* pfrecord: buffer refills on notifications, a 6:3:1 profile. */
 Test(sdk_kvm, pfrecord)
 {
-	RUN("run", GUEST("pfrecord"));
+	RUN_LONG("run", GUEST("pfrecord"));
 	STATUS(0);
 	HAS(res.out, "notifications (vector)");
 	HAS(res.out, "%  work_hot");
@@ -203,7 +187,7 @@ Test(sdk_kvm, pfrecord)
 /* The vPMU demo runs all the tools; the demo config's 2 vCPUs. */
 Test(sdk_kvm, demo)
 {
-	RUN("run", GUEST("demo_pmu"), "--vcpus", "2");
+	RUN_LONG("run", GUEST("demo_pmu"), "--vcpus", "2");
 	STATUS(0);
 	HAS(res.out, "pfinfo: cpuid (ring 0): vpmu ABI 1");
 	HAS(res.out, "pffast: stopped: fast read equals pfm_read_pmds");

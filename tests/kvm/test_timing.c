@@ -88,22 +88,6 @@ static void teardown(void)
 
 TestSuite(timing, .init = setup, .fini = teardown, .timeout = 240);
 
-#define RUN(...)                                                               \
-	cr_assert(eq(int,                                                      \
-		     vpmu_cmd(&res, 60,                                        \
-			      (const char *const[]){__VA_ARGS__, NULL}),       \
-		     0),                                                       \
-		  "vpmu timed out; stderr: %s", res.err)
-
-#define HAS(buf, text)                                                         \
-	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
-		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
-		  res.err)
-
-#define STATUS(want)                                                           \
-	cr_assert(eq(int, res.status, want), "out:\n%s\nstderr:\n%s", res.out, \
-		  res.err)
-
 /* The value of "key=" on the guest's "<prog>: summary" line. */
 static unsigned long long field(const char *prog, const char *key)
 {
@@ -310,8 +294,9 @@ static unsigned long long kicks(void)
  * loop: one kick per switch (asserted at a full CPU share, within 10 %).
  * A loop that exits every ~50 us: run time lags the wall-clock timer by
  * the time spent handling exits, so the timer fires early, the deadline
- * is not reached yet and a second kick follows (measured: 2.0 per switch;
- * printed, not asserted: it is the VMM's current behaviour, not a bound).
+ * is not reached yet and a second kick would follow; the VMM re-arms the
+ * timer once that drift passes 20 us, so both loops get about one kick
+ * per switch (asserted when the vCPU had the CPU to itself).
  */
 Test(timing, kicks_per_set_switch)
 {
@@ -332,18 +317,22 @@ Test(timing, kicks_per_set_switch)
 	RUN("run", GUEST("tm_switch"), "--stats", "--name", "tm_switch-mixed");
 	STATUS(0);
 	HAS(res.out, "tm_switch: mixed workload:");
-	k  = kicks();
-	sw = field("tm_switch", "runs") - 1;
+	k     = kicks();
+	sw    = field("tm_switch", "runs") - 1;
+	share = field("tm_switch", "share_ppm");
 	fprintf(stderr,
 		"kicks per switch: loop with exits %llu kicks / %llu "
-		"switches\n",
-		k, sw);
+		"switches (CPU share %llu ppm)\n",
+		k, sw, share);
 	/*
 	 * Exits push the wall-clock timer early; the VMM re-arms it once the
 	 * drift passes 20 us, so frequent exits must not double the kicks.
+	 * A preempted vCPU misses deadlines and takes extra kicks: only a
+	 * run with the CPU to itself is judged.
 	 */
-	cr_expect(le(u64, k, sw + sw / 10 + 2), "%llu kicks for %llu switches",
-		  k, sw);
+	if (share >= TM_MIN_SHARE)
+		cr_expect(le(u64, k, sw + sw / 10 + 2),
+			  "%llu kicks for %llu switches", k, sw);
 }
 
 /* The slowdown benchmark (scripts/bench.sh) runs; no figure asserted. */

@@ -15,22 +15,6 @@ static struct vpmu_result res;
 
 TestSuite(guest_user, .init = kvm_require, .timeout = 120);
 
-#define RUN(...)                                                               \
-	cr_assert(eq(int,                                                      \
-		     vpmu_cmd(&res, 60,                                        \
-			      (const char *const[]){__VA_ARGS__, NULL}),       \
-		     0),                                                       \
-		  "vpmu timed out; stderr: %s", res.err)
-
-#define HAS(buf, text)                                                         \
-	cr_assert(not(eq(ptr, strstr(buf, text), NULL)),                       \
-		  "expected '%s' in:\n%s\n--- stderr:\n%s", text, buf,         \
-		  res.err)
-
-#define STATUS(want)                                                           \
-	cr_assert(eq(int, res.status, want), "out: %s\nstderr: %s", res.out,   \
-		  res.err)
-
 Test(guest_user, every_vcpu_runs_the_program_in_ring_3)
 {
 	char line[64];
