@@ -270,9 +270,11 @@ Test(timing, set_switch_period_within_10pct_of_1ms)
 	 * VMM's own precision and must hold in every attempt.
 	 */
 	if (best_share < TM_MIN_SHARE && med_ok) {
-		cr_log_warn("%s; average %llu ppm of 1 ms not asserted, the "
-			    "median single period (%llu ppm) is within 10 %%",
-			    why_unmet(best_share), ppm, med);
+		/* Not cr_log_warn(): Criterion 2.4 then exits non-zero. */
+		fprintf(stderr,
+			"[WARN] %s; average %llu ppm of 1 ms not asserted, the "
+			"median single period (%llu ppm) is within 10 %%\n",
+			why_unmet(best_share), ppm, med);
 		return;
 	}
 	cr_fail("average set period %llu ppm of 1 ms (median single period "
