@@ -48,7 +48,7 @@ static void query(const struct vmm_reg_entry *e, struct vm_info *in)
 	struct json_object *rep, *v;
 	struct vmm_client c;
 
-	in->ok = false;
+	*in = (struct vm_info){.ok = false};
 	if (vmm_client_connect(&c, e->socket))
 		return;
 	if (!vmm_client_call(&c, vmm_client_req("info"), &rep)) {
@@ -119,8 +119,10 @@ static void print_vms(const struct vmm_reg_entry *e, unsigned int n,
 			continue;
 		}
 		fmt_uptime(up, sizeof(up), e[i].started);
-		snprintf(g, sizeof(g), "%lld", (long long)in.guest_ctx);
-		snprintf(h, sizeof(h), "%lld", (long long)in.host_ctx);
+		snprintf(g, sizeof(g), in.ok ? "%lld" : "-",
+			 (long long)in.guest_ctx);
+		snprintf(h, sizeof(h), in.ok ? "%lld" : "-",
+			 (long long)in.host_ctx);
 		printf("%-36s %-16s %7d %5u %9s %-9s %5s %5s\n", e[i].uuid,
 		       e[i].name, (int)e[i].pid, e[i].nr_vcpus, up, e[i].pmu,
 		       in.ok ? g : "?", in.ok ? h : "?");

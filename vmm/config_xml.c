@@ -496,7 +496,7 @@ int vmm_config_load_xml(struct vmm_config *cfg, const char *path, char *err,
 {
 	struct vmm_xml_src src = {.path = path, .err = err, .errlen = errlen};
 	struct vmm_config *tmp;
-	xmlDoc *doc;
+	xmlDoc *doc = NULL;
 	int ret;
 
 	tmp = malloc(sizeof(*tmp));
