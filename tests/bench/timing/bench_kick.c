@@ -69,6 +69,8 @@ static __attribute__((noinline)) uint64_t spin(uint64_t n)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
+		/* Keep every step: at -O2 the chain must not be folded away. */
+		__asm__ __volatile__("" : "+r"(x));
 	}
 	return x;
 }
