@@ -10,6 +10,9 @@ B=${BUILD_DIR:-build}
 echo "== doorbell hypercall round trip vs bare PIO exit (guest-timed)"
 "$B/vmm/vpmu" run "$B/guests/bench_doorbell.elf" | grep '^bench'
 
+echo "== perfmon2 calls by hypercall vs the exit floor; fast read (guest-timed)"
+"$B/vmm/vpmu" run "$B/guests/bench_pfm.elf" | grep -E '^bench_pfm: (best|median)'
+
 for b in "$B"/bench/*; do
 	[ -x "$b" ] || continue
 	echo "== $(basename "$b")"

@@ -76,9 +76,10 @@ static void add_hypervisor_leaves(struct kvm_cpuid2 *c)
 	e[0].edx      = PVPMU_CPUID_SIG_EDX;
 	e[1].function = PVPMU_CPUID_FEATURES;
 	e[1].eax      = PVPMU_ABI_VERSION;
-	e[1].ebx      = PVPMU_FEAT_HYPERCALL | PVPMU_FEAT_EXIT_PORT;
-	e[1].ecx      = PVPMU_PORT_HC_BASE;
-	e[1].edx      = PVPMU_HC_MAX;
+	e[1].ebx      = PVPMU_FEAT_HYPERCALL | PVPMU_FEAT_EXIT_PORT |
+		   PVPMU_FEAT_PFM | PVPMU_FEAT_SHARED;
+	e[1].ecx = PVPMU_PORT_HC_BASE;
+	e[1].edx = PVPMU_HC_MAX;
 	c->nent += CPUID_EXTRA;
 }
 

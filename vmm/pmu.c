@@ -380,5 +380,4 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 	/* A kick may be our timer firing: arm it again before the next run. */
 	if (kicked)
 		p->armed_deadline = VPMU_NO_DEADLINE - 1;
-	vmm_shared_update(vcpu);
 }

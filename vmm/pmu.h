@@ -84,7 +84,9 @@ void vmm_pmu_before_run(struct vmm_vcpu *vcpu);
 
 /*
  * After KVM_RUN returned (an exit, or (kicked) by a signal): account
- * (run_ns) of guest time, then refresh the shared page.
+ * (run_ns) of guest time. The run loop refreshes the shared page once the
+ * exit is handled (vmm_shared_update), so it also shows what a hypercall
+ * just changed (START, STOP, UNLOAD, WRITE_PMDS...).
  */
 void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked);
 

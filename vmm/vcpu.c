@@ -278,6 +278,7 @@ static void run_loop(struct vmm_vcpu *vcpu)
 				run->immediate_exit = 0;
 				vcpu->stats.kicks++;
 				vmm_pmu_after_run(vcpu, dt, true);
+				vmm_shared_update(vcpu);
 				continue;
 			}
 			fatal(vcpu, strerror(errno), VMM_STATUS_INTERNAL);
@@ -287,6 +288,7 @@ static void run_loop(struct vmm_vcpu *vcpu)
 		vmm_pmu_after_run(vcpu, dt, false);
 		if (!handle_exit(vcpu))
 			return;
+		vmm_shared_update(vcpu);
 	}
 }
 
