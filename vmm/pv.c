@@ -11,6 +11,7 @@
 #include "pmu.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -244,41 +245,53 @@ out_free:
 	return ret;
 }
 
+/*
+ * Copy in a request block whose second field is a context handle, once,
+ * and check that the handle is a live guest context of this VM: no
+ * mapping of a handle is touched before that. Sets (*fd).
+ */
+_Static_assert(offsetof(struct pvpmu_hc_smpl_info, fd) ==
+		       offsetof(struct pvpmu_hc_ctx, fd),
+	       "handle at the same offset");
+static int read_ctx_block(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *block,
+			  size_t size, int *fd)
+{
+	struct vpmu_caller who = guest_caller(vcpu, 0, 0);
+	int ret;
+
+	ret = vmm_hc_read(vcpu, gpa, block, size);
+	if (ret)
+		return ret;
+	memcpy(fd, (char *)block + offsetof(struct pvpmu_hc_ctx, fd),
+	       sizeof(*fd));
+	return vmm_pv_status(vpmu_ctx_smpl_buf(vcpu->vm->pmu.domain, &who, *fd,
+					       &(void *){NULL}, &(size_t){0}));
+}
+
 static int hc_close(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 {
 	struct vpmu_caller who = guest_caller(vcpu, 0, 0);
 	struct pvpmu_hc_ctx req;
-	int ret;
+	int ret, fd;
 
 	(void)opaque;
-	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	ret = read_ctx_block(vcpu, gpa, &req, sizeof(req), &fd);
 	if (ret)
 		return ret;
-	/* Check ownership before touching the mapping of that handle. */
-	ret = vpmu_ctx_smpl_buf(vcpu->vm->pmu.domain, &who, req.fd,
-				&(void *){NULL}, &(size_t){0});
-	if (ret)
-		return vmm_pv_status(ret);
-	vmm_smpl_unmap(vcpu->vm, req.fd);
-	return vmm_pv_status(
-		vpmu_ctx_destroy(vcpu->vm->pmu.domain, &who, req.fd));
+	vmm_smpl_unmap(vcpu->vm, fd);
+	return vmm_pv_status(vpmu_ctx_destroy(vcpu->vm->pmu.domain, &who, fd));
 }
 
 static int hc_smpl_info(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 {
-	struct vpmu_caller who = guest_caller(vcpu, 0, 0);
 	struct pvpmu_hc_smpl_info req;
-	int ret;
+	int ret, fd;
 
 	(void)opaque;
-	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	ret = read_ctx_block(vcpu, gpa, &req, sizeof(req), &fd);
 	if (ret)
 		return ret;
-	ret = vpmu_ctx_smpl_buf(vcpu->vm->pmu.domain, &who, req.fd,
-				&(void *){NULL}, &(size_t){0});
-	if (ret)
-		return vmm_pv_status(ret);
-	if (vmm_smpl_lookup(vcpu->vm, req.fd, &req.gpa, &req.buf_size))
+	if (vmm_smpl_lookup(vcpu->vm, fd, &req.gpa, &req.buf_size))
 		return -PVPMU_ENOENT;
 	return vmm_hc_write(vcpu, gpa, &req, sizeof(req));
 }
