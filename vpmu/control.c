@@ -239,6 +239,17 @@ static bool cpu_has_thread_ctx(const struct vpmu_cpu *cpu,
 	return false;
 }
 
+/* Look (fd) up and require a per-thread context: sched_in/out, exit. */
+static int thread_ctx(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      int fd, struct vpmu_ctx **out)
+{
+	int ret = vpmu_ctx_lookup(d, who, fd, out);
+
+	if (!ret && ((*out)->flags & PFM_FL_SYSTEM_WIDE))
+		ret = -EINVAL;
+	return ret;
+}
+
 /*
  * The guest thread of a loaded per-thread context starts running on
  * who->cpu: open its active set's events there. Its timeouts and counts
@@ -251,8 +262,8 @@ int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
 	int ret;
 
 	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret && ((ctx->flags & PFM_FL_SYSTEM_WIDE) || !who->cpu))
+	ret = thread_ctx(d, who, fd, &ctx);
+	if (!ret && !who->cpu)
 		ret = -EINVAL;
 	if (!ret && (ctx->state != VPMU_CTX_LOADED || ctx->cpu ||
 		     cpu_has_thread_ctx(who->cpu, ctx)))
@@ -271,9 +282,7 @@ int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
 	int ret;
 
 	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret && (ctx->flags & PFM_FL_SYSTEM_WIDE))
-		ret = -EINVAL;
+	ret = thread_ctx(d, who, fd, &ctx);
 	if (!ret && (ctx->state != VPMU_CTX_LOADED || !ctx->cpu))
 		ret = -EBUSY;
 	if (!ret)
@@ -290,9 +299,7 @@ int vpmu_ctx_thread_exit(struct vpmu_domain *d, const struct vpmu_caller *who,
 	int ret;
 
 	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret && (ctx->flags & PFM_FL_SYSTEM_WIDE))
-		ret = -EINVAL;
+	ret = thread_ctx(d, who, fd, &ctx);
 	if (!ret)
 		ret = vpmu_ctx_do_unload(ctx);
 	if (!ret && !ctx->is_self)

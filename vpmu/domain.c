@@ -210,6 +210,25 @@ int vpmu_check_vec(struct vpmu_domain *d, const void *arr, int n, size_t elem)
 	return 0;
 }
 
+int vpmu_ctx_vec_run(struct vpmu_domain *d, const struct vpmu_caller *who,
+		     int fd, const struct vpmu_vec_cmd *cmd)
+{
+	unsigned char *arr = cmd->arr;
+	struct vpmu_ctx *ctx;
+	int i, ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret)
+		ret = vpmu_check_vec(d, cmd->arr, cmd->n, cmd->elem);
+	if (!ret && cmd->prep)
+		ret = cmd->prep(ctx);
+	for (i = 0; !ret && i < cmd->n; i++)
+		ret = cmd->one(ctx, arr + (size_t)i * cmd->elem);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
 /* 3.1.17: any caller, any time; all fields are outputs. */
 int vpmu_get_config(struct vpmu_domain *d, const struct vpmu_caller *who,
 		    struct pfarg_config *cfg, int n)

@@ -41,8 +41,9 @@ static bool is_live(const struct vpmu_ctx *ctx, const struct vpmu_set *s)
  * once valid, so a refused element leaves the PMC as it was. A live
  * counter is collected under its old event before being re-programmed.
  */
-static int write_pmc(struct vpmu_ctx *ctx, struct pfarg_pmc *p)
+static int write_pmc(struct vpmu_ctx *ctx, void *elem)
 {
+	struct pfarg_pmc *p             = elem;
 	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
 	uint64_t impl                   = pmu->impl_pmds, old;
 	struct vpmu_pmc pmc;
@@ -83,17 +84,10 @@ static int write_pmc(struct vpmu_ctx *ctx, struct pfarg_pmc *p)
 int vpmu_ctx_write_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
 			int fd, struct pfarg_pmc *pmcs, int n)
 {
-	struct vpmu_ctx *ctx;
-	int i, ret;
+	const struct vpmu_vec_cmd cmd = {pmcs, n, sizeof(*pmcs), NULL,
+					 write_pmc};
 
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret)
-		ret = vpmu_check_vec(d, pmcs, n, sizeof(*pmcs));
-	for (i = 0; !ret && i < n; i++)
-		ret = write_pmc(ctx, &pmcs[i]);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }
 
 /*
@@ -101,8 +95,9 @@ int vpmu_ctx_write_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
  * at attach; attached, it replaces the live value. The switch threshold
  * restarts and the PRNG is re-seeded on every write (vpmu.h).
  */
-static int write_pmd(struct vpmu_ctx *ctx, struct pfarg_pmd *p)
+static int write_pmd(struct vpmu_ctx *ctx, void *elem)
 {
+	struct pfarg_pmd *p             = elem;
 	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
 	struct vpmu_pmd *pmd;
 	struct vpmu_set *s;
@@ -134,22 +129,23 @@ static int write_pmd(struct vpmu_ctx *ctx, struct pfarg_pmd *p)
 int vpmu_ctx_write_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
 			int fd, struct pfarg_pmd *pmds, int n)
 {
-	struct vpmu_ctx *ctx;
-	int i, ret;
+	const struct vpmu_vec_cmd cmd = {pmds, n, sizeof(*pmds), NULL,
+					 write_pmd};
 
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret)
-		ret = vpmu_check_vec(d, pmds, n, sizeof(*pmds));
-	for (i = 0; !ret && i < n; i++)
-		ret = write_pmd(ctx, &pmds[i]);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return vpmu_ctx_vec_run(d, who, fd, &cmd);
+}
+
+/* READ_PMDS collects the live counts once, before the first element. */
+static int sync_all(struct vpmu_ctx *ctx)
+{
+	vpmu_ctx_sync(ctx);
+	return 0;
 }
 
 /* One READ_PMDS element (3.1.4); reset/mask/seed fields untouched. */
-static int read_pmd(struct vpmu_ctx *ctx, struct pfarg_pmd *p)
+static int read_pmd(struct vpmu_ctx *ctx, void *elem)
 {
+	struct pfarg_pmd *p             = elem;
 	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
 	const struct vpmu_reg_desc *rd;
 	struct vpmu_set *s;
@@ -181,17 +177,8 @@ static int read_pmd(struct vpmu_ctx *ctx, struct pfarg_pmd *p)
 int vpmu_ctx_read_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
 		       int fd, struct pfarg_pmd *pmds, int n)
 {
-	struct vpmu_ctx *ctx;
-	int i, ret;
+	const struct vpmu_vec_cmd cmd = {pmds, n, sizeof(*pmds), sync_all,
+					 read_pmd};
 
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret)
-		ret = vpmu_check_vec(d, pmds, n, sizeof(*pmds));
-	if (!ret)
-		vpmu_ctx_sync(ctx);
-	for (i = 0; !ret && i < n; i++)
-		ret = read_pmd(ctx, &pmds[i]);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }

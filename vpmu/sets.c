@@ -191,12 +191,19 @@ static int check_setdesc(const struct vpmu_ctx *ctx,
 	return 0;
 }
 
+/* 3.1.10, 3.1.11: sets are created and deleted only while detached. */
+static int unloaded(struct vpmu_ctx *ctx)
+{
+	return ctx->state != VPMU_CTX_UNLOADED ? -EBUSY : 0;
+}
+
 /*
  * Create or modify one set (3.1.10 "If the set already exists, its
  * properties are modified"). Nothing changes if the element is invalid.
  */
-static int create_one(struct vpmu_ctx *ctx, struct pfarg_setdesc *sd)
+static int create_one(struct vpmu_ctx *ctx, void *elem)
 {
+	struct pfarg_setdesc *sd = elem;
 	struct vpmu_set *s;
 	uint64_t timeout;
 	int ret;
@@ -225,23 +232,15 @@ int vpmu_ctx_create_evtsets(struct vpmu_domain *d,
 			    const struct vpmu_caller *who, int fd,
 			    struct pfarg_setdesc *sets, int n)
 {
-	struct vpmu_ctx *ctx;
-	int i, ret;
+	const struct vpmu_vec_cmd cmd = {sets, n, sizeof(*sets), unloaded,
+					 create_one};
 
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret)
-		ret = vpmu_check_vec(d, sets, n, sizeof(*sets));
-	if (!ret && ctx->state != VPMU_CTX_UNLOADED)
-		ret = -EBUSY; /* 3.1.10: only when detached */
-	for (i = 0; !ret && i < n; i++)
-		ret = create_one(ctx, &sets[i]);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }
 
-static int delete_one(struct vpmu_ctx *ctx, struct pfarg_setdesc *sd)
+static int delete_one(struct vpmu_ctx *ctx, void *elem)
 {
+	struct pfarg_setdesc *sd = elem;
 	struct vpmu_set *s;
 
 	/* 3.1.11: no input flags; set0 cannot be deleted. */
@@ -262,19 +261,10 @@ int vpmu_ctx_delete_evtsets(struct vpmu_domain *d,
 			    const struct vpmu_caller *who, int fd,
 			    struct pfarg_setdesc *sets, int n)
 {
-	struct vpmu_ctx *ctx;
-	int i, ret;
+	const struct vpmu_vec_cmd cmd = {sets, n, sizeof(*sets), unloaded,
+					 delete_one};
 
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret)
-		ret = vpmu_check_vec(d, sets, n, sizeof(*sets));
-	if (!ret && ctx->state != VPMU_CTX_UNLOADED)
-		ret = -EBUSY;
-	for (i = 0; !ret && i < n; i++)
-		ret = delete_one(ctx, &sets[i]);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }
 
 static void ns_to_ts(uint64_t ns, struct pfarg_timespec *ts)
@@ -287,8 +277,9 @@ static void ns_to_ts(uint64_t ns, struct pfarg_timespec *ts)
  * 3.1.12. set_id_next reports the set actually switched to (explicit or
  * by order); set_timeout the remainder (0 unless time-switched).
  */
-static int info_one(struct vpmu_ctx *ctx, struct pfarg_setinfo *si)
+static int info_one(struct vpmu_ctx *ctx, void *elem)
 {
+	struct pfarg_setinfo *si = elem;
 	struct vpmu_set *s, *next;
 
 	if (si->set_flags != 0) {
@@ -315,15 +306,8 @@ int vpmu_ctx_getinfo_evtsets(struct vpmu_domain *d,
 			     const struct vpmu_caller *who, int fd,
 			     struct pfarg_setinfo *info, int n)
 {
-	struct vpmu_ctx *ctx;
-	int i, ret;
+	const struct vpmu_vec_cmd cmd = {info, n, sizeof(*info), NULL,
+					 info_one};
 
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret)
-		ret = vpmu_check_vec(d, info, n, sizeof(*info));
-	for (i = 0; !ret && i < n; i++)
-		ret = info_one(ctx, &info[i]);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }

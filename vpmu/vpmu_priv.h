@@ -143,6 +143,27 @@ int vpmu_ctx_lookup(struct vpmu_domain *d, const struct vpmu_caller *who,
 		    int fd, struct vpmu_ctx **out);
 int vpmu_check_vec(struct vpmu_domain *d, const void *arr, int n, size_t elem);
 
+/*
+ * A vector command (spec 3.1): (n) elements of (elem) bytes at (arr).
+ * (prep), optional, is the command-wide check run once the vector is
+ * valid; (one) handles one element, flagging it on error.
+ */
+struct vpmu_vec_cmd {
+	void *arr;
+	int n;
+	size_t elem;
+	int (*prep)(struct vpmu_ctx *ctx);
+	int (*one)(struct vpmu_ctx *ctx, void *elem);
+};
+
+/*
+ * Under the domain lock: look (fd) up, check the vector, run (cmd->prep),
+ * then (cmd->one) on each element in order, stopping at the first error;
+ * earlier elements stay applied. Returns 0 or the first -errno.
+ */
+int vpmu_ctx_vec_run(struct vpmu_domain *d, const struct vpmu_caller *who,
+		     int fd, const struct vpmu_vec_cmd *cmd);
+
 /* counter.c: 64-bit emulation, resets, randomization */
 uint64_t vpmu_pmd_value(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
 			unsigned int i);
