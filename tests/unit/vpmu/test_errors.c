@@ -11,21 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "error_rows.h"
 #include "harness.h"
-
-typedef int (*case_fn)(int fd, uint32_t *flags);
-
-struct row {
-	int line;
-	int id;
-	int want;
-	uint32_t want_flags; /* RETFL bits expected on the element */
-};
-
-#define ROW(f, w, fl)                                                          \
-	{                                                                      \
-		.line = __LINE__, .id = C_##f, .want = w, .want_flags = fl     \
-	}
 
 static int pmc1(int fd, uint32_t *fl, struct pfarg_pmc p)
 {
@@ -335,13 +322,7 @@ ParameterizedTestParameters(vpmu_cmd, errors)
 /* 3.1 "Return values" of each command, and the element flags. */
 ParameterizedTest(struct row *r, vpmu_cmd, errors)
 {
-	int fd         = h_ctx(PFM_FL_SYSTEM_WIDE);
-	uint32_t flags = 0;
-
-	cr_assert(eq(int, cases[r->id](fd, &flags), r->want), "row at line %d",
-		  r->line);
-	cr_assert(eq(u32, flags, r->want_flags), "flags, row at line %d",
-		  r->line);
+	error_row_check(r, cases);
 }
 
 TestSuite(vpmu_cmd, .init = h_setup, .fini = h_teardown);
