@@ -22,6 +22,7 @@
  * moments apart, so host load drifts cancel) and their median over the
  * rounds is reported, in two-decimal fixed point (no FPU).
  */
+#include "bench.h"
 #include "kernel.h"
 #include "tool.h"
 
@@ -53,25 +54,6 @@ static struct pvpmu_shared_page page __attribute__((aligned(4096)));
 static pfarg_pmd_t pmds[NR_PMDS];
 static int null_in_ring3;
 
-/* (n) unrolled `outl` to (port); TSC cycles. */
-static uint64_t outl_loop(uint16_t port, uint32_t val, unsigned int n)
-{
-	uint64_t t0 = rdtsc_ordered();
-
-	__asm__ __volatile__(".balign 16\n"
-			     "1:\n\t"
-			     ".rept 8\n\t"
-			     "mov %[v], %%eax\n\t"
-			     "outl %%eax, %%dx\n\t"
-			     ".endr\n\t"
-			     "sub $8, %[n]\n\t"
-			     "jnz 1b"
-			     : [n] "+r"(n)
-			     : [v] "r"(val), "d"(port)
-			     : "rax", "memory");
-	return rdtsc_ordered() - t0;
-}
-
 /* Ring 0: the bare-exit floor, then the ring-3 program. */
 void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 {
@@ -81,7 +63,7 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	(void)bi;
 	if (vcpu == 0) {
 		for (r = 0; r < BENCH_ROUNDS; r++) {
-			c = outl_loop(PVPMU_PORT_NULL, 0, 64) / 64;
+			c = bench_outl_loop(PVPMU_PORT_NULL, 0, 64) / 64;
 			if (c < floor0_best)
 				floor0_best = c;
 		}
@@ -97,7 +79,7 @@ static uint64_t run(enum kind k, int fd)
 	switch (k) {
 	case K_FLOOR3:
 		if (null_in_ring3)
-			return outl_loop(PVPMU_PORT_NULL, 0, HC_ITERS);
+			return bench_outl_loop(PVPMU_PORT_NULL, 0, HC_ITERS);
 		for (i = 0; i < HC_ITERS; i++)
 			pvpmu_hypercall(PVPMU_HC_NOP, 0);
 		break;
@@ -183,20 +165,6 @@ static void pair(unsigned int round, const uint64_t *c)
 	ratios[R_FAST][round]     = pvpmu_muldiv(c[K_READ1], 100, c[K_FAST1]);
 }
 
-static uint64_t median(uint64_t *v, unsigned int n)
-{
-	unsigned int i, j;
-	uint64_t t;
-
-	for (i = 1; i < n; i++) {
-		t = v[i];
-		for (j = i; j > 0 && v[j - 1] > t; j--)
-			v[j] = v[j - 1];
-		v[j] = t;
-	}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void report_ratios(void)
 {
 	static const char *const rn[NR_RATIOS] = {
@@ -207,10 +175,8 @@ static void report_ratios(void)
 	uint64_t m;
 
 	for (r = 0; r < NR_RATIOS; r++) {
-		m = median(ratios[r], BENCH_ROUNDS);
-		usnprintf(x, sizeof(x), "%llu.%02llu",
-			  (unsigned long long)(m / 100),
-			  (unsigned long long)(m % 100));
+		m = bench_median(ratios[r], BENCH_ROUNDS);
+		bench_fix2(x, sizeof(x), m);
 		len += (unsigned int)usnprintf(line + len, sizeof(line) - len,
 					       " %s=%s", rn[r], x);
 	}

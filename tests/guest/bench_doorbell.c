@@ -16,6 +16,7 @@
  * the latter being less sensitive to other load on the host. Ratios are
  * printed with two decimals in fixed point (no FPU here).
  */
+#include "bench.h"
 #include "kernel.h"
 #include "pvpmu_hc.h"
 
@@ -25,6 +26,7 @@
 #define BENCH_PER_ROUND (BENCH_ITERS / BENCH_ROUNDS)
 
 _Static_assert(BENCH_PER_ROUND % BENCH_UNROLL == 0, "whole unrolled loops");
+_Static_assert(BENCH_ITERS % BENCH_ROUNDS == 0, "whole rounds");
 
 enum kind { K_LOOP, K_NULL, K_NOP, K_ECHO, NR_KINDS };
 
@@ -36,25 +38,6 @@ static const char *const kind_names[NR_KINDS] = {
 };
 
 static struct pvpmu_hc_echo echo;
-
-/* (n) calls of `mov val, %eax; outl %eax, port`; returns TSC cycles. */
-static uint64_t run_out(uint16_t port, uint32_t val, unsigned int n)
-{
-	uint64_t t0 = rdtsc_ordered();
-
-	__asm__ __volatile__(".balign 16\n"
-			     "1:\n\t"
-			     ".rept 8\n\t"
-			     "mov %[v], %%eax\n\t"
-			     "outl %%eax, %%dx\n\t"
-			     ".endr\n\t"
-			     "sub $8, %[n]\n\t"
-			     "jnz 1b"
-			     : [n] "+r"(n)
-			     : [v] "r"(val), "d"(port)
-			     : "rax", "memory");
-	return rdtsc_ordered() - t0;
-}
 
 /* The same loop without the OUT: what (a)..(c) pay in guest instructions. */
 static uint64_t run_loop(uint32_t val, unsigned int n)
@@ -74,28 +57,19 @@ static uint64_t run_loop(uint32_t val, unsigned int n)
 	return rdtsc_ordered() - t0;
 }
 
-static uint64_t run(enum kind k, unsigned int n)
+static uint64_t run(int k, unsigned int n)
 {
 	switch (k) {
 	case K_LOOP:
 		return run_loop(0, n);
 	case K_NULL:
-		return run_out(PVPMU_PORT_NULL, 0, n);
+		return bench_outl_loop(PVPMU_PORT_NULL, 0, n);
 	case K_NOP:
-		return run_out(PVPMU_PORT_HC_BASE + PVPMU_HC_NOP, 0, n);
+		return bench_outl_loop(PVPMU_PORT_HC_BASE + PVPMU_HC_NOP, 0, n);
 	default:
-		return run_out(PVPMU_PORT_HC_BASE + PVPMU_HC_ECHO,
-			       virt_to_gpa(&echo), n);
+		return bench_outl_loop(PVPMU_PORT_HC_BASE + PVPMU_HC_ECHO,
+				       virt_to_gpa(&echo), n);
 	}
-}
-
-/* a / b with two decimals: "1.23". */
-static void ratio(char *buf, size_t size, uint64_t a, uint64_t b)
-{
-	uint64_t r = b ? (a * 100 + b / 2) / b : 0;
-
-	ksnprintf(buf, size, "%llu.%02llu", (unsigned long long)(r / 100),
-		  (unsigned long long)(r % 100));
 }
 
 static void print_tsc_freq(const struct pvpmu_boot_info *bi)
@@ -159,8 +133,8 @@ static void report(const char *what, const uint64_t *per, uint64_t tsc_khz)
 			kprintf("bench: %s %-24s %8llu cycles/iter\n", what,
 				kind_names[k], (unsigned long long)per[k]);
 	}
-	ratio(rb, sizeof(rb), per[K_NOP], per[K_NULL]);
-	ratio(rc, sizeof(rc), per[K_ECHO], per[K_NULL]);
+	bench_fix2(rb, sizeof(rb), bench_ratio_x100(per[K_NOP], per[K_NULL]));
+	bench_fix2(rc, sizeof(rc), bench_ratio_x100(per[K_ECHO], per[K_NULL]));
 	kprintf("bench_doorbell: %s iters=%u loop=%llu null=%llu nop=%llu "
 		"echo=%llu ratio_nop_null=%s ratio_echo_null=%s\n",
 		what, BENCH_ITERS, (unsigned long long)per[K_LOOP],
@@ -170,8 +144,9 @@ static void report(const char *what, const uint64_t *per, uint64_t tsc_khz)
 
 void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 {
-	uint64_t sum[NR_KINDS] = {0}, best[NR_KINDS], c;
-	int round, k;
+	static const struct bench_rounds rounds = {NR_KINDS, BENCH_ROUNDS,
+						   BENCH_PER_ROUND, run};
+	uint64_t sum[NR_KINDS], best[NR_KINDS];
 
 	if (vcpu != 0)
 		return;
@@ -179,20 +154,7 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	if (precheck())
 		guest_exit(1);
 	echo = (struct pvpmu_hc_echo){.size = sizeof(echo), .in = 42};
-	for (k = 0; k < NR_KINDS; k++)
-		best[k] = UINT64_MAX;
-	for (round = 0; round < BENCH_ROUNDS; round++) {
-		for (k = 0; k < NR_KINDS; k++) {
-			c = run(k, BENCH_PER_ROUND);
-			sum[k] += c;
-			if (c < best[k])
-				best[k] = c;
-		}
-	}
-	for (k = 0; k < NR_KINDS; k++) {
-		sum[k] /= BENCH_ITERS;
-		best[k] /= BENCH_PER_ROUND;
-	}
+	bench_interleave(&rounds, sum, best);
 	report("mean", sum, bi->tsc_khz);
 	report("best", best, bi->tsc_khz);
 	guest_exit(0);

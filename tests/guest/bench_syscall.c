@@ -22,6 +22,7 @@
  * hypercall syscall (int3, then the OUT in ring 0) was tried and cost
  * ~50 us, more than (c), so ring 3 rings the doorbells itself.
  */
+#include "bench.h"
 #include "kernel.h"
 
 #include "pvpmu_hc.h"
@@ -29,6 +30,8 @@
 #define BENCH_ITERS     4000 /* per kind, over all rounds */
 #define BENCH_ROUNDS    4
 #define BENCH_PER_ROUND (BENCH_ITERS / BENCH_ROUNDS)
+
+_Static_assert(BENCH_ITERS % BENCH_ROUNDS == 0, "whole rounds");
 
 enum kind { K_LOOP, K_YIELD, K_TIME, K_HC_NOP, NR_KINDS };
 
@@ -42,7 +45,7 @@ static const char *const kind_names[NR_KINDS] = {
 /* Cycles per ring-0 NOP doorbell, best round; written before ring 3. */
 static uint64_t hc_nop_ring0;
 
-static uint64_t run(enum kind k, unsigned int n)
+static uint64_t run(int k, unsigned int n)
 {
 	uint64_t t0 = rdtsc_ordered();
 	unsigned int i;
@@ -66,14 +69,6 @@ static uint64_t run(enum kind k, unsigned int n)
 	return rdtsc_ordered() - t0;
 }
 
-static void ratio(char *buf, size_t size, uint64_t a, uint64_t b)
-{
-	uint64_t r = b ? (a * 100 + b / 2) / b : 0;
-
-	usnprintf(buf, size, "%llu.%02llu", (unsigned long long)(r / 100),
-		  (unsigned long long)(r % 100));
-}
-
 static void report(const char *what, const uint64_t *per, uint64_t tsc_khz)
 {
 	char ry[16], rt[16], rh[16];
@@ -85,9 +80,11 @@ static void report(const char *what, const uint64_t *per, uint64_t tsc_khz)
 			(unsigned long long)(tsc_khz ? per[k] * 1000000 /
 							       tsc_khz
 						     : 0));
-	ratio(ry, sizeof(ry), per[K_YIELD], hc_nop_ring0);
-	ratio(rt, sizeof(rt), per[K_TIME], hc_nop_ring0);
-	ratio(rh, sizeof(rh), per[K_HC_NOP], hc_nop_ring0);
+	bench_fix2(ry, sizeof(ry),
+		   bench_ratio_x100(per[K_YIELD], hc_nop_ring0));
+	bench_fix2(rt, sizeof(rt), bench_ratio_x100(per[K_TIME], hc_nop_ring0));
+	bench_fix2(rh, sizeof(rh),
+		   bench_ratio_x100(per[K_HC_NOP], hc_nop_ring0));
 	uprintf("bench_syscall: %s iters=%u tsc_khz=%llu loop=%llu "
 		"yield=%llu time=%llu hc_nop_ring3=%llu hc_nop_ring0=%llu "
 		"yield_ns=%llu ratio_yield_hc0=%s ratio_time_hc0=%s "
@@ -105,9 +102,10 @@ static void report(const char *what, const uint64_t *per, uint64_t tsc_khz)
 
 static int bench(unsigned int vcpu)
 {
-	uint64_t sum[NR_KINDS] = {0}, best[NR_KINDS], c;
-	uint64_t tsc_khz       = user_boot_info()->tsc_khz;
-	int round, k;
+	static const struct bench_rounds rounds = {NR_KINDS, BENCH_ROUNDS,
+						   BENCH_PER_ROUND, run};
+	uint64_t sum[NR_KINDS], best[NR_KINDS];
+	uint64_t tsc_khz = user_boot_info()->tsc_khz;
 
 	if (vcpu != 0)
 		return 0;
@@ -115,20 +113,7 @@ static int bench(unsigned int vcpu)
 		uprintf("bench_syscall: yield or NOP failed\n");
 		return 1;
 	}
-	for (k = 0; k < NR_KINDS; k++)
-		best[k] = UINT64_MAX;
-	for (round = 0; round < BENCH_ROUNDS; round++) {
-		for (k = 0; k < NR_KINDS; k++) {
-			c = run(k, BENCH_PER_ROUND);
-			sum[k] += c;
-			if (c < best[k])
-				best[k] = c;
-		}
-	}
-	for (k = 0; k < NR_KINDS; k++) {
-		sum[k] /= BENCH_ITERS;
-		best[k] /= BENCH_PER_ROUND;
-	}
+	bench_interleave(&rounds, sum, best);
 	report("mean", sum, tsc_khz);
 	report("best", best, tsc_khz);
 	return 0;

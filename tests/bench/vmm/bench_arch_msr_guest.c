@@ -18,6 +18,7 @@
  * counter to the floor measured next to it (robust to host noise);
  * ratios in fixed point (no FPU here).
  */
+#include "bench.h"
 #include "kernel.h"
 
 #define BENCH_FLOOR_MSR 0x00002fffU /* must match bench_arch_msr.c */
@@ -75,14 +76,6 @@ static uint64_t run_loop(uint32_t msr, unsigned int n)
 	return rdtsc_ordered() - t0;
 }
 
-static void ratio(char *buf, size_t size, uint64_t a, uint64_t b)
-{
-	uint64_t r = b ? (a * 100 + b / 2) / b : 0;
-
-	ksnprintf(buf, size, "%llu.%02llu", (unsigned long long)(r / 100),
-		  (unsigned long long)(r % 100));
-}
-
 /* Pick the model's counter 0 from CPUID; 0 if the VM has no PMU. */
 static const char *setup_model(void)
 {
@@ -114,11 +107,14 @@ static void report(const char *what, const uint64_t *per, uint64_t tsc_khz)
 			(unsigned long long)(tsc_khz ? per[k] * 1000000 /
 							       tsc_khz
 						     : 0));
-	ratio(rb, sizeof(rb), per[K_COUNTER], per[K_FLOOR]);
-	ratio(rc, sizeof(rc), per[K_EVTSEL], per[K_FLOOR]);
+	bench_fix2(rb, sizeof(rb),
+		   bench_ratio_x100(per[K_COUNTER], per[K_FLOOR]));
+	bench_fix2(rc, sizeof(rc),
+		   bench_ratio_x100(per[K_EVTSEL], per[K_FLOOR]));
 	/* The same with the loop's own cost taken out of both sides. */
-	ratio(rl, sizeof(rl), per[K_COUNTER] - per[K_LOOP],
-	      per[K_FLOOR] - per[K_LOOP]);
+	bench_fix2(rl, sizeof(rl),
+		   bench_ratio_x100(per[K_COUNTER] - per[K_LOOP],
+				    per[K_FLOOR] - per[K_LOOP]));
 	kprintf("bench_arch_msr: %s iters=%u floor=%llu counter=%llu "
 		"evtsel=%llu ratio_counter_floor=%s ratio_evtsel_floor=%s "
 		"ratio_counter_floor_net=%s\n",
@@ -130,20 +126,14 @@ static void report(const char *what, const uint64_t *per, uint64_t tsc_khz)
 /* Median of the per-round ratios (x100) counter / floor. */
 static uint64_t median_ratio(uint64_t (*per)[NR_KINDS])
 {
-	uint64_t r[BENCH_ROUNDS], t;
-	int i, j;
+	uint64_t r[BENCH_ROUNDS];
+	int i;
 
+	_Static_assert(BENCH_ROUNDS % 2 == 0, "median of the middle two");
 	for (i = 0; i < BENCH_ROUNDS; i++)
 		r[i] = (per[i][K_COUNTER] * 100 + per[i][K_FLOOR] / 2) /
 		       per[i][K_FLOOR];
-	for (i = 1; i < BENCH_ROUNDS; i++) {
-		for (j = i; j > 0 && r[j - 1] > r[j]; j--) {
-			t        = r[j];
-			r[j]     = r[j - 1];
-			r[j - 1] = t;
-		}
-	}
-	return (r[BENCH_ROUNDS / 2 - 1] + r[BENCH_ROUNDS / 2]) / 2;
+	return bench_median(r, BENCH_ROUNDS);
 }
 
 static uint64_t per_round[BENCH_ROUNDS][NR_KINDS];

@@ -8,6 +8,7 @@
 #ifndef TM_H
 #define TM_H
 
+#include "bench.h"
 #include "tool.h"
 
 #define TM_PPM 1000000ULL
@@ -40,15 +41,7 @@ static inline uint64_t tm_ppm(uint64_t a, uint64_t b)
 /* Sort (v) in place (insertion sort: n is small) and return the median. */
 static inline uint64_t tm_median(uint64_t *v, unsigned int n)
 {
-	unsigned int i, j;
-	uint64_t x;
-
-	for (i = 1; i < n; i++) {
-		x = v[i];
-		for (j = i; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+	bench_sort(v, n);
 	return n ? v[n / 2] : 0;
 }
 
