@@ -13,6 +13,7 @@
  * spinning), parses the buffer and restarts vCPU 1's context.
  */
 #include "check.h"
+#include "smpl_setup.h"
 
 #include "pvpmu_hc.h"
 
@@ -47,23 +48,13 @@ static volatile uint64_t remote_size;
 
 static int setup(struct run *r)
 {
-	struct {
-		pfarg_ctx_t ctx;
-		pfm_default_smpl_arg_t arg;
-	} a = {
-		.ctx = {.ctx_flags       = PFM_FL_SYSTEM_WIDE,
-			.ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID},
-		.arg = {.buf_size = SMPL_BUF},
-	};
+	struct smpl_ctx a;
 	pfarg_pmc_t pmc = {.reg_num = 0, .reg_flags = PFM_REGFL_OVFL_NOTIFY};
-	pfarg_pmd_t pmd = {.reg_num         = 0,
-			   .reg_value       = -(uint64_t)SMPL_PERIOD,
-			   .reg_short_reset = -(uint64_t)SMPL_PERIOD,
-			   .reg_long_reset  = -(uint64_t)SMPL_PERIOD};
+	pfarg_pmd_t pmd = smpl_pmd0(SMPL_PERIOD);
 	pfarg_load_t ld = {.load_pid = r->vcpu};
 	int ret;
 
-	ret = pfm_create_context(&a.ctx, &a.arg, sizeof(a.arg));
+	ret = smpl_create_context(&a, SMPL_BUF);
 	EXPECT(r->ck, "create with the default format", ret, 0);
 	if (ret)
 		return ret;

@@ -37,6 +37,7 @@
  * of the vCPU thread lands in whichever round it hits (medians and best
  * rounds damp it). Fixed point throughout (no FPU in guests).
  */
+#include "smpl_setup.h"
 #include "tm.h"
 
 #include "pvpmu_hc.h"
@@ -77,25 +78,14 @@ static unsigned int nr_ms     = BENCH_MS; /* workload chunks (exits1k) */
 
 static int sampler(unsigned int vcpu, int *fd)
 {
-	struct {
-		pfarg_ctx_t ctx;
-		pfm_default_smpl_arg_t arg;
-	} a = {
-		.ctx = {.ctx_flags       = PFM_FL_SYSTEM_WIDE,
-			.ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID},
-		.arg = {.buf_size = BENCH_BUF},
-	};
+	struct smpl_ctx a;
 	pfarg_pmc_t pmc[3] = {{.reg_num = 0, .reg_smpl_pmds = {2}},
 			      {.reg_num = 1},
 			      {.reg_num = 2}};
-	uint64_t p         = tm_khz();
-	pfarg_pmd_t pmd    = {.reg_num         = 0,
-			      .reg_value       = -p,
-			      .reg_short_reset = -p,
-			      .reg_long_reset  = -p};
+	pfarg_pmd_t pmd    = smpl_pmd0(tm_khz());
 	int ret;
 
-	ret = pfm_create_context(&a.ctx, &a.arg, sizeof(a.arg));
+	ret = smpl_create_context(&a, BENCH_BUF);
 	if (ret)
 		return tool_err("bench_slowdown", "PFM_CREATE_CONTEXT", ret);
 	*fd = a.ctx.ctx_fd;

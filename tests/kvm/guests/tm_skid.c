@@ -50,6 +50,7 @@
  * sample is well formed (exit-driven: skid 0 and the exact count);
  * tests/kvm/test_timing.c asserts the timer bound.
  */
+#include "smpl_setup.h"
 #include "tm.h"
 
 #include "pvpmu_hc.h"
@@ -87,23 +88,13 @@ static uint64_t pmd0_only(void *opaque, uint16_t set, uint16_t ovfl_pmd)
 
 static int setup(struct pass *p, unsigned int vcpu)
 {
-	struct {
-		pfarg_ctx_t ctx;
-		pfm_default_smpl_arg_t arg;
-	} a = {
-		.ctx = {.ctx_flags       = PFM_FL_SYSTEM_WIDE,
-			.ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID},
-		.arg = {.buf_size = TM_BUF},
-	};
+	struct smpl_ctx a;
 	pfarg_pmc_t pmc[2] = {{.reg_num = 0, .reg_smpl_pmds = {1}},
 			      {.reg_num = 1}};
-	pfarg_pmd_t pmd    = {.reg_num         = 0,
-			      .reg_value       = -p->period,
-			      .reg_short_reset = -p->period,
-			      .reg_long_reset  = -p->period};
+	pfarg_pmd_t pmd    = smpl_pmd0(p->period);
 	int ret;
 
-	ret = pfm_create_context(&a.ctx, &a.arg, sizeof(a.arg));
+	ret = smpl_create_context(&a, TM_BUF);
 	if (ret)
 		return tool_err("tm_skid", "PFM_CREATE_CONTEXT", ret);
 	p->fd            = a.ctx.ctx_fd;
