@@ -71,13 +71,11 @@ int kprintf(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
-	int n;
+	size_t n;
 
 	va_start(ap, fmt);
-	n = kvsnprintf(buf, sizeof(buf), fmt, ap);
+	n = kvsnprintf_cut(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(buf) - 1)
-		n = sizeof(buf) - 1;
-	console_write(buf, (size_t)n);
-	return n;
+	console_write(buf, n);
+	return (int)n;
 }

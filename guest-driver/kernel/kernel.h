@@ -170,6 +170,13 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
+ * kvsnprintf() into (buf) of (size) > 0 bytes; returns the bytes stored
+ * (the output cut to size - 1): what kprintf() and uprintf() write.
+ */
+size_t kvsnprintf_cut(char *buf, size_t size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+/*
  * GDT: kernel and user segments, then one 64-bit TSS descriptor per vCPU.
  * The layout suits STAR (user DS = user CS - 8).
  */

@@ -224,3 +224,21 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+size_t kvsnprintf_cut(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int n = kvsnprintf(buf, size, fmt, ap);
+
+	if (n > (int)size - 1)
+		n = (int)size - 1;
+	return (size_t)n;
+}
+
+/*
+ * Ring 3 formats with this same code (user.h): it is pure computation, so
+ * its entry points are aliases rather than copies.
+ */
+int uvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+	__attribute__((alias("kvsnprintf")));
+int usnprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((alias("ksnprintf")));
