@@ -216,11 +216,15 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
 	}
 }
 
+/*
+ * Consume the posted requests; returns false once the VM stops. The bits
+ * only need to get the vCPU out of KVM_RUN or HLT: a TIMER kick is served
+ * by the accounting that follows every KVM_RUN, and a pending IRQ by
+ * vmm_pmu_before_run(), which reads irq_pending itself.
+ */
 static bool serve_requests(struct vmm_vcpu *vcpu)
 {
-	unsigned int req = atomic_exchange(&vcpu->requests, 0);
-
-	(void)req; /* VMM_REQ_TIMER / VMM_REQ_IRQ get handlers later. */
+	atomic_store(&vcpu->requests, 0);
 	return !__atomic_load_n(&vcpu->vm->stopping, __ATOMIC_ACQUIRE);
 }
 
