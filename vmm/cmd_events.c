@@ -9,7 +9,7 @@
  * probed by opening them on this thread. Without a usable /dev/kvm the
  * listing still runs: KVM statistics are then unavailable, with the reason.
  */
-#include "commands.h"
+#include "vpmu_commands.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "backends/backends.h"
-#include "vmm.h"
+#include "vmm_core.h"
 
 static const char events_usage[] =
 	"usage: vpmu events [--json]\n"

@@ -7,8 +7,8 @@
  *   vpmu events [--json]
  *   vpmu list | stat | record | report | top ...   (host operators)
  */
-#include "vmm.h"
-#include "commands.h"
+#include "vmm_core.h"
+#include "vpmu_commands.h"
 
 #include <errno.h>
 #include <pthread.h>

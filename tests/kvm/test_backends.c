@@ -30,9 +30,9 @@
 #include <pvpmu/catalog.h>
 
 #include "backends/backends.h"
-#include "commands.h"
+#include "vpmu_commands.h"
 #include "kvm_harness.h"
-#include "vmm.h"
+#include "vmm_core.h"
 #include "vpmu.h"
 #include "vpmu_pmu.h"
 

@@ -30,10 +30,10 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "control_proto.h"
+#include "ctl_client.h"
+#include "ctl_proto.h"
 #include "kvm_harness.h"
-#include "recfile.h"
+#include "record_file.h"
 #include "vm_bg.h"
 
 #define OP_CALLS 500 /* tests/kvm/guests/op_calls.c */

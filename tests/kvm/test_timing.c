@@ -65,7 +65,7 @@
 #define TM_ATTEMPTS  5
 #define TM_MIN_SHARE 970000ULL /* ppm: the vCPU thread had 97 % of a CPU */
 #define TM_PPM       1000000ULL
-#define TM_TIMER_MIN 10000ULL /* VMM_TIMER_MIN_NS (vmm/pmu.c) */
+#define TM_TIMER_MIN 10000ULL /* VMM_TIMER_MIN_NS (vmm/pv/vm_pmu.c) */
 
 static struct vpmu_result res;
 static int lock_fd = -1;

@@ -15,7 +15,7 @@
 #include <pvpmu/abi.h>
 
 #include "kvm_harness.h"
-#include "vmm.h"
+#include "vmm_core.h"
 
 static struct vmm_vm *vm;
 static FILE *console;

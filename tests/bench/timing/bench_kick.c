@@ -8,9 +8,9 @@
  * A kick is a POSIX timer (CLOCK_MONOTONIC, SIGEV_THREAD_ID) that sends
  * SIGUSR1 to the vCPU thread, whose handler sets kvm_run.immediate_exit;
  * the thread then re-arms the timer with timer_settime() for the next
- * deadline (vmm/pmu.c, vmm/vcpu.c). Here a thread runs a fixed CPU-bound
- * loop (the same xorshift chain as the guests' tool_spin()) in BENCH_CHUNKS
- * chunks, interleaved over BENCH_ROUNDS rounds in three ways:
+ * deadline (vmm/pv/vm_pmu.c, vmm/core/vcpu_loop.c). Here a thread runs a fixed
+ * CPU-bound loop (the same xorshift chain as the guests' tool_spin()) in
+ * BENCH_CHUNKS chunks, interleaved over BENCH_ROUNDS rounds in three ways:
  *
  *   none     no timer: the floor
  *   signal   the timer fires every 1 ms (it_interval): signal delivery,

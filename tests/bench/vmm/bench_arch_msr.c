@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vmm.h"
+#include "vmm_core.h"
 
 #define BENCH_FLOOR_MSR 0x00002fffU /* must match the guest */
 #define BENCH_GUEST     VPMU_BUILD_DIR "/guests/bench_arch_msr_guest.elf"

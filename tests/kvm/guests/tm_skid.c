@@ -61,7 +61,7 @@
 #define TM_BUF       (64 * 1024)
 #define TM_MAX       1024
 #define TM_RT_CALLS  101
-/* VMM_TIMER_MIN_NS (vmm/pmu.c): the VMM never arms its timer closer. */
+/* VMM_TIMER_MIN_NS (vmm/pv/vm_pmu.c): the VMM never arms its timer closer. */
 #define TM_TIMER_MIN_NS 10000ULL
 
 static uint64_t skid[TM_MAX];

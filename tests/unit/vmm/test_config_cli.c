@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
+#include "vm_config.h"
 
 #define DATA     VPMU_SOURCE_DIR "/tests/unit/vmm/data/"
 #define MAX_ARGS 16

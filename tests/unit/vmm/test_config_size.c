@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config.h"
+#include "vm_config.h"
 
 struct size_case {
 	int line;

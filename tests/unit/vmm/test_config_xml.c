@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "vm_config.h"
 
 #define DATA VPMU_SOURCE_DIR "/tests/unit/vmm/data/"
 

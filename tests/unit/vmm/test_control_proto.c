@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "control_proto.h"
+#include "ctl_proto.h"
 
 struct req_case {
 	int line;

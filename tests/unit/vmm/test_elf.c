@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm.h"
+#include "vmm_core.h"
 
 #define MEM_SIZE (4ULL << 20)
 #define LOAD_GPA 0x100000ULL

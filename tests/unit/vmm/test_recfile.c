@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recfile.h"
+#include "record_file.h"
 
 static char dir[] = "/tmp/vpmu-rec-XXXXXX";
 static char path[128];

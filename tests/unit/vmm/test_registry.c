@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "registry.h"
+#include "ctl_client.h"
+#include "vm_registry.h"
 
 static char dir[] = "/tmp/vpmu-reg-XXXXXX";
 

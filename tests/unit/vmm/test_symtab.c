@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symtab.h"
+#include "elf_symbols.h"
 
 #define IMAGE VPMU_BUILD_DIR "/guests/op_hot.elf"
 

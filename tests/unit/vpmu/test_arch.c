@@ -150,7 +150,7 @@ Test(vpmu_arch_model, names_and_auto)
 	cr_assert(not(vpmu_arch_masks_lvtpc(&vpmu_amd_v2_ops)));
 }
 
-/* Every range a model claims is one vmm/msr.c traps, exactly. */
+/* Every range a model claims is one vmm/core/msr_dispatch.c traps, exactly. */
 Test(vpmu_arch_model, ranges_are_the_trapped_ranges)
 {
 	static const struct vpmu_arch_range trapped[] = {

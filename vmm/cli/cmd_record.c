@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_record.c: `vpmu record`, sampling every vCPU of the chosen VMs into
+ * a record file (record_file.h). Each vCPU gets a host context with a
+ * default-format buffer; the VMM drains full buffers promptly and this
+ * command fetches the samples every 100 ms. The file is written to
+ * FILE.tmp and renamed when complete, also on Ctrl-C or SIGTERM, so FILE
+ * is never truncated. A VM that disappears is reported and noted in the
+ * file; the others go on.
+ */
+#include "vpmu_commands.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl_client.h"
+#include "record_file.h"
+
+static const char record_usage[] =
+	"usage: vpmu record [-a | -m VM...] [-e EVENT[,EVENT...]] [-c PERIOD |"
+	" -F HZ]\n"
+	"                   [-o FILE] [--buffer-kib N] [-- SECONDS]\n"
+	"\n"
+	"  Sample every vCPU of all VMs (-a, the default) or of the VMs named\n"
+	"  by -m (name, uuid or uuid prefix; repeatable) on the first EVENT\n"
+	"  (default hv_guest_cycles), every PERIOD events or HZ times per\n"
+	"  second of guest run time (time events only; default -F 1000).\n"
+	"  Further events are recorded in each sample. Writes FILE (default\n"
+	"  vpmu.rec, JSON lines: see 'vpmu report') atomically when SECONDS\n"
+	"  have passed, on Ctrl-C or when every VM has gone.\n";
+
+struct record_opts {
+	struct ops_select sel;
+	const char *out;
+	uint64_t period, freq, buf_kib;
+	double duration;
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+struct record {
+	struct ops_session s;
+	struct record_opts o;
+	struct rec_writer w;
+	int write_err;
+	uint64_t lost, t0;
+	uint64_t *vm_lost;
+};
+
+static void put_sample(void *opaque, const struct ops_sample *smp)
+{
+	struct record *r     = opaque;
+	struct rec_sample rs = {
+		.vm      = smp->vm,
+		.cpu     = smp->vcpu,
+		.set     = smp->set,
+		.ip      = smp->ip,
+		.tstamp  = smp->tstamp,
+		.nr_vals = smp->nr_vals,
+	};
+
+	memcpy(rs.vals, smp->vals, sizeof(rs.vals));
+	if (!r->write_err)
+		r->write_err = rec_sample(&r->w, &rs);
+}
+
+/*
+ * Fetch every live VM's samples; note VMs that went away. Called every
+ * 100 ms: the VMM keeps what it copied out of full buffers, so this rate
+ * only bounds memory and latency, not the sample rate.
+ */
+static void drain_all(struct record *r)
+{
+	unsigned int vm;
+	uint64_t lost;
+
+	for (vm = 0; vm < r->s.nr_vms; vm++) {
+		if (r->s.vms[vm].gone)
+			continue;
+		if (!ops_drain(&r->s, vm, put_sample, r, &lost)) {
+			r->vm_lost[vm] = lost;
+			continue;
+		}
+		if (r->s.vms[vm].gone && !r->write_err)
+			r->write_err = rec_note(&r->w, vm, r->s.vms[vm].cl.err);
+	}
+}
+
+static int parse_u64(const char *opt, const char *v, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out  = strtoull(v, &end, 10);
+	if (!*v || *end || errno || !*out || v[0] == '-') {
+		fprintf(stderr, "vpmu record: %s needs a positive integer\n",
+			opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_one(struct record *r, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	struct record_opts *o = &r->o;
+	char *end;
+	int ret;
+
+	ret = ops_select_arg(&o->sel, argc, argv, i, "vpmu record");
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		fputs(record_usage, stdout);
+		return 1;
+	}
+	if (!v ||
+	    (strcmp(a, "-e") && strcmp(a, "-c") && strcmp(a, "-F") &&
+	     strcmp(a, "-o") && strcmp(a, "--buffer-kib") && strcmp(a, "--"))) {
+		fprintf(stderr,
+			"vpmu record: unknown or incomplete argument '%s' "
+			"(try 'vpmu record --help')\n",
+			a);
+		return -EINVAL;
+	}
+	++*i;
+	if (!strcmp(a, "-e"))
+		return ops_parse_events(&r->s, v);
+	if (!strcmp(a, "-o")) {
+		o->out = v;
+		return 0;
+	}
+	if (!strcmp(a, "-c"))
+		return parse_u64(a, v, &o->period);
+	if (!strcmp(a, "-F"))
+		return parse_u64(a, v, &o->freq);
+	if (!strcmp(a, "--buffer-kib"))
+		return parse_u64(a, v, &o->buf_kib);
+	errno       = 0;
+	o->duration = strtod(v, &end);
+	if (*end || errno || o->duration <= 0) {
+		fprintf(stderr,
+			"vpmu record: -- needs a duration in seconds\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct record *r)
+{
+	int i, ret = 0;
+
+	r->o.out     = "vpmu.rec";
+	r->o.buf_kib = 256;
+	for (i = 0; i < argc && !ret; i++)
+		ret = parse_one(r, argc, argv, &i);
+	if (!ret && !r->s.nr_ev)
+		ret = ops_parse_events(&r->s, "hv_guest_cycles");
+	if (!ret && r->o.period && r->o.freq) {
+		fprintf(stderr, "vpmu record: -c and -F exclude each other\n");
+		ret = -EINVAL;
+	}
+	if (!ret && !r->o.period && !r->o.freq)
+		r->o.freq = 1000;
+	return ret;
+}
+
+/* The sampling period for -F: time events only. */
+static int period_of(struct record *r)
+{
+	const struct ops_event *ev = &r->s.ev[0];
+	uint64_t khz               = 0;
+	unsigned int i;
+
+	if (r->o.period)
+		return 0;
+	for (i = 0; i < r->s.nr_vms && !khz; i++)
+		khz = r->s.vms[i].gone ? 0 : r->s.vms[i].e.tsc_khz;
+	if (!strcmp(ev->name, "hv_run_ns"))
+		r->o.period = 1000000000ULL / r->o.freq;
+	else if (!strcmp(ev->name, "hv_guest_cycles") && khz)
+		r->o.period = khz * 1000ULL / r->o.freq;
+	if (!r->o.period) {
+		fprintf(stderr,
+			"vpmu record: -F needs a time event (hv_run_ns, "
+			"hv_guest_cycles with a known TSC rate); use -c "
+			"PERIOD for %s\n",
+			ev->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int open_file(struct record *r)
+{
+	struct rec_header h = {.code    = r->s.ev[0].code,
+			       .period  = r->o.period,
+			       .freq    = r->o.freq,
+			       .created = (int64_t)time(NULL)};
+	unsigned int i;
+	int ret;
+
+	snprintf(h.event, sizeof(h.event), "%s", r->s.ev[0].name);
+	for (i = 0; i < r->s.nr_ev && i < REC_EVENTS_MAX; i++)
+		snprintf(h.events[i], sizeof(h.events[i]), "%s",
+			 r->s.ev[i].name);
+	h.nr_events = i;
+	h.nr_vms    = r->s.nr_vms;
+	h.vms       = calloc(h.nr_vms, sizeof(*h.vms));
+	if (!h.vms)
+		return -ENOMEM;
+	for (i = 0; i < h.nr_vms; i++) {
+		const struct vmm_reg_entry *e = &r->s.vms[i].e;
+
+		snprintf(h.vms[i].uuid, sizeof(h.vms[i].uuid), "%s", e->uuid);
+		snprintf(h.vms[i].name, sizeof(h.vms[i].name), "%s", e->name);
+		snprintf(h.vms[i].image, sizeof(h.vms[i].image), "%s",
+			 e->image);
+		h.vms[i].nr_vcpus = e->nr_vcpus;
+		h.vms[i].tsc_khz  = e->tsc_khz;
+	}
+	ret = rec_open(&r->w, r->o.out, &h);
+	free(h.vms);
+	if (ret)
+		fprintf(stderr, "vpmu record: %s.tmp: %s\n", r->o.out,
+			strerror(-ret));
+	return ret;
+}
+
+static void progress(struct record *r, uint64_t *last)
+{
+	uint64_t now = ops_now_ns();
+	bool tty     = isatty(STDERR_FILENO);
+
+	if (now - *last < (tty ? 1 : 10) * 1000000000ULL)
+		return;
+	*last = now;
+	fprintf(stderr, "%svpmu record: %.0f s, %llu samples from %u VM%s%s",
+		tty ? "\r" : "", (double)(now - r->t0) / 1e9,
+		(unsigned long long)r->w.samples, r->s.nr_live,
+		r->s.nr_live == 1 ? "" : "s", tty ? "  " : "\n");
+}
+
+static const char *run(struct record *r)
+{
+	uint64_t end  = r->o.duration > 0
+				? r->t0 + (uint64_t)(r->o.duration * 1e9)
+				: UINT64_MAX;
+	uint64_t last = r->t0, next = r->t0;
+
+	while (!stop_flag && r->s.nr_live && !r->write_err &&
+	       ops_now_ns() < end) {
+		if (ops_now_ns() >= next) {
+			drain_all(r);
+			next += 100000000ULL;
+		}
+		progress(r, &last);
+		usleep(10000);
+	}
+	if (isatty(STDERR_FILENO))
+		fputc('\n', stderr);
+	drain_all(r); /* what the VMs still hold */
+	if (stop_flag)
+		return "interrupted";
+	return r->s.nr_live ? "done" : "every VM disappeared";
+}
+
+static int finish(struct record *r, const char *why)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < r->s.nr_vms; i++)
+		r->lost += r->vm_lost[i];
+	if (r->write_err) {
+		fprintf(stderr, "vpmu record: writing %s.tmp: %s (removed)\n",
+			r->o.out, strerror(-r->write_err));
+		rec_abort(&r->w);
+		return 1;
+	}
+	ret = rec_finish(&r->w, r->lost, ops_now_ns() - r->t0, why);
+	if (ret) {
+		fprintf(stderr, "vpmu record: %s: %s\n", r->o.out,
+			strerror(-ret));
+		return 1;
+	}
+	fprintf(stderr, "vpmu record: %s: %llu samples (%llu lost), %s\n",
+		r->o.out, (unsigned long long)r->w.samples,
+		(unsigned long long)r->lost, why);
+	return 0;
+}
+
+int vmm_cmd_record(int argc, char **argv)
+{
+	struct record r     = {.s.prog = "vpmu record"};
+	struct sigaction sa = {.sa_handler = on_signal};
+	const char *why;
+	int ret;
+
+	ret = parse(argc, argv, &r);
+	if (ret)
+		return ret > 0 ? 0 : 1;
+	if (ops_open(&r.s, r.o.sel.names, r.o.sel.nr))
+		return 1;
+	r.vm_lost = calloc(r.s.nr_vms, sizeof(*r.vm_lost));
+	/* Signals only stop the loop: the file is always finished. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = !r.vm_lost || period_of(&r) || open_file(&r);
+	if (!ret && ops_start_sampling(&r.s, r.o.period, r.o.buf_kib << 10)) {
+		rec_abort(&r.w);
+		fprintf(stderr, "vpmu record: no VM could be sampled\n");
+		ret = 1;
+	}
+	if (ret) {
+		ops_close(&r.s);
+		free(r.vm_lost);
+		return 1;
+	}
+	r.t0 = ops_now_ns();
+	why  = run(&r);
+	ret  = finish(&r, why);
+	ops_close(&r.s);
+	free(r.vm_lost);
+	return ret;
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl_client.h: the host operator's side of the control socket: finding the
+ * running VMs in the runtime directory, talking to one, and an operator
+ * session that puts one host context on every vCPU of the chosen VMs
+ * (used by `vpmu stat`, `record` and `top`).
+ */
+#ifndef VMM_CLIENT_H
+#define VMM_CLIENT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vm_registry.h"
+
+#define VMM_CLIENT_TIMEOUT_MS 5000
+
+struct vmm_client {
+	int fd;
+	int64_t next_id;
+	char err[256]; /* message of the last failure */
+};
+
+/* Connect to the socket (path). 0, or -errno with c->err set. */
+int vmm_client_connect(struct vmm_client *c, const char *path);
+
+void vmm_client_close(struct vmm_client *c);
+
+/*
+ * Send request (req) (the function adds v and id, and takes ownership) and
+ * wait for its reply. Returns 0 with (*rep) (caller puts it; may be NULL
+ * to drop it); -errno from the VMM's error reply or the connection, with
+ * c->err set. -ECONNRESET/-EPIPE mean the VM is gone.
+ */
+int vmm_client_call(struct vmm_client *c, struct json_object *req,
+		    struct json_object **rep);
+
+/* Build {"cmd": cmd} for vmm_client_call(). */
+struct json_object *vmm_client_req(const char *cmd);
+
+/*
+ * List the VMs registered in (dir), sorted by name: live entries in a
+ * malloc'd array (*out) of (*nr). Stale entries (pid gone, socket refusing)
+ * are removed, each with a note on (notes) if not NULL. Returns 0 or
+ * -errno (a missing directory is 0 entries).
+ */
+int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
+			unsigned int *nr, FILE *notes);
+
+/*
+ * vmm_client_discover() over this user's runtime directory (its path into
+ * (dir)) and, for root without $VPMU_RUNTIME_DIR, every
+ * /run/user/UID/vpmu as well: root sees the VMs of every user.
+ */
+int vmm_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
+			    unsigned int *nr, FILE *notes);
+
+/* Is (e) chosen by (sel): its name, its uuid or a uuid prefix (>= 4)? */
+bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel);
+
+/* ---- Operator sessions (op_session.c)
+ * ----------------------------------------- */
+
+#define OPS_EVENTS_MAX 64
+#define OPS_COUNTERS   8 /* counting PMCs of the logical PMU */
+
+struct ops_event {
+	char name[64];
+	uint16_t code;
+	bool is_time; /* counts ns or TSC cycles */
+};
+
+struct ops_vm {
+	struct vmm_reg_entry e;
+	struct vmm_client cl;
+	bool gone;
+	int ctx[64]; /* host context per vCPU, -1 if none */
+};
+
+struct ops_session {
+	const char *prog; /* "vpmu stat"... for messages */
+	struct ops_vm *vms;
+	unsigned int nr_vms, nr_live;
+	struct ops_event ev[OPS_EVENTS_MAX];
+	unsigned int nr_ev, nr_sets;
+};
+
+/*
+ * Parse an event list "a,b,0x02e0" into (s) (appending). Names from the
+ * catalogue, or raw codes 0xNNNN. Returns 0 or -EINVAL (message printed).
+ */
+int ops_parse_events(struct ops_session *s, const char *list);
+
+/*
+ * Connect to the VMs chosen by (sel) (nr_sel names/uuids; none = all).
+ * Returns 0, or -ENOENT with a message when none matches or is running.
+ */
+int ops_open(struct ops_session *s, const char *const *sel,
+	     unsigned int nr_sel);
+
+/*
+ * Counting: one context per vCPU, the events in ceil(nr_ev / 8) event sets
+ * switched every (switch_ns) of run time when there are more than 8, then
+ * load and start. A VM that fails is reported and dropped. 0 or -errno
+ * when no VM is left.
+ */
+int ops_start_counting(struct ops_session *s, uint64_t switch_ns);
+
+/* One vCPU's counts: raw per event, per-set act time, enabled time. */
+struct ops_counts {
+	uint64_t raw[OPS_EVENTS_MAX];
+	uint64_t running[OPS_EVENTS_MAX]; /* ns the event's set was active */
+	uint64_t enabled;                 /* ns monitoring was on */
+};
+
+/* Read vCPU (vcpu) of VM (vm). 0 or -errno (the VM is then marked gone). */
+int ops_read(struct ops_session *s, unsigned int vm, unsigned int vcpu,
+	     struct ops_counts *out);
+
+/*
+ * Sampling: event ev[0] with (period), the other events recorded in every
+ * sample, a default-format buffer of (buf_size) bytes per vCPU.
+ */
+int ops_start_sampling(struct ops_session *s, uint64_t period,
+		       uint64_t buf_size);
+
+/* A sample as drained. */
+struct ops_sample {
+	unsigned int vm, vcpu, set, ovfl_pmd;
+	uint64_t tstamp, ip;
+	unsigned int nr_vals;
+	uint64_t vals[16];
+};
+
+typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);
+
+/*
+ * Drain every vCPU of VM (vm), calling (fn) per sample; (*lost) gets the
+ * VMM's lost-sample total. 0 or -errno (the VM is then marked gone).
+ */
+int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
+	      void *opaque, uint64_t *lost);
+
+/* Mark (vm) gone with one clear message on stderr (once). */
+void ops_vm_gone(struct ops_session *s, unsigned int vm, const char *why);
+
+/* Notice VMs whose connection closed (non-blocking): ops_vm_gone(). */
+void ops_check_alive(struct ops_session *s);
+
+/* Disconnect from every VM (the VMMs destroy the contexts). */
+void ops_close(struct ops_session *s);
+
+/* Common selection options: -a, -m VM (repeatable). */
+struct ops_select {
+	const char *names[64];
+	unsigned int nr;
+};
+
+/*
+ * If argv[*i] is -a or -m VM, consume it (and its value) into (sel) and
+ * return 1; 0 if not a selection option; -EINVAL (message printed) on a
+ * missing value.
+ */
+int ops_select_arg(struct ops_select *sel, int argc, char **argv, int *i,
+		   const char *prog);
+
+/* Monotonic time in ns. */
+uint64_t ops_now_ns(void);
+
+#endif /* VMM_CLIENT_H */

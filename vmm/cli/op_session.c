@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: MIT
+/*
+ * op_session.c: operator sessions (see ctl_client.h): host contexts on every
+ * vCPU of the chosen VMs, programmed for counting (with event sets when there
+ * are more events than counters) or for sampling, and read or drained. A VM
+ * that stops answering is reported once and left out; the others go on.
+ */
+#include "ctl_client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "pvpmu/catalog.h"
+#include "vpmu_pmu.h"
+
+uint64_t ops_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int add_event(struct ops_session *s, const char *name)
+{
+	const struct pvpmu_event_desc *d = pvpmu_catalog_find(name);
+	struct ops_event *ev;
+	char *end;
+	unsigned long code;
+
+	if (s->nr_ev == OPS_EVENTS_MAX) {
+		fprintf(stderr, "%s: at most %d events\n", s->prog,
+			OPS_EVENTS_MAX);
+		return -EINVAL;
+	}
+	ev = &s->ev[s->nr_ev];
+	if (d) {
+		ev->code    = d->code;
+		ev->is_time = d->is_time;
+	} else {
+		errno = 0;
+		code  = strtoul(name, &end, 16);
+		if (strncmp(name, "0x", 2) || *end || errno || code > 0xffff) {
+			fprintf(stderr,
+				"%s: unknown event '%s' (names from 'vpmu "
+				"events', or a code 0xNNNN)\n",
+				s->prog, name);
+			return -EINVAL;
+		}
+		ev->code    = (uint16_t)code;
+		ev->is_time = false;
+	}
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	s->nr_ev++;
+	return 0;
+}
+
+int ops_parse_events(struct ops_session *s, const char *list)
+{
+	char buf[1024], *tok, *save = NULL;
+	int ret = 0;
+
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (tok = strtok_r(buf, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save))
+		ret = add_event(s, tok);
+	return ret;
+}
+
+static bool chosen(const struct vmm_reg_entry *e, const char *const *sel,
+		   unsigned int nr_sel, bool *used)
+{
+	unsigned int i;
+	bool hit = nr_sel == 0;
+
+	for (i = 0; i < nr_sel; i++) {
+		if (vmm_client_match(e, sel[i])) {
+			used[i] = true;
+			hit     = true;
+		}
+	}
+	return hit;
+}
+
+static int connect_vm(struct ops_session *s, struct ops_vm *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		v->ctx[i] = -1;
+	if (vmm_client_connect(&v->cl, v->e.socket) ||
+	    vmm_client_call(&v->cl, vmm_client_req("hello"), NULL)) {
+		fprintf(stderr, "%s: VM '%s' (%s): %s: skipped\n", s->prog,
+			v->e.name, v->e.uuid, v->cl.err);
+		vmm_client_close(&v->cl);
+		v->gone = true;
+		return -ENOTCONN;
+	}
+	if (v->e.nr_vcpus > 64)
+		v->e.nr_vcpus = 64;
+	return 0;
+}
+
+int ops_open(struct ops_session *s, const char *const *sel, unsigned int nr_sel)
+{
+	bool used[64] = {false};
+	struct vmm_reg_entry *all;
+	char dir[PATH_MAX] = "";
+	unsigned int i, n;
+	int ret;
+
+	ret = vmm_client_discover_all(dir, sizeof(dir), &all, &n, stderr);
+	if (ret) {
+		fprintf(stderr, "%s: %s%s%s%s\n", s->prog,
+			dir[0] ? "runtime directory " : "", dir,
+			dir[0] ? ": " : "", vmm_runtime_strerror(ret));
+		return ret;
+	}
+	s->vms = calloc(n ? n : 1, sizeof(*s->vms));
+	for (i = 0; s->vms && i < n; i++) {
+		if (!chosen(&all[i], sel, nr_sel, used))
+			continue;
+		s->vms[s->nr_vms].e = all[i];
+		if (!connect_vm(s, &s->vms[s->nr_vms]))
+			s->nr_live++;
+		s->nr_vms++;
+	}
+	free(all);
+	for (i = 0; i < nr_sel; i++) {
+		if (!used[i])
+			fprintf(stderr, "%s: no running VM matches '%s'\n",
+				s->prog, sel[i]);
+	}
+	if (!s->nr_live) {
+		fprintf(stderr,
+			"%s: no running VM to monitor (runtime "
+			"directory %s)\n",
+			s->prog, dir);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void ops_vm_gone(struct ops_session *s, unsigned int vm, const char *why)
+{
+	struct ops_vm *v = &s->vms[vm];
+
+	if (v->gone)
+		return;
+	v->gone = true;
+	s->nr_live--;
+	vmm_client_close(&v->cl);
+	fprintf(stderr,
+		"%s: VM '%s' (%s) disappeared: %s; continuing with %u other "
+		"VM%s\n",
+		s->prog, v->e.name, v->e.uuid, why, s->nr_live,
+		s->nr_live == 1 ? "" : "s");
+}
+
+/* Call (req) on VM (vm); on failure report it gone. */
+static int call(struct ops_session *s, unsigned int vm, struct json_object *req,
+		struct json_object **rep)
+{
+	struct ops_vm *v = &s->vms[vm];
+	int ret          = vmm_client_call(&v->cl, req, rep);
+
+	if (ret == -ECONNRESET || ret == -EPIPE || ret == -ETIMEDOUT ||
+	    ret == -ENOTCONN)
+		ops_vm_gone(s, vm, v->cl.err);
+	else if (ret)
+		fprintf(stderr, "%s: VM '%s': %s\n", s->prog, v->e.name,
+			v->cl.err);
+	return ret;
+}
+
+static struct json_object *ctx_req(const char *cmd, int ctx)
+{
+	struct json_object *r = vmm_client_req(cmd);
+
+	json_object_object_add(r, "ctx", json_object_new_int(ctx));
+	return r;
+}
+
+static int create_ctx(struct ops_session *s, unsigned int vm, unsigned int i,
+		      uint64_t buf_size)
+{
+	struct json_object *r = vmm_client_req("ctx_create"), *rep, *v;
+	int ret;
+
+	json_object_object_add(r, "vcpu", json_object_new_int((int)i));
+	if (buf_size)
+		json_object_object_add(
+			r, "smpl_buf_size",
+			json_object_new_int64((int64_t)buf_size));
+	ret = call(s, vm, r, &rep);
+	if (ret)
+		return ret;
+	json_object_object_get_ex(rep, "ctx", &v);
+	s->vms[vm].ctx[i] = json_object_get_int(v);
+	json_object_put(rep);
+	return 0;
+}
+
+static struct json_object *pmc(unsigned int num, unsigned int set,
+			       uint64_t value)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "num", json_object_new_int((int)num));
+	json_object_object_add(o, "set", json_object_new_int((int)set));
+	json_object_object_add(o, "value", json_object_new_uint64(value));
+	return o;
+}
+
+/* Event select of (ev): enabled, user and kernel, like VPMU_EVSEL(). */
+static uint64_t evsel(const struct ops_event *ev)
+{
+	return VPMU_EVSEL(ev->code & 0xff, ev->code >> 8);
+}
+
+static int program_counting(struct ops_session *s, unsigned int vm, int ctx,
+			    uint64_t switch_ns)
+{
+	struct json_object *r, *sets, *pmcs, *o;
+	unsigned int i;
+	int ret = 0;
+
+	if (s->nr_sets > 1) {
+		r    = ctx_req("create_evtsets", ctx);
+		sets = json_object_new_array();
+		for (i = 0; i < s->nr_sets; i++) {
+			o = json_object_new_object();
+			json_object_object_add(o, "id",
+					       json_object_new_int((int)i));
+			json_object_object_add(
+				o, "flags",
+				json_object_new_int(PFM_SETFL_TIME_SWITCH));
+			json_object_object_add(
+				o, "timeout_ns",
+				json_object_new_int64((int64_t)switch_ns));
+			json_object_array_add(sets, o);
+		}
+		json_object_object_add(r, "sets", sets);
+		ret = call(s, vm, r, NULL);
+	}
+	if (ret)
+		return ret;
+	r    = ctx_req("write_pmcs", ctx);
+	pmcs = json_object_new_array();
+	for (i = 0; i < s->nr_ev; i++)
+		json_object_array_add(pmcs,
+				      pmc(i % OPS_COUNTERS, i / OPS_COUNTERS,
+					  evsel(&s->ev[i])));
+	json_object_object_add(r, "pmcs", pmcs);
+	return call(s, vm, r, NULL);
+}
+
+static int load_start(struct ops_session *s, unsigned int vm, unsigned int i)
+{
+	struct json_object *r = ctx_req("load", s->vms[vm].ctx[i]);
+	int ret;
+
+	json_object_object_add(r, "vcpu", json_object_new_int((int)i));
+	ret = call(s, vm, r, NULL);
+	if (!ret)
+		ret = call(s, vm, ctx_req("start", s->vms[vm].ctx[i]), NULL);
+	return ret;
+}
+
+static int start_all(struct ops_session *s, uint64_t switch_ns, uint64_t period,
+		     uint64_t buf_size);
+
+int ops_start_counting(struct ops_session *s, uint64_t switch_ns)
+{
+	s->nr_sets = (s->nr_ev + OPS_COUNTERS - 1) / OPS_COUNTERS;
+	return start_all(s, switch_ns, 0, 0);
+}
+
+int ops_start_sampling(struct ops_session *s, uint64_t period,
+		       uint64_t buf_size)
+{
+	s->nr_sets = 1;
+	if (s->nr_ev > OPS_COUNTERS) {
+		fprintf(stderr, "%s: at most %d events when sampling\n",
+			s->prog, OPS_COUNTERS);
+		return -EINVAL;
+	}
+	return start_all(s, 0, period, buf_size);
+}
+
+/*
+ * PMC0 samples: OVFL_NOTIFY so that a full buffer notifies the VMM (the
+ * context has OVFL_NO_MSG: no message queue fills up), PMD0 reset to
+ * -period at each overflow and at restart, every programmed PMD recorded
+ * in each sample. The other PMCs only count.
+ */
+static int program_sampling(struct ops_session *s, unsigned int vm, int ctx,
+			    uint64_t period)
+{
+	struct json_object *r, *arr, *o;
+	uint64_t minus = (uint64_t)0 - period;
+	unsigned int i;
+	int ret;
+
+	r   = ctx_req("write_pmcs", ctx);
+	arr = json_object_new_array();
+	for (i = 0; i < s->nr_ev; i++) {
+		o = pmc(i, 0, evsel(&s->ev[i]));
+		if (i == 0) {
+			json_object_object_add(
+				o, "flags",
+				json_object_new_int(PFM_REGFL_OVFL_NOTIFY));
+			json_object_object_add(o, "reset_pmds",
+					       json_object_new_uint64(1));
+			json_object_object_add(
+				o, "smpl_pmds",
+				json_object_new_uint64((1ULL << s->nr_ev) - 1));
+		}
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(r, "pmcs", arr);
+	ret = call(s, vm, r, NULL);
+	if (ret)
+		return ret;
+	r   = ctx_req("write_pmds", ctx);
+	arr = json_object_new_array();
+	o   = json_object_new_object();
+	json_object_object_add(o, "num", json_object_new_int(0));
+	json_object_object_add(o, "value", json_object_new_uint64(minus));
+	json_object_object_add(o, "short_reset", json_object_new_uint64(minus));
+	json_object_object_add(o, "long_reset", json_object_new_uint64(minus));
+	json_object_array_add(arr, o);
+	json_object_object_add(r, "pmds", arr);
+	return call(s, vm, r, NULL);
+}
+
+/* Contexts on every vCPU of every live VM, programmed, loaded, started. */
+static int start_all(struct ops_session *s, uint64_t switch_ns, uint64_t period,
+		     uint64_t buf_size)
+{
+	unsigned int vm, i;
+	int ret;
+
+	for (vm = 0; vm < s->nr_vms; vm++) {
+		struct ops_vm *v = &s->vms[vm];
+
+		for (i = 0, ret = 0; !v->gone && !ret && i < v->e.nr_vcpus;
+		     i++) {
+			ret = create_ctx(s, vm, i, buf_size);
+			if (!ret && period)
+				ret = program_sampling(s, vm, v->ctx[i],
+						       period);
+			else if (!ret)
+				ret = program_counting(s, vm, v->ctx[i],
+						       switch_ns);
+		}
+		/* Start last, so that all vCPUs start close together. */
+		for (i = 0; !v->gone && !ret && i < v->e.nr_vcpus; i++)
+			ret = load_start(s, vm, i);
+		if (ret && !v->gone) {
+			/* Its error was printed by call(): just drop it. */
+			fprintf(stderr, "%s: VM '%s' skipped\n", s->prog,
+				v->e.name);
+			v->gone = true;
+			s->nr_live--;
+			vmm_client_close(&v->cl);
+		}
+	}
+	return s->nr_live ? 0 : -ENOENT;
+}
+
+/*
+ * Exactly one set is active while monitoring is on, so the enabled time
+ * is the sum of the sets' active durations, and an event's running time
+ * is its own set's.
+ */
+static int read_sets(struct ops_session *s, unsigned int vm, int ctx,
+		     struct ops_counts *out)
+{
+	struct json_object *r = ctx_req("getinfo_evtsets", ctx), *rep, *arr, *e;
+	uint64_t act[OPS_EVENTS_MAX];
+	unsigned int i;
+	int ret;
+
+	arr = json_object_new_array();
+	for (i = 0; i < s->nr_sets; i++)
+		json_object_array_add(arr, json_object_new_int((int)i));
+	json_object_object_add(r, "sets", arr);
+	ret = call(s, vm, r, &rep);
+	if (ret)
+		return ret;
+	json_object_object_get_ex(rep, "sets", &arr);
+	out->enabled = 0;
+	for (i = 0; i < s->nr_sets; i++) {
+		json_object_object_get_ex(json_object_array_get_idx(arr, i),
+					  "act_ns", &e);
+		act[i] = json_object_get_uint64(e);
+		out->enabled += act[i];
+	}
+	for (i = 0; i < s->nr_ev; i++)
+		out->running[i] = act[i / OPS_COUNTERS];
+	json_object_put(rep);
+	return 0;
+}
+
+int ops_read(struct ops_session *s, unsigned int vm, unsigned int vcpu,
+	     struct ops_counts *out)
+{
+	int ctx               = s->vms[vm].ctx[vcpu];
+	struct json_object *r = ctx_req("read_pmds", ctx), *rep, *arr;
+	unsigned int i;
+	int ret;
+
+	if (s->vms[vm].gone)
+		return -ENOTCONN;
+	arr = json_object_new_array();
+	for (i = 0; i < s->nr_ev; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "num",
+				       json_object_new_int(i % OPS_COUNTERS));
+		json_object_object_add(o, "set",
+				       json_object_new_int(i / OPS_COUNTERS));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(r, "pmds", arr);
+	ret = call(s, vm, r, &rep);
+	if (ret)
+		return ret;
+	json_object_object_get_ex(rep, "values", &arr);
+	for (i = 0; i < s->nr_ev; i++)
+		out->raw[i] = json_object_get_uint64(
+			json_object_array_get_idx(arr, i));
+	json_object_put(rep);
+	return read_sets(s, vm, ctx, out);
+}
+
+static void emit_samples(struct json_object *arr, unsigned int vm,
+			 ops_sample_fn_t fn, void *opaque)
+{
+	size_t i, n = json_object_array_length(arr), k;
+	struct ops_sample smp;
+	struct json_object *a, *vals;
+
+	for (i = 0; i < n; i++) {
+		a = json_object_array_get_idx(arr, i);
+		if (json_object_array_length(a) != 8)
+			continue;
+		memset(&smp, 0, sizeof(smp));
+		smp.vm   = vm;
+		smp.vcpu = (unsigned int)json_object_get_int(
+			json_object_array_get_idx(a, 0));
+		smp.set = (unsigned int)json_object_get_int(
+			json_object_array_get_idx(a, 1));
+		smp.ovfl_pmd = (unsigned int)json_object_get_int(
+			json_object_array_get_idx(a, 2));
+		smp.tstamp =
+			json_object_get_uint64(json_object_array_get_idx(a, 3));
+		smp.ip =
+			json_object_get_uint64(json_object_array_get_idx(a, 4));
+		vals = json_object_array_get_idx(a, 7);
+		for (k = 0; k < json_object_array_length(vals) && k < 16; k++)
+			smp.vals[k] = json_object_get_uint64(
+				json_object_array_get_idx(vals, k));
+		smp.nr_vals = (unsigned int)k;
+		fn(opaque, &smp);
+	}
+}
+
+int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
+	      void *opaque, uint64_t *lost)
+{
+	struct ops_vm *v = &s->vms[vm];
+	struct json_object *rep, *arr, *jl, *jm;
+	unsigned int i;
+	bool more;
+	int ret;
+
+	*lost = 0;
+	for (i = 0; !v->gone && i < v->e.nr_vcpus; i++) {
+		do {
+			ret = call(s, vm, ctx_req("smpl_drain", v->ctx[i]),
+				   &rep);
+			if (ret)
+				return ret;
+			json_object_object_get_ex(rep, "samples", &arr);
+			json_object_object_get_ex(rep, "lost", &jl);
+			json_object_object_get_ex(rep, "more", &jm);
+			emit_samples(arr, vm, fn, opaque);
+			*lost += json_object_get_uint64(jl);
+			more = json_object_get_boolean(jm);
+			json_object_put(rep);
+		} while (more);
+	}
+	return v->gone ? -ENOTCONN : 0;
+}
+
+void ops_check_alive(struct ops_session *s)
+{
+	struct pollfd p;
+	unsigned int vm;
+	char c;
+
+	for (vm = 0; vm < s->nr_vms; vm++) {
+		if (s->vms[vm].gone)
+			continue;
+		/* Between requests the VMM never writes: readable is EOF. */
+		p = (struct pollfd){.fd = s->vms[vm].cl.fd, .events = POLLIN};
+		if (poll(&p, 1, 0) == 1 &&
+		    recv(p.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+			ops_vm_gone(s, vm, "connection closed by the VMM");
+	}
+}
+
+void ops_close(struct ops_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_vms; i++)
+		vmm_client_close(&s->vms[i].cl);
+	free(s->vms);
+	s->vms    = NULL;
+	s->nr_vms = s->nr_live = 0;
+}
+
+int ops_select_arg(struct ops_select *sel, int argc, char **argv, int *i,
+		   const char *prog)
+{
+	char *tok, *save = NULL;
+
+	if (!strcmp(argv[*i], "-a") || !strcmp(argv[*i], "--all"))
+		return 1;
+	if (strcmp(argv[*i], "-m") && strcmp(argv[*i], "--vm"))
+		return 0;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "%s: %s needs a VM name or uuid\n", prog,
+			argv[*i]);
+		return -EINVAL;
+	}
+	/* -m a,b or -m a -m b. (argv) strings are ours to cut. */
+	for (tok = strtok_r(argv[++*i], ",", &save); tok && sel->nr < 64;
+	     tok = strtok_r(NULL, ",", &save))
+		sel->names[sel->nr++] = tok;
+	return 1;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vpmu_commands.h: host commands of the `vpmu` program other than `run`, each
+ * in its own cmd_*.c file. main.c dispatches to them; they print their own
+ * output and messages and return the exit status (they never exit).
+ */
+#ifndef VMM_COMMANDS_H
+#define VMM_COMMANDS_H
+
+/*
+ * `vpmu events [--json]`: list every event of the catalogue and every KVM
+ * statistic this host offers, with its code, backend, availability and
+ * the reason when unavailable. (argc, argv) are the arguments after
+ * "events". Returns 0, or 1 on bad usage or output failure (one message on
+ * stderr).
+ */
+int vmm_cmd_events(int argc, char **argv);
+
+/*
+ * Host operator commands (issue 7), each in cmd_<name>.c; (argc, argv)
+ * are the arguments after the command name. `--help` describes the
+ * options. They return 0, or 1 with one message on stderr.
+ *   list    the running VMs (vpmu and libvirt)
+ *   stat    count events on every vCPU of the chosen VMs
+ *   record  sample into a file (written atomically)
+ *   report  flat profile / folded stacks of a record file
+ *   top     live profile, refreshed every second
+ */
+int vmm_cmd_list(int argc, char **argv);
+int vmm_cmd_stat(int argc, char **argv);
+int vmm_cmd_record(int argc, char **argv);
+int vmm_cmd_report(int argc, char **argv);
+int vmm_cmd_top(int argc, char **argv);
+
+#endif /* VMM_COMMANDS_H */

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * config_cli.c: the `vpmu run` command line.
+ *
+ * A small hand-written parser rather than getopt_long: getopt permutes the
+ * caller's argv, keeps its position in the globals optind/optarg, expects a
+ * program name in argv[0] and prints its own messages. Here argv[0] is
+ * already the first argument, nothing global changes and every error is one
+ * message naming the option, so the parser can run many times per process.
+ */
+#include "vm_config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "vm_config_priv.h"
+
+#define OPTIONS_LIST "--vcpus, --mem, --name, --console, --stats, --pmu"
+
+enum opt_id { OPT_VCPUS, OPT_MEM, OPT_NAME, OPT_CONSOLE, OPT_STATS, OPT_PMU };
+
+static const struct {
+	const char *name; /* without the leading "--" */
+	bool has_arg;
+} options[] = {
+	[OPT_VCPUS] = {"vcpus", true},  [OPT_MEM] = {"mem", true},
+	[OPT_NAME] = {"name", true},    [OPT_CONSOLE] = {"console", true},
+	[OPT_STATS] = {"stats", false}, [OPT_PMU] = {"pmu", true},
+};
+
+#define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+/* What the command line said; values point into argv. NULL: not given. */
+struct run_args {
+	const char *value[NR_OPTIONS];
+	const char *target; /* IMAGE or CONFIG.xml */
+};
+
+static int find_option(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS; i++) {
+		if (strlen(options[i].name) == len &&
+		    strncmp(options[i].name, name, len) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* One "--opt[=value]" at argv[*i]; may consume argv[*i + 1]. */
+static int take_option(struct run_args *ra, int argc, char **argv, int *i,
+		       char *err, size_t errlen)
+{
+	const char *arg = argv[*i];
+	const char *eq  = strchr(arg + 2, '=');
+	size_t len      = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+	int id          = find_option(arg + 2, len);
+
+	if (id < 0) {
+		vmm_config_errf(err, errlen,
+				"unknown option '%.*s' (options: %s)",
+				(int)len + 2, arg, OPTIONS_LIST);
+		return -EINVAL;
+	}
+	if (!options[id].has_arg) {
+		if (eq) {
+			vmm_config_errf(err, errlen,
+					"option '--%s' takes no value",
+					options[id].name);
+			return -EINVAL;
+		}
+		ra->value[id] = "";
+		return 0;
+	}
+	if (eq) {
+		ra->value[id] = eq + 1;
+		return 0;
+	}
+	/* "--console --stats" is a forgotten value, not a file "--stats". */
+	if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
+		vmm_config_errf(err, errlen, "option '--%s' needs a value",
+				options[id].name);
+		return -EINVAL;
+	}
+	*i += 1;
+	ra->value[id] = argv[*i];
+	return 0;
+}
+
+static int take_target(struct run_args *ra, const char *arg, char *err,
+		       size_t errlen)
+{
+	if (ra->target) {
+		vmm_config_errf(err, errlen,
+				"more than one image or config file given: "
+				"'%s' and '%s'",
+				ra->target, arg);
+		return -EINVAL;
+	}
+	if (!*arg) {
+		vmm_config_errf(err, errlen, "empty image or config file name");
+		return -EINVAL;
+	}
+	ra->target = arg;
+	return 0;
+}
+
+static int scan_args(struct run_args *ra, int argc, char **argv, char *err,
+		     size_t errlen)
+{
+	bool only_targets = false;
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!only_targets && strcmp(arg, "--") == 0) {
+			only_targets = true;
+			continue;
+		}
+		if (only_targets || arg[0] != '-' || arg[1] == '\0') {
+			ret = take_target(ra, arg, err, errlen);
+		} else if (arg[1] != '-') {
+			vmm_config_errf(err, errlen,
+					"unknown option '%s' (options: %s)",
+					arg, OPTIONS_LIST);
+			ret = -EINVAL;
+		} else {
+			ret = take_option(ra, argc, argv, &i, err, errlen);
+		}
+		if (ret)
+			return ret;
+	}
+	if (!ra->target) {
+		vmm_config_errf(err, errlen,
+				"no guest image or config file given "
+				"(vpmu run IMAGE|CONFIG.xml [options])");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool is_xml(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len > 4 && strcasecmp(path + len - 4, ".xml") == 0;
+}
+
+static int apply_mem(struct vmm_config *cfg, const char *text, char *err,
+		     size_t errlen)
+{
+	int ret = vmm_config_parse_size(text, &cfg->mem_size);
+
+	if (ret == -ERANGE) {
+		vmm_config_errf(err, errlen, "--mem: '%s' is too large", text);
+		return -EINVAL;
+	}
+	if (ret) {
+		vmm_config_errf(err, errlen,
+				"--mem: '%s' is not a size (e.g. 64M, 1G, "
+				"512KiB)",
+				text);
+		return -EINVAL;
+	}
+	return vmm_config_check_mem("--mem", cfg->mem_size, err, errlen);
+}
+
+/* Command-line options override whatever the file or defaults said. */
+static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
+			 char *err, size_t errlen)
+{
+	const char *const *v = ra->value;
+	int ret              = 0;
+
+	if (v[OPT_VCPUS])
+		ret = vmm_config_check_vcpus("--vcpus", v[OPT_VCPUS],
+					     &cfg->nr_vcpus, err, errlen);
+	if (!ret && v[OPT_MEM])
+		ret = apply_mem(cfg, v[OPT_MEM], err, errlen);
+	if (!ret && v[OPT_NAME])
+		ret = vmm_config_check_name("--name", v[OPT_NAME], err, errlen);
+	if (!ret && v[OPT_NAME])
+		ret = vmm_config_copy_str("--name", cfg->name,
+					  sizeof(cfg->name), v[OPT_NAME], err,
+					  errlen);
+	if (!ret && v[OPT_CONSOLE])
+		ret = vmm_config_copy_str("--console", cfg->console,
+					  sizeof(cfg->console), v[OPT_CONSOLE],
+					  err, errlen);
+	if (!ret && v[OPT_PMU])
+		ret = vmm_config_check_pmu_model("--pmu", v[OPT_PMU], err,
+						 errlen);
+	if (!ret && v[OPT_PMU])
+		strcpy(cfg->pmu_model, v[OPT_PMU]); /* a known, short name */
+	if (!ret && v[OPT_STATS])
+		cfg->stats = true;
+	return ret;
+}
+
+int vmm_config_parse_run_args(struct vmm_config *cfg, int argc, char **argv,
+			      char *err, size_t errlen)
+{
+	struct run_args ra = {0};
+	struct vmm_config tmp;
+	int ret;
+
+	ret = scan_args(&ra, argc, argv, err, errlen);
+	if (ret)
+		return ret;
+	if (is_xml(ra.target)) {
+		ret = vmm_config_load_xml(&tmp, ra.target, err, errlen);
+		if (ret)
+			return ret;
+	} else {
+		vmm_config_defaults(&tmp);
+		ret = vmm_config_copy_str("image", tmp.image, sizeof(tmp.image),
+					  ra.target, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = apply_options(&tmp, &ra, err, errlen);
+	if (ret)
+		return ret;
+	ret = vmm_config_validate(&tmp, err, errlen);
+	if (ret)
+		return ret;
+	*cfg = tmp;
+	return 0;
+}

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: MIT
+/*
+ * config_xml.c: read a libvirt domain XML file into a struct vmm_config.
+ *
+ * Three gates, all of which must pass before (cfg) is written:
+ *   1. the file is well-formed XML (namespaces included); no network access;
+ *   2. vpmu's own reading of the elements it uses (<name>, <uuid>,
+ *      <memory>/<currentMemory>, <vcpu>, <os><type>/<kernel>, and its
+ *      settings in VMM_CONFIG_XMLNS under <metadata>);
+ *   3. libvirt's RelaxNG domain schema, so the file stays a libvirt domain.
+ * Gate 2 runs before gate 3 only because its messages are precise ("<vcpu>:
+ * '0' is not a vCPU count") where libxml2's RelaxNG messages about
+ * <interleave> content are not ("Extra element vcpu in interleave").
+ *
+ * Loading the schema takes about 10-15 ms (measured on the development
+ * hosts), so it is loaded per call and not cached: no global state.
+ */
+#include "vm_config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <libxml/globals.h>
+#include <libxml/parser.h>
+#include <libxml/relaxng.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
+#include "vm_config_priv.h"
+
+/* Schema errors gathered by the structured error callback. */
+struct err_list {
+	char buf[VMM_CONFIG_ERR_LEN];
+	size_t used;
+	unsigned int nr;
+};
+
+#define ERR_LIST_SHOWN 3 /* the first errors are the specific ones */
+
+/* Text of xmlChar data: libxml2 strings are UTF-8 bytes. */
+static const char *s(const xmlChar *x)
+{
+	return (const char *)x;
+}
+
+static const xmlChar *x(const char *str)
+{
+	return (const xmlChar *)str;
+}
+
+/* "<vcpu>", "<vpmu:limits>": the element as the file spells it. */
+static void label(const xmlNode *n, char *buf, size_t len)
+{
+	if (n->ns && n->ns->prefix)
+		snprintf(buf, len, "<%s:%s>", s(n->ns->prefix), s(n->name));
+	else
+		snprintf(buf, len, "<%s>", s(n->name));
+}
+
+void vmm_config_xml_where(const struct vmm_xml_src *src, const xmlNode *n,
+			  char *buf, size_t len)
+{
+	char l[128];
+
+	label(n, l, sizeof(l));
+	snprintf(buf, len, "%s:%ld: %s", src->path, xmlGetLineNo(n), l);
+}
+
+int vmm_config_xml_fail(const struct vmm_xml_src *src, const xmlNode *n,
+			const char *fmt, ...)
+{
+	char w[VMM_CONFIG_ERR_LEN], msg[VMM_CONFIG_ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	vmm_config_xml_where(src, n, w, sizeof(w));
+	vmm_config_errf(src->err, src->errlen, "%s: %s", w, msg);
+	return -EINVAL;
+}
+
+/* Element child of (parent) called (name) in no namespace, or NULL. */
+static xmlNode *child(const xmlNode *parent, const char *name)
+{
+	xmlNode *c;
+
+	for (c = parent->children; c; c = c->next) {
+		if (c->type == XML_ELEMENT_NODE && !c->ns &&
+		    strcmp(s(c->name), name) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* Text of (n) without surrounding white space; xmlFree(*raw) after use. */
+static char *text(const xmlNode *n, xmlChar **raw)
+{
+	char *t, *end;
+
+	*raw = xmlNodeGetContent(n);
+	if (!*raw)
+		return NULL;
+	t = (char *)*raw;
+	t += strspn(t, " \t\r\n");
+	end = t + strlen(t);
+	while (end > t && strchr(" \t\r\n", end[-1]))
+		end--;
+	*end = '\0';
+	return t;
+}
+
+/* Bytes per libvirt unit (virScaleInteger): KiB etc. 1024, KB etc. 1000. */
+static int unit_scale(const char *unit, uint64_t *scale)
+{
+	static const char powers[] = "kmgtpe";
+	const char *p;
+	unsigned int i;
+
+	if (!strcasecmp(unit, "b") || !strcasecmp(unit, "byte") ||
+	    !strcasecmp(unit, "bytes")) {
+		*scale = 1;
+		return 0;
+	}
+	p = unit[0] ? strchr(powers, unit[0] | 0x20) : NULL;
+	if (!p)
+		return -EINVAL;
+	*scale = 1;
+	for (i = 0; i <= (unsigned int)(p - powers); i++) {
+		if (unit[1] == '\0' || !strcasecmp(unit + 1, "ib"))
+			*scale *= 1024;
+		else if (!strcasecmp(unit + 1, "b"))
+			*scale *= 1000;
+		else
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* <memory unit='MiB'>64</memory>: bytes, default unit KiB. */
+static int read_scaled(const struct vmm_xml_src *src, xmlNode *n, uint64_t *out)
+{
+	xmlChar *raw, *unit = xmlGetProp(n, x("unit"));
+	const char *u = unit ? s(unit) : "KiB";
+	char *t       = text(n, &raw);
+	uint64_t v, scale;
+	int ret;
+
+	if (unit_scale(u, &scale)) {
+		ret = vmm_config_xml_fail(
+			src, n,
+			"unit '%s' is not a libvirt unit (b, KiB, KB, MiB, "
+			"MB, GiB, GB, TiB, TB, ...)",
+			u);
+	} else if (vmm_config_parse_u64(t ? t : "", UINT64_MAX, &v) ==
+		   -EINVAL) {
+		ret = vmm_config_xml_fail(src, n, "'%s' is not a number",
+					  t ? t : "");
+	} else if (t && (v == 0 || (v <= UINT64_MAX / scale))) {
+		*out = v * scale;
+		ret  = 0;
+	} else {
+		ret = vmm_config_xml_fail(
+			src, n, "'%s %s' does not fit in 64 bits", t, u);
+	}
+	xmlFree(unit);
+	xmlFree(raw);
+	return ret;
+}
+
+static int read_memory(const struct vmm_xml_src *src, xmlNode *dom,
+		       struct vmm_config *cfg)
+{
+	xmlNode *mem = child(dom, "memory"), *cur = child(dom, "currentMemory");
+	char w[VMM_CONFIG_ERR_LEN];
+	uint64_t m = 0, c = 0;
+	int ret;
+
+	if (mem && (ret = read_scaled(src, mem, &m)))
+		return ret;
+	if (cur && (ret = read_scaled(src, cur, &c)))
+		return ret;
+	if (mem && cur && m != c)
+		return vmm_config_xml_fail(
+			src, cur,
+			"%llu bytes differs from <memory> (%llu bytes); "
+			"vpmu has no memory balloon",
+			(unsigned long long)c, (unsigned long long)m);
+	if (!mem && !cur)
+		return 0;
+	cfg->mem_size = mem ? m : c;
+	vmm_config_xml_where(src, mem ? mem : cur, w, sizeof(w));
+	return vmm_config_check_mem(w, cfg->mem_size, src->err, src->errlen);
+}
+
+static int read_vcpus(const struct vmm_xml_src *src, xmlNode *dom,
+		      struct vmm_config *cfg)
+{
+	xmlNode *n = child(dom, "vcpu");
+	char w[VMM_CONFIG_ERR_LEN];
+	xmlChar *raw, *cur;
+	char *t;
+	int ret;
+
+	if (!n)
+		return 0;
+	vmm_config_xml_where(src, n, w, sizeof(w));
+	t   = text(n, &raw);
+	ret = vmm_config_check_vcpus(w, t ? t : "", &cfg->nr_vcpus, src->err,
+				     src->errlen);
+	xmlFree(raw);
+	if (ret)
+		return ret;
+	cur = xmlGetProp(n, x("current"));
+	if (cur && strtoul(s(cur), NULL, 10) != cfg->nr_vcpus)
+		ret = vmm_config_xml_fail(
+			src, n,
+			"current='%s' differs from %u; vpmu has no vCPU "
+			"hotplug",
+			s(cur), cfg->nr_vcpus);
+	xmlFree(cur);
+	return ret;
+}
+
+static int read_name(const struct vmm_xml_src *src, xmlNode *dom,
+		     struct vmm_config *cfg)
+{
+	xmlNode *n = child(dom, "name");
+	char w[VMM_CONFIG_ERR_LEN];
+	xmlChar *raw;
+	char *t;
+	int ret;
+
+	if (!n)
+		return 0;
+	vmm_config_xml_where(src, n, w, sizeof(w));
+	t   = text(n, &raw);
+	ret = vmm_config_check_name(w, t ? t : "", src->err, src->errlen);
+	if (!ret)
+		strcpy(cfg->name, t); /* checked: shorter than VMM_NAME_MAX */
+	xmlFree(raw);
+	return ret;
+}
+
+/* libvirt accepts 32 hex digits with or without the four dashes. */
+static int read_uuid(const struct vmm_xml_src *src, xmlNode *dom,
+		     struct vmm_config *cfg)
+{
+	xmlNode *n = child(dom, "uuid");
+	char canon[37];
+	xmlChar *raw;
+	char *t;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	t = text(n, &raw);
+	if (t && strlen(t) == 32 && strspn(t, "0123456789abcdefABCDEF") == 32)
+		snprintf(canon, sizeof(canon), "%.8s-%.4s-%.4s-%.4s-%.12s", t,
+			 t + 8, t + 12, t + 16, t + 20);
+	else
+		snprintf(canon, sizeof(canon), "%s", t ? t : "");
+	if (!t || strlen(t) > 36 || uuid_parse(canon, cfg->uuid))
+		ret = vmm_config_xml_fail(
+			src, n,
+			"'%s' is not a UUID "
+			"(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+			t ? t : "");
+	else
+		cfg->has_uuid = true;
+	xmlFree(raw);
+	return ret;
+}
+
+/* <os><type arch='x86_64'>hvm</type><kernel>/abs/guest.elf</kernel></os> */
+static int read_os(const struct vmm_xml_src *src, xmlNode *dom,
+		   struct vmm_config *cfg)
+{
+	xmlNode *os = child(dom, "os"), *type, *kernel;
+	xmlChar *arch, *path;
+	char w[VMM_CONFIG_ERR_LEN];
+	int ret = 0;
+
+	if (!os)
+		return vmm_config_xml_fail(
+			src, dom,
+			"no <os><kernel>: vpmu boots the guest ELF image "
+			"named there");
+	type = child(os, "type");
+	arch = type ? xmlGetProp(type, x("arch")) : NULL;
+	if (arch && strcmp(s(arch), "x86_64") != 0)
+		ret = vmm_config_xml_fail(src, type,
+					  "arch '%s' is not supported (x86_64)",
+					  s(arch));
+	xmlFree(arch);
+	if (ret)
+		return ret;
+	kernel = child(os, "kernel");
+	if (!kernel)
+		return vmm_config_xml_fail(
+			src, os,
+			"no <kernel>: vpmu boots the guest ELF image "
+			"named there");
+	path = xmlNodeGetContent(kernel);
+	if (!path || s(path)[0] != '/') {
+		ret = vmm_config_xml_fail(
+			src, kernel,
+			"'%s' is not an absolute path (libvirt requires "
+			"one; see configs/README.md)",
+			path ? s(path) : "");
+	} else {
+		vmm_config_xml_where(src, kernel, w, sizeof(w));
+		ret = vmm_config_copy_str(w, cfg->image, sizeof(cfg->image),
+					  s(path), src->err, src->errlen);
+	}
+	xmlFree(path);
+	return ret;
+}
+
+static int read_domain(const struct vmm_xml_src *src, xmlNode *dom,
+		       struct vmm_config *cfg)
+{
+	xmlNode *md;
+	int ret;
+
+	if (dom->ns || strcmp(s(dom->name), "domain") != 0)
+		return vmm_config_xml_fail(src, dom,
+					   "the root element must be <domain>");
+	ret = read_name(src, dom, cfg);
+	if (!ret)
+		ret = read_uuid(src, dom, cfg);
+	if (!ret)
+		ret = read_memory(src, dom, cfg);
+	if (!ret)
+		ret = read_vcpus(src, dom, cfg);
+	if (!ret)
+		ret = read_os(src, dom, cfg);
+	md = child(dom, "metadata");
+	if (!ret && md)
+		ret = vmm_config_xml_read_metadata(src, md, cfg);
+	return ret;
+}
+
+static void trim_newline(char *msg)
+{
+	size_t len = strlen(msg);
+
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+		msg[--len] = '\0';
+}
+
+static void collect_error(void *data, xmlErrorPtr e)
+{
+	struct err_list *list = data;
+	const xmlNode *n      = e->node;
+	char msg[256], l[128] = "";
+	long line = e->line;
+	int len;
+
+	if (list->nr++ >= ERR_LIST_SHOWN || list->used >= sizeof(list->buf))
+		return;
+	snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "error");
+	trim_newline(msg);
+	if (n && n->type == XML_ELEMENT_NODE) {
+		label(n, l, sizeof(l));
+		line = xmlGetLineNo(n);
+	}
+	len = snprintf(list->buf + list->used, sizeof(list->buf) - list->used,
+		       "%s%s%.0ld%s%s%s%s", list->used ? "; " : "",
+		       line > 0 ? "line " : "", line > 0 ? line : 0,
+		       line > 0 ? ": " : "", l, l[0] ? ": " : "", msg);
+	if (len > 0)
+		list->used += (size_t)len;
+}
+
+static void finish_list(struct err_list *list)
+{
+	size_t room = sizeof(list->buf) - list->used;
+
+	if (list->nr > ERR_LIST_SHOWN && list->used < sizeof(list->buf))
+		snprintf(list->buf + list->used, room, " (and %u more)",
+			 list->nr - ERR_LIST_SHOWN);
+}
+
+static int check_schema(const struct vmm_xml_src *src, xmlDoc *doc)
+{
+	const char *rng = getenv(VMM_CONFIG_SCHEMA_ENV);
+	xmlRelaxNGParserCtxtPtr pctxt;
+	xmlRelaxNGValidCtxtPtr vctxt;
+	struct err_list list = {0};
+	xmlStructuredErrorFunc old_fn;
+	xmlRelaxNGPtr schema;
+	void *old_ctx;
+	int ret;
+
+	if (!rng || !*rng)
+		rng = VMM_CONFIG_SCHEMA;
+	if (access(rng, R_OK)) {
+		ret = -errno;
+		vmm_config_errf(src->err, src->errlen,
+				"%s: libvirt schema not found at %s: install "
+				"libvirt0 (or set %s)",
+				src->path, rng, VMM_CONFIG_SCHEMA_ENV);
+		return ret;
+	}
+	pctxt = xmlRelaxNGNewParserCtxt(rng);
+	if (!pctxt)
+		return -ENOMEM;
+	xmlRelaxNGSetParserStructuredErrors(pctxt, collect_error, &list);
+	/*
+	 * The schema's own files are read by libxml2's plain parser, which
+	 * reports to the (per-thread) global handler, by default stderr.
+	 */
+	old_fn  = xmlStructuredError;
+	old_ctx = xmlStructuredErrorContext;
+	xmlSetStructuredErrorFunc(&list, collect_error);
+	schema = xmlRelaxNGParse(pctxt);
+	xmlSetStructuredErrorFunc(old_ctx, old_fn);
+	xmlRelaxNGFreeParserCtxt(pctxt);
+	if (!schema) {
+		finish_list(&list);
+		vmm_config_errf(src->err, src->errlen,
+				"%s: cannot load libvirt schema %s: %s",
+				src->path, rng, list.buf);
+		return -EINVAL;
+	}
+	ret   = -ENOMEM;
+	vctxt = xmlRelaxNGNewValidCtxt(schema);
+	if (!vctxt)
+		goto out_free_schema;
+	xmlRelaxNGSetValidStructuredErrors(vctxt, collect_error, &list);
+	ret = xmlRelaxNGValidateDoc(vctxt, doc) == 0 ? 0 : -EINVAL;
+	if (ret) {
+		finish_list(&list);
+		vmm_config_errf(src->err, src->errlen,
+				"%s: not a valid libvirt domain: %s", src->path,
+				list.buf);
+	}
+	xmlRelaxNGFreeValidCtxt(vctxt);
+out_free_schema:
+	xmlRelaxNGFree(schema);
+	return ret;
+}
+
+/* Parse (src->path); no network, no messages on stderr. */
+static int parse_file(const struct vmm_xml_src *src, xmlDoc **out)
+{
+	xmlParserCtxtPtr ctxt;
+	xmlDoc *doc;
+	xmlErrorPtr e;
+	char msg[256];
+	int ret = 0;
+
+	if (access(src->path, R_OK)) {
+		ret = -errno;
+		vmm_config_errf(src->err, src->errlen, "%s: %s", src->path,
+				strerror(-ret));
+		return ret;
+	}
+	ctxt = xmlNewParserCtxt();
+	if (!ctxt)
+		return -ENOMEM;
+	doc = xmlCtxtReadFile(ctxt, src->path, NULL,
+			      XML_PARSE_NONET | XML_PARSE_BIG_LINES |
+				      XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (!doc || !ctxt->wellFormed || !ctxt->nsWellFormed) {
+		e = xmlCtxtGetLastError(ctxt);
+		snprintf(msg, sizeof(msg), "%s",
+			 e && e->message ? e->message : "unreadable");
+		trim_newline(msg);
+		vmm_config_errf(src->err, src->errlen,
+				"%s:%d: not well-formed XML: %s", src->path,
+				e ? e->line : 0, msg);
+		xmlFreeDoc(doc);
+		ret = -EINVAL;
+	} else if (!xmlDocGetRootElement(doc)) {
+		vmm_config_errf(src->err, src->errlen, "%s: no root element",
+				src->path);
+		xmlFreeDoc(doc);
+		ret = -EINVAL;
+	} else {
+		*out = doc;
+	}
+	xmlFreeParserCtxt(ctxt);
+	return ret;
+}
+
+int vmm_config_load_xml(struct vmm_config *cfg, const char *path, char *err,
+			size_t errlen)
+{
+	struct vmm_xml_src src = {.path = path, .err = err, .errlen = errlen};
+	struct vmm_config *tmp;
+	xmlDoc *doc = NULL;
+	int ret;
+
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp) {
+		vmm_config_errf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	vmm_config_defaults(tmp);
+	ret = vmm_config_copy_str("config file", tmp->source,
+				  sizeof(tmp->source), path, err, errlen);
+	if (ret)
+		goto out_free_tmp;
+	ret = parse_file(&src, &doc);
+	if (ret)
+		goto out_free_tmp;
+	ret = read_domain(&src, xmlDocGetRootElement(doc), tmp);
+	if (!ret)
+		ret = check_schema(&src, doc);
+	if (!ret)
+		*cfg = *tmp;
+	xmlFreeDoc(doc);
+out_free_tmp:
+	free(tmp);
+	return ret;
+}

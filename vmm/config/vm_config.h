@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vm_config.h: the settings of one VM, from the command line or from a libvirt
+ * domain XML file.
+ *
+ * Nothing here prints or exits: every function returns 0 or -errno and, on
+ * failure, writes one human-readable message into (err) that names the
+ * source (file and element, or option) and what is wrong.
+ */
+#ifndef VMM_CONFIG_H
+#define VMM_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uuid/uuid.h>
+
+#define VMM_NAME_MAX       64
+#define VMM_VCPUS_MAX      64
+#define VMM_MEM_DEFAULT    (64ULL << 20)
+#define VMM_MEM_MIN        (2ULL << 20)
+#define VMM_MEM_MAX        (3ULL << 30) /* RAM ends below the 3 GiB hole */
+#define VMM_CONFIG_ERR_LEN 512
+#define VMM_PMU_MODEL_LEN  16
+
+/* Defaults of struct vmm_pmu_limits; every limit must be > 0. */
+#define VMM_LIMIT_CONTEXTS 144 /* 64 vCPUs x (guest + operator) + 16 */
+#define VMM_LIMIT_SETS     32
+#define VMM_LIMIT_SMPL_MEM (16ULL << 20)
+#define VMM_LIMIT_MSGS     64
+#define VMM_LIMIT_ARG_SIZE (64U << 10)
+
+/*
+ * The XML namespace of vpmu's settings under a domain's <metadata>, and the
+ * libvirt RelaxNG schema files are checked against (VPMU_LIBVIRT_SCHEMA in
+ * the environment overrides the path). See configs/README.md.
+ */
+#define VMM_CONFIG_XMLNS      "https://github.com/vpmu/vpmu/xmlns/domain/1"
+#define VMM_CONFIG_SCHEMA     "/usr/share/libvirt/schemas/domain.rng"
+#define VMM_CONFIG_SCHEMA_ENV "VPMU_LIBVIRT_SCHEMA"
+
+/* Host limits of the logical PMU (perfmon2 "host limits"), per VM. */
+struct vmm_pmu_limits {
+	uint32_t max_contexts; /* contexts per VM */
+	uint32_t max_sets;     /* event sets per context */
+	uint64_t max_smpl_mem; /* bytes of sampling buffers per VM */
+	uint32_t max_msgs;     /* message queue depth per context */
+	uint32_t max_arg_size; /* bytes of one vector argument */
+};
+
+struct vmm_config {
+	char name[VMM_NAME_MAX]; /* "" until set; a default is derived */
+	uuid_t uuid;
+	bool has_uuid;          /* false: vmm generates one */
+	uint64_t mem_size;      /* bytes, multiple of 4 KiB */
+	unsigned int nr_vcpus;  /* 1 .. VMM_VCPUS_MAX */
+	char image[PATH_MAX];   /* guest ELF image */
+	char console[PATH_MAX]; /* "" means stdout */
+	bool stats;             /* print per-vCPU exit statistics at end */
+	char pmu_model[VMM_PMU_MODEL_LEN]; /* "auto", "intel-v2", ... */
+	struct vmm_pmu_limits limits;
+	char source[PATH_MAX]; /* config file read, "" for the CLI */
+};
+
+/*
+ * Fill (cfg) with the defaults: no name, no uuid, 64 MiB, 1 vCPU, no image,
+ * console on stdout, no stats, PMU model "auto", VMM_LIMIT_* limits.
+ */
+void vmm_config_defaults(struct vmm_config *cfg);
+
+/*
+ * Parse a size such as "64M", "1G", "65536", "512K" or "2MiB" into bytes:
+ * decimal digits, then optionally one of the binary suffixes B, K, KiB, M,
+ * MiB, G, GiB, T, TiB, P, PiB, E, EiB (any case; K and KiB both mean 1024).
+ * Decimal suffixes such as "MB" are rejected rather than guessed at.
+ * Returns 0 and sets (*out), or -EINVAL for malformed text (empty, sign,
+ * spaces, fraction, unknown suffix) and -ERANGE for values that overflow
+ * 64 bits. (*out) is untouched on failure.
+ */
+int vmm_config_parse_size(const char *text, uint64_t *out);
+
+/*
+ * Parse `vpmu run` arguments (argv[0] is the first argument after "run"):
+ *   IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
+ *   [--console FILE] [--stats] [--pmu MODEL]
+ * Options may come before or after the one positional argument, as
+ * "--opt value" or "--opt=value"; "--" ends the options. A repeated option
+ * takes its last value. A positional argument ending in ".xml" is loaded
+ * with vmm_config_load_xml(); options then override the file.
+ * (cfg) is rebuilt from scratch (defaults, file, options) and only written
+ * on success; (argv) is not modified and no global state (optind) is used,
+ * so this may be called repeatedly. The result is checked with
+ * vmm_config_validate().
+ * Returns 0, or -EINVAL (-errno for an unreadable file) with a message in
+ * (err) naming the option or file at fault.
+ */
+int vmm_config_parse_run_args(struct vmm_config *cfg, int argc, char **argv,
+			      char *err, size_t errlen);
+
+/*
+ * Read a libvirt domain XML file (path) into (cfg): defaults, then <name>,
+ * <uuid>, <memory> (or <currentMemory>) with libvirt units, <vcpu>,
+ * <os><kernel> (the guest image) and the settings in the VMM_CONFIG_XMLNS
+ * namespace under <metadata>. The file must be well-formed, be valid
+ * against libvirt's RelaxNG domain schema, and pass vpmu's own checks of
+ * the elements it reads; when both vpmu and the schema object, vpmu's more
+ * precise message is reported. (cfg->source) is set to (path).
+ * (cfg) is only written on success.
+ * Returns 0, or -ENOENT/-EACCES (file or schema unreadable), -EINVAL (not
+ * well-formed, schema-invalid or bad value) or -ENOMEM, with a message in
+ * (err) naming (path), the line and element where known, and the problem.
+ */
+int vmm_config_load_xml(struct vmm_config *cfg, const char *path, char *err,
+			size_t errlen);
+
+/*
+ * Check the whole configuration for consistency: memory a multiple of
+ * 4 KiB within VMM_MEM_MIN..VMM_MEM_MAX, 1..VMM_VCPUS_MAX vCPUs, an image,
+ * a name (if set) of [A-Za-z0-9._-] shorter than VMM_NAME_MAX, a known PMU
+ * model (auto, intel-v2, amd-core, amd-v2, none) and non-zero limits.
+ * Returns 0 or -EINVAL with a message in (err).
+ */
+int vmm_config_validate(const struct vmm_config *cfg, char *err, size_t errlen);
+
+#endif /* VMM_CONFIG_H */

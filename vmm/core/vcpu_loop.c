@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vcpu_loop.c: vCPU threads, the KVM_RUN loop, exit dispatch, kicks and halts.
+ *
+ * Kicks: vmm_vcpu_kick() posts a request bit and sends SIGUSR1 to the vCPU
+ * thread. The signal handler sets kvm_run.immediate_exit, so a KVM_RUN that
+ * is about to start returns at once and one in progress returns EINTR; the
+ * loop then serves the requests. No kick is lost: requests are checked
+ * after every return from KVM_RUN.
+ *
+ * Halts: the VMM has no in-kernel local APIC, so HLT exits to userspace.
+ * A halted vCPU sleeps until it is kicked; when every vCPU is halted the VM
+ * ends with status 0.
+ */
+#include "vmm_core_priv.h"
+
+#include "arch_msrs.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VMM_KICK_SIGNAL SIGUSR1
+
+static _Thread_local struct kvm_run *tls_run;
+
+static void kick_handler(int sig)
+{
+	(void)sig;
+	if (tls_run)
+		tls_run->immediate_exit = 1;
+}
+
+int vmm_vcpu_signal_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = kick_handler;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: KVM_RUN must return EINTR. */
+	if (sigaction(VMM_KICK_SIGNAL, &sa, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+void vmm_vcpu_kick(struct vmm_vcpu *vcpu, unsigned int req)
+{
+	struct vmm_vm *vm = vcpu->vm;
+
+	atomic_fetch_or(&vcpu->requests, req);
+	pthread_mutex_lock(&vm->lock);
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+	if (vcpu->has_thread)
+		pthread_kill(vcpu->thread, VMM_KICK_SIGNAL);
+}
+
+unsigned int vmm_vcpu_index(const struct vmm_vcpu *vcpu)
+{
+	return vcpu->index;
+}
+
+struct vmm_vm *vmm_vcpu_vm(const struct vmm_vcpu *vcpu)
+{
+	return vcpu->vm;
+}
+
+struct vmm_vcpu_stats *vmm_vcpu_stats(struct vmm_vcpu *vcpu)
+{
+	return &vcpu->stats;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Can (vcpu) take its pending notification? Caller holds vm->lock. */
+static bool irq_deliverable(const struct vmm_vcpu *vcpu)
+{
+	return (atomic_load(&vcpu->pmu.irq_pending) && vcpu->pmu.vector &&
+		vcpu->run->if_flag) ||
+	       vmm_pmu_pmi_wakes((struct vmm_vcpu *)vcpu); /* issue 6 */
+}
+
+/* Would any vCPU still be woken by a pending notification? */
+static bool any_irq_deliverable(const struct vmm_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		if (irq_deliverable(&vm->vcpus[i]))
+			return true;
+	}
+	return false;
+}
+
+void vmm_vcpu_block_begin(struct vmm_vcpu *vcpu)
+{
+	struct vmm_vm *vm = vcpu->vm;
+
+	pthread_mutex_lock(&vm->lock);
+	vcpu->halted = true;
+	if (++vm->nr_halted == vm->nr_vcpus && !vm->stopping &&
+	    !any_irq_deliverable(vm)) {
+		vm->stopping = true;
+		vm->status   = 0;
+		pthread_cond_broadcast(&vm->cond);
+	}
+	pthread_mutex_unlock(&vm->lock);
+	if (vm->stopping)
+		vmm_pmu_wake_waiters(vm);
+}
+
+void vmm_vcpu_block_end(struct vmm_vcpu *vcpu)
+{
+	struct vmm_vm *vm = vcpu->vm;
+
+	pthread_mutex_lock(&vm->lock);
+	vcpu->halted = false;
+	vm->nr_halted--;
+	pthread_mutex_unlock(&vm->lock);
+}
+
+/* Sleep in HLT until kicked or the VM stops; the last halter ends it. */
+static void halt(struct vmm_vcpu *vcpu)
+{
+	struct vmm_vm *vm = vcpu->vm;
+	uint64_t t0       = now_ns();
+
+	vmm_vcpu_block_begin(vcpu);
+	pthread_mutex_lock(&vm->lock);
+	/* A pending interrupt wakes HLT only if the guest can take it. */
+	while (!vm->stopping &&
+	       !(atomic_load(&vcpu->requests) & ~VMM_REQ_STOP) &&
+	       !(atomic_load(&vcpu->pmu.irq_pending) && vcpu->run->if_flag) &&
+	       !vmm_pmu_pmi_wakes(vcpu)) /* issue 6: architectural PMI */
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	pthread_mutex_unlock(&vm->lock);
+	vmm_vcpu_block_end(vcpu);
+	vcpu->stats.halted_ns += now_ns() - t0;
+}
+
+static void fatal(struct vmm_vcpu *vcpu, const char *why, int status)
+{
+	vmm_vcpu_dump(vcpu, why);
+	vmm_vm_stop(vcpu->vm, status);
+}
+
+/* Handle one exit. Returns false when the vCPU must stop. */
+static bool handle_exit(struct vmm_vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	char why[96];
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IRQ_WINDOW_OPEN:
+		return true; /* the pending interrupt goes in before KVM_RUN */
+	case KVM_EXIT_IO:
+		vmm_pio_dispatch(vcpu);
+		return true;
+	case KVM_EXIT_MMIO:
+		if (run->mmio.is_write &&
+		    vmm_smpl_contains(vcpu->vm, run->mmio.phys_addr)) {
+			vmm_smpl_write_fault(vcpu, run->mmio.phys_addr);
+			return true;
+		}
+		if (vmm_apic_mmio(vcpu)) /* issue 6: LVTPC */
+			return true;
+		vmm_report_unknown_mmio(vcpu->vm, run->mmio.phys_addr,
+					run->mmio.is_write);
+		if (!run->mmio.is_write)
+			memset(run->mmio.data, 0xff, sizeof(run->mmio.data));
+		return true;
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		vmm_msr_dispatch(vcpu);
+		return true;
+	case KVM_EXIT_HLT:
+		halt(vcpu);
+		return true;
+	case KVM_EXIT_INTR:
+		return true;
+	case KVM_EXIT_SHUTDOWN:
+		fatal(vcpu, "triple fault (KVM_EXIT_SHUTDOWN)",
+		      VMM_STATUS_SHUTDOWN);
+		return false;
+	case KVM_EXIT_INTERNAL_ERROR:
+		snprintf(why, sizeof(why), "KVM internal error (suberror %u)",
+			 run->internal.suberror);
+		fatal(vcpu, why, VMM_STATUS_INTERNAL);
+		return false;
+	case KVM_EXIT_FAIL_ENTRY:
+		snprintf(why, sizeof(why),
+			 "VM entry failed (hardware reason 0x%llx)",
+			 (unsigned long long)
+				 run->fail_entry.hardware_entry_failure_reason);
+		fatal(vcpu, why, VMM_STATUS_INTERNAL);
+		return false;
+	case KVM_EXIT_SYSTEM_EVENT:
+		fatal(vcpu, "system event (reset or shutdown)",
+		      VMM_STATUS_SHUTDOWN);
+		return false;
+	default:
+		snprintf(why, sizeof(why), "unhandled exit reason %u",
+			 run->exit_reason);
+		fatal(vcpu, why, VMM_STATUS_INTERNAL);
+		return false;
+	}
+}
+
+/*
+ * Consume the posted requests; returns false once the VM stops. The bits
+ * only need to get the vCPU out of KVM_RUN or HLT: a TIMER kick is served
+ * by the accounting that follows every KVM_RUN, and a pending IRQ by
+ * vmm_pmu_before_run(), which reads irq_pending itself.
+ */
+static bool serve_requests(struct vmm_vcpu *vcpu)
+{
+	atomic_store(&vcpu->requests, 0);
+	return !__atomic_load_n(&vcpu->vm->stopping, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Count the exit in the vCPU statistics, which are also the hv backend's
+ * counters: this happens before vpmu accounting, so an exit-count event
+ * overflows at the exit that caused it.
+ */
+static void count_exit(struct vmm_vcpu *vcpu)
+{
+	const struct kvm_run *run = vcpu->run;
+	struct vmm_vcpu_stats *s  = &vcpu->stats;
+
+	s->nr_exits++;
+	if (run->exit_reason < VMM_EXIT_REASONS)
+		s->exits[run->exit_reason]++;
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		s->pio++;
+		if (run->io.port >= PVPMU_PORT_HC_BASE &&
+		    run->io.port < PVPMU_PORT_HC_BASE + PVPMU_HC_MAX)
+			s->hypercalls++;
+		break;
+	case KVM_EXIT_MMIO:
+		s->mmio++;
+		break;
+	case KVM_EXIT_X86_RDMSR:
+		s->msr_read++;
+		break;
+	case KVM_EXIT_X86_WRMSR:
+		s->msr_write++;
+		break;
+	case KVM_EXIT_HLT:
+		s->halts++;
+		break;
+	default:
+		break;
+	}
+}
+
+static void run_loop(struct vmm_vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint64_t t0, dt;
+	int ret;
+
+	while (serve_requests(vcpu)) {
+		vmm_pmu_before_run(vcpu);
+		t0  = now_ns();
+		ret = ioctl(vcpu->fd, KVM_RUN, 0);
+		dt  = now_ns() - t0;
+		vcpu->stats.run_ns += dt;
+		if (ret < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				run->immediate_exit = 0;
+				vcpu->stats.kicks++;
+				vmm_pmu_after_run(vcpu, dt, true);
+				vmm_shared_update(vcpu);
+				continue;
+			}
+			fatal(vcpu, strerror(errno), VMM_STATUS_INTERNAL);
+			return;
+		}
+		count_exit(vcpu);
+		vmm_pmu_after_run(vcpu, dt, false);
+		if (!handle_exit(vcpu))
+			return;
+		vmm_shared_update(vcpu);
+	}
+}
+
+void *vmm_vcpu_thread(void *arg)
+{
+	struct vmm_vcpu *vcpu = arg;
+
+	tls_run = vcpu->run;
+	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_RELEASE);
+	if (vmm_pmu_vcpu_start(vcpu)) {
+		fatal(vcpu, "cannot create the vPMU timer",
+		      VMM_STATUS_INTERNAL);
+		return NULL;
+	}
+	run_loop(vcpu);
+	vmm_pmu_vcpu_end(vcpu);
+	__atomic_store_n(&vcpu->tid, 0, __ATOMIC_RELEASE);
+	tls_run = NULL;
+	return NULL;
+}
+
+int vmm_vcpu_fd(const struct vmm_vcpu *vcpu)
+{
+	return vcpu->fd;
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vcpu_stats.c: per-vCPU exit statistics (`vpmu run --stats`).
+ */
+#include "vmm_core_priv.h"
+
+static const char *const exit_names[VMM_EXIT_REASONS] = {
+	[KVM_EXIT_UNKNOWN]        = "unknown",
+	[KVM_EXIT_IO]             = "io",
+	[KVM_EXIT_HLT]            = "hlt",
+	[KVM_EXIT_MMIO]           = "mmio",
+	[KVM_EXIT_SHUTDOWN]       = "shutdown",
+	[KVM_EXIT_FAIL_ENTRY]     = "fail_entry",
+	[KVM_EXIT_INTR]           = "intr",
+	[KVM_EXIT_INTERNAL_ERROR] = "internal_error",
+	[KVM_EXIT_SYSTEM_EVENT]   = "system_event",
+	[KVM_EXIT_X86_RDMSR]      = "rdmsr",
+	[KVM_EXIT_X86_WRMSR]      = "wrmsr",
+};
+
+static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)
+{
+	const struct vmm_vcpu_stats *s = &vcpu->stats;
+	uint64_t total                 = 0;
+	unsigned int r;
+
+	for (r = 0; r < VMM_EXIT_REASONS; r++)
+		total += s->exits[r];
+	fprintf(out,
+		"vcpu %u: %llu exits, %.3f ms in KVM_RUN, %llu hypercalls, "
+		"%llu guest errors\n",
+		vcpu->index, (unsigned long long)total, s->run_ns / 1e6,
+		(unsigned long long)s->hypercalls,
+		(unsigned long long)s->guest_errors);
+	for (r = 0; r < VMM_EXIT_REASONS; r++) {
+		if (!s->exits[r])
+			continue;
+		if (exit_names[r])
+			fprintf(out, "  %-16s %12llu\n", exit_names[r],
+				(unsigned long long)s->exits[r]);
+		else
+			fprintf(out, "  reason %-9u %12llu\n", r,
+				(unsigned long long)s->exits[r]);
+	}
+	if (s->kicks)
+		fprintf(out, "  %-16s %12llu\n", "(kicks)",
+			(unsigned long long)s->kicks);
+}
+
+void vmm_stats_print(struct vmm_vm *vm, FILE *out)
+{
+	unsigned int i;
+
+	fprintf(out, "--- vpmu stats: %s ---\n", vm->name);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		print_vcpu(&vm->vcpus[i], out);
+}

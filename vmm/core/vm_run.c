@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vm_run.c: running a VM to its end, stopping it, and the once-only report
+ * of unknown MMIO addresses.
+ */
+#include "vmm_core_priv.h"
+
+#include "ctl_server.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+void vmm_vm_stop(struct vmm_vm *vm, int status)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&vm->lock);
+	if (!vm->stopping) {
+		vm->stopping = true;
+		vm->status   = status;
+	}
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+	vmm_pmu_wake_waiters(vm);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		vmm_vcpu_kick(&vm->vcpus[i], VMM_REQ_STOP);
+}
+
+int vmm_vm_run(struct vmm_vm *vm)
+{
+	sigset_t kick, old;
+	unsigned int i;
+	int ret;
+
+	ret = vmm_vcpu_signal_init();
+	if (ret)
+		return ret;
+	/* vCPU threads inherit this mask; only they take the kick signal. */
+	sigemptyset(&kick);
+	sigaddset(&kick, SIGUSR1);
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		struct vmm_vcpu *vcpu = &vm->vcpus[i];
+
+		ret = -pthread_create(&vcpu->thread, NULL, vmm_vcpu_thread,
+				      vcpu);
+		if (ret) {
+			vmm_vm_stop(vm, VMM_STATUS_INTERNAL);
+			break;
+		}
+		vcpu->has_thread = true;
+	}
+	/* Operator control socket (issue 7); failure only warns. */
+	if (!ret)
+		vmm_control_start(vm);
+	pthread_sigmask(SIG_BLOCK, &kick, &old);
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		if (vm->vcpus[i].has_thread) {
+			pthread_join(vm->vcpus[i].thread, NULL);
+			vm->vcpus[i].has_thread = false;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	vmm_control_stop(vm); /* issue 7: host contexts, socket, entry */
+	if (vm->uart.out)
+		fflush(vm->uart.out);
+	return ret ? ret : vm->status;
+}
+
+void vmm_report_unknown_mmio(struct vmm_vm *vm, uint64_t addr, bool is_write)
+{
+	bool first = true;
+	unsigned int i;
+
+	pthread_mutex_lock(&vm->lock);
+	for (i = 0; i < vm->nr_mmio_reported; i++) {
+		if (vm->mmio_reported[i] == addr)
+			first = false;
+	}
+	if (first && vm->nr_mmio_reported < VMM_MMIO_REPORTED)
+		vm->mmio_reported[vm->nr_mmio_reported++] = addr;
+	else if (first)
+		first = false; /* table full: stay quiet rather than flood */
+	pthread_mutex_unlock(&vm->lock);
+	if (first)
+		fprintf(stderr,
+			"vpmu: %s: unknown MMIO %s at 0x%llx (ignored, "
+			"reported once)\n",
+			vm->name, is_write ? "write" : "read",
+			(unsigned long long)addr);
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmm_core_priv.h: struct layouts shared inside vmm/ only.
+ */
+#ifndef VMM_PRIV_H
+#define VMM_PRIV_H
+
+#include "vmm_core.h"
+
+#include <pvpmu/abi.h>
+
+#include "vm_pmu.h"
+
+struct vmm_control;
+
+#define VMM_PIO_MAX        32
+#define VMM_MSR_RANGES_MAX 16 /* KVM_MSR_FILTER_MAX_RANGES */
+#define VMM_MMIO_REPORTED  64
+
+struct vmm_pio_range {
+	uint16_t port;
+	unsigned int count;
+	vmm_pio_fn_t fn;
+	void *opaque;
+};
+
+struct vmm_msr_range {
+	uint32_t base, count;
+	const struct vmm_msr_ops *ops; /* NULL: trapped, #GP */
+	void *opaque;
+};
+
+struct vmm_hc_entry {
+	vmm_hc_fn_t fn;
+	void *opaque;
+};
+
+/* 8250/16550 UART state (serial.c). */
+struct vmm_uart {
+	pthread_mutex_t lock;
+	FILE *out;
+	uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
+};
+
+struct vmm_vcpu {
+	struct vmm_vm *vm;
+	unsigned int index;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	bool has_thread;
+	atomic_uint requests;
+	bool halted;
+	pid_t tid;
+	struct vmm_vcpu_stats stats;
+	struct vmm_vcpu_pmu pmu;
+};
+
+struct vmm_vm {
+	int kvm_fd, vm_fd;
+	size_t run_size;
+	void *mem;
+	uint64_t mem_size;
+	char name[VMM_NAME_MAX];
+	uuid_t uuid;
+	bool has_sync_regs;
+	uint64_t entry;
+
+	unsigned int nr_vcpus;
+	struct vmm_vcpu *vcpus;
+
+	struct vmm_pio_range pio[VMM_PIO_MAX];
+	unsigned int nr_pio;
+	struct vmm_msr_range msr[VMM_MSR_RANGES_MAX];
+	unsigned int nr_msr;
+	struct vmm_hc_entry hc[PVPMU_HC_MAX];
+	struct vmm_uart uart;
+	struct vmm_pmu pmu;
+	struct vmm_control *ctl; /* operator control socket (ctl_server.h) */
+
+	/* Run state, under (lock). */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int nr_halted;
+	bool stopping;
+	int status;
+
+	/* Unknown PIO/MMIO reported once per address, under (lock). */
+	uint8_t pio_reported[65536 / 8];
+	uint64_t mmio_reported[VMM_MMIO_REPORTED];
+	unsigned int nr_mmio_reported;
+};
+
+/* serial.c */
+void vmm_uart_init(struct vmm_uart *uart, FILE *out);
+void vmm_uart_destroy(struct vmm_uart *uart);
+int vmm_uart_pio(struct vmm_vcpu *vcpu, uint16_t port, bool is_write,
+		 void *data, unsigned int size, void *opaque);
+
+/* pio.c: dispatch a KVM_EXIT_IO. */
+void vmm_pio_dispatch(struct vmm_vcpu *vcpu);
+
+/* msr.c: install the KVM MSR filter; dispatch KVM_EXIT_X86_RDMSR/WRMSR. */
+int vmm_msr_init(struct vmm_vm *vm);
+void vmm_msr_dispatch(struct vmm_vcpu *vcpu);
+
+/* hypercall_doorbell.c: the doorbell ports and built-in calls. */
+int vmm_hc_init(struct vmm_vm *vm);
+
+/* cpuid.c: set (vcpu)'s CPUID from KVM's supported list, filtered. */
+int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host);
+/* Fetch KVM_GET_SUPPORTED_CPUID into a malloc'd list (*out). */
+int vmm_cpuid_get_supported(int kvm_fd, struct kvm_cpuid2 **out);
+
+/* longmode_boot.c: page tables/GDT in RAM; long-mode registers for a vCPU. */
+void vmm_boot_write_tables(struct vmm_vm *vm);
+int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu);
+
+/* vcpu_loop.c */
+void *vmm_vcpu_thread(void *arg);
+int vmm_vcpu_signal_init(void);
+/*
+ * Mark (vcpu) as blocked (halted, or waiting for a message forever) and
+ * back. The last vCPU to block ends the VM with status 0.
+ */
+void vmm_vcpu_block_begin(struct vmm_vcpu *vcpu);
+void vmm_vcpu_block_end(struct vmm_vcpu *vcpu);
+
+/* dump.c: print (vcpu)'s registers to stderr, prefixed by (why). */
+void vmm_vcpu_dump(struct vmm_vcpu *vcpu, const char *why);
+
+/* Report an unknown port or MMIO address once (stderr). */
+void vmm_report_unknown_pio(struct vmm_vm *vm, uint16_t port, bool is_write);
+void vmm_report_unknown_mmio(struct vmm_vm *vm, uint64_t addr, bool is_write);
+
+#endif /* VMM_PRIV_H */

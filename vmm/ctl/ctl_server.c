@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ctl_server.c: the control thread of a VM (see ctl_server.h): the listening
+ * socket, peer credential checks, one poll loop over the clients and the
+ * wake eventfd, and the registry entry's life.
+ */
+#include "ctl_server.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch_msrs.h"
+#include "vmm_core_priv.h"
+
+#define CTL_POLL_MS 200
+#define CTL_SEND_MS 2000
+#define CTL_BACKLOG 16
+
+int vmm_control_init(struct vmm_vm *vm, const struct vmm_config *cfg)
+{
+	struct vmm_control *ctl = calloc(1, sizeof(*ctl));
+	unsigned int i, j;
+
+	if (!ctl)
+		return -ENOMEM;
+	ctl->vm        = vm;
+	ctl->listen_fd = ctl->wake_fd = -1;
+	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
+		ctl->clients[i].fd = -1;
+		for (j = 0; j < VMM_CTL_CTX_MAX; j++)
+			ctl->clients[i].ctx[j].handle = -1;
+	}
+	snprintf(ctl->entry.pmu, sizeof(ctl->entry.pmu), "%s",
+		 cfg->pmu_model[0] ? cfg->pmu_model : "auto");
+	vm->ctl = ctl;
+	return 0;
+}
+
+void vmm_control_set_image(struct vmm_vm *vm, const char *path)
+{
+	char *abs;
+
+	if (!vm->ctl)
+		return;
+	/* Operators read the image later, maybe from another directory. */
+	abs = realpath(path, NULL);
+	snprintf(vm->ctl->entry.image, sizeof(vm->ctl->entry.image), "%s",
+		 abs ? abs : path);
+	free(abs);
+}
+
+void vmm_control_notify(struct vmm_vm *vm, const struct vpmu_notify *n)
+{
+	uint64_t one = 1;
+
+	(void)n;
+	if (vm->ctl && vm->ctl->wake_fd >= 0 &&
+	    write(vm->ctl->wake_fd, &one, sizeof(one)) < 0)
+		return; /* counter saturated: a wake is pending anyway */
+}
+
+/* A client leaves: its host contexts go with it (issue 7). */
+static void close_client(struct vmm_control *ctl, struct vmm_ctl_client *c)
+{
+	vmm_ctl_client_release(ctl, c);
+	vmm_ctl_rx_free(&c->rx);
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* Same uid as the VMM, or root (SO_PEERCRED). */
+static int check_peer(int fd, char *err, size_t errlen)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
+		snprintf(err, errlen, "permission denied: no peer credentials");
+		return -EACCES;
+	}
+	if (cr.uid == 0 || cr.uid == geteuid())
+		return 0;
+	snprintf(err, errlen,
+		 "permission denied: peer uid %u is neither the VM's uid %u "
+		 "nor root",
+		 (unsigned int)cr.uid, (unsigned int)geteuid());
+	return -EACCES;
+}
+
+/*
+ * One error reply, then close: the refused client learns why instead of
+ * seeing a bare EOF. Short timeout: it may never read.
+ */
+static void refuse(int fd, int ret, const char *why)
+{
+	struct json_object *r = vmm_ctl_reply_err(-1, -ret, why);
+
+	vmm_ctl_send(fd, r, 200);
+	json_object_put(r);
+	close(fd);
+}
+
+/* Accept one connection: peer check first, then a free client slot. */
+static void accept_client(struct vmm_control *ctl)
+{
+	char err[160];
+	unsigned int i;
+	int fd, ret;
+
+	fd = accept4(ctl->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	ret = check_peer(fd, err, sizeof(err));
+	if (ret) {
+		refuse(fd, ret, err);
+		return;
+	}
+	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
+		if (ctl->clients[i].fd < 0) {
+			ctl->clients[i].fd = fd;
+			return;
+		}
+	}
+	refuse(fd, -EBUSY, "too many operator connections to this VM");
+}
+
+/*
+ * Serve every complete frame of (c). Returns false to close (c).
+ * Requests are answered in order, one reply each, so a client may
+ * pipeline them. A parse or validation error is answered like any other
+ * error; only a broken frame length (or a client that stops reading)
+ * ends the connection.
+ */
+static bool serve_frames(struct vmm_control *ctl, struct vmm_ctl_client *c)
+{
+	const struct vmm_ctl_cmd *cmd;
+	struct json_object *req, *rep;
+	const char *body;
+	char err[256];
+	int64_t id;
+	size_t len;
+	int ret;
+
+	while ((ret = vmm_ctl_rx_next(&c->rx, &body, &len)) == 1) {
+		ret = vmm_ctl_parse_request(body, len, &req, &cmd, &id, err,
+					    sizeof(err));
+		vmm_ctl_rx_drop(&c->rx, len);
+		if (ret) {
+			rep = vmm_ctl_reply_err(id, -ret, err);
+		} else {
+			rep = vmm_ctl_handle(ctl, c, cmd, req, id);
+			json_object_put(req);
+		}
+		ret = vmm_ctl_send(c->fd, rep, CTL_SEND_MS);
+		json_object_put(rep);
+		if (ret)
+			return false;
+	}
+	if (ret == -EMSGSIZE) {
+		snprintf(err, sizeof(err),
+			 "bad frame length (must be 1..%u bytes): closing",
+			 VMM_CTL_MSG_MAX);
+		rep = vmm_ctl_reply_err(-1, EMSGSIZE, err);
+		vmm_ctl_send(c->fd, rep, 200);
+		json_object_put(rep);
+		return false;
+	}
+	return true;
+}
+
+static void serve_client(struct vmm_control *ctl, struct vmm_ctl_client *c,
+			 short revents)
+{
+	int ret;
+
+	if (revents & POLLIN) {
+		ret = vmm_ctl_rx_fill(&c->rx, c->fd);
+		if ((ret && ret != -EAGAIN) || !serve_frames(ctl, c)) {
+			close_client(ctl, c);
+			return;
+		}
+	} else if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
+		close_client(ctl, c);
+	}
+}
+
+/*
+ * The loop: poll the listening socket, the wake eventfd (notifications,
+ * stop) and every client; after any wake-up copy the samples of every
+ * host context first, so a full buffer is restarted before requests are
+ * served. The 200 ms timeout bounds how late a lost wake-up is noticed.
+ */
+static void *control_thread(void *arg)
+{
+	struct vmm_control *ctl = arg;
+	struct pollfd pfd[2 + VMM_CTL_CLIENTS_MAX];
+	int who[2 + VMM_CTL_CLIENTS_MAX];
+	unsigned int i, n;
+	uint64_t cnt;
+	sigset_t all;
+
+	/* Kick signals are for vCPU threads only. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	while (!atomic_load(&ctl->stop)) {
+		pfd[0] =
+			(struct pollfd){.fd = ctl->listen_fd, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = ctl->wake_fd, .events = POLLIN};
+		for (i = 0, n = 2; i < VMM_CTL_CLIENTS_MAX; i++) {
+			if (ctl->clients[i].fd < 0)
+				continue;
+			pfd[n]   = (struct pollfd){.fd     = ctl->clients[i].fd,
+						   .events = POLLIN};
+			who[n++] = (int)i;
+		}
+		if (poll(pfd, n, CTL_POLL_MS) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents & POLLIN &&
+		    read(ctl->wake_fd, &cnt, sizeof(cnt)) < 0)
+			cnt = 0;
+		/* Drain full buffers promptly, whoever woke us. */
+		vmm_ctl_collect_all(ctl);
+		for (i = 2; i < n; i++) {
+			if (pfd[i].revents)
+				serve_client(ctl, &ctl->clients[who[i]],
+					     pfd[i].revents);
+		}
+		if (pfd[0].revents & POLLIN)
+			accept_client(ctl);
+	}
+	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
+		if (ctl->clients[i].fd >= 0)
+			close_client(ctl, &ctl->clients[i]);
+	}
+	return NULL;
+}
+
+static int open_socket(struct vmm_control *ctl)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(ctl->entry.socket) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, ctl->entry.socket, strlen(ctl->entry.socket));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A live VM with this uuid keeps its socket; a stale one goes. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(fd);
+		return -EEXIST;
+	}
+	close(fd);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(ctl->entry.socket);
+	/* Mode 0600 from the start: no window where others could connect. */
+	if (fchmod(fd, 0600) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(ctl->entry.socket, 0600) < 0 || listen(fd, CTL_BACKLOG) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		unlink(ctl->entry.socket);
+		return ret;
+	}
+	ctl->listen_fd = fd;
+	return 0;
+}
+
+static void fill_entry(struct vmm_control *ctl)
+{
+	struct vmm_reg_entry *e = &ctl->entry;
+	struct vmm_vm *vm       = ctl->vm;
+
+	uuid_unparse_lower(vm->uuid, e->uuid);
+	snprintf(e->name, sizeof(e->name), "%s", vm->name);
+	e->pid      = getpid();
+	e->nr_vcpus = vm->nr_vcpus;
+	/* The model the guest sees ("auto" resolved), "none" without one. */
+	snprintf(e->pmu, sizeof(e->pmu), "%s",
+		 vm->pmu.arch ? vpmu_arch_name(vm->pmu.arch->ops) : "none");
+	e->tsc_khz = vm->pmu.tsc_khz;
+	e->started = (int64_t)time(NULL);
+}
+
+/*
+ * Directory, socket, eventfd, then the registry entry last: an entry
+ * always names a socket that exists.
+ */
+static int setup(struct vmm_control *ctl)
+{
+	mode_t old;
+	int ret;
+
+	ret = vmm_runtime_dir(ctl->dir, sizeof(ctl->dir));
+	if (!ret)
+		ret = vmm_runtime_dir_create(ctl->dir);
+	fill_entry(ctl);
+	if (!ret)
+		ret = vmm_registry_path(ctl->entry.socket,
+					sizeof(ctl->entry.socket), ctl->dir,
+					ctl->entry.uuid, ".sock");
+	if (ret)
+		return ret;
+	old = umask(0177);
+	ret = open_socket(ctl);
+	umask(old);
+	if (ret)
+		return ret;
+	ctl->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ctl->wake_fd < 0)
+		return -errno;
+	ret = vmm_registry_write(ctl->dir, &ctl->entry);
+	if (!ret)
+		ctl->has_entry = true;
+	return ret;
+}
+
+static void teardown(struct vmm_control *ctl)
+{
+	/* Only what is ours: never the files of a live namesake. */
+	if (ctl->has_entry || ctl->listen_fd >= 0)
+		vmm_registry_remove(ctl->dir, ctl->entry.uuid);
+	ctl->has_entry = false;
+	if (ctl->listen_fd >= 0)
+		close(ctl->listen_fd);
+	if (ctl->wake_fd >= 0)
+		close(ctl->wake_fd);
+	ctl->listen_fd = ctl->wake_fd = -1;
+}
+
+int vmm_control_start(struct vmm_vm *vm)
+{
+	struct vmm_control *ctl = vm->ctl;
+	int ret;
+
+	if (!ctl)
+		return -EINVAL;
+	atomic_store(&ctl->stop, false);
+	ret = setup(ctl);
+	if (!ret)
+		ret = -pthread_create(&ctl->thread, NULL, control_thread, ctl);
+	if (ret) {
+		teardown(ctl);
+		fprintf(stderr,
+			"vpmu: %s: no control socket in %s (%s): host "
+			"operators cannot see this VM\n",
+			vm->name, ctl->dir[0] ? ctl->dir : "(no runtime dir)",
+			ret == -EEXIST ? "another running VM has this uuid"
+				       : strerror(-ret));
+		return ret;
+	}
+	ctl->has_thread = true;
+	return 0;
+}
+
+void vmm_control_stop(struct vmm_vm *vm)
+{
+	struct vmm_control *ctl = vm->ctl;
+	uint64_t one            = 1;
+
+	if (!ctl || !ctl->has_thread)
+		return;
+	atomic_store(&ctl->stop, true);
+	if (write(ctl->wake_fd, &one, sizeof(one)) < 0)
+		one = 0; /* the poll timeout ends the loop anyway */
+	pthread_join(ctl->thread, NULL);
+	ctl->has_thread = false;
+	teardown(ctl);
+}
+
+void vmm_control_free(struct vmm_vm *vm)
+{
+	if (!vm->ctl)
+		return;
+	vmm_control_stop(vm);
+	free(vm->ctl);
+	vm->ctl = NULL;
+}

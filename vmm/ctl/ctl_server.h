@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl_server.h: a VM's control socket for host operators (internal to vmm/).
+ *
+ * One control thread per running VM (vmm_vm_run starts and joins it)
+ * serves the protocol of ctl_proto.h on <runtime>/<uuid>.sock and
+ * keeps the registry entry <runtime>/<uuid>.json (vm_registry.h). It owns the
+ * operator's host contexts: only it calls libvpmu for them, so client and
+ * context state need no lock. libvpmu's notification callback (vmm/pv/vm_pmu.c)
+ * routes host-owned notifications to vmm_control_notify(), which only
+ * wakes the thread (it runs with the domain lock held).
+ */
+#ifndef VMM_CONTROL_H
+#define VMM_CONTROL_H
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctl_proto.h"
+#include "vm_registry.h"
+#include "vpmu.h"
+
+struct vmm_vm;
+struct vmm_config;
+
+#define VMM_CTL_CLIENTS_MAX 16
+#define VMM_CTL_CTX_MAX     64    /* host contexts per client */
+#define VMM_CTL_SPILL_MAX   65536 /* samples kept per context between drains */
+#define VMM_CTL_SMPL_VALS   16    /* PMD values kept per sample */
+#define VMM_CTL_NVALS_MAX   64    /* (set, pmd) sample sizes tracked */
+
+/* One sample copied out of a host sampling buffer. */
+struct vmm_ctl_sample {
+	uint16_t cpu, set, ovfl_pmd, nr_vals;
+	int32_t pid, tid;
+	uint64_t tstamp, ip;
+	uint64_t vals[VMM_CTL_SMPL_VALS];
+};
+
+/* A host context of one client. */
+struct vmm_ctl_hctx {
+	int handle;        /* libvpmu handle, -1 when free */
+	unsigned int vcpu; /* vCPU it was created for */
+	void *buf;         /* default-format buffer, NULL if none */
+	size_t buf_size;
+	size_t consumed;    /* buffer offset copied out so far */
+	uint64_t overflows; /* hdr_overflows seen (restarts done) */
+	uint64_t throttled; /* nr_throttled seen */
+	struct {
+		uint16_t set, pmd, nvals;
+	} nvals[VMM_CTL_NVALS_MAX]; /* sample body sizes, from write_pmcs */
+	unsigned int nr_nvals;
+	struct vmm_ctl_sample *spill; /* copied, not yet drained */
+	unsigned int nr_spill, cap_spill;
+	uint64_t lost; /* samples dropped: spill full, unknown size */
+};
+
+struct vmm_ctl_client {
+	int fd; /* -1 when free */
+	struct vmm_ctl_rx rx;
+	struct vmm_ctl_hctx ctx[VMM_CTL_CTX_MAX];
+};
+
+struct vmm_control {
+	struct vmm_vm *vm;
+	char dir[PATH_MAX];
+	struct vmm_reg_entry entry;
+	int listen_fd, wake_fd;
+	pthread_t thread;
+	bool has_thread, has_entry;
+	atomic_bool stop;
+	struct vmm_ctl_client clients[VMM_CTL_CLIENTS_MAX];
+};
+
+/*
+ * Allocate (vm)'s control state from (cfg) (PMU model). Called by
+ * vmm_vm_create(); nothing is created on disk yet. 0 or -ENOMEM.
+ */
+int vmm_control_init(struct vmm_vm *vm, const struct vmm_config *cfg);
+
+/* Remember the guest image (path) for operators (vmm_vm_load()). */
+void vmm_control_set_image(struct vmm_vm *vm, const char *path);
+
+/*
+ * Create the runtime directory, the socket and the registry entry, and
+ * start the control thread. On failure the VM runs without operator
+ * access: one warning on stderr says why, and -errno is returned.
+ */
+int vmm_control_start(struct vmm_vm *vm);
+
+/*
+ * Stop and join the control thread: every client is disconnected and its
+ * host contexts destroyed; the socket and the entry are removed. Must run
+ * before the PMU domain is destroyed. Safe if never started.
+ */
+void vmm_control_stop(struct vmm_vm *vm);
+
+/* Free what vmm_control_init() allocated (stops first). NULL-safe. */
+void vmm_control_free(struct vmm_vm *vm);
+
+/*
+ * libvpmu notification (n) for a host-owned context: wake the control
+ * thread to drain and restart. Runs with the domain lock held: it never
+ * calls libvpmu. Any thread.
+ */
+void vmm_control_notify(struct vmm_vm *vm, const struct vpmu_notify *n);
+
+/* ctl_pmu_cmds.c: run the checked request (req) of (c) and build a reply. */
+struct json_object *vmm_ctl_handle(struct vmm_control *ctl,
+				   struct vmm_ctl_client *c,
+				   const struct vmm_ctl_cmd *cmd,
+				   struct json_object *req, int64_t id);
+
+/*
+ * ctl_smpl_cmds.c: the smpl_drain command: copy new samples of (hc) and
+ * answer up to "max" of those kept into (rep). 0 or -errno.
+ */
+int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
+		  struct json_object *req, struct json_object *rep);
+
+/* ctl_smpl_cmds.c: copy new samples of every host context; restart full ones.
+ */
+void vmm_ctl_collect_all(struct vmm_control *ctl);
+
+/*
+ * ctl_pmu_cmds.c: kick vCPU (vcpu) out of KVM_RUN so that it accounts its
+ * run time and re-arms its deadline timer; wait at most (wait_ns) (0: do
+ * not wait) until it has.
+ */
+void vmm_ctl_kick(struct vmm_control *ctl, unsigned int vcpu, uint64_t wait_ns);
+
+/* ctl_pmu_cmds.c: destroy every host context of (c). */
+void vmm_ctl_client_release(struct vmm_control *ctl, struct vmm_ctl_client *c);
+
+#endif /* VMM_CONTROL_H */

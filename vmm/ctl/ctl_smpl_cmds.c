@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ctl_smpl_cmds.c: copying samples out of the host contexts' default-format
+ * buffers (see the ordering argument at the top of ctl_pmu_cmds.c) into a
+ * per-context spill list, and the smpl_drain command that hands them out.
+ */
+#include "ctl_server.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm_core_priv.h"
+
+#define DFL_HDR sizeof(struct pfm_default_smpl_hdr)
+#define DFL_ENT sizeof(struct pfm_default_smpl_entry)
+
+static const struct vpmu_caller host = {.owner = VPMU_OWNER_HOST};
+
+static int nvals_of(const struct vmm_ctl_hctx *hc, uint16_t set, uint16_t pmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < hc->nr_nvals; i++) {
+		if (hc->nvals[i].set == set && hc->nvals[i].pmd == pmd)
+			return hc->nvals[i].nvals;
+	}
+	return -1;
+}
+
+static struct vmm_ctl_sample *spill_slot(struct vmm_ctl_hctx *hc)
+{
+	struct vmm_ctl_sample *ns;
+	unsigned int cap;
+
+	if (hc->nr_spill == hc->cap_spill) {
+		if (hc->cap_spill >= VMM_CTL_SPILL_MAX)
+			return NULL;
+		cap = hc->cap_spill ? hc->cap_spill * 2 : 1024;
+		ns  = realloc(hc->spill, cap * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		hc->spill     = ns;
+		hc->cap_spill = cap;
+	}
+	return &hc->spill[hc->nr_spill++];
+}
+
+/* Copy the complete samples in [hc->consumed, end) to the spill list. */
+static void copy_samples(struct vmm_ctl_hctx *hc, size_t end)
+{
+	const unsigned char *base = hc->buf;
+	struct pfm_default_smpl_entry e;
+	struct vmm_ctl_sample *s;
+	unsigned int k;
+	int nv;
+
+	while (hc->consumed + DFL_ENT <= end) {
+		memcpy(&e, base + hc->consumed, sizeof(e));
+		nv = nvals_of(hc, e.set, e.ovfl_pmd);
+		if (nv < 0 || hc->consumed + DFL_ENT + 8 * (size_t)nv > end) {
+			hc->lost++; /* unknown body size: cannot go on */
+			hc->consumed = end;
+			return;
+		}
+		s = spill_slot(hc);
+		if (s) {
+			*s = (struct vmm_ctl_sample){
+				.cpu      = e.cpu,
+				.set      = e.set,
+				.ovfl_pmd = e.ovfl_pmd,
+				.pid      = e.pid,
+				.tid      = e.tid,
+				.tstamp   = e.tstamp,
+				.ip       = e.ip,
+			};
+			for (k = 0; k < (unsigned int)nv; k++) {
+				if (k < VMM_CTL_SMPL_VALS)
+					memcpy(&s->vals[k],
+					       base + hc->consumed + DFL_ENT +
+						       8 * k,
+					       8);
+			}
+			s->nr_vals = (uint16_t)(nv < VMM_CTL_SMPL_VALS
+							? nv
+							: VMM_CTL_SMPL_VALS);
+		} else {
+			hc->lost++;
+		}
+		hc->consumed += DFL_ENT + 8 * (size_t)nv;
+	}
+}
+
+static void collect(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
+{
+	struct pfm_default_smpl_hdr *hdr = hc->buf;
+	struct vpmu_domain *d            = ctl->vm->pmu.domain;
+	struct vpmu_ctx_stats st;
+	uint64_t ovf, end;
+
+	if (!hdr)
+		return;
+	ovf = __atomic_load_n(&hdr->hdr_overflows, __ATOMIC_ACQUIRE);
+	end = __atomic_load_n(&hdr->hdr_cur_offs, __ATOMIC_ACQUIRE);
+	if (end > hc->buf_size)
+		end = hc->buf_size;
+	if (end < hc->consumed)
+		hc->consumed = DFL_HDR; /* restarted by someone: start over */
+	copy_samples(hc, end);
+	if (ovf != hc->overflows) {
+		/* Full and masked: nothing more is written until restart. */
+		hc->overflows = ovf;
+		vpmu_ctx_restart(d, &host, hc->handle, 0);
+		vmm_ctl_kick(ctl, hc->vcpu, 0); /* re-arm its timer */
+		hc->consumed = DFL_HDR;
+		return;
+	}
+	/* Masked by the host's overflow throttle: resume. */
+	if (!vpmu_ctx_stats(d, &host, hc->handle, &st) &&
+	    st.nr_throttled != hc->throttled) {
+		hc->throttled = st.nr_throttled;
+		vpmu_ctx_restart(d, &host, hc->handle, 0);
+		vmm_ctl_kick(ctl, hc->vcpu, 0);
+	}
+}
+
+void vmm_ctl_collect_all(struct vmm_control *ctl)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
+		for (j = 0; ctl->clients[i].fd >= 0 && j < VMM_CTL_CTX_MAX;
+		     j++) {
+			if (ctl->clients[i].ctx[j].handle >= 0)
+				collect(ctl, &ctl->clients[i].ctx[j]);
+		}
+	}
+}
+
+static struct json_object *sample_json(const struct vmm_ctl_sample *s)
+{
+	struct json_object *a = json_object_new_array(), *v;
+	unsigned int k;
+
+	json_object_array_add(a, json_object_new_int(s->cpu));
+	json_object_array_add(a, json_object_new_int(s->set));
+	json_object_array_add(a, json_object_new_int(s->ovfl_pmd));
+	json_object_array_add(a, json_object_new_uint64(s->tstamp));
+	json_object_array_add(a, json_object_new_uint64(s->ip));
+	json_object_array_add(a, json_object_new_int(s->pid));
+	json_object_array_add(a, json_object_new_int(s->tid));
+	v = json_object_new_array();
+	for (k = 0; k < s->nr_vals; k++)
+		json_object_array_add(v, json_object_new_uint64(s->vals[k]));
+	json_object_array_add(a, v);
+	return a;
+}
+
+int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
+		  struct json_object *req, struct json_object *rep)
+{
+	unsigned int max = (unsigned int)vmm_ctl_get_int(req, "max", 8192);
+	struct json_object *arr;
+	unsigned int i, n;
+
+	if (!hc->buf)
+		return -EINVAL;
+	collect(ctl, hc);
+	n   = hc->nr_spill < max ? hc->nr_spill : max;
+	arr = json_object_new_array_ext((int)n);
+	for (i = 0; i < n; i++)
+		json_object_array_add(arr, sample_json(&hc->spill[i]));
+	if (n < hc->nr_spill)
+		memmove(hc->spill, hc->spill + n,
+			(hc->nr_spill - n) * sizeof(*hc->spill));
+	hc->nr_spill -= n;
+	json_object_object_add(rep, "samples", arr);
+	json_object_object_add(rep, "lost", json_object_new_uint64(hc->lost));
+	json_object_object_add(rep, "more",
+			       json_object_new_boolean(hc->nr_spill > 0));
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl_proto.h: the wire protocol of a VM's control socket, shared by
+ * the VMM (ctl_server.c) and the host commands (ctl_client.c). Pure: no VM
+ * state, so unit tests drive it with arbitrary bytes.
+ *
+ * Framing
+ *   Every message is a 4-byte big-endian length N (1 .. VMM_CTL_MSG_MAX)
+ *   followed by N bytes of UTF-8 JSON text holding one object. A length of
+ *   0 or above the maximum is a framing error: the server answers it and
+ *   closes the connection (it cannot find the next frame).
+ *
+ * Requests and replies (version VMM_CTL_PROTO = 1)
+ *   request  {"v":1, "id":N, "cmd":"NAME", ...arguments}
+ *   reply    {"v":1, "id":N, "ok":true, ...results}
+ *            {"v":1, "id":N|null, "ok":false, "error":"text", "errno":E}
+ *   id is an integer 0 .. 2^53 chosen by the client and echoed. Every
+ *   request is checked against the command's field table below before it
+ *   runs: unknown commands, unknown or missing fields, wrong types and
+ *   values out of range get an error reply naming the field; the
+ *   connection and the VM keep going.
+ *
+ * Commands (host contexts are the operator's: PFM_FL_SYSTEM_WIDE contexts
+ * owned by VPMU_OWNER_HOST, invisible to the guest; a connection sees only
+ * the contexts it created, and they are destroyed when it closes)
+ *   hello, info          VM identity; info adds uptime and active contexts
+ *   resolve   name       event name -> code (catalogue and KVM statistics)
+ *   ctx_create vcpu [smpl_buf_size]   one vCPU-wide context (a default-
+ *                        format buffer when smpl_buf_size > 0) -> ctx
+ *   write_pmcs ctx pmcs[{num,set,value,flags,reset_pmds,smpl_pmds,eventid}]
+ *   write_pmds ctx pmds[{num,set,value,long_reset,short_reset}]
+ *   create_evtsets ctx sets[{id,flags,next,timeout_ns}] -> timeout_ns[]
+ *   load ctx vcpu [set], unload ctx, start ctx [set], stop ctx
+ *   read_pmds ctx pmds[{num,set}] -> values[]
+ *   getinfo_evtsets ctx sets[ids] -> sets[{id,runs,act_ns}]
+ *   smpl_drain ctx [max] -> samples[[cpu,set,ovfl_pmd,tstamp,ip,pid,tid,
+ *                        [values]]], lost, more: samples recorded since the
+ *                        last drain; a full buffer is restarted by the VMM
+ *   destroy ctx
+ * perfmon2 errors come back as "errno" (positive) with the strerror text.
+ */
+#ifndef VMM_CONTROL_PROTO_H
+#define VMM_CONTROL_PROTO_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VMM_CTL_PROTO   1
+#define VMM_CTL_MSG_MAX (4U << 20) /* bytes of one message's JSON */
+#define VMM_CTL_HDR     4          /* the length prefix */
+#define VMM_CTL_ID_MAX  (1LL << 53)
+
+/* Field types of the request tables. */
+enum vmm_ctl_type {
+	VMM_CTL_INT = 1, /* integer in [min, max] */
+	VMM_CTL_U64,     /* non-negative integer up to 2^64-1 */
+	VMM_CTL_STR,     /* string of min .. max bytes */
+	VMM_CTL_INTS,    /* array of min..max integers in [0, 65535] */
+	VMM_CTL_OBJS,    /* array of min..max objects checked with (elem) */
+};
+
+struct vmm_ctl_field {
+	const char *name; /* NULL ends a table */
+	uint8_t type;     /* enum vmm_ctl_type */
+	bool required;
+	int64_t min, max;                 /* value, length or elements */
+	const struct vmm_ctl_field *elem; /* VMM_CTL_OBJS element table */
+};
+
+struct vmm_ctl_cmd {
+	const char *name;
+	const struct vmm_ctl_field *fields; /* besides v, id and cmd */
+};
+
+/* The command table (ctl_proto.c). */
+extern const struct vmm_ctl_cmd vmm_ctl_cmds[];
+
+/*
+ * Parse and check one request frame body (text, len): valid JSON object,
+ * v == VMM_CTL_PROTO, id, a known cmd and its fields. Returns 0 with
+ * (*req) (the caller puts it) and (*cmd); else -EINVAL (-EPROTO for a bad
+ * version) with a message in (err). (*id) is the request id when one was
+ * readable, else -1, so the error reply can carry it.
+ */
+int vmm_ctl_parse_request(const char *text, size_t len,
+			  struct json_object **req,
+			  const struct vmm_ctl_cmd **cmd, int64_t *id,
+			  char *err, size_t errlen);
+
+/*
+ * Check (obj) against (fields): every key known, required keys present,
+ * types and ranges. Returns 0, or -EINVAL with a message naming (where)
+ * and the field.
+ */
+int vmm_ctl_check_fields(struct json_object *obj,
+			 const struct vmm_ctl_field *fields, const char *where,
+			 char *err, size_t errlen);
+
+/* Field accessors for checked objects (absent: the default). */
+int64_t vmm_ctl_get_int(struct json_object *obj, const char *key, int64_t def);
+uint64_t vmm_ctl_get_u64(struct json_object *obj, const char *key,
+			 uint64_t def);
+
+/* New reply objects: {"v":1,"id":id,"ok":true} / ok false + error. */
+struct json_object *vmm_ctl_reply_ok(int64_t id);
+struct json_object *vmm_ctl_reply_err(int64_t id, int err, const char *msg);
+
+/*
+ * Incremental frame reader for non-blocking sockets: append bytes with
+ * vmm_ctl_rx_fill(), take complete frames with vmm_ctl_rx_next().
+ */
+struct vmm_ctl_rx {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+/* Read what (fd) has (non-blocking): 0, -EAGAIN, -ECONNRESET on EOF. */
+int vmm_ctl_rx_fill(struct vmm_ctl_rx *rx, int fd);
+
+/*
+ * Look at the next complete frame: returns 1 with (*body, *len) valid until
+ * vmm_ctl_rx_drop(rx, len), which the caller calls when done with it; 0 if
+ * none is complete; -EMSGSIZE for a bad length (framing is lost).
+ */
+int vmm_ctl_rx_next(struct vmm_ctl_rx *rx, const char **body, size_t *len);
+void vmm_ctl_rx_drop(struct vmm_ctl_rx *rx, size_t len);
+
+void vmm_ctl_rx_free(struct vmm_ctl_rx *rx);
+
+/*
+ * Write (msg) as one frame to (fd), waiting at most (timeout_ms) for room.
+ * Returns 0, -EMSGSIZE, -ETIMEDOUT or -errno.
+ */
+int vmm_ctl_send(int fd, struct json_object *msg, int timeout_ms);
+
+/*
+ * Read one frame from (fd) and parse it as a JSON object into (*out),
+ * waiting at most (timeout_ms). Returns 0, -ETIMEDOUT, -ECONNRESET (EOF),
+ * -EMSGSIZE or -EPROTO (not a JSON object).
+ */
+int vmm_ctl_recv(int fd, struct json_object **out, int timeout_ms);
+
+#endif /* VMM_CONTROL_PROTO_H */

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pv_read_msg.c: PVPMU_HC_READ_MSG, read() on a context with an optional wait.
+ *
+ * A waiting vCPU sleeps on the VM's message condvar (no spinning) until the
+ * notification callback bumps the generation, the timeout passes or the VM
+ * stops. The generation is sampled before each attempt, so a message
+ * queued between the attempt and the sleep is never missed. Waiting
+ * forever counts as halted for the "all vCPUs halted" rule: no other
+ * vCPU running means no overflow can ever come.
+ */
+#include "vm_pmu.h"
+
+#include <errno.h>
+#include <time.h>
+
+#include "vmm_core_priv.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Sleep until the generation moves past (gen), (deadline) or a stop. */
+static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
+{
+	struct vmm_pmu *p = &vm->pmu;
+	struct timespec ts;
+
+	ts.tv_sec  = deadline / 1000000000ULL;
+	ts.tv_nsec = deadline % 1000000000ULL;
+	pthread_mutex_lock(&p->msg_lock);
+	while (p->msg_gen == gen &&
+	       !__atomic_load_n(&vm->stopping, __ATOMIC_ACQUIRE)) {
+		if (deadline == UINT64_MAX)
+			pthread_cond_wait(&p->msg_cond, &p->msg_lock);
+		else if (pthread_cond_timedwait(&p->msg_cond, &p->msg_lock,
+						&ts) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&p->msg_lock);
+}
+
+static uint64_t generation(struct vmm_vm *vm)
+{
+	uint64_t gen;
+
+	pthread_mutex_lock(&vm->pmu.msg_lock);
+	gen = vm->pmu.msg_gen;
+	pthread_mutex_unlock(&vm->pmu.msg_lock);
+	return gen;
+}
+
+static int read_one(struct vmm_vcpu *vcpu, int fd, union pfm_msg *msg,
+		    uint64_t timeout_ns)
+{
+	struct vmm_vm *vm      = vcpu->vm;
+	struct vpmu_caller who = {.owner = VPMU_OWNER_GUEST,
+				  .cpu   = vcpu->pmu.cpu};
+	bool forever           = timeout_ns == PVPMU_WAIT_FOREVER;
+	uint64_t deadline      = forever ? UINT64_MAX : now_ns() + timeout_ns;
+	unsigned int nr;
+	uint64_t gen;
+	int ret;
+
+	for (;;) {
+		gen = generation(vm);
+		ret = vpmu_ctx_read_msgs(vm->pmu.domain, &who, fd, msg, 1, &nr);
+		if (ret != -EAGAIN || !timeout_ns)
+			return ret;
+		if (__atomic_load_n(&vm->stopping, __ATOMIC_ACQUIRE))
+			return -EINTR;
+		if (!forever && now_ns() >= deadline)
+			return -ETIMEDOUT;
+		if (forever)
+			vmm_vcpu_block_begin(vcpu);
+		wait_msg(vm, gen, deadline);
+		if (forever)
+			vmm_vcpu_block_end(vcpu);
+	}
+}
+
+int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
+{
+	struct pvpmu_hc_read_msg req;
+	int ret;
+
+	(void)opaque;
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	if (ret)
+		return ret;
+	ret = read_one(vcpu, req.fd, &req.msg, req.timeout_ns);
+	if (ret)
+		return vmm_pv_status(ret);
+	return vmm_hc_write(vcpu, gpa, &req, sizeof(req));
+}

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vm_pmu.c: the logical PMU inside the VMM (see vm_pmu.h).
+ *
+ * Every KVM_RUN return (exit or kick) accounts the guest run time it
+ * covered on the vCPU's vpmu cpu, after the exit itself was counted in the
+ * vCPU statistics, so hv exit-count events overflow at the very exit.
+ * libvpmu says when it must run next (a set timeout, a predictable
+ * overflow) in vCPU run time; a per-vCPU POSIX timer sends the kick signal
+ * to the vCPU thread then. Run time only advances inside KVM_RUN, so the
+ * timer can only fire early (by the time spent handling exits). So the
+ * timer is re-armed whenever that drift passes VMM_TIMER_DRIFT_NS (one
+ * cheap timer_settime), and an early kick that still happens accounts,
+ * finds the deadline not reached and re-arms.
+ */
+#include "vm_pmu.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ctl_server.h"
+#include "arch_msrs.h"
+#include "vmm_core_priv.h"
+#include "vpmu_pmu.h"
+
+#define VMM_TIMER_GRAN_NS  100000ULL /* set-switch granularity: 100 us */
+#define VMM_TIMER_MIN_NS   10000ULL  /* never arm shorter than 10 us */
+#define VMM_TIMER_DRIFT_NS 20000ULL  /* re-arm once 20 us early */
+
+static uint64_t hv_read(void *opaque, uint32_t cpu, uint16_t code)
+{
+	struct vmm_vm *vm = opaque;
+	const struct vmm_vcpu_stats *s;
+
+	if (cpu >= vm->nr_vcpus)
+		return 0;
+	s = &vm->vcpus[cpu].stats;
+	switch (code) {
+	case PVPMU_EV_HV_EXITS:
+		return s->nr_exits;
+	case PVPMU_EV_HV_HYPERCALLS:
+		return s->hypercalls;
+	case PVPMU_EV_HV_MSR_READS:
+		return s->msr_read;
+	case PVPMU_EV_HV_MSR_WRITES:
+		return s->msr_write;
+	case PVPMU_EV_HV_PIO:
+		return s->pio;
+	case PVPMU_EV_HV_MMIO:
+		return s->mmio;
+	case PVPMU_EV_HV_IRQS:
+		return s->irqs;
+	case PVPMU_EV_HV_HALTS:
+		return s->halts;
+	case PVPMU_EV_HV_HALTED_NS:
+		return s->halted_ns;
+	default:
+		if (PVPMU_EV_EVENT(code) == 0xe1 &&
+		    PVPMU_EV_UMASK(code) < VMM_EXIT_REASONS)
+			return s->exits[PVPMU_EV_UMASK(code)];
+		return 0;
+	}
+}
+
+static int kvmstat_vcpu_fd(void *opaque, uint32_t cpu)
+{
+	struct vmm_vm *vm = opaque;
+
+	return cpu < vm->nr_vcpus ? vm->vcpus[cpu].fd : -1;
+}
+
+/* 0 until the vCPU thread runs: perf then answers -ESRCH. */
+static pid_t perf_vcpu_tid(void *opaque, uint32_t cpu)
+{
+	struct vmm_vm *vm = opaque;
+
+	if (cpu >= vm->nr_vcpus)
+		return 0;
+	return __atomic_load_n(&vm->vcpus[cpu].tid, __ATOMIC_ACQUIRE);
+}
+
+/* hv (exact) first, then KVM statistics, then host perf_event. */
+static int build_backends(struct vmm_vm *vm)
+{
+	struct vmm_pmu *p             = &vm->pmu;
+	struct vpmu_kvmstat_source ks = {.vcpu_fd = kvmstat_vcpu_fd,
+					 .opaque  = vm};
+	struct vpmu_perf_source ps    = {
+		   .vcpu_tid = perf_vcpu_tid, .opaque = vm, .signo = SIGUSR1};
+
+	p->hv = (struct vpmu_hv_source){
+		.read = hv_read, .opaque = vm, .tsc_khz = p->tsc_khz};
+	return vpmu_backends_build(&p->bl, &p->hv, &ks, &ps);
+}
+
+static uint64_t vpmd_read(void *opaque, uint32_t cpu, unsigned int vpmd)
+{
+	struct vmm_vm *vm = opaque;
+
+	if (cpu >= vm->nr_vcpus)
+		return 0;
+	switch (vpmd) {
+	case VPMU_VPMD_EXITS:
+		return vm->vcpus[cpu].stats.nr_exits;
+	case VPMU_VPMD_IRQS:
+		return vm->vcpus[cpu].stats.irqs;
+	case VPMU_VPMD_STEAL:
+		return vm->vcpus[cpu].stats.steal_ns;
+	default:
+		return 0;
+	}
+}
+
+/* Runs with the domain lock held: no call back into libvpmu. */
+static void notify(void *opaque, const struct vpmu_notify *n)
+{
+	struct vmm_vm *vm = opaque;
+
+	/* Issue 6: the architectural PMU model's contexts (no messages). */
+	if (n->owner == VPMU_OWNER_ARCH) {
+		vmm_arch_pmu_notify(vm, n);
+		return;
+	}
+	if (n->owner == VPMU_OWNER_HOST) /* operator contexts (issue 7) */
+		vmm_control_notify(vm, n);
+	if (n->owner == VPMU_OWNER_GUEST && n->cpu_index < vm->nr_vcpus &&
+	    (n->flags & VPMU_NOTIFY_MSG))
+		vmm_pmu_raise_irq(&vm->vcpus[n->cpu_index]);
+	vmm_pmu_wake_waiters(vm);
+}
+
+void vmm_pmu_wake_waiters(struct vmm_vm *vm)
+{
+	pthread_mutex_lock(&vm->pmu.msg_lock);
+	vm->pmu.msg_gen++;
+	pthread_cond_broadcast(&vm->pmu.msg_cond);
+	pthread_mutex_unlock(&vm->pmu.msg_lock);
+}
+
+static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
+{
+	vpmu_limits_default(l);
+	l->max_contexts  = cfg->limits.max_contexts;
+	l->arch_contexts = cfg->nr_vcpus; /* issue 6: one per vCPU */
+	l->max_sets      = cfg->limits.max_sets;
+	l->msgq_depth    = cfg->limits.max_msgs;
+	l->arg_size_max  = cfg->limits.max_arg_size;
+	l->smpl_mem_max  = cfg->limits.max_smpl_mem;
+	l->timer_gran_ns = VMM_TIMER_GRAN_NS;
+	l->min_kick_ns   = VMM_TIMER_MIN_NS;
+}
+
+int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
+{
+	struct vmm_pmu *p            = &vm->pmu;
+	struct vpmu_domain_config dc = {0};
+	unsigned int i;
+	int ret, khz;
+
+	pthread_mutex_init(&p->msg_lock, NULL);
+	pthread_cond_init(&p->msg_cond, NULL);
+	pthread_mutex_init(&p->map_lock, NULL);
+	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++)
+		p->maps[i].fd = -1;
+	khz        = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
+	p->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
+	ret        = build_backends(vm);
+	if (ret)
+		return ret;
+
+	set_limits(&dc.limits, cfg);
+	p->arg_size_max  = dc.limits.arg_size_max;
+	dc.backends      = p->bl.be;
+	dc.nr_backends   = p->bl.nr;
+	dc.notify        = notify;
+	dc.notify_opaque = vm;
+	dc.vpmd_read     = vpmd_read;
+	dc.vpmd_opaque   = vm;
+	ret              = vpmu_domain_create(&dc, &p->domain);
+	if (ret)
+		return ret;
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		ret = vpmu_cpu_create(p->domain, i, &vm->vcpus[i].pmu.cpu);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void vmm_pmu_destroy(struct vmm_vm *vm)
+{
+	struct vmm_pmu *p = &vm->pmu;
+	unsigned int i;
+
+	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++) {
+		if (p->maps[i].fd >= 0)
+			vmm_smpl_unmap(vm, p->maps[i].fd);
+	}
+	vmm_arch_pmu_destroy(vm); /* issue 6 */
+	vpmu_domain_destroy(p->domain);
+	p->domain = NULL;
+	vpmu_backends_release(&p->bl);
+	pthread_mutex_destroy(&p->map_lock);
+	pthread_cond_destroy(&p->msg_cond);
+	pthread_mutex_destroy(&p->msg_lock);
+}
+
+int vmm_pmu_vcpu_start(struct vmm_vcpu *vcpu)
+{
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo  = SIGUSR1,
+	};
+
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &vcpu->pmu.timer) < 0)
+		return -errno;
+	vcpu->pmu.has_timer      = true;
+	vcpu->pmu.armed_deadline = VPMU_NO_DEADLINE;
+	return 0;
+}
+
+void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
+{
+	if (vcpu->pmu.has_timer)
+		timer_delete(vcpu->pmu.timer);
+	vcpu->pmu.has_timer = false;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Time spent outside KVM_RUN since the timer was armed: the timer runs on
+ * wall time, run time does not, so the timer would fire early by this.
+ */
+static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
+			 uint64_t run)
+{
+	uint64_t dw = wall - p->armed_wall_ns, dr = run - p->armed_run_ns;
+
+	return dw > dr ? dw - dr : 0;
+}
+
+static void arm_timer(struct vmm_vcpu *vcpu)
+{
+	struct vmm_vcpu_pmu *p = &vcpu->pmu;
+	uint64_t deadline      = vpmu_cpu_next_deadline(p->cpu);
+	uint64_t now           = vpmu_cpu_run_ns(p->cpu), wall, rel;
+	struct itimerspec its  = {0};
+
+	if (!p->has_timer)
+		return;
+	if (deadline == p->armed_deadline) {
+		/* Re-arm only once exits have pushed it noticeably early. */
+		if (deadline == VPMU_NO_DEADLINE)
+			return;
+		wall = wall_ns();
+		if (drift_ns(p, wall, now) < VMM_TIMER_DRIFT_NS)
+			return;
+	} else {
+		wall = wall_ns();
+	}
+	p->armed_deadline = deadline;
+	p->armed_wall_ns  = wall;
+	p->armed_run_ns   = now;
+	if (deadline != VPMU_NO_DEADLINE) {
+		rel = deadline > now ? deadline - now : 0;
+		if (rel < VMM_TIMER_MIN_NS)
+			rel = VMM_TIMER_MIN_NS;
+		its.it_value.tv_sec  = rel / 1000000000ULL;
+		its.it_value.tv_nsec = rel % 1000000000ULL;
+	}
+	timer_settime(p->timer, 0, &its, NULL);
+}
+
+static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
+{
+	struct kvm_run *run      = vcpu->run;
+	struct kvm_interrupt irq = {.irq = vector};
+
+	if (!run->ready_for_interrupt_injection || !run->if_flag ||
+	    ioctl(vcpu->fd, KVM_INTERRUPT, &irq) != 0)
+		return false;
+	vcpu->stats.irqs++;
+	return true;
+}
+
+/*
+ * Issue 6: the architectural PMI: an NMI is queued at once (KVM_NMI, no
+ * in-kernel irqchip), a vector when the guest can take an interrupt.
+ * Returns true while it is still pending.
+ */
+static bool inject_pmi(struct vmm_vcpu *vcpu)
+{
+	unsigned int pmi = atomic_load(&vcpu->pmu.pmi);
+
+	if (!pmi)
+		return false;
+	if (pmi == VMM_PMI_NMI ? ioctl(vcpu->fd, KVM_NMI, 0) != 0
+			       : !inject_vector(vcpu, pmi))
+		return true;
+	if (pmi == VMM_PMI_NMI)
+		vcpu->stats.irqs++;
+	atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
+	return false;
+}
+
+static void inject_irq(struct vmm_vcpu *vcpu)
+{
+	bool want = false;
+
+	if (!atomic_load(&vcpu->pmu.irq_pending) &&
+	    !atomic_load(&vcpu->pmu.pmi))
+		return;
+	if (atomic_load(&vcpu->pmu.irq_pending)) {
+		if (!vcpu->pmu.vector || inject_vector(vcpu, vcpu->pmu.vector))
+			atomic_store(&vcpu->pmu.irq_pending, false);
+		else
+			want = true;
+	}
+	/* One interrupt per entry: a PMI after a notification waits. */
+	if (!want)
+		want = inject_pmi(vcpu);
+	else if (atomic_load(&vcpu->pmu.pmi) == VMM_PMI_NMI)
+		inject_pmi(vcpu);
+	else
+		want = true;
+	vcpu->run->request_interrupt_window = want;
+}
+
+void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
+{
+	arm_timer(vcpu);
+	inject_irq(vcpu);
+	vmm_shared_stamp_entry(vcpu);
+}
+
+void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
+{
+	atomic_store(&vcpu->pmu.irq_pending, true);
+	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
+		return; /* served before the next KVM_RUN anyway */
+	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
+}
+
+void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
+{
+	atomic_store(&vcpu->pmu.pmi, pmi);
+	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
+		return; /* served before the next KVM_RUN anyway */
+	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
+}
+
+bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
+{
+	unsigned int pmi = atomic_load(&vcpu->pmu.pmi);
+
+	return pmi == VMM_PMI_NMI || (pmi && vcpu->run->if_flag);
+}
+
+void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
+{
+	struct vpmu_guest_state gs = {0};
+	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
+
+	if (vcpu->vm->has_sync_regs)
+		gs.ip = vcpu->run->s.regs.regs.rip;
+	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
+	vpmu_cpu_account(p->cpu, run_ns, &gs);
+	/* A kick may be our timer firing: arm it again before the next run. */
+	if (kicked)
+		p->armed_deadline = VPMU_NO_DEADLINE - 1;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vm_pmu.h: the VMM side of the logical PMU: one libvpmu domain per VM, one
+ * vpmu cpu per vCPU, the hv count source, per-vCPU timers for vPMU
+ * deadlines, notification interrupts, the shared page and the mapping of
+ * sampling buffers into guest physical memory. Internal to vmm/.
+ */
+#ifndef VMM_PMU_H
+#define VMM_PMU_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "vpmu.h"
+#include "backends/backends.h"
+
+struct vmm_vm;
+struct vmm_vcpu;
+struct vmm_config;
+struct vmm_arch; /* arch_msrs.h: the architectural PMU model (issue 6) */
+
+#define VMM_SMPL_MAPS_MAX  64
+#define VMM_SMPL_GPA_BASE  0xc0000000ULL /* the hole above RAM (<= 3 GiB) */
+#define VMM_SMPL_GPA_END   0xf0000000ULL
+#define VMM_SMPL_SLOT_BASE 1 /* memslot 0 is RAM */
+
+/* A sampling buffer mapped read-only into the guest. */
+struct vmm_smpl_map {
+	int fd;        /* guest context handle, -1 when free */
+	uint32_t slot; /* KVM memslot */
+	uint64_t gpa, size;
+};
+
+/* Per-VM PMU state, embedded in struct vmm_vm. */
+struct vmm_pmu {
+	struct vpmu_domain *domain;
+	struct vpmu_hv_source hv;
+	struct vpmu_backend_list bl; /* hv, kvmstat, perf */
+	uint64_t tsc_khz;
+	uint64_t arg_size_max; /* bytes of one vector argument */
+
+	/* Message waiters (PVPMU_HC_READ_MSG): generation + condvar. */
+	pthread_mutex_t msg_lock;
+	pthread_cond_t msg_cond;
+	uint64_t msg_gen;
+
+	/* Sampling buffer mappings, under (map_lock). */
+	pthread_mutex_t map_lock;
+	struct vmm_smpl_map maps[VMM_SMPL_MAPS_MAX];
+
+	struct vmm_arch *arch; /* issue 6: PMU model, NULL for "none" */
+};
+
+/* Per-vCPU PMU state, embedded in struct vmm_vcpu. */
+struct vmm_vcpu_pmu {
+	struct vpmu_cpu *cpu;
+	timer_t timer;
+	bool has_timer;
+	uint64_t armed_deadline; /* run-time ns the timer is armed for */
+	uint64_t armed_wall_ns;  /* wall clock when it was armed */
+	uint64_t armed_run_ns;   /* run time when it was armed */
+	uint32_t vector;         /* notification vector, 0 = none */
+	atomic_bool irq_pending;
+	atomic_uint pmi;     /* issue 6: pending PMI, vector or VMM_PMI_NMI */
+	uint64_t shared_gpa; /* struct pvpmu_shared_page, 0 = none */
+	int64_t tsc_offset;  /* guest TSC - host TSC */
+};
+
+/* Create the domain and the vCPU objects of (vm). */
+int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg);
+
+/* Destroy what vmm_pmu_init() created; safe on a partly built VM. */
+void vmm_pmu_destroy(struct vmm_vm *vm);
+
+/* Called on the vCPU thread when it starts and ends. */
+int vmm_pmu_vcpu_start(struct vmm_vcpu *vcpu);
+void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu);
+
+/* Before KVM_RUN: arm the deadline timer, inject a pending interrupt. */
+void vmm_pmu_before_run(struct vmm_vcpu *vcpu);
+
+/*
+ * After KVM_RUN returned (an exit, or (kicked) by a signal): account
+ * (run_ns) of guest time. The run loop refreshes the shared page once the
+ * exit is handled (vmm_shared_update), so it also shows what a hypercall
+ * just changed (START, STOP, UNLOAD, WRITE_PMDS...).
+ */
+void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked);
+
+/* shared.c: the per-vCPU shared page. */
+int vmm_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa);
+void vmm_shared_update(struct vmm_vcpu *vcpu);
+void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid);
+void vmm_shared_stamp_entry(struct vmm_vcpu *vcpu);
+
+/* pv_read_msg.c: PVPMU_HC_READ_MSG; pv.c: host errno -> ABI status. */
+int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque);
+int vmm_pv_status(int err);
+
+/* Post notification interrupt on (vcpu) (any thread). */
+void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu);
+
+/*
+ * Issue 6: post a PMI of the architectural PMU model on (vcpu) (any
+ * thread): (pmi) is an interrupt vector (16..255), injected like the
+ * notification interrupt when the guest can take it, or VMM_PMI_NMI
+ * (KVM_NMI). One PMI is pending at most; a later one replaces it.
+ */
+#define VMM_PMI_NMI 0x100U
+void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi);
+
+/* Would a pending PMI wake (vcpu) from HLT now? */
+bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu);
+
+/* Register the perfmon2 hypercalls (pv.c). */
+int vmm_pv_init(struct vmm_vm *vm);
+
+/* Sampling buffer mappings (smpl_memslot.c). */
+int vmm_smpl_map(struct vmm_vm *vm, int fd, void *base, uint64_t size,
+		 uint64_t *gpa);
+int vmm_smpl_lookup(struct vmm_vm *vm, int fd, uint64_t *gpa, uint64_t *size);
+void vmm_smpl_unmap(struct vmm_vm *vm, int fd);
+/* Is (gpa) inside a mapped sampling buffer? */
+bool vmm_smpl_contains(struct vmm_vm *vm, uint64_t gpa);
+/*
+ * The guest wrote to a read-only sampling buffer at (gpa): raise a page
+ * fault (present, write, user if CPL 3) with CR2 = (gpa) in the guest.
+ */
+void vmm_smpl_write_fault(struct vmm_vcpu *vcpu, uint64_t gpa);
+
+/* Wake every PVPMU_HC_READ_MSG waiter of (vm). */
+void vmm_pmu_wake_waiters(struct vmm_vm *vm);
+
+#endif /* VMM_PMU_H */
