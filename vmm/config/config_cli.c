@@ -18,17 +18,32 @@
 
 #include "vm_config_priv.h"
 
-#define OPTIONS_LIST "--vcpus, --mem, --name, --console, --stats, --pmu"
+#define OPTIONS_LIST                                                           \
+	"--vcpus, --mem, --name, --console, --stats, --pmu, --kernel, "        \
+	"--initrd, "                                                           \
+	"--append"
 
-enum opt_id { OPT_VCPUS, OPT_MEM, OPT_NAME, OPT_CONSOLE, OPT_STATS, OPT_PMU };
+enum opt_id {
+	OPT_VCPUS,
+	OPT_MEM,
+	OPT_NAME,
+	OPT_CONSOLE,
+	OPT_STATS,
+	OPT_PMU,
+	OPT_KERNEL,
+	OPT_INITRD,
+	OPT_APPEND,
+};
 
 static const struct {
 	const char *name; /* without the leading "--" */
 	bool has_arg;
 } options[] = {
-	[OPT_VCPUS] = {"vcpus", true},  [OPT_MEM] = {"mem", true},
-	[OPT_NAME] = {"name", true},    [OPT_CONSOLE] = {"console", true},
-	[OPT_STATS] = {"stats", false}, [OPT_PMU] = {"pmu", true},
+	[OPT_VCPUS] = {"vcpus", true},   [OPT_MEM] = {"mem", true},
+	[OPT_NAME] = {"name", true},     [OPT_CONSOLE] = {"console", true},
+	[OPT_STATS] = {"stats", false},  [OPT_PMU] = {"pmu", true},
+	[OPT_KERNEL] = {"kernel", true}, [OPT_INITRD] = {"initrd", true},
+	[OPT_APPEND] = {"append", true},
 };
 
 #define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -109,6 +124,13 @@ static int take_target(struct run_args *ra, const char *arg, char *err,
 	return 0;
 }
 
+static bool is_xml(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len > 4 && strcasecmp(path + len - 4, ".xml") == 0;
+}
+
 static int scan_args(struct run_args *ra, int argc, char **argv, char *err,
 		     size_t errlen)
 {
@@ -135,20 +157,21 @@ static int scan_args(struct run_args *ra, int argc, char **argv, char *err,
 		if (ret)
 			return ret;
 	}
-	if (!ra->target) {
+	if (!ra->target && !ra->value[OPT_KERNEL]) {
 		vmm_config_errf(err, errlen,
 				"no guest image or config file given "
-				"(vpmu run IMAGE|CONFIG.xml [options])");
+				"(vpmu run IMAGE|CONFIG.xml [options], or "
+				"--kernel IMAGE)");
+		return -EINVAL;
+	}
+	if (ra->target && ra->value[OPT_KERNEL] && !is_xml(ra->target)) {
+		vmm_config_errf(err, errlen,
+				"both an image '%s' and --kernel '%s' given: "
+				"name the image once",
+				ra->target, ra->value[OPT_KERNEL]);
 		return -EINVAL;
 	}
 	return 0;
-}
-
-static bool is_xml(const char *path)
-{
-	size_t len = strlen(path);
-
-	return len > 4 && strcasecmp(path + len - 4, ".xml") == 0;
 }
 
 static int apply_mem(struct vmm_config *cfg, const char *text, char *err,
@@ -199,6 +222,20 @@ static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
 		strcpy(cfg->pmu_model, v[OPT_PMU]); /* a known, short name */
 	if (!ret && v[OPT_STATS])
 		cfg->stats = true;
+	if (!ret && v[OPT_KERNEL])
+		ret = vmm_config_copy_str("--kernel", cfg->image,
+					  sizeof(cfg->image), v[OPT_KERNEL],
+					  err, errlen);
+	if (!ret && v[OPT_INITRD])
+		ret = vmm_config_copy_str("--initrd", cfg->initrd,
+					  sizeof(cfg->initrd), v[OPT_INITRD],
+					  err, errlen);
+	if (!ret && v[OPT_APPEND])
+		ret = vmm_config_copy_str("--append", cfg->cmdline,
+					  sizeof(cfg->cmdline), v[OPT_APPEND],
+					  err, errlen);
+	if (!ret && v[OPT_APPEND])
+		cfg->has_cmdline = true;
 	return ret;
 }
 
@@ -212,14 +249,16 @@ int vmm_config_parse_run_args(struct vmm_config *cfg, int argc, char **argv,
 	ret = scan_args(&ra, argc, argv, err, errlen);
 	if (ret)
 		return ret;
-	if (is_xml(ra.target)) {
+	if (ra.target && is_xml(ra.target)) {
 		ret = vmm_config_load_xml(&tmp, ra.target, err, errlen);
 		if (ret)
 			return ret;
 	} else {
 		vmm_config_defaults(&tmp);
-		ret = vmm_config_copy_str("image", tmp.image, sizeof(tmp.image),
-					  ra.target, err, errlen);
+		if (ra.target)
+			ret = vmm_config_copy_str("image", tmp.image,
+						  sizeof(tmp.image), ra.target,
+						  err, errlen);
 		if (ret)
 			return ret;
 	}

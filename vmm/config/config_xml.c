@@ -5,7 +5,8 @@
  * Three gates, all of which must pass before (cfg) is written:
  *   1. the file is well-formed XML (namespaces included); no network access;
  *   2. vpmu's own reading of the elements it uses (<name>, <uuid>,
- *      <memory>/<currentMemory>, <vcpu>, <os><type>/<kernel>, and its
+ *      <memory>/<currentMemory>, <vcpu>, <os><type>/<kernel>/<initrd>/
+ *      <cmdline>, and its
  *      settings in VMM_CONFIG_XMLNS under <metadata>);
  *   3. libvirt's RelaxNG domain schema, so the file stays a libvirt domain.
  * Gate 2 runs before gate 3 only because its messages are precise ("<vcpu>:
@@ -278,19 +279,69 @@ static int read_uuid(const struct vmm_xml_src *src, xmlNode *dom,
 	return ret;
 }
 
-/* <os><type arch='x86_64'>hvm</type><kernel>/abs/guest.elf</kernel></os> */
+/*
+ * An absolute path in the text of (node) into (dst): libvirt's schema
+ * wants absolute kernel and initrd paths.
+ */
+static int read_path(const struct vmm_xml_src *src, xmlNode *node, char *dst,
+		     size_t dstlen)
+{
+	char w[VMM_CONFIG_ERR_LEN];
+	xmlChar *path = xmlNodeGetContent(node);
+	int ret;
+
+	if (!path || s(path)[0] != '/') {
+		ret = vmm_config_xml_fail(
+			src, node,
+			"'%s' is not an absolute path (libvirt requires "
+			"one; see configs/README.md)",
+			path ? s(path) : "");
+	} else {
+		vmm_config_xml_where(src, node, w, sizeof(w));
+		ret = vmm_config_copy_str(w, dst, dstlen, s(path), src->err,
+					  src->errlen);
+	}
+	xmlFree(path);
+	return ret;
+}
+
+/* <os><initrd>/abs/initrd</initrd><cmdline>text</cmdline></os> (Linux) */
+static int read_linux_args(const struct vmm_xml_src *src, xmlNode *os,
+			   struct vmm_config *cfg)
+{
+	xmlNode *initrd = child(os, "initrd"), *cmdline = child(os, "cmdline");
+	char w[VMM_CONFIG_ERR_LEN];
+	xmlChar *text;
+	int ret = 0;
+
+	if (initrd)
+		ret = read_path(src, initrd, cfg->initrd, sizeof(cfg->initrd));
+	if (ret || !cmdline)
+		return ret;
+	text = xmlNodeGetContent(cmdline);
+	vmm_config_xml_where(src, cmdline, w, sizeof(w));
+	ret = vmm_config_copy_str(w, cfg->cmdline, sizeof(cfg->cmdline),
+				  text ? s(text) : "", src->err, src->errlen);
+	xmlFree(text);
+	cfg->has_cmdline = !ret;
+	return ret;
+}
+
+/*
+ * <os><type arch='x86_64'>hvm</type><kernel>/abs/guest.elf</kernel>
+ * [<initrd>/abs/initrd</initrd>] [<cmdline>...</cmdline>]</os>
+ */
 static int read_os(const struct vmm_xml_src *src, xmlNode *dom,
 		   struct vmm_config *cfg)
 {
 	xmlNode *os = child(dom, "os"), *type, *kernel;
-	xmlChar *arch, *path;
-	char w[VMM_CONFIG_ERR_LEN];
+	xmlChar *arch;
 	int ret = 0;
 
 	if (!os)
 		return vmm_config_xml_fail(
 			src, dom,
-			"no <os><kernel>: vpmu boots the guest ELF image "
+			"no <os><kernel>: vpmu boots the guest image "
 			"named there");
 	type = child(os, "type");
 	arch = type ? xmlGetProp(type, x("arch")) : NULL;
@@ -305,21 +356,11 @@ static int read_os(const struct vmm_xml_src *src, xmlNode *dom,
 	if (!kernel)
 		return vmm_config_xml_fail(
 			src, os,
-			"no <kernel>: vpmu boots the guest ELF image "
+			"no <kernel>: vpmu boots the guest image "
 			"named there");
-	path = xmlNodeGetContent(kernel);
-	if (!path || s(path)[0] != '/') {
-		ret = vmm_config_xml_fail(
-			src, kernel,
-			"'%s' is not an absolute path (libvirt requires "
-			"one; see configs/README.md)",
-			path ? s(path) : "");
-	} else {
-		vmm_config_xml_where(src, kernel, w, sizeof(w));
-		ret = vmm_config_copy_str(w, cfg->image, sizeof(cfg->image),
-					  s(path), src->err, src->errlen);
-	}
-	xmlFree(path);
+	ret = read_path(src, kernel, cfg->image, sizeof(cfg->image));
+	if (!ret)
+		ret = read_linux_args(src, os, cfg);
 	return ret;
 }
 

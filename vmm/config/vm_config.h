@@ -23,6 +23,7 @@
 #define VMM_MEM_MAX        (3ULL << 30) /* RAM ends below the 3 GiB hole */
 #define VMM_CONFIG_ERR_LEN 512
 #define VMM_PMU_MODEL_LEN  16
+#define VMM_CMDLINE_MAX    4096 /* bytes of a Linux command line, with NUL */
 
 /* Defaults of struct vmm_pmu_limits; every limit must be > 0. */
 #define VMM_LIMIT_CONTEXTS 144 /* 64 vCPUs x (guest + operator) + 16 */
@@ -52,12 +53,15 @@ struct vmm_pmu_limits {
 struct vmm_config {
 	char name[VMM_NAME_MAX]; /* "" until set; a default is derived */
 	uuid_t uuid;
-	bool has_uuid;          /* false: vmm generates one */
-	uint64_t mem_size;      /* bytes, multiple of 4 KiB */
-	unsigned int nr_vcpus;  /* 1 .. VMM_VCPUS_MAX */
-	char image[PATH_MAX];   /* guest ELF image */
-	char console[PATH_MAX]; /* "" means stdout */
-	bool stats;             /* print per-vCPU exit statistics at end */
+	bool has_uuid;         /* false: vmm generates one */
+	uint64_t mem_size;     /* bytes, multiple of 4 KiB */
+	unsigned int nr_vcpus; /* 1 .. VMM_VCPUS_MAX */
+	char image[PATH_MAX];  /* guest image: ELF, vmlinux or bzImage */
+	char initrd[PATH_MAX]; /* Linux initrd, "" for none */
+	char cmdline[VMM_CMDLINE_MAX]; /* Linux command line, "" default */
+	bool has_cmdline;              /* cmdline given (even empty) */
+	char console[PATH_MAX];        /* "" means stdout */
+	bool stats; /* print per-vCPU exit statistics at end */
 	char pmu_model[VMM_PMU_MODEL_LEN]; /* "auto", "intel-v2", ... */
 	struct vmm_pmu_limits limits;
 	char source[PATH_MAX]; /* config file read, "" for the CLI */
@@ -84,6 +88,10 @@ int vmm_config_parse_size(const char *text, uint64_t *out);
  * Parse `vpmu run` arguments (argv[0] is the first argument after "run"):
  *   IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
  *   [--console FILE] [--stats] [--pmu MODEL]
+ *   [--kernel IMAGE] [--initrd FILE] [--append CMDLINE]
+ * --kernel names the image instead of the positional argument (one of the
+ * two, not both, unless the positional argument is a CONFIG.xml, whose
+ * <kernel> it then replaces). --initrd and --append are for Linux images.
  * Options may come before or after the one positional argument, as
  * "--opt value" or "--opt=value"; "--" ends the options. A repeated option
  * takes its last value. A positional argument ending in ".xml" is loaded
@@ -101,7 +109,8 @@ int vmm_config_parse_run_args(struct vmm_config *cfg, int argc, char **argv,
 /*
  * Read a libvirt domain XML file (path) into (cfg): defaults, then <name>,
  * <uuid>, <memory> (or <currentMemory>) with libvirt units, <vcpu>,
- * <os><kernel> (the guest image) and the settings in the VMM_CONFIG_XMLNS
+ * <os><kernel> (the guest image), <os><initrd> and <os><cmdline> (Linux
+ * images only) and the settings in the VMM_CONFIG_XMLNS
  * namespace under <metadata>. The file must be well-formed, be valid
  * against libvirt's RelaxNG domain schema, and pass vpmu's own checks of
  * the elements it reads; when both vpmu and the schema object, vpmu's more

@@ -10,16 +10,10 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#define ELF_FILE_MAX (1ULL << 30)
 
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen,
 						      const char *fmt, ...)
@@ -191,45 +185,45 @@ int vmm_elf_load(const void *file, size_t file_size, void *mem,
 	return 0;
 }
 
+int vmm_elf_extent(const void *file, size_t file_size, uint64_t *end, char *err,
+		   size_t errlen)
+{
+	const Elf64_Ehdr *eh = file;
+	const Elf64_Phdr *ph;
+	unsigned int i;
+	int ret;
+
+	ret = check_header(eh, file_size, err, errlen);
+	if (ret)
+		return ret;
+	ph  = (const Elf64_Phdr *)((const char *)file + eh->e_phoff);
+	ret = check_segments(eh, ph, file_size, UINT64_MAX, 0, err, errlen);
+	if (ret)
+		return ret;
+	*end = 0;
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD &&
+		    ph[i].p_paddr + ph[i].p_memsz > *end)
+			*end = ph[i].p_paddr + ph[i].p_memsz;
+	}
+	return 0;
+}
+
 int vmm_elf_load_file(const char *path, void *mem, uint64_t mem_size,
 		      uint64_t min_gpa, uint64_t *entry, char *err,
 		      size_t errlen)
 {
 	char msg[VMM_CONFIG_ERR_LEN];
-	struct stat st;
-	void *file;
-	int fd, ret;
+	struct vmm_image_file f;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path,
-			 strerror(errno));
+	ret = vmm_image_map(path, &f, err, errlen);
+	if (ret)
 		return ret;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		ret = -EINVAL;
-		goto out_close;
-	}
-	if (st.st_size == 0 || (uint64_t)st.st_size > ELF_FILE_MAX) {
-		snprintf(err, errlen, "%s: size %lld is not a guest image",
-			 path, (long long)st.st_size);
-		ret = -ENOEXEC;
-		goto out_close;
-	}
-	file = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (file == MAP_FAILED) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
-		goto out_close;
-	}
-	ret = vmm_elf_load(file, st.st_size, mem, mem_size, min_gpa, entry, msg,
+	ret = vmm_elf_load(f.data, f.size, mem, mem_size, min_gpa, entry, msg,
 			   sizeof(msg));
 	if (ret)
 		snprintf(err, errlen, "%s: %s", path, msg);
-	munmap(file, st.st_size);
-out_close:
-	close(fd);
+	vmm_image_unmap(&f);
 	return ret;
 }

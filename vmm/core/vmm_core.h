@@ -69,6 +69,88 @@ int vmm_elf_load_file(const char *path, void *mem, uint64_t mem_size,
 		      uint64_t min_gpa, uint64_t *entry, char *err,
 		      size_t errlen);
 
+/*
+ * Check the ELF64 executable (file, file_size) as vmm_elf_load() does
+ * (RAM bounds aside) and set (*end) to the first guest-physical byte above
+ * its PT_LOAD segments. Returns 0 or -ENOEXEC with a message in (err).
+ */
+int vmm_elf_extent(const void *file, size_t file_size, uint64_t *end, char *err,
+		   size_t errlen);
+
+/* ---- Guest images (guest_image.c, linux_boot.c, mptable.c) ------------- */
+
+enum vmm_image_kind {
+	VMM_IMAGE_ELF = 1, /* vpmu's freestanding ELF (pvpmu/abi.h §1) */
+	VMM_IMAGE_VMLINUX, /* Linux vmlinux, entered at its 64-bit e_entry */
+	VMM_IMAGE_BZIMAGE, /* Linux bzImage, entered at its 64-bit entry */
+};
+
+/* "freestanding ELF", "Linux vmlinux", "Linux bzImage". */
+const char *vmm_image_kind_name(enum vmm_image_kind kind);
+
+/*
+ * Tell what the image (file, size) is, from its headers only (pure).
+ * Returns 0 and (*kind), or -ENOEXEC with a message in (err).
+ */
+int vmm_image_detect(const void *file, size_t size, enum vmm_image_kind *kind,
+		     char *err, size_t errlen);
+
+/* A read-only mapping of an image file (kernel, initrd). */
+struct vmm_image_file {
+	const void *data;
+	size_t size;
+};
+
+/*
+ * Map the regular, non-empty file (path) of at most 1 GiB read-only.
+ * Returns 0, or -errno with a message naming (path) in (err).
+ */
+int vmm_image_map(const char *path, struct vmm_image_file *f, char *err,
+		  size_t errlen);
+void vmm_image_unmap(struct vmm_image_file *f);
+
+/* Guest-physical layout of a Linux guest (linux_boot.c). */
+#define VMM_LINUX_ZERO_PAGE_GPA 0x10000ULL
+#define VMM_LINUX_CMDLINE_GPA   0x20000ULL
+#define VMM_MPTABLE_GPA         0x9fc00ULL
+
+struct vmm_linux_image {
+	enum vmm_image_kind kind; /* VMM_IMAGE_VMLINUX or _BZIMAGE */
+	const void *kernel;
+	size_t kernel_size;
+	const void *initrd; /* NULL: none */
+	size_t initrd_size;
+	const char *cmdline; /* the whole command line */
+};
+
+struct vmm_linux_loaded {
+	uint64_t entry;      /* 64-bit entry point */
+	uint64_t zero_page;  /* GPA of struct boot_params, for RSI */
+	uint64_t kernel_end; /* first byte above the kernel */
+	uint64_t initrd_gpa; /* 0 without an initrd */
+};
+
+/*
+ * Load a Linux kernel through the 64-bit boot protocol into (mem,
+ * mem_size), guest RAM at GPA 0 (pure): the kernel, the zero page (setup
+ * header, e820 map, command line and initrd pointers), the command line
+ * and the initrd at the top of RAM. Everything is checked first: a
+ * 16/32-bit-only bzImage, a kernel larger than RAM, an initrd that does
+ * not fit above the kernel and a command line over the kernel's limit are
+ * refused with -ENOEXEC and a message in (err), RAM untouched.
+ */
+int vmm_linux_load(const struct vmm_linux_image *img, void *mem,
+		   uint64_t mem_size, struct vmm_linux_loaded *out, char *err,
+		   size_t errlen);
+
+/*
+ * Write an MP table for (nr_cpus) vCPUs and the in-kernel I/O APIC at
+ * VMM_MPTABLE_GPA (pure). Returns 0, or -EINVAL when it does not fit or
+ * (nr_cpus) is not 1..254. vmm_mptable_size() is the bytes it takes.
+ */
+int vmm_mptable_write(void *mem, uint64_t mem_size, unsigned int nr_cpus);
+size_t vmm_mptable_size(unsigned int nr_cpus);
+
 /* ---- PIO dispatch (pio.c) --------------------------------------------- */
 
 /*

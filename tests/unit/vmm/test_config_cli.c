@@ -31,6 +31,8 @@ struct cli_case {
 	const char *want_console;
 	const char *want_pmu;
 	bool want_stats;
+	const char *want_initrd;
+	const char *want_cmdline;
 };
 
 #define ROW(...)                                                               \
@@ -70,6 +72,15 @@ static void check_good(const struct cli_case *c, const struct vmm_config *cfg)
 			  "row at line %d", c->line);
 	cr_expect(eq(int, cfg->stats, c->want_stats), "row at line %d",
 		  c->line);
+	if (c->want_initrd)
+		cr_expect(eq(str, (char *)cfg->initrd, (char *)c->want_initrd),
+			  "row at line %d", c->line);
+	if (c->want_cmdline) {
+		cr_expect(
+			eq(str, (char *)cfg->cmdline, (char *)c->want_cmdline),
+			"row at line %d", c->line);
+		cr_expect(cfg->has_cmdline, "row at line %d", c->line);
+	}
 }
 
 static void run_rows(const struct cli_case *cases, size_t n)
@@ -149,28 +160,56 @@ Test(vmm_config_cli, every_option_both_spellings)
 	run_rows(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+Test(vmm_config_cli, linux_kernel_initrd_and_command_line)
+{
+	static const struct cli_case cases[] = {
+		ROW(.argv       = {"--kernel", "vmlinux", "--initrd", "i.cpio",
+				   "--append", "console=ttyS0 quiet"},
+		    .want_image = "vmlinux", .want_initrd = "i.cpio",
+		    .want_cmdline = "console=ttyS0 quiet"),
+		ROW(.argv = {"bzImage", "--append="}, .want_image = "bzImage",
+		    .want_cmdline = ""),
+		ROW(.argv         = {DATA "linux.xml"},
+		    .want_image   = "/opt/vpmu/linux/vmlinux",
+		    .want_initrd  = "/opt/vpmu/linux/initrd.cpio",
+		    .want_cmdline = "console=ttyS0 vpmutest=boot"),
+		ROW(.argv = {DATA "linux.xml", "--kernel=/k", "--append", "x"},
+		    .want_image = "/k", .want_cmdline = "x"),
+		ROW(.argv = {"a.elf", "--kernel", "b"},
+		    .msg = "both an image 'a.elf' and --kernel 'b' given: name "
+			   "the image once"),
+		ROW(.argv = {"--kernel", "vmlinux", "--initrd"},
+		    .msg  = "option '--initrd' needs a value"),
+	};
+
+	run_rows(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
 Test(vmm_config_cli, bad_command_lines_name_the_option)
 {
 	static const struct cli_case cases[] = {
 		ROW(.argv = {NULL},
 		    .msg  = "no guest image or config file given (vpmu run "
-			    "IMAGE|CONFIG.xml [options])"),
+			    "IMAGE|CONFIG.xml [options], or --kernel IMAGE)"),
 		ROW(.argv = {"--stats"},
 		    .msg  = "no guest image or config file given (vpmu run "
-			    "IMAGE|CONFIG.xml [options])"),
+			    "IMAGE|CONFIG.xml [options], or --kernel IMAGE)"),
 		ROW(.argv = {"a.elf", "b.elf"},
 		    .msg  = "more than one image or config file given: 'a.elf' "
 			    "and 'b.elf'"),
 		ROW(.argv = {""}, .msg = "empty image or config file name"),
 		ROW(.argv = {"g.elf", "--cpus", "2"},
 		    .msg  = "unknown option '--cpus' (options: --vcpus, --mem, "
-			    "--name, --console, --stats, --pmu)"),
+			    "--name, --console, --stats, --pmu, --kernel, "
+			    "--initrd, --append)"),
 		ROW(.argv = {"g.elf", "--vcpu=2"},
 		    .msg  = "unknown option '--vcpu' (options: --vcpus, --mem, "
-			    "--name, --console, --stats, --pmu)"),
+			    "--name, --console, --stats, --pmu, --kernel, "
+			    "--initrd, --append)"),
 		ROW(.argv = {"g.elf", "-v"},
 		    .msg  = "unknown option '-v' (options: --vcpus, --mem, "
-			    "--name, --console, --stats, --pmu)"),
+			    "--name, --console, --stats, --pmu, --kernel, "
+			    "--initrd, --append)"),
 		ROW(.argv = {"g.elf", "--vcpus"},
 		    .msg  = "option '--vcpus' needs a value"),
 		ROW(.argv = {"g.elf", "--console", "--stats"},
