@@ -4,6 +4,7 @@
  *
  *   vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
  *            [--console FILE] [--stats] [--pmu MODEL]
+ *            [--kernel IMAGE] [--initrd FILE] [--append CMDLINE]
  *   vpmu events [--json]
  *   vpmu list | stat | record | report | top ...   (host operators)
  */
@@ -23,14 +24,18 @@ static const char usage[] =
 	"usage: vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] "
 	"[--name NAME]\n"
 	"                [--console FILE] [--stats] [--pmu MODEL]\n"
+	"       vpmu run --kernel vmlinux|bzImage [--initrd FILE] "
+	"[--append CMDLINE] [...]\n"
 	"       vpmu events [--json]\n"
 	"       vpmu list | stat | record | report | top [--help]\n"
 	"       vpmu help\n"
 	"\n"
-	"  run   boot a guest ELF image, or a libvirt domain XML config,\n"
-	"        under KVM with a perfmon2 virtual PMU on every vCPU.\n"
+	"  run   boot a guest image (vpmu's freestanding ELF, a Linux\n"
+	"        vmlinux or bzImage), or a libvirt domain XML config, under\n"
+	"        KVM with a perfmon2 virtual PMU on every vCPU.\n"
 	"        Exit status: 0 when all vCPUs halted, the guest's exit-port\n"
-	"        value, 250 triple fault, 251 KVM error, 1 on bad input.\n"
+	"        value, 250 triple fault, 251 KVM error, 253 guest reset\n"
+	"        (Linux reboot or panic), 1 on bad input.\n"
 	"  events  list every event of the virtual PMU and whether this\n"
 	"        host can count it.\n"
 	"  list    the running VMs; stat: count events; record: sample to a\n"
@@ -118,6 +123,10 @@ static int cmd_run(int argc, char **argv)
 		die("%s", err);
 	if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
 		die("%s", err);
+	if (cfg.stats)
+		fprintf(stderr, "vpmu: %s: booting %s as a %s\n",
+			vmm_vm_name(vm), cfg.image,
+			vmm_image_kind_name(vmm_vm_image_kind(vm)));
 	status = run_until_signal(vm);
 	if (status < 0)
 		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include <asm/kvm_para.h>
+
 #define CPUID_NENT_MAX   512
 #define CPUID_EXTRA      2
 #define LEAF1_ECX_X2APIC (1U << 21)
@@ -83,6 +85,26 @@ static void add_hypervisor_leaves(struct kvm_cpuid2 *c)
 	c->nent += CPUID_EXTRA;
 }
 
+/*
+ * Linux guests: KVM's own leaves (KVMKVMKVM: kvm-clock, PV EOI...) move
+ * up to 0x40000100, where Linux's kvm_cpuid_base() looks next, so vpmu's
+ * leaf keeps 0x40000000 and Linux still finds its KVM paravirt features.
+ */
+#define KVM_LEAF_SHIFT 0x100 /* where Linux looks after 0x40000000 */
+
+static bool move_kvm_leaf(const struct vmm_vcpu *vcpu,
+			  struct kvm_cpuid_entry2 *e)
+{
+	if (vcpu->vm->image_kind == VMM_IMAGE_ELF ||
+	    (e->function != KVM_CPUID_SIGNATURE &&
+	     e->function != KVM_CPUID_FEATURES))
+		return false;
+	if (e->function == KVM_CPUID_SIGNATURE)
+		e->eax = KVM_CPUID_FEATURES + KVM_LEAF_SHIFT;
+	e->function += KVM_LEAF_SHIFT;
+	return true;
+}
+
 int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host)
 {
 	size_t size = sizeof(*host) +
@@ -97,10 +119,14 @@ int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host)
 	for (i = 0; i < host->nent; i++) {
 		const struct kvm_cpuid_entry2 *e = &host->entries[i];
 
+		c->entries[n] = *e;
+		if (move_kvm_leaf(vcpu, &c->entries[n])) {
+			n++;
+			continue;
+		}
 		/* Drop KVM's own hypervisor leaves (KVMKVMKVM). */
 		if (e->function >= 0x40000000 && e->function < 0x40010000)
 			continue;
-		c->entries[n] = *e;
 		set_topology(&c->entries[n], vcpu->index, vcpu->vm->nr_vcpus);
 		vmm_arch_pmu_cpuid(vcpu, &c->entries[n]); /* issue 6 */
 		n++;

@@ -6,7 +6,9 @@
  * area below 1 MiB (layout below), then sets each vCPU's segment, control
  * and general registers as the boot protocol of pvpmu/abi.h describes.
  *
- *   0x1000  GDT: null, 64-bit code (0x08), data (0x10), TSS (0x18, 16 B)
+ *   0x1000  GDT: null, 64-bit code (0x08), data (0x10), TSS (0x18, 16 B);
+ *           for Linux (boot.rst: __BOOT_CS 0x10, __BOOT_DS 0x18): null,
+ *           null, code (0x10), data (0x18), TSS (0x20)
  *   0x1100  TSS (104 bytes, unused but valid: VMX entry wants a busy TSS)
  *   0x2000  PML4
  *   0x3000  PDPT
@@ -45,17 +47,37 @@
 #define EFER_LME       (1ULL << 8)
 #define EFER_LMA       (1ULL << 10)
 
-static void write_gdt(uint64_t *gdt)
+#define LINUX_BOOT_CS 0x10
+#define LINUX_BOOT_DS 0x18
+#define GDT_ENTRIES   6
+
+/* The selectors of one boot protocol. */
+struct boot_selectors {
+	uint16_t cs, ds, tr;
+};
+
+static const struct boot_selectors vpmu_selectors = {
+	PVPMU_BOOT_CS, PVPMU_BOOT_DS, PVPMU_BOOT_DS + 8};
+static const struct boot_selectors linux_selectors = {
+	LINUX_BOOT_CS, LINUX_BOOT_DS, LINUX_BOOT_DS + 8};
+
+static const struct boot_selectors *selectors(const struct vmm_vm *vm)
+{
+	return vm->image_kind == VMM_IMAGE_ELF ? &vpmu_selectors
+					       : &linux_selectors;
+}
+
+static void write_gdt(uint64_t *gdt, const struct boot_selectors *sel)
 {
 	uint64_t base = TSS_GPA, limit = 103;
 
-	gdt[0] = 0;
-	gdt[1] = 0x00af9a000000ffffULL; /* code: L=1, P, DPL0, exec/read */
-	gdt[2] = 0x00cf92000000ffffULL; /* data: P, DPL0, read/write */
+	memset(gdt, 0, GDT_ENTRIES * 8);
+	gdt[sel->cs / 8] = 0x00af9a000000ffffULL; /* code: L=1, P, DPL0 */
+	gdt[sel->ds / 8] = 0x00cf92000000ffffULL; /* data: P, DPL0, r/w */
 	/* 64-bit TSS descriptor, type 0xb (busy), SDM 3A §8.2.3. */
-	gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-		 (0x8bULL << 40) | ((base >> 24 & 0xff) << 56);
-	gdt[4] = base >> 32;
+	gdt[sel->tr / 8] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+			   (0x8bULL << 40) | ((base >> 24 & 0xff) << 56);
+	gdt[sel->tr / 8 + 1] = base >> 32;
 }
 
 void vmm_boot_write_tables(struct vmm_vm *vm)
@@ -66,7 +88,7 @@ void vmm_boot_write_tables(struct vmm_vm *vm)
 	unsigned int i;
 
 	memset((char *)vm->mem + GDT_GPA, 0, 0x1000);
-	write_gdt(vmm_gpa_ptr(vm, GDT_GPA, 5 * 8));
+	write_gdt(vmm_gpa_ptr(vm, GDT_GPA, GDT_ENTRIES * 8), selectors(vm));
 	memset(pml4, 0, 4096);
 	memset(pdpt, 0, 4096);
 	pml4[0] = PDPT_GPA | PTE_P | PTE_RW | PTE_US;
@@ -76,12 +98,12 @@ void vmm_boot_write_tables(struct vmm_vm *vm)
 		pd[i] = ((uint64_t)i << 21) | PTE_P | PTE_RW | PTE_US | PTE_PS;
 }
 
-static void set_segments(struct kvm_sregs *s)
+static void set_segments(struct kvm_sregs *s, const struct boot_selectors *sel)
 {
 	struct kvm_segment code = {
 		.base     = 0,
 		.limit    = 0xffffffff,
-		.selector = PVPMU_BOOT_CS,
+		.selector = sel->cs,
 		.type     = 11,
 		.present  = 1,
 		.dpl      = 0,
@@ -93,7 +115,7 @@ static void set_segments(struct kvm_sregs *s)
 	struct kvm_segment data = {
 		.base     = 0,
 		.limit    = 0xffffffff,
-		.selector = PVPMU_BOOT_DS,
+		.selector = sel->ds,
 		.type     = 3,
 		.present  = 1,
 		.dpl      = 0,
@@ -105,7 +127,7 @@ static void set_segments(struct kvm_sregs *s)
 	struct kvm_segment tr = {
 		.base     = TSS_GPA,
 		.limit    = 103,
-		.selector = 0x18,
+		.selector = sel->tr,
 		.type     = 11,
 		.present  = 1,
 		.s        = 0,
@@ -118,19 +140,19 @@ static void set_segments(struct kvm_sregs *s)
 	s->tr                                 = tr;
 	s->ldt                                = ldt;
 	s->gdt.base                           = GDT_GPA;
-	s->gdt.limit                          = 5 * 8 - 1;
+	s->gdt.limit                          = GDT_ENTRIES * 8 - 1;
 	s->idt.base                           = 0;
 	s->idt.limit                          = 0;
 }
 
-int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu)
+int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu, uint64_t entry, uint64_t rsi)
 {
 	struct kvm_sregs sregs;
 	struct kvm_regs regs;
 
 	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
 		return -errno;
-	set_segments(&sregs);
+	set_segments(&sregs, selectors(vcpu->vm));
 	sregs.cr0  = CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_WP | CR0_PG;
 	sregs.cr3  = PML4_GPA;
 	sregs.cr4  = CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT;
@@ -139,10 +161,10 @@ int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu)
 		return -errno;
 
 	memset(&regs, 0, sizeof(regs));
-	regs.rip    = vcpu->vm->entry;
+	regs.rip    = entry;
 	regs.rflags = 0x2;
 	regs.rdi    = vcpu->index;
-	regs.rsi    = PVPMU_BOOT_INFO_GPA;
+	regs.rsi    = rsi;
 	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0)
 		return -errno;
 	return 0;

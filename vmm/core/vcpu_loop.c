@@ -193,6 +193,8 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
 		      VMM_STATUS_SHUTDOWN);
 		return false;
 	case KVM_EXIT_INTERNAL_ERROR:
+		if (vmm_pvm_quirk_handled(vcpu))
+			return true;
 		snprintf(why, sizeof(why), "KVM internal error (suberror %u)",
 			 run->internal.suberror);
 		fatal(vcpu, why, VMM_STATUS_INTERNAL);

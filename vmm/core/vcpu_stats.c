@@ -45,13 +45,18 @@ static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)
 	if (s->kicks)
 		fprintf(out, "  %-16s %12llu\n", "(kicks)",
 			(unsigned long long)s->kicks);
+	if (s->quirks)
+		fprintf(out, "  %-16s %12llu\n", "(host quirks)",
+			(unsigned long long)s->quirks);
 }
 
 void vmm_stats_print(struct vmm_vm *vm, FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "--- vpmu stats: %s ---\n", vm->name);
+	fprintf(out, "--- vpmu stats: %s (%s%s) ---\n", vm->name,
+		vmm_image_kind_name(vm->image_kind),
+		vm->irqchip ? ", in-kernel irqchip" : "");
 	for (i = 0; i < vm->nr_vcpus; i++)
 		print_vcpu(&vm->vcpus[i], out);
 }

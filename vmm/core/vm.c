@@ -80,6 +80,50 @@ static int setup_devices(struct vmm_vm *vm)
 	return ret;
 }
 
+/*
+ * What the configured image is decides the machine: a Linux guest gets
+ * KVM's irqchip and PIT, which must exist before its vCPUs. An image that
+ * cannot be read yet is left to vmm_vm_load() to report.
+ */
+static void detect_image(struct vmm_vm *vm, const struct vmm_config *cfg)
+{
+	struct vmm_image_file f;
+	char msg[8];
+
+	vm->image_kind = VMM_IMAGE_ELF;
+	if (!cfg->image[0] || vmm_image_map(cfg->image, &f, msg, sizeof(msg)))
+		return;
+	if (vmm_image_detect(f.data, f.size, &vm->image_kind, msg, sizeof(msg)))
+		vm->image_kind = VMM_IMAGE_ELF;
+	vmm_image_unmap(&f);
+}
+
+static int setup_linux(struct vmm_vm *vm, const struct vmm_config *cfg,
+		       char *err, size_t errlen)
+{
+	int ret;
+
+	if (vm->image_kind == VMM_IMAGE_ELF) {
+		if (cfg->initrd[0] || cfg->has_cmdline)
+			return fail(err, errlen, -EINVAL,
+				    "%s: --initrd and --append are for Linux "
+				    "images; this is a %s",
+				    cfg->image,
+				    vmm_image_kind_name(vm->image_kind));
+		return 0;
+	}
+	snprintf(vm->initrd, sizeof(vm->initrd), "%s", cfg->initrd);
+	snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", cfg->cmdline);
+	vm->has_cmdline = cfg->has_cmdline;
+	ret             = vmm_irqchip_create(vm);
+	if (ret)
+		return fail(err, errlen, ret, "in-kernel irqchip and PIT");
+	ret = vmm_linux_devices_init(vm);
+	if (ret)
+		return fail(err, errlen, ret, "legacy devices");
+	return 0;
+}
+
 static int create_vcpu(struct vmm_vm *vm, unsigned int i,
 		       const struct kvm_cpuid2 *cpuid)
 {
@@ -225,9 +269,12 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 	}
 	for (i = 0; i < vm->nr_vcpus; i++)
 		vm->vcpus[i].fd = -1;
+	detect_image(vm, cfg);
 	ret = open_kvm(vm, err, errlen);
 	if (!ret)
 		ret = map_ram(vm, err, errlen);
+	if (!ret)
+		ret = setup_linux(vm, cfg, err, errlen);
 	if (!ret) {
 		ret = setup_devices(vm);
 		if (ret)
@@ -284,6 +331,8 @@ int vmm_vm_load(struct vmm_vm *vm, const char *path, char *err, size_t errlen)
 	unsigned int i;
 	int ret;
 
+	if (vm->image_kind != VMM_IMAGE_ELF)
+		return vmm_linux_boot(vm, path, err, errlen);
 	ret = vmm_elf_load_file(path, vm->mem, vm->mem_size,
 				PVPMU_BOOT_IMAGE_MIN, &vm->entry, err, errlen);
 	if (ret)
@@ -291,7 +340,8 @@ int vmm_vm_load(struct vmm_vm *vm, const char *path, char *err, size_t errlen)
 	vmm_control_set_image(vm, path); /* for operators' symbols */
 	write_boot_info(vm);
 	for (i = 0; i < vm->nr_vcpus; i++) {
-		ret = vmm_boot_setup_vcpu(&vm->vcpus[i]);
+		ret = vmm_boot_setup_vcpu(&vm->vcpus[i], vm->entry,
+					  PVPMU_BOOT_INFO_GPA);
 		if (ret)
 			return fail(err, errlen, ret,
 				    "vcpu %u: long mode setup", i);
@@ -350,4 +400,9 @@ const char *vmm_vm_name(const struct vmm_vm *vm)
 void vmm_vm_uuid(const struct vmm_vm *vm, uuid_t out)
 {
 	uuid_copy(out, vm->uuid);
+}
+
+enum vmm_image_kind vmm_vm_image_kind(const struct vmm_vm *vm)
+{
+	return vm->image_kind;
 }

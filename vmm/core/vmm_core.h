@@ -233,6 +233,7 @@ struct vmm_vcpu_stats {
 	uint64_t steal_ns;     /* runnable, not running (host) */
 	uint64_t kicks;        /* KVM_RUN interrupted by a kick */
 	uint64_t guest_errors; /* bad hypercalls, #GP on MSRs */
+	uint64_t quirks;       /* host-refused instructions finished (PVM) */
 };
 
 /* Print every vCPU's statistics to (out). */
@@ -268,7 +269,13 @@ int vmm_vcpu_fd(const struct vmm_vcpu *vcpu);
 int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 		  struct vmm_vm **out, char *err, size_t errlen);
 
-/* Load the ELF image (path) into RAM and point every vCPU at its entry. */
+/*
+ * Load the image (path) into RAM and point the vCPUs at its entry: a
+ * freestanding ELF (every vCPU in long mode at its entry), or the Linux
+ * kernel the VM was created for (vmm_vm_create() saw (cfg->image)), with
+ * its initrd and command line; only vCPU 0 starts, the others wait for
+ * Linux's INIT/SIPI in the in-kernel local APIC.
+ */
 int vmm_vm_load(struct vmm_vm *vm, const char *path, char *err, size_t errlen);
 
 /*
@@ -282,6 +289,7 @@ int vmm_vm_run(struct vmm_vm *vm);
 #define VMM_STATUS_SHUTDOWN 250 /* triple fault */
 #define VMM_STATUS_INTERNAL 251 /* KVM_EXIT_INTERNAL_ERROR, entry failure */
 #define VMM_STATUS_STOPPED  252 /* stopped by the host (vmm_vm_stop) */
+#define VMM_STATUS_RESET    253 /* the guest reset the machine (port 0x64) */
 
 /* Stop the VM from any thread: every vCPU leaves KVM_RUN and ends. */
 void vmm_vm_stop(struct vmm_vm *vm, int status);
@@ -294,6 +302,7 @@ unsigned int vmm_vm_nr_vcpus(const struct vmm_vm *vm);
 struct vmm_vcpu *vmm_vm_vcpu(struct vmm_vm *vm, unsigned int index);
 uint64_t vmm_vm_mem_size(const struct vmm_vm *vm);
 const char *vmm_vm_name(const struct vmm_vm *vm);
+enum vmm_image_kind vmm_vm_image_kind(const struct vmm_vm *vm);
 void vmm_vm_uuid(const struct vmm_vm *vm, uuid_t out);
 
 #endif /* VMM_H */

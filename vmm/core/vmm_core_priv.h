@@ -35,11 +35,25 @@ struct vmm_hc_entry {
 	void *opaque;
 };
 
-/* 8250/16550 UART state (serial.c). */
+#define VMM_UART_RX_SIZE 256
+
+/* 8250/16550 UART state (uart16550.c). */
 struct vmm_uart {
 	pthread_mutex_t lock;
 	FILE *out;
 	uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
+	/* Interrupts (Linux guests): (irq) is called when the line changes. */
+	void (*irq)(void *opaque, bool level);
+	void *irq_opaque;
+	bool irq_level, thre_pending;
+	/* Received bytes (console input), a ring; dropped when full. */
+	uint8_t rx[VMM_UART_RX_SIZE];
+	unsigned int rx_head, rx_count;
+	uint64_t rx_dropped;
+	/* The console input thread (vmm_uart_start_input). */
+	pthread_t input_thread;
+	bool has_input_thread;
+	int input_fd, stop_fd[2];
 };
 
 struct vmm_vcpu {
@@ -77,6 +91,11 @@ struct vmm_vm {
 	struct vmm_uart uart;
 	struct vmm_pmu pmu;
 	struct vmm_control *ctl; /* operator control socket (ctl_server.h) */
+	enum vmm_image_kind image_kind; /* of the configured image */
+	bool irqchip;                   /* KVM's PIC, I/O APIC, LAPICs, PIT */
+	char initrd[PATH_MAX];          /* Linux: from the config */
+	char cmdline[VMM_CMDLINE_MAX];
+	bool has_cmdline;
 
 	/* Run state, under (lock). */
 	pthread_mutex_t lock;
@@ -97,6 +116,39 @@ void vmm_uart_destroy(struct vmm_uart *uart);
 int vmm_uart_pio(struct vmm_vcpu *vcpu, uint16_t port, bool is_write,
 		 void *data, unsigned int size, void *opaque);
 
+/*
+ * uart16550.c: console input. Read (fd) on a thread of its own and feed the
+ * receive buffer (raising the RX interrupt); stopped by vmm_uart_destroy().
+ */
+int vmm_uart_start_input(struct vmm_uart *uart, int fd);
+
+/* irqchip.c: Linux guests' interrupt controllers, all in KVM. */
+int vmm_irqchip_create(struct vmm_vm *vm);
+/* Set ISA interrupt line (irq) to (level): 0, or -ENODEV without irqchip. */
+int vmm_irq_line(struct vmm_vm *vm, unsigned int irq, bool level);
+/* Deliver fixed (vector) to (vcpu)'s local APIC (any thread). */
+int vmm_irq_vector(struct vmm_vcpu *vcpu, unsigned int vector);
+/*
+ * Raise the architectural PMI on (vcpu) as the guest's LVTPC says (vCPU
+ * thread, outside KVM_RUN): 0 delivered, -EAGAIN masked (dropped),
+ * -EINVAL a delivery mode other than fixed/NMI. (mask_on_delivery): set
+ * LVTPC.mask as Intel's local APIC does.
+ */
+int vmm_irq_lvtpc_pmi(struct vmm_vcpu *vcpu, bool mask_on_delivery);
+
+/* linux_devices.c: the legacy ports Linux touches, reset port 0x64. */
+int vmm_linux_devices_init(struct vmm_vm *vm);
+/* Load the configured Linux image: kernel, initrd, command line, MP table. */
+int vmm_linux_boot(struct vmm_vm *vm, const char *path, char *err,
+		   size_t errlen);
+
+/* pvm_quirks.c: emulate what the host's instruction emulator refused. */
+bool vmm_pvm_quirk_handled(struct vmm_vcpu *vcpu);
+/* Is the host KVM a software-virtualized PVM (kvm_pvm module)? */
+bool vmm_pvm_host(void);
+/* Kernel parameters a PVM host needs, appended unless already given. */
+extern const char vmm_pvm_cmdline[];
+
 /* pio.c: dispatch a KVM_EXIT_IO. */
 void vmm_pio_dispatch(struct vmm_vcpu *vcpu);
 
@@ -112,9 +164,13 @@ int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host);
 /* Fetch KVM_GET_SUPPORTED_CPUID into a malloc'd list (*out). */
 int vmm_cpuid_get_supported(int kvm_fd, struct kvm_cpuid2 **out);
 
-/* longmode_boot.c: page tables/GDT in RAM; long-mode registers for a vCPU. */
+/*
+ * longmode_boot.c: page tables/GDT in RAM; long-mode registers for a vCPU:
+ * RIP = (entry), RSI = (rsi), RDI = the vCPU index; Linux's selectors
+ * (__BOOT_CS 0x10, __BOOT_DS 0x18) when (vm->image_kind) is a Linux one.
+ */
 void vmm_boot_write_tables(struct vmm_vm *vm);
-int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu);
+int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu, uint64_t entry, uint64_t rsi);
 
 /* vcpu_loop.c */
 void *vmm_vcpu_thread(void *arg);

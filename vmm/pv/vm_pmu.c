@@ -288,6 +288,13 @@ static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
 	struct kvm_run *run      = vcpu->run;
 	struct kvm_interrupt irq = {.irq = vector};
 
+	/* In-kernel local APIC (Linux guests): it holds the vector. */
+	if (vcpu->vm->irqchip) {
+		if (vmm_irq_vector(vcpu, vector))
+			return false;
+		vcpu->stats.irqs++;
+		return true;
+	}
 	if (!run->ready_for_interrupt_injection || !run->if_flag ||
 	    ioctl(vcpu->fd, KVM_INTERRUPT, &irq) != 0)
 		return false;
@@ -306,6 +313,12 @@ static bool inject_pmi(struct vmm_vcpu *vcpu)
 
 	if (!pmi)
 		return false;
+	if (pmi & VMM_PMI_LVTPC) { /* the guest's LVTPC decides, in KVM */
+		if (!vmm_irq_lvtpc_pmi(vcpu, pmi & VMM_PMI_MASK_LVTPC))
+			vcpu->stats.irqs++;
+		atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
+		return false;
+	}
 	if (pmi == VMM_PMI_NMI ? ioctl(vcpu->fd, KVM_NMI, 0) != 0
 			       : !inject_vector(vcpu, pmi))
 		return true;

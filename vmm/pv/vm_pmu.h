@@ -110,6 +110,13 @@ void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu);
  * (KVM_NMI). One PMI is pending at most; a later one replaces it.
  */
 #define VMM_PMI_NMI 0x100U
+/*
+ * With KVM's in-kernel local APIC (Linux guests) the LVTPC register lives
+ * in KVM: VMM_PMI_LVTPC delivers the PMI as it says, on the vCPU thread
+ * (vmm_irq_lvtpc_pmi); | VMM_PMI_MASK_LVTPC masks it on delivery (Intel).
+ */
+#define VMM_PMI_LVTPC      0x200U
+#define VMM_PMI_MASK_LVTPC 0x400U
 void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi);
 
 /* Would a pending PMI wake (vcpu) from HLT now? */
