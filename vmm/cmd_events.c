@@ -193,6 +193,7 @@ static int list(struct vmm_vm *vm, bool json)
 
 	khz        = vm ? ioctl(vcpu_fd(vm, 0), KVM_GET_TSC_KHZ, 0) : -1;
 	hv.tsc_khz = khz > 0 ? (uint64_t)khz : 0;
+	ps.tsc_khz = hv.tsc_khz; /* cycles from task-clock without a PMU */
 	ret        = vpmu_backends_build(&bl, &hv, &ks, &ps);
 	if (ret) {
 		fprintf(stderr, "vpmu events: %s\n", strerror(-ret));

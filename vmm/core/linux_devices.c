@@ -20,6 +20,7 @@
 #define PORT_I8042_DATA 0x60
 #define PORT_I8042_CMD  0x64
 #define PORT_POST       0x80
+#define PORT_DMA_PAGE   0x87 /* read by Linux at boot */
 #define PORT_CMOS_INDEX 0x70
 #define PORT_CMOS_DATA  0x71
 #define I8042_RESET     0xfe /* pulse the CPU reset line */
@@ -57,8 +58,8 @@ static void uart_irq(void *opaque, bool level)
 int vmm_linux_devices_init(struct vmm_vm *vm)
 {
 	static const uint16_t ports[] = {PORT_I8042_DATA, PORT_I8042_CMD,
-					 PORT_POST, PORT_CMOS_INDEX,
-					 PORT_CMOS_DATA};
+					 PORT_POST,       PORT_DMA_PAGE,
+					 PORT_CMOS_INDEX, PORT_CMOS_DATA};
 	unsigned int i;
 	int ret = 0;
 

@@ -89,8 +89,10 @@ static int build_backends(struct vmm_vm *vm)
 	struct vmm_pmu *p             = &vm->pmu;
 	struct vpmu_kvmstat_source ks = {.vcpu_fd = kvmstat_vcpu_fd,
 					 .opaque  = vm};
-	struct vpmu_perf_source ps    = {
-		   .vcpu_tid = perf_vcpu_tid, .opaque = vm, .signo = SIGUSR1};
+	struct vpmu_perf_source ps    = {.vcpu_tid = perf_vcpu_tid,
+					 .opaque   = vm,
+					 .signo    = SIGUSR1,
+					 .tsc_khz  = p->tsc_khz};
 
 	p->hv = (struct vpmu_hv_source){
 		.read = hv_read, .opaque = vm, .tsc_khz = p->tsc_khz};

@@ -13,7 +13,9 @@
  * PerfCntrGlobalStatusClr/Set (0xc0000302/3, write-only, read 0).
  * Counters are 48 bits; writes keep the low 48 bits. #GP rules (as KVM):
  * PerfEvtSel bits 63:36 (incl. HostOnly/GuestOnly), 21 and 19 reserved;
- * GLOBAL_CTL and STATUS_CLR/SET bits of counters that do not exist; a
+ * GLOBAL_CTL and STATUS_SET bits of counters that do not exist (STATUS_SET
+ * accepts LbrFreeze, bit 58, which has no effect; STATUS_CLR takes any
+ * value, as KVM's does and as Linux's driver relies on); a
  * write to GLOBAL_STATUS. Enabling an event the host cannot count, or an
  * extended event select (bits 35:32 != 0, no backend code), #GPs.
  * Without PerfMonV2 there is no status register: as on hardware, software
@@ -23,13 +25,14 @@
 
 #include <errno.h>
 
-#define MSR_K7_EVNTSEL0      0xc0010000U
-#define MSR_K7_PERFCTR0      0xc0010004U
-#define MSR_F15H_PERF_CTL0   0xc0010200U
-#define MSR_GLOBAL_STATUS    0xc0000300U
-#define MSR_GLOBAL_CTL       0xc0000301U
-#define MSR_GLOBAL_STATUS_CL 0xc0000302U
-#define MSR_GLOBAL_STATUS_ST 0xc0000303U
+#define MSR_K7_EVNTSEL0       0xc0010000U
+#define MSR_K7_PERFCTR0       0xc0010004U
+#define MSR_F15H_PERF_CTL0    0xc0010200U
+#define MSR_GLOBAL_STATUS     0xc0000300U
+#define MSR_GLOBAL_CTL        0xc0000301U
+#define MSR_GLOBAL_STATUS_CL  0xc0000302U
+#define MSR_GLOBAL_STATUS_ST  0xc0000303U
+#define AMD_STATUS_LBR_FREEZE (1ULL << 58)
 
 #define AMD_NR_GP           6
 #define AMD_NR_LEGACY       4
@@ -152,13 +155,25 @@ static int amd_set_global(struct vpmu_arch_pmu *p, uint32_t msr, uint64_t val)
 {
 	uint64_t rsvd = ~vpmu_arch_bits(p->nr_gp);
 
+	/*
+	 * STATUS_CLR takes any value, as KVM does: Linux 6.1 writes LbrFreeze
+	 * (bit 58) with the counters' bits at every CPU reset and ~0 from
+	 * its PMI handler. Bits of counters that do not exist clear nothing.
+	 * STATUS_SET accepts LbrFreeze, which never gets set without LBRs.
+	 */
+	if (msr == MSR_GLOBAL_STATUS_CL)
+		rsvd = 0;
+	if (msr == MSR_GLOBAL_STATUS_ST) {
+		rsvd &= ~AMD_STATUS_LBR_FREEZE;
+		val &= ~AMD_STATUS_LBR_FREEZE;
+	}
 	if (msr == MSR_GLOBAL_STATUS || (val & rsvd))
 		return -EPERM;
 	switch (msr) {
 	case MSR_GLOBAL_CTL:
 		return vpmu_arch_commit(p, &p->global_ctrl, val);
 	case MSR_GLOBAL_STATUS_CL:
-		p->global_status &= ~val;
+		p->global_status &= ~(val & vpmu_arch_bits(p->nr_gp));
 		return 0;
 	default: /* STATUS_SET */
 		p->global_status |= val;

@@ -15,6 +15,7 @@
 #include "arch_priv.h"
 
 #define INTEL_REF_CYCLES 0x013c /* architectural event: reference cycles */
+#define AMD_CPU_CYCLES   0x0076 /* AMD core cycles not in halt (APM 13.2) */
 
 static const struct vpmu_arch_ops *const models[] = {
 	&vpmu_intel_v2_ops,
@@ -89,6 +90,9 @@ uint16_t vpmu_arch_event(struct vpmu_arch_pmu *p, uint16_t code)
 {
 	if (code == INTEL_REF_CYCLES && !backends_count(p->dom, code))
 		return PVPMU_EV_HV_GUEST_CYCLES;
+	/* AMD CPU_CLK_UNHALTED is the core-cycles event vpmu knows. */
+	if (code == AMD_CPU_CYCLES && !backends_count(p->dom, code))
+		return PVPMU_EV_CYCLES;
 	return code;
 }
 

@@ -33,7 +33,10 @@ enum kind {
 	KIND_HW,   /* catalogue hardware event: generic, guest-only */
 	KIND_SW,   /* catalogue software event: vCPU thread */
 	KIND_RAW,  /* host PMU event-select code, guest-only */
+	KIND_TSC,  /* cycles without a host PMU: task-clock at TSC rate */
 };
+
+#define NS_PER_MS 1000000ULL
 
 /* What the probe found about one code; kept until the instance dies. */
 struct probe {
@@ -266,7 +269,44 @@ static void base_attr(const struct probe *pr, struct perf_event_attr *attr)
 	attr->read_format =
 		PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	attr->sample_period = PERF_IDLE_PERIOD;
-	attr->exclude_host  = pr->kind != KIND_SW;
+	attr->exclude_host  = pr->kind != KIND_SW && pr->kind != KIND_TSC;
+}
+
+/*
+ * Cycles on a host without a PMU: the vCPU thread's CPU time (task-clock)
+ * at the guest's TSC rate, so `cycles` works in guests everywhere. Usable
+ * when the hardware probe failed for want of a PMU and the TSC rate is
+ * known.
+ */
+static void probe_tsc_cycles(struct vpmu_perf *p, struct probe *pr)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	if (pr->code != PVPMU_EV_CYCLES || pr->ok || has_hw_pmu() ||
+	    !p->src.tsc_khz)
+		return;
+	pr->kind   = KIND_TSC;
+	pr->type   = PERF_TYPE_SOFTWARE;
+	pr->config = PERF_COUNT_SW_TASK_CLOCK;
+	base_attr(pr, &attr);
+	attr.disabled = 1;
+	fd            = sys_perf_event_open(&attr, 0);
+	if (fd < 0) {
+		explain(pr, errno);
+		return;
+	}
+	close(fd);
+	snprintf(pr->desc, sizeof(pr->desc),
+		 "unhalted core cycles, from the vCPU thread's CPU time "
+		 "(task-clock) at the TSC rate: this host has no PMU");
+	pr->ok = true;
+}
+
+/* Cycles at (khz) in (ns) nanoseconds of task-clock. */
+static uint64_t tsc_cycles(uint64_t ns, uint64_t khz)
+{
+	return (uint64_t)((unsigned __int128)ns * khz / NS_PER_MS);
 }
 
 static void probe_open(struct vpmu_perf *p, struct probe *pr,
@@ -323,6 +363,7 @@ static struct probe *probe(struct vpmu_perf *p, uint16_t code)
 							     : "hv");
 	else
 		probe_open(p, pr, d);
+	probe_tsc_cycles(p, pr);
 	pr->next  = p->probes;
 	p->probes = pr;
 	return pr;
@@ -356,6 +397,9 @@ static int perf_describe(const struct vpmu_backend *b, uint16_t code,
 		info->code = code;
 		if (pr->kind == KIND_RAW) {
 			info->name = pr->name;
+			info->desc = pr->desc;
+		} else if (pr->kind == KIND_TSC) {
+			info->name = pvpmu_catalog_by_code(code)->name;
 			info->desc = pr->desc;
 		} else {
 			d          = pvpmu_catalog_by_code(code);
@@ -391,8 +435,8 @@ static int event_attr(const struct probe *pr, const struct vpmu_event *ev,
 		      struct perf_event_attr *attr)
 {
 	base_attr(pr, attr);
-	if (pr->kind == KIND_SW)
-		return 0;
+	if (pr->kind == KIND_SW || pr->kind == KIND_TSC)
+		return 0; /* host thread events: no guest privilege filter */
 	attr->exclude_user   = !ev->usr;
 	attr->exclude_kernel = !ev->os;
 	if (pr->kind == KIND_HW)
@@ -440,9 +484,9 @@ static int perf_open(struct vpmu_bevent *e, uint64_t now_ns)
 	pe = calloc(1, sizeof(*pe));
 	if (!pe)
 		return -ENOMEM;
-	pe->kind = pr->kind;
-	pe->is_clock =
-		pr->kind == KIND_SW && attr.config == PERF_COUNT_SW_TASK_CLOCK;
+	pe->kind     = pr->kind;
+	pe->is_clock = (pr->kind == KIND_SW || pr->kind == KIND_TSC) &&
+		       attr.config == PERF_COUNT_SW_TASK_CLOCK;
 	pe->fd = sys_perf_event_open(&attr, tid);
 	if (pe->fd < 0) {
 		ret = -errno;
@@ -488,6 +532,9 @@ static int perf_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 	if (ret)
 		return ret;
 	dv = r.value - pe->value;
+	if (pe->kind == KIND_TSC) /* telescopes: no rounding drift */
+		dv = tsc_cycles(r.value, perf_of(e->be)->src.tsc_khz) -
+		     tsc_cycles(pe->value, perf_of(e->be)->src.tsc_khz);
 	de = r.enabled - pe->enabled;
 	dr = r.running - pe->running;
 	/* Multiplexed by the host: scale to the enabled time (estimate). */
@@ -561,7 +608,11 @@ static int perf_arm(struct vpmu_bevent *e, uint64_t nevents, uint64_t *in_ns)
 		if (ret)
 			return ret;
 	}
-	ret = set_period(pe, nevents);
+	/* Task-clock counts nanoseconds: the first whole one past n cycles. */
+	ret = set_period(pe, pe->kind == KIND_TSC
+				     ? (nevents * NS_PER_MS + p->src.tsc_khz -
+					1) / p->src.tsc_khz
+				     : nevents);
 	if (ret) {
 		pe->armed = false;
 		return ret;

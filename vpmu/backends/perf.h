@@ -16,6 +16,13 @@
  *     event-select encoding (event, umask, edge bit 18, inv bit 23, cmask
  *     bits 24..31), encoded by libpfm4's perf_raw PMU and named after the
  *     host PMU's libpfm4 event table when it has one; also guest-only.
+ *   - Cycles without a host PMU (PVPMU_EV_CYCLES, source tsc_khz set): the
+ *     vCPU thread's task-clock (CPU time, user and kernel) scaled to
+ *     cycles at the guest's TSC rate: time the vCPU was on a host CPU,
+ *     not the wall time it was preempted. Its error: host time spent
+ *     handling this vCPU's exits (in KVM and in the VMM) counts as guest
+ *     cycles, HLT time does not; usr/os filters are ignored. Overflows
+ *     are armed as task-clock periods (ns rounded up).
  *   - Software (PVPMU_SRC_PERF_SW: task-clock, page-faults,
  *     context-switches, cpu-migrations): count the vCPU thread in the host
  *     (user and kernel: the vCPU thread is in the kernel while the guest
@@ -72,6 +79,12 @@ struct vpmu_perf_source {
 	pid_t (*vcpu_tid)(void *opaque, uint32_t cpu);
 	void *opaque;
 	int signo; /* overflow signal for the vCPU thread; 0: no arming */
+	/*
+	 * The guest's TSC rate in kHz; when set and the host has no PMU,
+	 * `cycles` (PVPMU_EV_CYCLES) counts the vCPU thread's task-clock at
+	 * this rate (0: cycles need the host PMU).
+	 */
+	uint64_t tsc_khz;
 };
 
 struct vpmu_perf;

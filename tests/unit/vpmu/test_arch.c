@@ -418,7 +418,7 @@ Test(vpmu_arch_model, amd_v2_layout_and_global_registers, .init = build_amd_v2,
 		/* PerfMonV2 globals. */
 		WGP(A_CTL, 0x40),
 		WGP(A_STATUS, 0),
-		WGP(A_CLR, 0x40),
+		W(A_CLR, 0x40), /* any value, as KVM (Linux writes ~0) */
 		WGP(A_SET, 0x40),
 		W(A_SET, 0x21),
 		R(A_STATUS, 0x21),
@@ -426,6 +426,14 @@ Test(vpmu_arch_model, amd_v2_layout_and_global_registers, .init = build_amd_v2,
 		R(A_CLR, 0),
 		W(A_CLR, 0x1),
 		R(A_STATUS, 0x20),
+		/* LbrFreeze (58): Linux 6.1 clears it with the counters. */
+		W(A_CLR, (1ULL << 58) | 0x3f),
+		R(A_STATUS, 0),
+		W(A_SET, 0x3),
+		W(A_CLR, ~0ULL),
+		R(A_STATUS, 0),
+		W(A_SET, 1ULL << 58),
+		R(A_STATUS, 0),
 	};
 
 	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
