@@ -138,11 +138,32 @@ void vmm_arch_pmu_destroy(struct vmm_vm *vm)
 	vm->pmu.arch = NULL;
 }
 
+/*
+ * Linux picks its PMU driver by the CPU vendor (leaf 0), so a Linux guest
+ * sees the vendor of its model: GenuineIntel for intel-v2, AuthenticAMD
+ * for amd-*. Freestanding guests keep the host's (they probe the model).
+ */
+static void model_vendor(const struct vmm_vcpu *vcpu, const struct vmm_arch *a,
+			 struct kvm_cpuid_entry2 *e)
+{
+	static const char intel[12] = "GenuineIntel", amd[12] = "AuthenticAMD";
+	const char *v;
+
+	if (e->function != 0 || !a || vcpu->vm->image_kind == VMM_IMAGE_ELF)
+		return;
+	v = strncmp(vpmu_arch_name(a->ops), "intel", 5) ? amd : intel;
+	memcpy(&e->ebx, v, 4);
+	memcpy(&e->edx, v + 4, 4);
+	memcpy(&e->ecx, v + 8, 4);
+}
+
 void vmm_arch_pmu_cpuid(struct vmm_vcpu *vcpu, struct kvm_cpuid_entry2 *e)
 {
 	struct vmm_arch *a       = vcpu->vm->pmu.arch;
 	struct vpmu_arch_cpuid r = {e->eax, e->ebx, e->ecx, e->edx};
 
+	model_vendor(vcpu, a, e);
+	r = (struct vpmu_arch_cpuid){e->eax, e->ebx, e->ecx, e->edx};
 	if (a && a->vcpu[vcpu->index].pmu)
 		vpmu_arch_cpuid(a->vcpu[vcpu->index].pmu, e->function, &r);
 	else
