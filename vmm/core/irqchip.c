@@ -8,7 +8,10 @@
  * With an in-kernel local APIC, interrupts go in as MSIs to one local
  * APIC (KVM_SIGNAL_MSI), device lines as KVM_IRQ_LINE, and the
  * architectural PMI follows the guest's own LVT performance-counter
- * register, read from KVM (SDM vol. 3A 11.5.1).
+ * register, read from KVM (SDM vol. 3A 11.5.1). Intel's mask-on-delivery
+ * is not emulated there: writing LVTPC back would mean KVM_SET_LAPIC of
+ * the whole page, which could drop an interrupt KVM posted meanwhile (the
+ * PIT's, an MSI); Linux rewrites LVTPC in its PMI handler anyway.
  */
 #include "vmm_core_priv.h"
 
@@ -72,11 +75,10 @@ static uint32_t lapic_reg(const struct kvm_lapic_state *s, unsigned int off)
 	return v;
 }
 
-int vmm_irq_lvtpc_pmi(struct vmm_vcpu *vcpu, bool mask_on_delivery)
+int vmm_irq_lvtpc_pmi(struct vmm_vcpu *vcpu)
 {
 	struct kvm_lapic_state s;
 	uint32_t lvt;
-	int ret;
 
 	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &s) < 0)
 		return -errno;
@@ -84,15 +86,8 @@ int vmm_irq_lvtpc_pmi(struct vmm_vcpu *vcpu, bool mask_on_delivery)
 	if (lvt & LVT_MASKED)
 		return -EAGAIN; /* dropped, as on hardware */
 	if (LVT_DM(lvt) == APIC_DM_NMI)
-		ret = ioctl(vcpu->fd, KVM_NMI, 0) < 0 ? -errno : 0;
-	else if (LVT_DM(lvt) == APIC_DM_FIXED && (lvt & LVT_VECTOR) >= 16)
-		ret = vmm_irq_vector(vcpu, lvt & LVT_VECTOR);
-	else
-		return -EINVAL;
-	if (ret || !mask_on_delivery)
-		return ret;
-	/* Intel: the local APIC masks LVTPC when it delivers a PMI. */
-	lvt |= LVT_MASKED;
-	memcpy(s.regs + APIC_LVTPC, &lvt, sizeof(lvt));
-	return ioctl(vcpu->fd, KVM_SET_LAPIC, &s) < 0 ? -errno : 0;
+		return ioctl(vcpu->fd, KVM_NMI, 0) < 0 ? -errno : 0;
+	if (LVT_DM(lvt) == APIC_DM_FIXED && (lvt & LVT_VECTOR) >= 16)
+		return vmm_irq_vector(vcpu, lvt & LVT_VECTOR);
+	return -EINVAL;
 }

@@ -131,10 +131,9 @@ int vmm_irq_vector(struct vmm_vcpu *vcpu, unsigned int vector);
 /*
  * Raise the architectural PMI on (vcpu) as the guest's LVTPC says (vCPU
  * thread, outside KVM_RUN): 0 delivered, -EAGAIN masked (dropped),
- * -EINVAL a delivery mode other than fixed/NMI. (mask_on_delivery): set
- * LVTPC.mask as Intel's local APIC does.
+ * -EINVAL a delivery mode other than fixed/NMI.
  */
-int vmm_irq_lvtpc_pmi(struct vmm_vcpu *vcpu, bool mask_on_delivery);
+int vmm_irq_lvtpc_pmi(struct vmm_vcpu *vcpu);
 
 /* linux_devices.c: the legacy ports Linux touches, reset port 0x64. */
 int vmm_linux_devices_init(struct vmm_vm *vm);

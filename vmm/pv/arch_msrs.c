@@ -219,10 +219,7 @@ static void deliver_pmi(struct vmm_vcpu *vcpu, struct vmm_arch *a,
 	uint32_t dm  = (lvt >> VMM_LVT_DM_SHIFT) & VMM_LVT_DM_MASK;
 
 	if (vcpu->vm->irqchip) { /* KVM's local APIC holds the LVTPC */
-		vmm_pmu_raise_pmi(vcpu,
-				  VMM_PMI_LVTPC | (vpmu_arch_masks_lvtpc(a->ops)
-							   ? VMM_PMI_MASK_LVTPC
-							   : 0));
+		vmm_pmu_raise_pmi(vcpu, VMM_PMI_LVTPC);
 		v->nr_pmi++;
 		return;
 	}

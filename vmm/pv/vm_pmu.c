@@ -316,7 +316,7 @@ static bool inject_pmi(struct vmm_vcpu *vcpu)
 	if (!pmi)
 		return false;
 	if (pmi & VMM_PMI_LVTPC) { /* the guest's LVTPC decides, in KVM */
-		if (!vmm_irq_lvtpc_pmi(vcpu, pmi & VMM_PMI_MASK_LVTPC))
+		if (!vmm_irq_lvtpc_pmi(vcpu))
 			vcpu->stats.irqs++;
 		atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
 		return false;

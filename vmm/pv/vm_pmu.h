@@ -113,10 +113,9 @@ void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu);
 /*
  * With KVM's in-kernel local APIC (Linux guests) the LVTPC register lives
  * in KVM: VMM_PMI_LVTPC delivers the PMI as it says, on the vCPU thread
- * (vmm_irq_lvtpc_pmi); | VMM_PMI_MASK_LVTPC masks it on delivery (Intel).
+ * (vmm_irq_lvtpc_pmi).
  */
-#define VMM_PMI_LVTPC      0x200U
-#define VMM_PMI_MASK_LVTPC 0x400U
+#define VMM_PMI_LVTPC 0x200U
 void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi);
 
 /* Would a pending PMI wake (vcpu) from HLT now? */
