@@ -4,7 +4,7 @@
  * socket, peer credential checks, one poll loop over the clients and the
  * wake eventfd, and the registry entry's life.
  */
-#include "ctl_server.h"
+#include "ctl_priv.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -30,9 +30,15 @@ int vmm_control_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
 	struct vmm_control *ctl = calloc(1, sizeof(*ctl));
 	unsigned int i, j;
+	int ret;
 
 	if (!ctl)
 		return -ENOMEM;
+	ret = vmm_ctl_sync_init(ctl, vm->nr_vcpus);
+	if (ret) {
+		free(ctl);
+		return ret;
+	}
 	ctl->vm        = vm;
 	ctl->listen_fd = ctl->wake_fd = -1;
 	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
@@ -155,6 +161,7 @@ static bool serve_frames(struct vmm_control *ctl, struct vmm_ctl_client *c)
 		ret = vmm_ctl_parse_request(body, len, &req, &cmd, &id, err,
 					    sizeof(err));
 		vmm_ctl_rx_drop(&c->rx, len);
+		ctl->nr_frames++;
 		if (ret) {
 			rep = vmm_ctl_reply_err(id, -ret, err);
 		} else {
@@ -225,6 +232,7 @@ static void *control_thread(void *arg)
 		}
 		if (poll(pfd, n, CTL_POLL_MS) < 0 && errno != EINTR)
 			break;
+		ctl->nr_wakeups++;
 		if (pfd[1].revents & POLLIN &&
 		    read(ctl->wake_fd, &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
@@ -387,6 +395,7 @@ void vmm_control_free(struct vmm_vm *vm)
 	if (!vm->ctl)
 		return;
 	vmm_control_stop(vm);
+	vmm_ctl_sync_free(vm->ctl);
 	free(vm->ctl);
 	vm->ctl = NULL;
 }
