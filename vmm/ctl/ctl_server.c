@@ -22,7 +22,6 @@
 #include "arch_msrs.h"
 #include "vmm_core_priv.h"
 
-#define CTL_POLL_MS 200
 #define CTL_SEND_MS 2000
 #define CTL_BACKLOG 16
 
@@ -205,7 +204,9 @@ static void serve_client(struct vmm_control *ctl, struct vmm_ctl_client *c,
  * The loop: poll the listening socket, the wake eventfd (notifications,
  * stop) and every client; after any wake-up copy the samples of every
  * host context first, so a full buffer is restarted before requests are
- * served. The 200 ms timeout bounds how late a lost wake-up is noticed.
+ * served. No timeout: an idle VM's control thread sleeps until a client
+ * writes, a notification arrives or the VM stops (both write the eventfd,
+ * whose counter keeps a wake-up until it is read, so none is lost).
  */
 static void *control_thread(void *arg)
 {
@@ -230,7 +231,7 @@ static void *control_thread(void *arg)
 						   .events = POLLIN};
 			who[n++] = (int)i;
 		}
-		if (poll(pfd, n, CTL_POLL_MS) < 0 && errno != EINTR)
+		if (poll(pfd, n, -1) < 0 && errno != EINTR)
 			break;
 		ctl->nr_wakeups++;
 		if (pfd[1].revents & POLLIN &&
@@ -384,7 +385,7 @@ void vmm_control_stop(struct vmm_vm *vm)
 		return;
 	atomic_store(&ctl->stop, true);
 	if (write(ctl->wake_fd, &one, sizeof(one)) < 0)
-		one = 0; /* the poll timeout ends the loop anyway */
+		one = 0; /* saturated: a wake-up is pending anyway */
 	pthread_join(ctl->thread, NULL);
 	ctl->has_thread = false;
 	teardown(ctl);
