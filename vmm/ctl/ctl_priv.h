@@ -104,7 +104,8 @@ int vmm_ctl_write_pmcs(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 
 /* Request numbers of one vCPU: (want) posted, (done) completed. */
 struct vmm_ctl_vcpu_sync {
-	_Atomic uint64_t want, done;
+	_Alignas(64) _Atomic uint64_t want;
+	_Atomic uint64_t done;
 	_Atomic uint64_t accounted_ns; /* CLOCK_MONOTONIC of the last one */
 };
 

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "vmm_core_priv.h"
@@ -49,12 +50,15 @@ static uint64_t wait_from_env(void)
 
 int vmm_ctl_sync_init(struct vmm_control *ctl, unsigned int nr_vcpus)
 {
+	size_t size = (nr_vcpus ? nr_vcpus : 1) * sizeof(*ctl->sync);
 	pthread_condattr_t ca;
 	int ret;
 
-	ctl->sync = calloc(nr_vcpus ? nr_vcpus : 1, sizeof(*ctl->sync));
+	/* One cache line each: every vCPU writes its own at every exit. */
+	ctl->sync = aligned_alloc(_Alignof(struct vmm_ctl_vcpu_sync), size);
 	if (!ctl->sync)
 		return -ENOMEM;
+	memset(ctl->sync, 0, size);
 	ctl->nr_sync      = nr_vcpus;
 	ctl->sync_wait_ns = wait_from_env();
 	pthread_condattr_init(&ca);
@@ -179,6 +183,8 @@ void vmm_ctl_sync(struct vmm_control *ctl, const unsigned int *vcpus,
 	uint64_t seq, now;
 	unsigned int i;
 
+	for (i = 0; fresh && i < n; i++)
+		fresh[i] = (struct vmm_ctl_fresh){0};
 	if (!ctl->has_sync || n > VMM_CTL_SESSION_VCPUS)
 		return;
 	seq = ++ctl->sync_seq;
@@ -188,7 +194,6 @@ void vmm_ctl_sync(struct vmm_control *ctl, const unsigned int *vcpus,
 	wait_all(ctl, vcpus, pending, n, seq);
 	now = now_ns();
 	for (i = 0; fresh && i < n; i++) {
-		fresh[i] = (struct vmm_ctl_fresh){0};
 		/* A zero budget (the test hook) never counts as in time. */
 		if (!pending[i] ||
 		    (ctl->sync_wait_ns && completed(ctl, vcpus[i], seq)))
