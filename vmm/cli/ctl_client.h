@@ -64,8 +64,8 @@ bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel);
 /* ---- Operator sessions (op_session.c)
  * ----------------------------------------- */
 
-#define OPS_EVENTS_MAX 64
-#define OPS_COUNTERS   8 /* counting PMCs of the logical PMU */
+#define OPS_EVENTS_MAX VMM_CTL_REGS_MAX /* each event is one PMC */
+#define OPS_COUNTERS   8                /* counting PMCs of the logical PMU */
 
 struct ops_event {
 	char name[64];
@@ -138,7 +138,7 @@ struct ops_sample {
 	unsigned int vm, vcpu, set, ovfl_pmd;
 	uint64_t tstamp, ip;
 	unsigned int nr_vals;
-	uint64_t vals[16];
+	uint64_t vals[VMM_CTL_SAMPLE_VALS];
 };
 
 typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);

@@ -420,7 +420,7 @@ int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
 static void emit_samples(struct json_object *arr, unsigned int vm,
 			 ops_sample_fn_t fn, void *opaque)
 {
-	size_t i, n = json_object_array_length(arr), k;
+	size_t i, n = json_object_array_length(arr), k, nv;
 	struct ops_sample smp;
 	struct json_object *a, *vals;
 
@@ -441,10 +441,13 @@ static void emit_samples(struct json_object *arr, unsigned int vm,
 		smp.ip =
 			json_object_get_uint64(json_object_array_get_idx(a, 4));
 		vals = json_object_array_get_idx(a, 7);
-		for (k = 0; k < json_object_array_length(vals) && k < 16; k++)
+		nv   = json_object_array_length(vals);
+		if (nv > VMM_CTL_SAMPLE_VALS)
+			nv = VMM_CTL_SAMPLE_VALS;
+		for (k = 0; k < nv; k++)
 			smp.vals[k] = json_object_get_uint64(
 				json_object_array_get_idx(vals, k));
-		smp.nr_vals = (unsigned int)k;
+		smp.nr_vals = (unsigned int)nv;
 		fn(opaque, &smp);
 	}
 }

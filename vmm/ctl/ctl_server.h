@@ -31,7 +31,6 @@ struct vmm_config;
 #define VMM_CTL_CLIENTS_MAX 16
 #define VMM_CTL_CTX_MAX     64    /* host contexts per client */
 #define VMM_CTL_SPILL_MAX   65536 /* samples kept per context between drains */
-#define VMM_CTL_SMPL_VALS   16    /* PMD values kept per sample */
 #define VMM_CTL_NVALS_MAX   64    /* (set, pmd) sample sizes tracked */
 
 /* One sample copied out of a host sampling buffer. */
@@ -39,7 +38,7 @@ struct vmm_ctl_sample {
 	uint16_t cpu, set, ovfl_pmd, nr_vals;
 	int32_t pid, tid;
 	uint64_t tstamp, ip;
-	uint64_t vals[VMM_CTL_SMPL_VALS];
+	uint64_t vals[VMM_CTL_SAMPLE_VALS];
 };
 
 /* A host context of one client. */

@@ -75,15 +75,15 @@ static void copy_samples(struct vmm_ctl_hctx *hc, size_t end)
 				.ip       = e.ip,
 			};
 			for (k = 0; k < (unsigned int)nv; k++) {
-				if (k < VMM_CTL_SMPL_VALS)
+				if (k < VMM_CTL_SAMPLE_VALS)
 					memcpy(&s->vals[k],
 					       base + hc->consumed + DFL_ENT +
 						       8 * k,
 					       8);
 			}
-			s->nr_vals = (uint16_t)(nv < VMM_CTL_SMPL_VALS
+			s->nr_vals = (uint16_t)(nv < VMM_CTL_SAMPLE_VALS
 							? nv
-							: VMM_CTL_SMPL_VALS);
+							: VMM_CTL_SAMPLE_VALS);
 		} else {
 			hc->lost++;
 		}

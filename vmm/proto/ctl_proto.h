@@ -79,6 +79,7 @@
 #define VMM_CTL_NAME_MAX           128 /* bytes of an event name */
 #define VMM_CTL_SMPL_BUF_MAX       (64LL << 20)
 #define VMM_CTL_DRAIN_MAX          65536 /* samples in one smpl_drain reply */
+#define VMM_CTL_SAMPLE_VALS        16 /* PMD values a drained sample carries */
 #define VMM_CTL_SET_TIMEOUT_MAX_NS (3600LL * 1000000000LL)
 
 /* Field types of the request tables. */
