@@ -13,7 +13,11 @@
  *   - host contexts belong to their connection and go with it;
  *   - a guest's own PMU context and the operator's count the same
  *     hypercalls exactly, side by side;
- *   - SIGTERM stops a VM cleanly and removes its entry and socket.
+ *   - SIGTERM stops a VM cleanly and removes its entry and socket;
+ *   - `vpmu stat -a --per-vcpu` on 8 vCPUs costs one request per VM per
+ *     interval (frames counted by the VMM), the control thread does not
+ *     wake while idle, and a read that could not be brought up to date is
+ *     flagged stale, not returned as fresh.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -405,17 +409,23 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	cr_expect(gt(u64, per_vm[0] + per_vm[1], 0));
 }
 
-static int64_t host_contexts(struct vmm_client *c)
+/* Field (key) of the VM's `info` reply. */
+static int64_t info_field(struct vmm_client *c, const char *key)
 {
 	struct json_object *rep, *v;
 	int64_t n;
 
 	cr_assert(eq(int, vmm_client_call(c, vmm_client_req("info"), &rep), 0),
 		  "%s", c->err);
-	cr_assert(json_object_object_get_ex(rep, "host_contexts", &v));
+	cr_assert(json_object_object_get_ex(rep, key, &v), "no %s", key);
 	n = json_object_get_int64(v);
 	json_object_put(rep);
 	return n;
+}
+
+static int64_t host_contexts(struct vmm_client *c)
+{
+	return info_field(c, "host_contexts");
 }
 
 Test(operator, host_contexts_go_with_their_client)
@@ -503,4 +513,121 @@ Test(operator, sigterm_stops_vm_and_removes_its_entry)
 	}
 	closedir(dp);
 	cr_assert(eq(int, left, 0), "left behind: %s", path);
+}
+
+/* Rows of vCPU (vcpu) in the CSV output (out) of `stat -e hv_run_ns`. */
+static unsigned int vcpu_rows(const char *out, unsigned int vcpu)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), ",%u,hv_run_ns,", vcpu);
+	return count_str(out, want);
+}
+
+/*
+ * Setup is one session_open and every interval one session_read per VM,
+ * whatever the number of vCPUs (the per-context commands took 1 + 5N to
+ * set up and 2N per read). The VMM counts the frames it receives.
+ */
+Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
+{
+	const char *stat[] = {"stat",       "-a", "-e", "hv_run_ns",
+			      "--per-vcpu", "-x", ",",  "-I",
+			      "500",        "--", "2",  NULL};
+	static struct vpmu_result res;
+	int64_t before, after, reports;
+	struct vmm_client c;
+	unsigned int i;
+
+	start_vm(0, GUEST("op_hot"), "eight", 8, "op_hot: ready", 1);
+	cr_assert(eq(int, vmm_client_connect(&c, sock_of()), 0));
+	before = info_field(&c, "ctl_frames");
+	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	after = info_field(&c, "ctl_frames");
+	vmm_client_close(&c);
+	cr_log_info("%s", res.out);
+	/* Every report (each interval, then the total) has all 8 vCPUs. */
+	reports = vcpu_rows(res.out, 0);
+	cr_assert(ge(i64, reports, 4), "%s", res.out);
+	for (i = 1; i < 8; i++)
+		cr_expect(eq(i64, vcpu_rows(res.out, i), reports), "vCPU %u",
+			  i);
+	/* Frames of stat: hello, session_open, one session_read a report. */
+	cr_expect(eq(i64, after - before - 1, 2 + reports),
+		  "%lld frames for %lld reports",
+		  (long long)(after - before - 1), (long long)reports);
+	/* The last CSV column is the stale flag: all fresh here. */
+	cr_expect(eq(int, count_str(res.out, ",1\n"), 0), "%s", res.out);
+}
+
+/*
+ * No periodic wake-ups: over 1 s with a client connected and nothing
+ * asked, the control thread wakes only for the request that reads the
+ * counter (its header and body may arrive separately: at most 2).
+ */
+Test(operator, control_thread_sleeps_while_idle)
+{
+	struct vmm_client c;
+	int64_t w0, w1;
+
+	start_vm(0, GUEST("op_hot"), "idle", 1, "op_hot: ready", 1);
+	cr_assert(eq(int, vmm_client_connect(&c, sock_of()), 0));
+	w0 = info_field(&c, "ctl_wakeups");
+	usleep(1000000);
+	w1 = info_field(&c, "ctl_wakeups");
+	vmm_client_close(&c);
+	cr_expect(le(i64, w1 - w0, 2), "%lld wake-ups in 1 s idle",
+		  (long long)(w1 - w0));
+}
+
+/*
+ * VPMU_TEST_SYNC_WAIT_NS=0 gives the VMM no time to bring a vCPU up to
+ * date: op_hot spins in ring 3 and never halts, so every read is stale,
+ * deterministically. The reply says so (stale, age_ns) and `vpmu stat`
+ * marks the counts ('*' and a footnote in text, 1 in the CSV column).
+ */
+Test(operator, stale_read_is_flagged)
+{
+	const char *text_stat[] = {"stat", "-m",        "stale",
+				   "-e",   "hv_run_ns", "--per-vcpu",
+				   "--",   "1",         NULL};
+	const char *csv_stat[]  = {"stat", "-m", "stale", "-e", "hv_run_ns",
+				   "-x",   ",",  "--",    "1",  NULL};
+	struct json_object *r, *rep, *vcpus, *o, *v;
+	static struct vpmu_result res;
+	struct vmm_client c;
+
+	cr_assert(eq(int, setenv("VPMU_TEST_SYNC_WAIT_NS", "0", 1), 0));
+	start_vm(0, GUEST("op_hot"), "stale", 2, "op_hot: ready", 1);
+	unsetenv("VPMU_TEST_SYNC_WAIT_NS");
+	cr_assert(eq(int, vpmu_cmd(&res, 30, text_stat), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_expect(eq(int, count_str(res.out, "* hv_run_ns"), 2), "%s", res.out);
+	cr_expect(not(eq(ptr, strstr(res.out, "* not up to date"), NULL)), "%s",
+		  res.out);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, csv_stat), 0));
+	cr_expect(eq(int, count_str(res.out, ",hv_run_ns,"), 1), "%s", res.out);
+	cr_expect(eq(int, count_str(res.out, ",1\n"), 1), "%s", res.out);
+	/* The protocol: per vCPU, stale with the age of its data. */
+	cr_assert(eq(int, vmm_client_connect(&c, sock_of()), 0));
+	/* hv_run_ns (0xe0), enabled, user+kernel+interrupt: 0x5300e0. */
+	r = vmm_client_req("session_open");
+	json_object_object_add(
+		r, "pmcs",
+		json_tokener_parse("[{\"num\":0,\"value\":5439712}]"));
+	cr_assert(eq(int, vmm_client_call(&c, r, NULL), 0), "%s", c.err);
+	r = vmm_client_req("session_read");
+	json_object_object_add(r, "session", json_object_new_int(0));
+	cr_assert(eq(int, vmm_client_call(&c, r, &rep), 0), "%s", c.err);
+	cr_assert(json_object_object_get_ex(rep, "vcpus", &vcpus));
+	cr_assert(eq(sz, json_object_array_length(vcpus), 2));
+	o = json_object_array_get_idx(vcpus, 1);
+	cr_expect(json_object_object_get_ex(o, "stale", &v) &&
+		  json_object_get_boolean(v));
+	cr_expect(json_object_object_get_ex(o, "age_ns", &v) &&
+			  json_object_get_uint64(v) > 0,
+		  "%s", json_object_to_json_string(rep));
+	json_object_put(rep);
+	vmm_client_close(&c);
 }

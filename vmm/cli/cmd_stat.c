@@ -30,8 +30,12 @@ static const char stat_usage[] =
 	"  scaled; enabled and running times are shown. -I MS prints the\n"
 	"  counts of every interval; with several VMs a last row per event,\n"
 	"  VM 'all', sums them. -x SEP prints CSV:\n"
-	"    time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns\n"
-	"  --json prints one JSON object per line with the same fields.\n";
+	"    time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns,stale\n"
+	"  --json prints one JSON object per line with the same fields.\n"
+	"  A count the VMM could not bring up to date in time (a vCPU that "
+	"did\n"
+	"  not account its run time within 50 ms) is marked: a trailing '*'\n"
+	"  and a footnote in text, stale 1 / true in CSV and JSON.\n";
 
 struct stat_opts {
 	struct ops_select sel;
@@ -53,8 +57,11 @@ static void on_signal(int sig)
 struct stat_state {
 	struct ops_session s;
 	struct stat_opts o;
-	struct ops_counts *prev; /* [vm * 64 + vcpu] */
+	struct ops_counts *prev; /* [vm * VMM_CTL_SESSION_VCPUS + vcpu] */
+	struct ops_counts now[VMM_CTL_SESSION_VCPUS]; /* one VM's read */
 	uint64_t t0;
+	uint64_t stale_age_ns; /* oldest stale count of this report */
+	bool has_stale;
 };
 
 /* One output row: counts of one event for a VM (or all VMs), one vCPU
@@ -65,6 +72,7 @@ struct stat_row {
 	unsigned int ev;
 	uint64_t raw, enabled, running;
 	uint64_t count; /* scaled */
+	bool stale;     /* some of it could not be brought up to date */
 };
 
 static uint64_t scaled(uint64_t raw, uint64_t enabled, uint64_t running)
@@ -86,29 +94,42 @@ static void row(struct stat_state *st, double t, const struct stat_row *r)
 		printf("{\"time_s\": %.3f, \"vm\": \"%s\", \"uuid\": \"%s\", "
 		       "\"vcpu\": \"%s\", \"event\": \"%s\", \"count\": %llu, "
 		       "\"raw\": %llu, \"enabled_ns\": %llu, \"running_ns\": "
-		       "%llu}\n",
+		       "%llu, \"stale\": %s}\n",
 		       t, r->vm, r->uuid, cpu, ev, (unsigned long long)r->count,
 		       (unsigned long long)r->raw,
 		       (unsigned long long)r->enabled,
-		       (unsigned long long)r->running);
+		       (unsigned long long)r->running,
+		       r->stale ? "true" : "false");
 		return;
 	}
 	if (sep) {
-		printf("%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu\n", t, sep,
-		       r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
+		printf("%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu%s%d\n", t,
+		       sep, r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
 		       (unsigned long long)r->count, sep,
 		       (unsigned long long)r->raw, sep,
 		       (unsigned long long)r->enabled, sep,
-		       (unsigned long long)r->running);
+		       (unsigned long long)r->running, sep, r->stale);
 		return;
 	}
 	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
 			 : 0.0;
-	printf("%10.3f  %-16s %-4s %20llu  %-24s enabled %llu ns, running %llu "
+	printf("%10.3f  %-16s %-4s %20llu%s %-24s enabled %llu ns, running "
+	       "%llu "
 	       "ns (%.2f%%)%s\n",
-	       t, r->vm, cpu, (unsigned long long)r->count, ev,
-	       (unsigned long long)r->enabled, (unsigned long long)r->running,
-	       pct, r->running == 0 ? " <not counted>" : "");
+	       t, r->vm, cpu, (unsigned long long)r->count,
+	       r->stale ? "*" : " ", ev, (unsigned long long)r->enabled,
+	       (unsigned long long)r->running, pct,
+	       r->running == 0 ? " <not counted>" : "");
+}
+
+/* The footnote of the '*' marks of a text report. */
+static void stale_note(struct stat_state *st)
+{
+	if (!st->has_stale || st->o.json || st->o.sep)
+		return;
+	printf("  * not up to date: a vCPU did not account its run time in "
+	       "time; its counts are up to %.1f ms old\n",
+	       (double)st->stale_age_ns / 1e6);
 }
 
 /* Add (r) into the running total (sum). */
@@ -118,6 +139,7 @@ static void add_row(struct stat_row *sum, const struct stat_row *r)
 	sum->enabled += r->enabled;
 	sum->running += r->running;
 	sum->count += r->count;
+	sum->stale |= r->stale;
 }
 
 /*
@@ -130,31 +152,40 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 	bool cum         = final || !st->o.interval_ms;
 	struct ops_vm *m = &st->s.vms[vm];
 	struct stat_row sum[OPS_EVENTS_MAX], r;
-	struct ops_counts now, *p;
+	struct ops_counts *now, *p;
 	unsigned int i, e;
 
 	memset(sum, 0, sizeof(sum));
+	/* Every vCPU of the VM in one request. */
+	if (ops_read_vm(&st->s, vm, st->now))
+		return; /* reported by ops */
 	for (i = 0; i < m->e.nr_vcpus; i++) {
-		if (ops_read(&st->s, vm, i, &now))
-			return; /* gone: reported by ops */
-		p = &st->prev[vm * 64 + i];
+		now = &st->now[i];
+		p   = &st->prev[vm * VMM_CTL_SESSION_VCPUS + i];
+		if (now->stale) {
+			st->has_stale = true;
+			if (now->age_ns > st->stale_age_ns)
+				st->stale_age_ns = now->age_ns;
+		}
 		for (e = 0; e < st->s.nr_ev; e++) {
 			r = (struct stat_row){
-				.vm      = m->e.name,
-				.uuid    = m->e.uuid,
-				.vcpu    = (int)i,
-				.ev      = e,
-				.raw     = now.raw[e] - (cum ? 0 : p->raw[e]),
-				.enabled = now.enabled - (cum ? 0 : p->enabled),
-				.running = now.running[e] -
+				.vm   = m->e.name,
+				.uuid = m->e.uuid,
+				.vcpu = (int)i,
+				.ev   = e,
+				.raw  = now->raw[e] - (cum ? 0 : p->raw[e]),
+				.enabled =
+					now->enabled - (cum ? 0 : p->enabled),
+				.running = now->running[e] -
 					   (cum ? 0 : p->running[e]),
+				.stale = now->stale,
 			};
 			r.count = scaled(r.raw, r.enabled, r.running);
 			if (st->o.per_vcpu)
 				row(st, t, &r);
 			add_row(&sum[e], &r);
 		}
-		*p = now;
+		*p = *now;
 	}
 	for (e = 0; e < st->s.nr_ev; e++) {
 		sum[e] = (struct stat_row){.vm      = m->e.name,
@@ -164,7 +195,8 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 					   .raw     = sum[e].raw,
 					   .enabled = sum[e].enabled,
 					   .running = sum[e].running,
-					   .count   = sum[e].count};
+					   .count   = sum[e].count,
+					   .stale   = sum[e].stale};
 		if (!st->o.per_vcpu)
 			row(st, t, &sum[e]);
 		add_row(&all[e], &sum[e]);
@@ -178,6 +210,8 @@ static void report(struct stat_state *st, bool final)
 	unsigned int vm, e, n = 0;
 
 	memset(all, 0, sizeof(all));
+	st->has_stale    = false;
+	st->stale_age_ns = 0;
 	if (!st->o.json && !st->o.sep && (final || st->o.interval_ms))
 		printf("%s%10s  %-16s %-4s %20s  %-24s\n",
 		       final && st->o.interval_ms ? "# total\n" : "", "TIME(s)",
@@ -196,6 +230,7 @@ static void report(struct stat_state *st, bool final)
 		all[e].ev   = e;
 		row(st, t, &all[e]);
 	}
+	stale_note(st);
 	fflush(stdout);
 }
 
@@ -320,8 +355,9 @@ static int parse(int argc, char **argv, struct stat_state *st)
 
 int vmm_cmd_stat(int argc, char **argv)
 {
-	struct stat_state st = {.s.prog = "vpmu stat", .o.switch_ms = 10};
-	struct sigaction sa  = {.sa_handler = on_signal};
+	static struct stat_state st = {.s.prog      = "vpmu stat",
+				       .o.switch_ms = 10};
+	struct sigaction sa         = {.sa_handler = on_signal};
 	int ret;
 
 	ret = parse(argc, argv, &st);
@@ -329,7 +365,8 @@ int vmm_cmd_stat(int argc, char **argv)
 		return ret > 0 ? 0 : 1;
 	if (ops_open(&st.s, st.o.sel.names, st.o.sel.nr))
 		return 1;
-	st.prev = calloc((size_t)st.s.nr_vms * 64, sizeof(*st.prev));
+	st.prev = calloc((size_t)st.s.nr_vms * VMM_CTL_SESSION_VCPUS,
+			 sizeof(*st.prev));
 	ret = st.prev ? ops_start_counting(&st.s, st.o.switch_ms * 1000000ULL)
 		      : -ENOMEM;
 	if (ret) {

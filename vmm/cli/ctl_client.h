@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ctl_proto.h"
 #include "vm_registry.h"
 
 #define VMM_CLIENT_TIMEOUT_MS 5000
@@ -63,8 +64,8 @@ bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel);
 /* ---- Operator sessions (op_session.c)
  * ----------------------------------------- */
 
-#define OPS_EVENTS_MAX 64
-#define OPS_COUNTERS   8 /* counting PMCs of the logical PMU */
+#define OPS_EVENTS_MAX VMM_CTL_REGS_MAX /* each event is one PMC */
+#define OPS_COUNTERS   8                /* counting PMCs of the logical PMU */
 
 struct ops_event {
 	char name[64];
@@ -76,7 +77,8 @@ struct ops_vm {
 	struct vmm_reg_entry e;
 	struct vmm_client cl;
 	bool gone;
-	int ctx[64]; /* host context per vCPU, -1 if none */
+	int session;                    /* the VM's session, -1 if none */
+	int ctx[VMM_CTL_SESSION_VCPUS]; /* host context per vCPU, -1 if none */
 };
 
 struct ops_session {
@@ -102,9 +104,9 @@ int ops_open(struct ops_session *s, const char *const *sel,
 
 /*
  * Counting: one context per vCPU, the events in ceil(nr_ev / 8) event sets
- * switched every (switch_ns) of run time when there are more than 8, then
- * load and start. A VM that fails is reported and dropped. 0 or -errno
- * when no VM is left.
+ * switched every (switch_ns) of run time when there are more than 8,
+ * loaded and started: one session_open request per VM. A VM that fails is
+ * reported and dropped. 0 or -errno when no VM is left.
  */
 int ops_start_counting(struct ops_session *s, uint64_t switch_ns);
 
@@ -113,11 +115,16 @@ struct ops_counts {
 	uint64_t raw[OPS_EVENTS_MAX];
 	uint64_t running[OPS_EVENTS_MAX]; /* ns the event's set was active */
 	uint64_t enabled;                 /* ns monitoring was on */
+	bool stale;      /* the VMM could not bring them up to date in time */
+	uint64_t age_ns; /* when stale: how old they are */
 };
 
-/* Read vCPU (vcpu) of VM (vm). 0 or -errno (the VM is then marked gone). */
-int ops_read(struct ops_session *s, unsigned int vm, unsigned int vcpu,
-	     struct ops_counts *out);
+/*
+ * Read every vCPU of VM (vm) in one session_read request: (out) has
+ * e.nr_vcpus entries, indexed by vCPU. 0 or -errno (the VM is then
+ * reported; -ECONNRESET and the like mark it gone).
+ */
+int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out);
 
 /*
  * Sampling: event ev[0] with (period), the other events recorded in every
@@ -131,7 +138,7 @@ struct ops_sample {
 	unsigned int vm, vcpu, set, ovfl_pmd;
 	uint64_t tstamp, ip;
 	unsigned int nr_vals;
-	uint64_t vals[16];
+	uint64_t vals[VMM_CTL_SAMPLE_VALS];
 };
 
 typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);

@@ -2,8 +2,10 @@
 /*
  * op_session.c: operator sessions (see ctl_client.h): host contexts on every
  * vCPU of the chosen VMs, programmed for counting (with event sets when there
- * are more events than counters) or for sampling, and read or drained. A VM
- * that stops answering is reported once and left out; the others go on.
+ * are more events than counters) or for sampling, and read or drained. Each
+ * VM is set up with one session_open request and read with one
+ * session_read per interval, whatever its number of vCPUs. A VM that stops
+ * answering is reported once and left out; the others go on.
  */
 #include "ctl_client.h"
 
@@ -91,7 +93,8 @@ static int connect_vm(struct ops_session *s, struct ops_vm *v)
 {
 	unsigned int i;
 
-	for (i = 0; i < 64; i++)
+	v->session = -1;
+	for (i = 0; i < VMM_CTL_SESSION_VCPUS; i++)
 		v->ctx[i] = -1;
 	if (vmm_client_connect(&v->cl, v->e.socket) ||
 	    vmm_client_call(&v->cl, vmm_client_req("hello"), NULL)) {
@@ -101,8 +104,8 @@ static int connect_vm(struct ops_session *s, struct ops_vm *v)
 		v->gone = true;
 		return -ENOTCONN;
 	}
-	if (v->e.nr_vcpus > 64)
-		v->e.nr_vcpus = 64;
+	if (v->e.nr_vcpus > VMM_CTL_SESSION_VCPUS)
+		v->e.nr_vcpus = VMM_CTL_SESSION_VCPUS;
 	return 0;
 }
 
@@ -186,26 +189,6 @@ static struct json_object *ctx_req(const char *cmd, int ctx)
 	return r;
 }
 
-static int create_ctx(struct ops_session *s, unsigned int vm, unsigned int i,
-		      uint64_t buf_size)
-{
-	struct json_object *r = vmm_client_req("ctx_create"), *rep, *v;
-	int ret;
-
-	json_object_object_add(r, "vcpu", json_object_new_int((int)i));
-	if (buf_size)
-		json_object_object_add(
-			r, "smpl_buf_size",
-			json_object_new_int64((int64_t)buf_size));
-	ret = call(s, vm, r, &rep);
-	if (ret)
-		return ret;
-	json_object_object_get_ex(rep, "ctx", &v);
-	s->vms[vm].ctx[i] = json_object_get_int(v);
-	json_object_put(rep);
-	return 0;
-}
-
 static struct json_object *pmc(unsigned int num, unsigned int set,
 			       uint64_t value)
 {
@@ -223,91 +206,53 @@ static uint64_t evsel(const struct ops_event *ev)
 	return VPMU_EVSEL(ev->code & 0xff, ev->code >> 8);
 }
 
-static int program_counting(struct ops_session *s, unsigned int vm, int ctx,
-			    uint64_t switch_ns)
+static struct json_object *new_set(unsigned int id, uint64_t switch_ns)
 {
-	struct json_object *r, *sets, *pmcs, *o;
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_int((int)id));
+	json_object_object_add(o, "flags",
+			       json_object_new_int(PFM_SETFL_TIME_SWITCH));
+	json_object_object_add(o, "timeout_ns",
+			       json_object_new_int64((int64_t)switch_ns));
+	return o;
+}
+
+/* session_open for counting: events spread over sets of 8 counters. */
+static struct json_object *counting_request(struct ops_session *s,
+					    uint64_t switch_ns)
+{
+	struct json_object *r = vmm_client_req("session_open"), *sets, *pmcs;
 	unsigned int i;
-	int ret = 0;
 
 	if (s->nr_sets > 1) {
-		r    = ctx_req("create_evtsets", ctx);
 		sets = json_object_new_array();
-		for (i = 0; i < s->nr_sets; i++) {
-			o = json_object_new_object();
-			json_object_object_add(o, "id",
-					       json_object_new_int((int)i));
-			json_object_object_add(
-				o, "flags",
-				json_object_new_int(PFM_SETFL_TIME_SWITCH));
-			json_object_object_add(
-				o, "timeout_ns",
-				json_object_new_int64((int64_t)switch_ns));
-			json_object_array_add(sets, o);
-		}
+		for (i = 0; i < s->nr_sets; i++)
+			json_object_array_add(sets, new_set(i, switch_ns));
 		json_object_object_add(r, "sets", sets);
-		ret = call(s, vm, r, NULL);
 	}
-	if (ret)
-		return ret;
-	r    = ctx_req("write_pmcs", ctx);
 	pmcs = json_object_new_array();
 	for (i = 0; i < s->nr_ev; i++)
 		json_object_array_add(pmcs,
 				      pmc(i % OPS_COUNTERS, i / OPS_COUNTERS,
 					  evsel(&s->ev[i])));
 	json_object_object_add(r, "pmcs", pmcs);
-	return call(s, vm, r, NULL);
-}
-
-static int load_start(struct ops_session *s, unsigned int vm, unsigned int i)
-{
-	struct json_object *r = ctx_req("load", s->vms[vm].ctx[i]);
-	int ret;
-
-	json_object_object_add(r, "vcpu", json_object_new_int((int)i));
-	ret = call(s, vm, r, NULL);
-	if (!ret)
-		ret = call(s, vm, ctx_req("start", s->vms[vm].ctx[i]), NULL);
-	return ret;
-}
-
-static int start_all(struct ops_session *s, uint64_t switch_ns, uint64_t period,
-		     uint64_t buf_size);
-
-int ops_start_counting(struct ops_session *s, uint64_t switch_ns)
-{
-	s->nr_sets = (s->nr_ev + OPS_COUNTERS - 1) / OPS_COUNTERS;
-	return start_all(s, switch_ns, 0, 0);
-}
-
-int ops_start_sampling(struct ops_session *s, uint64_t period,
-		       uint64_t buf_size)
-{
-	s->nr_sets = 1;
-	if (s->nr_ev > OPS_COUNTERS) {
-		fprintf(stderr, "%s: at most %d events when sampling\n",
-			s->prog, OPS_COUNTERS);
-		return -EINVAL;
-	}
-	return start_all(s, 0, period, buf_size);
+	return r;
 }
 
 /*
- * PMC0 samples: OVFL_NOTIFY so that a full buffer notifies the VMM (the
- * context has OVFL_NO_MSG: no message queue fills up), PMD0 reset to
- * -period at each overflow and at restart, every programmed PMD recorded
- * in each sample. The other PMCs only count.
+ * session_open for sampling. PMC0 samples: OVFL_NOTIFY so that a full
+ * buffer notifies the VMM (the context has OVFL_NO_MSG: no message queue
+ * fills up), PMD0 reset to -period at each overflow and at restart, every
+ * programmed PMD recorded in each sample. The other PMCs only count.
  */
-static int program_sampling(struct ops_session *s, unsigned int vm, int ctx,
-			    uint64_t period)
+static struct json_object *sampling_request(struct ops_session *s,
+					    uint64_t period, uint64_t buf_size)
 {
-	struct json_object *r, *arr, *o;
-	uint64_t minus = (uint64_t)0 - period;
+	struct json_object *r = vmm_client_req("session_open"), *arr, *o;
+	uint64_t minus        = (uint64_t)0 - period;
 	unsigned int i;
-	int ret;
 
-	r   = ctx_req("write_pmcs", ctx);
 	arr = json_object_new_array();
 	for (i = 0; i < s->nr_ev; i++) {
 		o = pmc(i, 0, evsel(&s->ev[i]));
@@ -324,10 +269,6 @@ static int program_sampling(struct ops_session *s, unsigned int vm, int ctx,
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(r, "pmcs", arr);
-	ret = call(s, vm, r, NULL);
-	if (ret)
-		return ret;
-	r   = ctx_req("write_pmds", ctx);
 	arr = json_object_new_array();
 	o   = json_object_new_object();
 	json_object_object_add(o, "num", json_object_new_int(0));
@@ -336,33 +277,51 @@ static int program_sampling(struct ops_session *s, unsigned int vm, int ctx,
 	json_object_object_add(o, "long_reset", json_object_new_uint64(minus));
 	json_object_array_add(arr, o);
 	json_object_object_add(r, "pmds", arr);
-	return call(s, vm, r, NULL);
+	json_object_object_add(r, "smpl_buf_size",
+			       json_object_new_int64((int64_t)buf_size));
+	return r;
 }
 
-/* Contexts on every vCPU of every live VM, programmed, loaded, started. */
-static int start_all(struct ops_session *s, uint64_t switch_ns, uint64_t period,
-		     uint64_t buf_size)
+/* Keep the session handle and the context of every vCPU from (rep). */
+static void keep_session(struct ops_vm *v, struct json_object *rep)
 {
-	unsigned int vm, i;
+	struct json_object *jv, *vcpus, *ctx;
+	size_t i, n;
+	int cpu;
+
+	json_object_object_get_ex(rep, "session", &jv);
+	json_object_object_get_ex(rep, "vcpus", &vcpus);
+	json_object_object_get_ex(rep, "ctx", &ctx);
+	v->session = json_object_get_int(jv);
+	n          = json_object_array_length(vcpus);
+	for (i = 0; i < n; i++) {
+		cpu = json_object_get_int(json_object_array_get_idx(vcpus, i));
+		if (cpu >= 0 && cpu < VMM_CTL_SESSION_VCPUS)
+			v->ctx[cpu] = json_object_get_int(
+				json_object_array_get_idx(ctx, i));
+	}
+}
+
+/*
+ * One session_open (req) per live VM: every vCPU programmed, loaded and
+ * started by the VMM in one round trip. Takes (req).
+ */
+static int open_all(struct ops_session *s, struct json_object *req)
+{
+	struct json_object *rep;
+	unsigned int vm;
 	int ret;
 
 	for (vm = 0; vm < s->nr_vms; vm++) {
 		struct ops_vm *v = &s->vms[vm];
 
-		for (i = 0, ret = 0; !v->gone && !ret && i < v->e.nr_vcpus;
-		     i++) {
-			ret = create_ctx(s, vm, i, buf_size);
-			if (!ret && period)
-				ret = program_sampling(s, vm, v->ctx[i],
-						       period);
-			else if (!ret)
-				ret = program_counting(s, vm, v->ctx[i],
-						       switch_ns);
-		}
-		/* Start last, so that all vCPUs start close together. */
-		for (i = 0; !v->gone && !ret && i < v->e.nr_vcpus; i++)
-			ret = load_start(s, vm, i);
-		if (ret && !v->gone) {
+		if (v->gone)
+			continue;
+		ret = call(s, vm, json_object_get(req), &rep);
+		if (!ret) {
+			keep_session(v, rep);
+			json_object_put(rep);
+		} else if (!v->gone) {
 			/* Its error was printed by call(): just drop it. */
 			fprintf(stderr, "%s: VM '%s' skipped\n", s->prog,
 				v->e.name);
@@ -371,79 +330,97 @@ static int start_all(struct ops_session *s, uint64_t switch_ns, uint64_t period,
 			vmm_client_close(&v->cl);
 		}
 	}
+	json_object_put(req);
 	return s->nr_live ? 0 : -ENOENT;
 }
 
-/*
- * Exactly one set is active while monitoring is on, so the enabled time
- * is the sum of the sets' active durations, and an event's running time
- * is its own set's.
- */
-static int read_sets(struct ops_session *s, unsigned int vm, int ctx,
-		     struct ops_counts *out)
+int ops_start_counting(struct ops_session *s, uint64_t switch_ns)
 {
-	struct json_object *r = ctx_req("getinfo_evtsets", ctx), *rep, *arr, *e;
-	uint64_t act[OPS_EVENTS_MAX];
-	unsigned int i;
-	int ret;
+	s->nr_sets = (s->nr_ev + OPS_COUNTERS - 1) / OPS_COUNTERS;
+	return open_all(s, counting_request(s, switch_ns));
+}
 
-	arr = json_object_new_array();
-	for (i = 0; i < s->nr_sets; i++)
-		json_object_array_add(arr, json_object_new_int((int)i));
-	json_object_object_add(r, "sets", arr);
-	ret = call(s, vm, r, &rep);
-	if (ret)
-		return ret;
-	json_object_object_get_ex(rep, "sets", &arr);
+int ops_start_sampling(struct ops_session *s, uint64_t period,
+		       uint64_t buf_size)
+{
+	s->nr_sets = 1;
+	if (s->nr_ev > OPS_COUNTERS) {
+		fprintf(stderr, "%s: at most %d events when sampling\n",
+			s->prog, OPS_COUNTERS);
+		return -EINVAL;
+	}
+	return open_all(s, sampling_request(s, period, buf_size));
+}
+
+/*
+ * One vCPU of a session_read reply. Exactly one set is active while
+ * monitoring is on, so the enabled time is the sum of the sets' active
+ * durations, and an event's running time is its own set's.
+ */
+static void parse_vcpu(struct ops_session *s, struct json_object *o,
+		       struct ops_counts *out)
+{
+	struct json_object *vals, *sets, *e, *jv;
+	uint64_t act[OPS_EVENTS_MAX] = {0};
+	unsigned int i, id;
+
+	json_object_object_get_ex(o, "values", &vals);
+	json_object_object_get_ex(o, "sets", &sets);
+	for (i = 0; i < s->nr_ev; i++)
+		out->raw[i] = json_object_get_uint64(
+			json_object_array_get_idx(vals, i));
 	out->enabled = 0;
-	for (i = 0; i < s->nr_sets; i++) {
-		json_object_object_get_ex(json_object_array_get_idx(arr, i),
-					  "act_ns", &e);
-		act[i] = json_object_get_uint64(e);
-		out->enabled += act[i];
+	for (i = 0; i < json_object_array_length(sets); i++) {
+		e = json_object_array_get_idx(sets, i);
+		json_object_object_get_ex(e, "id", &jv);
+		id = (unsigned int)json_object_get_int(jv);
+		json_object_object_get_ex(e, "act_ns", &jv);
+		if (id < OPS_EVENTS_MAX)
+			act[id] = json_object_get_uint64(jv);
+		out->enabled += json_object_get_uint64(jv);
 	}
 	for (i = 0; i < s->nr_ev; i++)
 		out->running[i] = act[i / OPS_COUNTERS];
-	json_object_put(rep);
-	return 0;
+	out->stale = json_object_object_get_ex(o, "stale", &jv) &&
+		     json_object_get_boolean(jv);
+	out->age_ns = json_object_object_get_ex(o, "age_ns", &jv)
+			      ? json_object_get_uint64(jv)
+			      : 0;
 }
 
-int ops_read(struct ops_session *s, unsigned int vm, unsigned int vcpu,
-	     struct ops_counts *out)
+int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
 {
-	int ctx               = s->vms[vm].ctx[vcpu];
-	struct json_object *r = ctx_req("read_pmds", ctx), *rep, *arr;
-	unsigned int i;
-	int ret;
+	struct ops_vm *v      = &s->vms[vm];
+	struct json_object *r = vmm_client_req("session_read"), *rep, *arr, *o,
+			   *jv;
+	size_t i;
+	int ret, cpu;
 
-	if (s->vms[vm].gone)
+	if (v->gone) {
+		json_object_put(r);
 		return -ENOTCONN;
-	arr = json_object_new_array();
-	for (i = 0; i < s->nr_ev; i++) {
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "num",
-				       json_object_new_int(i % OPS_COUNTERS));
-		json_object_object_add(o, "set",
-				       json_object_new_int(i / OPS_COUNTERS));
-		json_object_array_add(arr, o);
 	}
-	json_object_object_add(r, "pmds", arr);
+	json_object_object_add(r, "session", json_object_new_int(v->session));
 	ret = call(s, vm, r, &rep);
 	if (ret)
 		return ret;
-	json_object_object_get_ex(rep, "values", &arr);
-	for (i = 0; i < s->nr_ev; i++)
-		out->raw[i] = json_object_get_uint64(
-			json_object_array_get_idx(arr, i));
+	memset(out, 0, v->e.nr_vcpus * sizeof(*out));
+	json_object_object_get_ex(rep, "vcpus", &arr);
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		o = json_object_array_get_idx(arr, i);
+		json_object_object_get_ex(o, "vcpu", &jv);
+		cpu = json_object_get_int(jv);
+		if (cpu >= 0 && (unsigned int)cpu < v->e.nr_vcpus)
+			parse_vcpu(s, o, &out[cpu]);
+	}
 	json_object_put(rep);
-	return read_sets(s, vm, ctx, out);
+	return 0;
 }
 
 static void emit_samples(struct json_object *arr, unsigned int vm,
 			 ops_sample_fn_t fn, void *opaque)
 {
-	size_t i, n = json_object_array_length(arr), k;
+	size_t i, n = json_object_array_length(arr), k, nv;
 	struct ops_sample smp;
 	struct json_object *a, *vals;
 
@@ -464,10 +441,13 @@ static void emit_samples(struct json_object *arr, unsigned int vm,
 		smp.ip =
 			json_object_get_uint64(json_object_array_get_idx(a, 4));
 		vals = json_object_array_get_idx(a, 7);
-		for (k = 0; k < json_object_array_length(vals) && k < 16; k++)
+		nv   = json_object_array_length(vals);
+		if (nv > VMM_CTL_SAMPLE_VALS)
+			nv = VMM_CTL_SAMPLE_VALS;
+		for (k = 0; k < nv; k++)
 			smp.vals[k] = json_object_get_uint64(
 				json_object_array_get_idx(vals, k));
-		smp.nr_vals = (unsigned int)k;
+		smp.nr_vals = (unsigned int)nv;
 		fn(opaque, &smp);
 	}
 }

@@ -15,6 +15,7 @@
 #include "vmm_core_priv.h"
 
 #include "arch_msrs.h"
+#include "ctl_server.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -115,6 +116,11 @@ void vmm_vcpu_block_begin(struct vmm_vcpu *vcpu)
 		pthread_cond_broadcast(&vm->cond);
 	}
 	pthread_mutex_unlock(&vm->lock);
+	/*
+	 * Accounted at the exit that led here and no longer running: complete
+	 * an operator's read posted just before (halted) was set.
+	 */
+	vmm_control_vcpu_accounted(vcpu);
 	if (vm->stopping)
 		vmm_pmu_wake_waiters(vm);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * ctl_pmu_cmds.c: the commands of the control socket (ctl_proto.h),
- * run on the control thread for one client: host contexts through
- * libvpmu as owner VPMU_OWNER_HOST, and the draining of their
- * default-format sampling buffers.
+ * ctl_pmu_cmds.c: the handlers of the per-context commands of the control
+ * socket (ctl_proto.h) and of hello/info/resolve, run on the control
+ * thread for one client (ctl_cmd_table.c dispatches to them): host
+ * contexts through libvpmu as owner VPMU_OWNER_HOST, and the draining of
+ * their default-format sampling buffers.
  *
  * Draining without losing samples: the default format writes a sample,
  * then hdr_cur_offs, then hdr_count, and on the last sample that fits
@@ -13,13 +14,11 @@
  * the buffer stable: copy the rest, then PFM_RESTART (which resets the
  * header, long-resets the sampling PMD and unmasks).
  */
-#include "ctl_server.h"
+#include "ctl_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "pvpmu/catalog.h"
 #include "vmm_core_priv.h"
@@ -27,68 +26,20 @@
 
 static const struct vpmu_caller host = {.owner = VPMU_OWNER_HOST};
 
-struct cmd_ctx {
-	struct vmm_control *ctl;
-	struct vmm_ctl_client *c;
-	struct json_object *req, *rep;
-	char err[256];
-};
-
-static struct vpmu_domain *dom(struct cmd_ctx *x)
+static struct vpmu_domain *dom(const struct vmm_ctl_call *x)
 {
 	return x->ctl->vm->pmu.domain;
 }
 
-static struct vmm_ctl_hctx *find_hctx(struct vmm_ctl_client *c, int handle)
+struct vmm_ctl_hctx *vmm_ctl_hctx_find(struct vmm_ctl_client *c, int handle)
 {
 	unsigned int i;
 
-	/* (handle) -1 finds a free slot. */
 	for (i = 0; i < VMM_CTL_CTX_MAX; i++) {
 		if (c->ctx[i].handle == handle)
 			return &c->ctx[i];
 	}
 	return NULL;
-}
-
-static struct vmm_ctl_hctx *req_hctx(struct cmd_ctx *x)
-{
-	int h                   = (int)vmm_ctl_get_int(x->req, "ctx", -1);
-	struct vmm_ctl_hctx *hc = find_hctx(x->c, h);
-
-	if (!hc)
-		snprintf(x->err, sizeof(x->err),
-			 "no host context %d on this connection", h);
-	return hc;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-void vmm_ctl_kick(struct vmm_control *ctl, unsigned int vcpu, uint64_t wait_ns)
-{
-	struct vmm_vcpu *v = vmm_vm_vcpu(ctl->vm, vcpu);
-	uint64_t run, t0;
-
-	if (!v || !v->has_thread)
-		return;
-	run = vpmu_cpu_run_ns(v->pmu.cpu);
-	vmm_vcpu_kick(v, VMM_REQ_TIMER);
-	/*
-	 * A spinning guest never exits: wait until the kick's exit has been
-	 * accounted (the vCPU's run time moved), or the vCPU is halted.
-	 */
-	for (t0 = now_ns(); wait_ns && now_ns() - t0 < wait_ns;) {
-		if (vpmu_cpu_run_ns(v->pmu.cpu) != run ||
-		    __atomic_load_n(&v->halted, __ATOMIC_RELAXED))
-			break;
-		usleep(20);
-	}
 }
 
 static void add_int(struct json_object *o, const char *k, int64_t v)
@@ -144,7 +95,7 @@ static unsigned int host_contexts(struct vmm_control *ctl)
 	return n;
 }
 
-static int do_hello(struct cmd_ctx *x, bool info)
+int vmm_ctl_do_hello(struct vmm_ctl_call *x)
 {
 	const struct vmm_reg_entry *e = &x->ctl->entry;
 	struct json_object *r         = x->rep;
@@ -160,16 +111,23 @@ static int do_hello(struct cmd_ctx *x, bool info)
 	add_u64(r, "tsc_khz", e->tsc_khz);
 	add_int(r, "started", e->started);
 	add_int(r, "nr_counters", 8);
-	if (!info)
-		return 0;
-	add_int(r, "guest_contexts", guest_contexts(x->ctl->vm));
-	add_int(r, "host_contexts", host_contexts(x->ctl));
-	add_u64(r, "smpl_mem", vpmu_domain_smpl_mem(dom(x)));
-	add_u64(r, "kicks", total_kicks(x->ctl->vm));
 	return 0;
 }
 
-static int do_resolve(struct cmd_ctx *x)
+int vmm_ctl_do_info(struct vmm_ctl_call *x)
+{
+	vmm_ctl_do_hello(x);
+	add_int(x->rep, "guest_contexts", guest_contexts(x->ctl->vm));
+	add_int(x->rep, "host_contexts", host_contexts(x->ctl));
+	add_u64(x->rep, "smpl_mem", vpmu_domain_smpl_mem(dom(x)));
+	add_u64(x->rep, "kicks", total_kicks(x->ctl->vm));
+	/* The control plane's own cost: frames served, times it woke up. */
+	add_u64(x->rep, "ctl_frames", x->ctl->nr_frames);
+	add_u64(x->rep, "ctl_wakeups", x->ctl->nr_wakeups);
+	return 0;
+}
+
+int vmm_ctl_do_resolve(struct vmm_ctl_call *x)
 {
 	const struct pvpmu_event_desc *d;
 	struct json_object *jn;
@@ -198,21 +156,20 @@ static int do_resolve(struct cmd_ctx *x)
 	return 0;
 }
 
-static int do_create(struct cmd_ctx *x)
+int vmm_ctl_hctx_create(struct vmm_ctl_call *x, unsigned int vcpu,
+			uint64_t buf_size, struct vmm_ctl_hctx **out)
 {
-	uint8_t uuid[16] = PFM_DEFAULT_SMPL_UUID;
-	int64_t vcpu     = vmm_ctl_get_int(x->req, "vcpu", 0);
-	int64_t bsz      = vmm_ctl_get_int(x->req, "smpl_buf_size", 0);
-	struct pfm_default_smpl_arg a = {.buf_size = (uint64_t)bsz};
+	uint8_t uuid[16]              = PFM_DEFAULT_SMPL_UUID;
+	struct pfm_default_smpl_arg a = {.buf_size = buf_size};
 	struct pfarg_ctx pc           = {.ctx_flags =
 						 PFM_FL_SYSTEM_WIDE | PFM_FL_OVFL_NO_MSG};
-	struct vmm_ctl_hctx *hc       = find_hctx(x->c, -1);
+	struct vmm_ctl_hctx *hc       = vmm_ctl_hctx_find(x->c, -1);
 	size_t size;
 	int ret;
 
 	if (vcpu >= x->ctl->vm->nr_vcpus) {
-		snprintf(x->err, sizeof(x->err), "no vCPU %lld (the VM has %u)",
-			 (long long)vcpu, x->ctl->vm->nr_vcpus);
+		snprintf(x->err, sizeof(x->err), "no vCPU %u (the VM has %u)",
+			 vcpu, x->ctl->vm->nr_vcpus);
 		return -EINVAL;
 	}
 	if (!hc) {
@@ -221,26 +178,40 @@ static int do_create(struct cmd_ctx *x)
 			 VMM_CTL_CTX_MAX);
 		return -ENOMEM;
 	}
-	if (bsz)
+	if (buf_size)
 		memcpy(pc.ctx_smpl_buf_id, uuid, sizeof(uuid));
-	ret = vpmu_ctx_create(dom(x), &host, &pc, 1, bsz ? &a : NULL,
-			      bsz ? sizeof(a) : 0);
+	ret = vpmu_ctx_create(dom(x), &host, &pc, 1, buf_size ? &a : NULL,
+			      buf_size ? sizeof(a) : 0);
 	if (ret)
 		return ret;
 	memset(hc, 0, sizeof(*hc));
 	hc->handle = pc.ctx_fd;
-	hc->vcpu   = (unsigned int)vcpu;
-	if (bsz) {
+	hc->vcpu   = vcpu;
+	if (buf_size) {
 		vpmu_ctx_smpl_buf(dom(x), &host, hc->handle, &hc->buf, &size);
 		hc->buf_size = size;
 		hc->consumed = sizeof(struct pfm_default_smpl_hdr);
 	}
+	*out = hc;
+	return 0;
+}
+
+int vmm_ctl_do_create(struct vmm_ctl_call *x)
+{
+	int64_t vcpu = vmm_ctl_get_int(x->req, "vcpu", 0);
+	int64_t bsz  = vmm_ctl_get_int(x->req, "smpl_buf_size", 0);
+	struct vmm_ctl_hctx *hc;
+	int ret;
+
+	ret = vmm_ctl_hctx_create(x, (unsigned int)vcpu, (uint64_t)bsz, &hc);
+	if (ret)
+		return ret;
 	add_int(x->rep, "ctx", hc->handle);
 	add_u64(x->rep, "buf_size", hc->buf_size);
 	return 0;
 }
 
-static void free_hctx(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
+void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 {
 	vpmu_ctx_destroy(ctl->vm->pmu.domain, &host, hc->handle);
 	free(hc->spill);
@@ -248,13 +219,20 @@ static void free_hctx(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 	hc->handle = -1;
 }
 
+int vmm_ctl_do_destroy(struct vmm_ctl_call *x)
+{
+	vmm_ctl_hctx_free(x->ctl, x->hc);
+	return 0;
+}
+
 void vmm_ctl_client_release(struct vmm_control *ctl, struct vmm_ctl_client *c)
 {
 	unsigned int i;
 
+	vmm_ctl_sessions_release(c);
 	for (i = 0; i < VMM_CTL_CTX_MAX; i++) {
 		if (c->ctx[i].handle >= 0)
-			free_hctx(ctl, &c->ctx[i]);
+			vmm_ctl_hctx_free(ctl, &c->ctx[i]);
 	}
 }
 
@@ -277,16 +255,11 @@ static void note_nvals(struct vmm_ctl_hctx *hc, uint16_t set, uint16_t pmd,
 		hc->nr_nvals++;
 }
 
-static int do_write_pmcs(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
+size_t vmm_ctl_fill_pmcs(struct json_object *arr, struct pfarg_pmc *pmcs)
 {
-	struct json_object *arr;
-	struct pfarg_pmc pmcs[64];
-	size_t i, n;
-	int ret;
+	size_t i, n = json_object_array_length(arr);
 
-	json_object_object_get_ex(x->req, "pmcs", &arr);
-	n = json_object_array_length(arr);
-	memset(pmcs, 0, sizeof(pmcs));
+	memset(pmcs, 0, n * sizeof(*pmcs));
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
 
@@ -297,6 +270,17 @@ static int do_write_pmcs(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 		pmcs[i].reg_reset_pmds[0] = vmm_ctl_get_u64(e, "reset_pmds", 0);
 		pmcs[i].reg_smpl_pmds[0]  = vmm_ctl_get_u64(e, "smpl_pmds", 0);
 		pmcs[i].reg_smpl_eventid  = vmm_ctl_get_u64(e, "eventid", 0);
+	}
+	return n;
+}
+
+int vmm_ctl_write_pmcs(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
+		       struct pfarg_pmc *pmcs, size_t n)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
 		/*
 		 * A KVM statistic is opened with an ioctl on the vCPU fd,
 		 * which blocks while the vCPU runs: it would hang this
@@ -327,9 +311,20 @@ static int do_write_pmcs(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 	return ret;
 }
 
-static void fill_pmds(struct json_object *arr, struct pfarg_pmd *pmds, size_t n)
+int vmm_ctl_do_write_pmcs(struct vmm_ctl_call *x)
 {
-	size_t i;
+	struct pfarg_pmc pmcs[VMM_CTL_REGS_MAX];
+	struct json_object *arr;
+	size_t n;
+
+	json_object_object_get_ex(x->req, "pmcs", &arr);
+	n = vmm_ctl_fill_pmcs(arr, pmcs);
+	return vmm_ctl_write_pmcs(x, x->hc, pmcs, n);
+}
+
+size_t vmm_ctl_fill_pmds(struct json_object *arr, struct pfarg_pmd *pmds)
+{
+	size_t i, n = json_object_array_length(arr);
 
 	memset(pmds, 0, n * sizeof(*pmds));
 	for (i = 0; i < n; i++) {
@@ -341,24 +336,33 @@ static void fill_pmds(struct json_object *arr, struct pfarg_pmd *pmds, size_t n)
 		pmds[i].reg_long_reset = vmm_ctl_get_u64(e, "long_reset", 0);
 		pmds[i].reg_short_reset = vmm_ctl_get_u64(e, "short_reset", 0);
 	}
+	return n;
 }
 
-static int do_pmds(struct cmd_ctx *x, struct vmm_ctl_hctx *hc, bool write)
+int vmm_ctl_do_write_pmds(struct vmm_ctl_call *x)
 {
+	struct pfarg_pmd pmds[VMM_CTL_REGS_MAX];
+	struct json_object *arr;
+	size_t n;
+
+	json_object_object_get_ex(x->req, "pmds", &arr);
+	n = vmm_ctl_fill_pmds(arr, pmds);
+	return vpmu_ctx_write_pmds(dom(x), &host, x->hc->handle, pmds, (int)n);
+}
+
+int vmm_ctl_do_read_pmds(struct vmm_ctl_call *x)
+{
+	struct pfarg_pmd pmds[VMM_CTL_REGS_MAX];
 	struct json_object *arr, *vals;
-	struct pfarg_pmd pmds[64];
+	struct vmm_ctl_fresh fresh;
 	size_t i, n;
 	int ret;
 
 	json_object_object_get_ex(x->req, "pmds", &arr);
-	n = json_object_array_length(arr);
-	fill_pmds(arr, pmds, n);
-	if (write)
-		return vpmu_ctx_write_pmds(dom(x), &host, hc->handle, pmds,
-					   (int)n);
+	n = vmm_ctl_fill_pmds(arr, pmds);
 	/* Fresh time counts: make the vCPU account its run so far. */
-	vmm_ctl_kick(x->ctl, hc->vcpu, 20000000ULL);
-	ret = vpmu_ctx_read_pmds(dom(x), &host, hc->handle, pmds, (int)n);
+	vmm_ctl_sync(x->ctl, &x->hc->vcpu, 1, &fresh);
+	ret = vpmu_ctx_read_pmds(dom(x), &host, x->hc->handle, pmds, (int)n);
 	if (ret)
 		return ret;
 	vals = json_object_new_array();
@@ -366,20 +370,19 @@ static int do_pmds(struct cmd_ctx *x, struct vmm_ctl_hctx *hc, bool write)
 		json_object_array_add(
 			vals, json_object_new_uint64(pmds[i].reg_value));
 	json_object_object_add(x->rep, "values", vals);
+	json_object_object_add(x->rep, "stale",
+			       json_object_new_boolean(fresh.stale));
+	if (fresh.stale)
+		add_u64(x->rep, "age_ns", fresh.age_ns);
 	return 0;
 }
 
-static int do_evtsets(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
+size_t vmm_ctl_fill_sets(struct json_object *arr, struct pfarg_setdesc *sets)
 {
-	struct json_object *arr, *out;
-	struct pfarg_setdesc sets[64];
+	size_t i, n = json_object_array_length(arr);
 	uint64_t ns;
-	size_t i, n;
-	int ret;
 
-	json_object_object_get_ex(x->req, "sets", &arr);
-	n = json_object_array_length(arr);
-	memset(sets, 0, sizeof(sets));
+	memset(sets, 0, n * sizeof(*sets));
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i);
 
@@ -390,7 +393,20 @@ static int do_evtsets(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 		sets[i].set_timeout.tv_sec  = ns / 1000000000ULL;
 		sets[i].set_timeout.tv_nsec = ns % 1000000000ULL;
 	}
-	ret = vpmu_ctx_create_evtsets(dom(x), &host, hc->handle, sets, (int)n);
+	return n;
+}
+
+int vmm_ctl_do_create_evtsets(struct vmm_ctl_call *x)
+{
+	struct pfarg_setdesc sets[VMM_CTL_SETS_MAX];
+	struct json_object *arr, *out;
+	size_t i, n;
+	int ret;
+
+	json_object_object_get_ex(x->req, "sets", &arr);
+	n   = vmm_ctl_fill_sets(arr, sets);
+	ret = vpmu_ctx_create_evtsets(dom(x), &host, x->hc->handle, sets,
+				      (int)n);
 	if (ret)
 		return ret;
 	out = json_object_new_array();
@@ -404,10 +420,10 @@ static int do_evtsets(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 	return 0;
 }
 
-static int do_getinfo(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
+int vmm_ctl_do_getinfo_evtsets(struct vmm_ctl_call *x)
 {
+	struct pfarg_setinfo info[VMM_CTL_SETS_MAX];
 	struct json_object *arr, *out;
-	struct pfarg_setinfo info[64];
 	size_t i, n;
 	int ret;
 
@@ -417,7 +433,8 @@ static int do_getinfo(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 	for (i = 0; i < n; i++)
 		info[i].set_id = (uint16_t)json_object_get_int(
 			json_object_array_get_idx(arr, i));
-	ret = vpmu_ctx_getinfo_evtsets(dom(x), &host, hc->handle, info, (int)n);
+	ret = vpmu_ctx_getinfo_evtsets(dom(x), &host, x->hc->handle, info,
+				       (int)n);
 	if (ret)
 		return ret;
 	out = json_object_new_array();
@@ -435,7 +452,7 @@ static int do_getinfo(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 	return 0;
 }
 
-static int do_load(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
+int vmm_ctl_do_load(struct vmm_ctl_call *x)
 {
 	int ret;
 	struct pfarg_load ld = {
@@ -451,83 +468,39 @@ static int do_load(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
 	 * Run time is accounted at exits: bring the vCPU's up to now, or the
 	 * first exit after LOAD would charge the whole run before it.
 	 */
-	vmm_ctl_kick(x->ctl, ld.load_pid, 50000000ULL);
-	ret = vpmu_ctx_load(dom(x), &host, hc->handle, &ld, 1);
+	vmm_ctl_sync(x->ctl, &ld.load_pid, 1, NULL);
+	ret = vpmu_ctx_load(dom(x), &host, x->hc->handle, &ld, 1);
 	if (!ret)
-		hc->vcpu = ld.load_pid;
+		x->hc->vcpu = ld.load_pid;
 	return ret;
 }
 
-static int do_start(struct cmd_ctx *x, struct vmm_ctl_hctx *hc)
+int vmm_ctl_do_unload(struct vmm_ctl_call *x)
+{
+	return vpmu_ctx_unload(dom(x), &host, x->hc->handle);
+}
+
+int vmm_ctl_do_start(struct vmm_ctl_call *x)
 {
 	struct pfarg_start st = {
 		.start_set = (uint16_t)vmm_ctl_get_int(x->req, "set", 0)};
 	bool has_set = json_object_object_get_ex(x->req, "set", NULL);
-
 	int ret;
 
-	ret = vpmu_ctx_start(dom(x), &host, hc->handle, has_set ? &st : NULL,
+	ret = vpmu_ctx_start(dom(x), &host, x->hc->handle, has_set ? &st : NULL,
 			     has_set ? 1 : 0);
 	/* The deadline timer is armed before KVM_RUN: re-arm it now. */
 	if (!ret)
-		vmm_ctl_kick(x->ctl, hc->vcpu, 0);
+		vmm_ctl_kick(x->ctl, x->hc->vcpu);
 	return ret;
 }
 
-/* Run the context command (name) of the checked request. */
-static int ctx_cmd(struct cmd_ctx *x, const char *name)
+int vmm_ctl_do_stop(struct vmm_ctl_call *x)
 {
-	struct vmm_ctl_hctx *hc = req_hctx(x);
-
-	if (!hc)
-		return -EBADF;
-	if (!strcmp(name, "destroy")) {
-		free_hctx(x->ctl, hc);
-		return 0;
-	}
-	if (!strcmp(name, "write_pmcs"))
-		return do_write_pmcs(x, hc);
-	if (!strcmp(name, "write_pmds"))
-		return do_pmds(x, hc, true);
-	if (!strcmp(name, "read_pmds"))
-		return do_pmds(x, hc, false);
-	if (!strcmp(name, "create_evtsets"))
-		return do_evtsets(x, hc);
-	if (!strcmp(name, "getinfo_evtsets"))
-		return do_getinfo(x, hc);
-	if (!strcmp(name, "load"))
-		return do_load(x, hc);
-	if (!strcmp(name, "unload"))
-		return vpmu_ctx_unload(dom(x), &host, hc->handle);
-	if (!strcmp(name, "start"))
-		return do_start(x, hc);
-	if (!strcmp(name, "stop"))
-		return vpmu_ctx_stop(dom(x), &host, hc->handle);
-	return vmm_ctl_drain(x->ctl, hc, x->req, x->rep);
+	return vpmu_ctx_stop(dom(x), &host, x->hc->handle);
 }
 
-struct json_object *vmm_ctl_handle(struct vmm_control *ctl,
-				   struct vmm_ctl_client *c,
-				   const struct vmm_ctl_cmd *cmd,
-				   struct json_object *req, int64_t id)
+int vmm_ctl_do_smpl_drain(struct vmm_ctl_call *x)
 {
-	struct cmd_ctx x = {.ctl = ctl, .c = c, .req = req};
-	int ret;
-
-	x.rep = vmm_ctl_reply_ok(id);
-	if (!strcmp(cmd->name, "hello") || !strcmp(cmd->name, "info"))
-		ret = do_hello(&x, !strcmp(cmd->name, "info"));
-	else if (!strcmp(cmd->name, "resolve"))
-		ret = do_resolve(&x);
-	else if (!strcmp(cmd->name, "ctx_create"))
-		ret = do_create(&x);
-	else
-		ret = ctx_cmd(&x, cmd->name);
-	if (!ret)
-		return x.rep;
-	json_object_put(x.rep);
-	if (!x.err[0])
-		snprintf(x.err, sizeof(x.err), "%s: %s", cmd->name,
-			 strerror(-ret));
-	return vmm_ctl_reply_err(id, -ret, x.err);
+	return vmm_ctl_drain(x->ctl, x->hc, x->req, x->rep);
 }

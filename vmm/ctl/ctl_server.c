@@ -4,7 +4,7 @@
  * socket, peer credential checks, one poll loop over the clients and the
  * wake eventfd, and the registry entry's life.
  */
-#include "ctl_server.h"
+#include "ctl_priv.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -22,7 +22,6 @@
 #include "arch_msrs.h"
 #include "vmm_core_priv.h"
 
-#define CTL_POLL_MS 200
 #define CTL_SEND_MS 2000
 #define CTL_BACKLOG 16
 
@@ -30,9 +29,15 @@ int vmm_control_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
 	struct vmm_control *ctl = calloc(1, sizeof(*ctl));
 	unsigned int i, j;
+	int ret;
 
 	if (!ctl)
 		return -ENOMEM;
+	ret = vmm_ctl_sync_init(ctl, vm->nr_vcpus);
+	if (ret) {
+		free(ctl);
+		return ret;
+	}
 	ctl->vm        = vm;
 	ctl->listen_fd = ctl->wake_fd = -1;
 	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
@@ -155,6 +160,7 @@ static bool serve_frames(struct vmm_control *ctl, struct vmm_ctl_client *c)
 		ret = vmm_ctl_parse_request(body, len, &req, &cmd, &id, err,
 					    sizeof(err));
 		vmm_ctl_rx_drop(&c->rx, len);
+		ctl->nr_frames++;
 		if (ret) {
 			rep = vmm_ctl_reply_err(id, -ret, err);
 		} else {
@@ -198,7 +204,9 @@ static void serve_client(struct vmm_control *ctl, struct vmm_ctl_client *c,
  * The loop: poll the listening socket, the wake eventfd (notifications,
  * stop) and every client; after any wake-up copy the samples of every
  * host context first, so a full buffer is restarted before requests are
- * served. The 200 ms timeout bounds how late a lost wake-up is noticed.
+ * served. No timeout: an idle VM's control thread sleeps until a client
+ * writes, a notification arrives or the VM stops (both write the eventfd,
+ * whose counter keeps a wake-up until it is read, so none is lost).
  */
 static void *control_thread(void *arg)
 {
@@ -223,8 +231,9 @@ static void *control_thread(void *arg)
 						   .events = POLLIN};
 			who[n++] = (int)i;
 		}
-		if (poll(pfd, n, CTL_POLL_MS) < 0 && errno != EINTR)
+		if (poll(pfd, n, -1) < 0 && errno != EINTR)
 			break;
+		ctl->nr_wakeups++;
 		if (pfd[1].revents & POLLIN &&
 		    read(ctl->wake_fd, &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
@@ -376,7 +385,7 @@ void vmm_control_stop(struct vmm_vm *vm)
 		return;
 	atomic_store(&ctl->stop, true);
 	if (write(ctl->wake_fd, &one, sizeof(one)) < 0)
-		one = 0; /* the poll timeout ends the loop anyway */
+		one = 0; /* saturated: a wake-up is pending anyway */
 	pthread_join(ctl->thread, NULL);
 	ctl->has_thread = false;
 	teardown(ctl);
@@ -387,6 +396,7 @@ void vmm_control_free(struct vmm_vm *vm)
 	if (!vm->ctl)
 		return;
 	vmm_control_stop(vm);
+	vmm_ctl_sync_free(vm->ctl);
 	free(vm->ctl);
 	vm->ctl = NULL;
 }

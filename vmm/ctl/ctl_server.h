@@ -25,12 +25,12 @@
 #include "vpmu.h"
 
 struct vmm_vm;
+struct vmm_vcpu;
 struct vmm_config;
 
 #define VMM_CTL_CLIENTS_MAX 16
 #define VMM_CTL_CTX_MAX     64    /* host contexts per client */
 #define VMM_CTL_SPILL_MAX   65536 /* samples kept per context between drains */
-#define VMM_CTL_SMPL_VALS   16    /* PMD values kept per sample */
 #define VMM_CTL_NVALS_MAX   64    /* (set, pmd) sample sizes tracked */
 
 /* One sample copied out of a host sampling buffer. */
@@ -38,7 +38,7 @@ struct vmm_ctl_sample {
 	uint16_t cpu, set, ovfl_pmd, nr_vals;
 	int32_t pid, tid;
 	uint64_t tstamp, ip;
-	uint64_t vals[VMM_CTL_SMPL_VALS];
+	uint64_t vals[VMM_CTL_SAMPLE_VALS];
 };
 
 /* A host context of one client. */
@@ -59,11 +59,32 @@ struct vmm_ctl_hctx {
 	uint64_t lost; /* samples dropped: spill full, unknown size */
 };
 
+/*
+ * A session: one host context on each of several vCPUs, programmed alike
+ * (session_open), read together (session_read). Its contexts are ordinary
+ * host contexts of the client, named here by handle.
+ */
+struct vmm_ctl_session {
+	bool used;
+	unsigned int nr_vcpus;
+	unsigned int vcpu[VMM_CTL_SESSION_VCPUS];
+	int ctx[VMM_CTL_SESSION_VCPUS]; /* host context handle per vCPU */
+	unsigned int nr_pmds;
+	struct {
+		uint16_t num, set;
+	} pmd[VMM_CTL_REGS_MAX]; /* read by session_read, in this order */
+	unsigned int nr_sets;
+	uint16_t set_id[VMM_CTL_SETS_MAX]; /* their times are read too */
+};
+
 struct vmm_ctl_client {
 	int fd; /* -1 when free */
 	struct vmm_ctl_rx rx;
 	struct vmm_ctl_hctx ctx[VMM_CTL_CTX_MAX];
+	struct vmm_ctl_session sessions[VMM_CTL_SESSIONS_MAX];
 };
+
+struct vmm_ctl_vcpu_sync; /* ctl_priv.h */
 
 struct vmm_control {
 	struct vmm_vm *vm;
@@ -74,6 +95,19 @@ struct vmm_control {
 	bool has_thread, has_entry;
 	atomic_bool stop;
 	struct vmm_ctl_client clients[VMM_CTL_CLIENTS_MAX];
+
+	/* Completions of vCPU accounting requests (ctl_vcpu_sync.c). */
+	struct vmm_ctl_vcpu_sync *sync; /* one per vCPU */
+	unsigned int nr_sync;
+	uint64_t sync_seq;     /* last request number (control thread) */
+	uint64_t sync_wait_ns; /* longest wait for a completion */
+	pthread_mutex_t sync_lock;
+	pthread_cond_t sync_cond; /* CLOCK_MONOTONIC */
+	bool has_sync;
+
+	/* Shown by `info`: the cost of the control plane. */
+	uint64_t nr_frames;  /* request frames received, all clients */
+	uint64_t nr_wakeups; /* returns from the control thread's poll */
 };
 
 /*
@@ -109,7 +143,17 @@ void vmm_control_free(struct vmm_vm *vm);
  */
 void vmm_control_notify(struct vmm_vm *vm, const struct vpmu_notify *n);
 
-/* ctl_pmu_cmds.c: run the checked request (req) of (c) and build a reply. */
+/*
+ * A vCPU thread has just accounted (vcpu)'s run time (after KVM_RUN), or
+ * is about to block with it accounted: complete a pending request of
+ * vmm_ctl_sync(). Cheap when none is pending; never calls libvpmu.
+ */
+void vmm_control_vcpu_accounted(struct vmm_vcpu *vcpu);
+
+/*
+ * ctl_cmd_table.c: run the checked request (req) of (cmd) for client (c)
+ * through the command's handler and build the reply (ok or error).
+ */
 struct json_object *vmm_ctl_handle(struct vmm_control *ctl,
 				   struct vmm_ctl_client *c,
 				   const struct vmm_ctl_cmd *cmd,
@@ -126,14 +170,7 @@ int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
  */
 void vmm_ctl_collect_all(struct vmm_control *ctl);
 
-/*
- * ctl_pmu_cmds.c: kick vCPU (vcpu) out of KVM_RUN so that it accounts its
- * run time and re-arms its deadline timer; wait at most (wait_ns) (0: do
- * not wait) until it has.
- */
-void vmm_ctl_kick(struct vmm_control *ctl, unsigned int vcpu, uint64_t wait_ns);
-
-/* ctl_pmu_cmds.c: destroy every host context of (c). */
+/* ctl_pmu_cmds.c: destroy every session and host context of (c). */
 void vmm_ctl_client_release(struct vmm_control *ctl, struct vmm_ctl_client *c);
 
 #endif /* VMM_CONTROL_H */

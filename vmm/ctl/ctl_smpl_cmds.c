@@ -4,7 +4,7 @@
  * buffers (see the ordering argument at the top of ctl_pmu_cmds.c) into a
  * per-context spill list, and the smpl_drain command that hands them out.
  */
-#include "ctl_server.h"
+#include "ctl_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -75,15 +75,15 @@ static void copy_samples(struct vmm_ctl_hctx *hc, size_t end)
 				.ip       = e.ip,
 			};
 			for (k = 0; k < (unsigned int)nv; k++) {
-				if (k < VMM_CTL_SMPL_VALS)
+				if (k < VMM_CTL_SAMPLE_VALS)
 					memcpy(&s->vals[k],
 					       base + hc->consumed + DFL_ENT +
 						       8 * k,
 					       8);
 			}
-			s->nr_vals = (uint16_t)(nv < VMM_CTL_SMPL_VALS
+			s->nr_vals = (uint16_t)(nv < VMM_CTL_SAMPLE_VALS
 							? nv
-							: VMM_CTL_SMPL_VALS);
+							: VMM_CTL_SAMPLE_VALS);
 		} else {
 			hc->lost++;
 		}
@@ -111,7 +111,7 @@ static void collect(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 		/* Full and masked: nothing more is written until restart. */
 		hc->overflows = ovf;
 		vpmu_ctx_restart(d, &host, hc->handle, 0);
-		vmm_ctl_kick(ctl, hc->vcpu, 0); /* re-arm its timer */
+		vmm_ctl_kick(ctl, hc->vcpu); /* re-arm its timer */
 		hc->consumed = DFL_HDR;
 		return;
 	}
@@ -120,7 +120,7 @@ static void collect(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 	    st.nr_throttled != hc->throttled) {
 		hc->throttled = st.nr_throttled;
 		vpmu_ctx_restart(d, &host, hc->handle, 0);
-		vmm_ctl_kick(ctl, hc->vcpu, 0);
+		vmm_ctl_kick(ctl, hc->vcpu);
 	}
 }
 

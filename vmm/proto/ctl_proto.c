@@ -195,14 +195,12 @@ static int parse_header(struct json_object *obj, int64_t *id,
 	if (!json_object_object_get_ex(obj, "cmd", &jcmd) ||
 	    !json_object_is_type(jcmd, json_type_string))
 		return bad(err, errlen, "request: 'cmd' must be a string");
-	for (c = vmm_ctl_cmds; c->name; c++) {
-		if (!strcmp(c->name, json_object_get_string(jcmd))) {
-			*cmd = c;
-			return 0;
-		}
-	}
-	return bad(err, errlen, "request: unknown command '%.64s'",
-		   json_object_get_string(jcmd));
+	c = vmm_ctl_cmd_find(json_object_get_string(jcmd));
+	if (!c)
+		return bad(err, errlen, "request: unknown command '%.64s'",
+			   json_object_get_string(jcmd));
+	*cmd = c;
+	return 0;
 }
 
 int vmm_ctl_parse_request(const char *text, size_t len,

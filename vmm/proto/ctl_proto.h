@@ -37,6 +37,17 @@
  *                        [values]]], lost, more: samples recorded since the
  *                        last drain; a full buffer is restarted by the VMM
  *   destroy ctx
+ * Sessions: one request per VM for what the commands above do per vCPU
+ *   session_open [vcpus[]] pmcs[...] [pmds[...]] [sets[...]] [set]
+ *                        [smpl_buf_size] -> session, vcpus[], ctx[]: one
+ *                        context per vCPU (every vCPU when vcpus is
+ *                        absent), each with these sets, PMCs and PMDs,
+ *                        loaded and started on its vCPU
+ *   session_read session -> vcpus[{vcpu, values[], sets[{id,runs,act_ns}],
+ *                        stale[, age_ns]}]: the PMDs of the session's PMCs,
+ *                        in pmcs order; stale when the vCPU could not
+ *                        account its run time in time (age_ns: how old)
+ *   session_close session
  * perfmon2 errors come back as "errno" (positive) with the strerror text.
  */
 #ifndef VMM_CONTROL_PROTO_H
@@ -51,6 +62,25 @@
 #define VMM_CTL_MSG_MAX (4U << 20) /* bytes of one message's JSON */
 #define VMM_CTL_HDR     4          /* the length prefix */
 #define VMM_CTL_ID_MAX  (1LL << 53)
+
+/*
+ * Limits of one request. The schema rows (ctl_schema.c) and the arrays the
+ * server copies a request into (vmm/ctl) both take them from here, so a
+ * request the schema accepts always fits.
+ */
+#define VMM_CTL_REGS_MAX           64 /* PMC or PMD elements in one request */
+#define VMM_CTL_REG_NUM_MAX        63 /* highest PMC/PMD index */
+#define VMM_CTL_SETS_MAX           64 /* event sets in one request */
+#define VMM_CTL_SET_ID_MAX         65535 /* highest event set id */
+#define VMM_CTL_VCPU_ID_MAX        4095 /* highest vCPU index a request names */
+#define VMM_CTL_SESSION_VCPUS      64   /* vCPUs of one session */
+#define VMM_CTL_SESSIONS_MAX       4    /* sessions of one connection */
+#define VMM_CTL_CTX_HANDLE_MAX     (1 << 30)
+#define VMM_CTL_NAME_MAX           128 /* bytes of an event name */
+#define VMM_CTL_SMPL_BUF_MAX       (64LL << 20)
+#define VMM_CTL_DRAIN_MAX          65536 /* samples in one smpl_drain reply */
+#define VMM_CTL_SAMPLE_VALS        16 /* PMD values a drained sample carries */
+#define VMM_CTL_SET_TIMEOUT_MAX_NS (3600LL * 1000000000LL)
 
 /* Field types of the request tables. */
 enum vmm_ctl_type {
@@ -69,13 +99,44 @@ struct vmm_ctl_field {
 	const struct vmm_ctl_field *elem; /* VMM_CTL_OBJS element table */
 };
 
+/*
+ * Every command, by id. The schema table below and the server's handler
+ * table (vmm/ctl) are both indexed by it, so one id names one schema and
+ * one handler.
+ */
+enum vmm_ctl_cmd_id {
+	VMM_CTL_CMD_HELLO,
+	VMM_CTL_CMD_INFO,
+	VMM_CTL_CMD_RESOLVE,
+	VMM_CTL_CMD_CTX_CREATE,
+	VMM_CTL_CMD_DESTROY,
+	VMM_CTL_CMD_WRITE_PMCS,
+	VMM_CTL_CMD_WRITE_PMDS,
+	VMM_CTL_CMD_CREATE_EVTSETS,
+	VMM_CTL_CMD_LOAD,
+	VMM_CTL_CMD_UNLOAD,
+	VMM_CTL_CMD_START,
+	VMM_CTL_CMD_STOP,
+	VMM_CTL_CMD_READ_PMDS,
+	VMM_CTL_CMD_GETINFO_EVTSETS,
+	VMM_CTL_CMD_SMPL_DRAIN,
+	VMM_CTL_CMD_SESSION_OPEN,
+	VMM_CTL_CMD_SESSION_READ,
+	VMM_CTL_CMD_SESSION_CLOSE,
+	VMM_CTL_NR_CMDS
+};
+
 struct vmm_ctl_cmd {
 	const char *name;
+	enum vmm_ctl_cmd_id id;             /* its index in vmm_ctl_cmds */
 	const struct vmm_ctl_field *fields; /* besides v, id and cmd */
 };
 
-/* The command table (ctl_proto.c). */
-extern const struct vmm_ctl_cmd vmm_ctl_cmds[];
+/* The schema of every command, indexed by its id (ctl_schema.c). */
+extern const struct vmm_ctl_cmd vmm_ctl_cmds[VMM_CTL_NR_CMDS];
+
+/* The command called (name), or NULL if there is none. */
+const struct vmm_ctl_cmd *vmm_ctl_cmd_find(const char *name);
 
 /*
  * Parse and check one request frame body (text, len): valid JSON object,

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * ctl_schema.c: the command table of the control socket protocol
- * (ctl_proto.h): for every command, the fields it takes, their types,
- * whether they are required and their ranges. vmm_ctl_parse_request()
- * checks every request against it before any command runs.
+ * (ctl_proto.h): for every command, by id, the fields it takes, their
+ * types, whether they are required and their ranges. Every limit is a
+ * VMM_CTL_* constant of ctl_proto.h, which the server's arrays use too.
+ * vmm_ctl_parse_request() checks every request against it before any
+ * command runs.
  */
 #include "ctl_proto.h"
+
+#include <string.h>
 
 #define F_INT(n, req, lo, hi)                                                  \
 	{                                                                      \
@@ -21,32 +25,34 @@
 		.name = (n), .type = VMM_CTL_STR, .required = true,            \
 		.min = (lo), .max = (hi)                                       \
 	}
-#define F_OBJS(n, hi, e)                                                       \
+#define F_OBJS(n, req, hi, e)                                                  \
 	{                                                                      \
-		.name = (n), .type = VMM_CTL_OBJS, .required = true, .min = 1, \
-		.max = (hi), .elem = (e)                                       \
+		.name = (n), .type = VMM_CTL_OBJS, .required = (req),          \
+		.min = 1, .max = (hi), .elem = (e)                             \
 	}
-#define F_INTS(n, hi)                                                          \
+#define F_INTS(n, req, hi)                                                     \
 	{                                                                      \
-		.name = (n), .type = VMM_CTL_INTS, .required = true, .min = 1, \
-		.max = (hi)                                                    \
+		.name = (n), .type = VMM_CTL_INTS, .required = (req),          \
+		.min = 1, .max = (hi)                                          \
 	}
 #define F_END                                                                  \
 	{                                                                      \
 		.name = NULL                                                   \
 	}
 
-#define CTX      F_INT("ctx", true, 0, 1 << 30) /* a host context handle */
-#define REG(req) F_INT("num", req, 0, 63)       /* PMC/PMD index */
-#define SET      F_INT("set", false, 0, 65535)  /* event set id */
-#define VCPU     F_INT("vcpu", true, 0, 4095)
+#define CTX      F_INT("ctx", true, 0, VMM_CTL_CTX_HANDLE_MAX)
+#define REG(req) F_INT("num", req, 0, VMM_CTL_REG_NUM_MAX)
+#define SET      F_INT("set", false, 0, VMM_CTL_SET_ID_MAX)
+#define VCPU     F_INT("vcpu", true, 0, VMM_CTL_VCPU_ID_MAX)
+#define SESSION  F_INT("session", true, 0, VMM_CTL_SESSIONS_MAX - 1)
+#define SMPL_BUF F_INT("smpl_buf_size", false, 0, VMM_CTL_SMPL_BUF_MAX)
 
 static const struct vmm_ctl_field no_fields[] = {F_END};
 
-static const struct vmm_ctl_field f_resolve[] = {F_STR("name", 1, 128), F_END};
+static const struct vmm_ctl_field f_resolve[] = {
+	F_STR("name", 1, VMM_CTL_NAME_MAX), F_END};
 
-static const struct vmm_ctl_field f_create[] = {
-	VCPU, F_INT("smpl_buf_size", false, 0, 64LL << 20), F_END};
+static const struct vmm_ctl_field f_create[] = {VCPU, SMPL_BUF, F_END};
 
 static const struct vmm_ctl_field f_ctx[] = {CTX, F_END};
 
@@ -73,50 +79,79 @@ static const struct vmm_ctl_field f_pmd[] = {
 static const struct vmm_ctl_field f_pmd_ref[] = {REG(true), SET, F_END};
 
 static const struct vmm_ctl_field f_set[] = {
-	F_INT("id", true, 0, 65535),
+	F_INT("id", true, 0, VMM_CTL_SET_ID_MAX),
 	F_INT("flags", false, 0, 0xff),
-	F_INT("next", false, 0, 65535),
-	F_INT("timeout_ns", false, 0, 3600LL * 1000000000LL),
+	F_INT("next", false, 0, VMM_CTL_SET_ID_MAX),
+	F_INT("timeout_ns", false, 0, VMM_CTL_SET_TIMEOUT_MAX_NS),
 	F_END,
 };
 
 static const struct vmm_ctl_field f_write_pmcs[] = {
-	CTX, F_OBJS("pmcs", 64, f_pmc), F_END};
+	CTX, F_OBJS("pmcs", true, VMM_CTL_REGS_MAX, f_pmc), F_END};
 
 static const struct vmm_ctl_field f_write_pmds[] = {
-	CTX, F_OBJS("pmds", 64, f_pmd), F_END};
+	CTX, F_OBJS("pmds", true, VMM_CTL_REGS_MAX, f_pmd), F_END};
 
 static const struct vmm_ctl_field f_read_pmds[] = {
-	CTX, F_OBJS("pmds", 64, f_pmd_ref), F_END};
+	CTX, F_OBJS("pmds", true, VMM_CTL_REGS_MAX, f_pmd_ref), F_END};
 
-static const struct vmm_ctl_field f_evtsets[] = {CTX, F_OBJS("sets", 64, f_set),
-						 F_END};
+static const struct vmm_ctl_field f_evtsets[] = {
+	CTX, F_OBJS("sets", true, VMM_CTL_SETS_MAX, f_set), F_END};
 
-static const struct vmm_ctl_field f_getinfo[] = {CTX, F_INTS("sets", 64),
-						 F_END};
+static const struct vmm_ctl_field f_getinfo[] = {
+	CTX, F_INTS("sets", true, VMM_CTL_SETS_MAX), F_END};
 
 static const struct vmm_ctl_field f_load[] = {CTX, VCPU, SET, F_END};
 
 static const struct vmm_ctl_field f_start[] = {CTX, SET, F_END};
 
 static const struct vmm_ctl_field f_drain[] = {
-	CTX, F_INT("max", false, 1, 65536), F_END};
+	CTX, F_INT("max", false, 1, VMM_CTL_DRAIN_MAX), F_END};
 
-const struct vmm_ctl_cmd vmm_ctl_cmds[] = {
-	{"hello", no_fields},
-	{"info", no_fields},
-	{"resolve", f_resolve},
-	{"ctx_create", f_create},
-	{"destroy", f_ctx},
-	{"write_pmcs", f_write_pmcs},
-	{"write_pmds", f_write_pmds},
-	{"create_evtsets", f_evtsets},
-	{"load", f_load},
-	{"unload", f_ctx},
-	{"start", f_start},
-	{"stop", f_ctx},
-	{"read_pmds", f_read_pmds},
-	{"getinfo_evtsets", f_getinfo},
-	{"smpl_drain", f_drain},
-	{NULL, NULL},
+static const struct vmm_ctl_field f_session_open[] = {
+	F_INTS("vcpus", false, VMM_CTL_SESSION_VCPUS),
+	F_OBJS("pmcs", true, VMM_CTL_REGS_MAX, f_pmc),
+	F_OBJS("pmds", false, VMM_CTL_REGS_MAX, f_pmd),
+	F_OBJS("sets", false, VMM_CTL_SETS_MAX, f_set),
+	SET,
+	SMPL_BUF,
+	F_END,
 };
+
+static const struct vmm_ctl_field f_session[] = {SESSION, F_END};
+
+#define CMD(id_, name_, fields_)                                               \
+	[VMM_CTL_CMD_##id_] = {                                                \
+		.name = (name_), .id = VMM_CTL_CMD_##id_, .fields = (fields_)}
+
+const struct vmm_ctl_cmd vmm_ctl_cmds[VMM_CTL_NR_CMDS] = {
+	CMD(HELLO, "hello", no_fields),
+	CMD(INFO, "info", no_fields),
+	CMD(RESOLVE, "resolve", f_resolve),
+	CMD(CTX_CREATE, "ctx_create", f_create),
+	CMD(DESTROY, "destroy", f_ctx),
+	CMD(WRITE_PMCS, "write_pmcs", f_write_pmcs),
+	CMD(WRITE_PMDS, "write_pmds", f_write_pmds),
+	CMD(CREATE_EVTSETS, "create_evtsets", f_evtsets),
+	CMD(LOAD, "load", f_load),
+	CMD(UNLOAD, "unload", f_ctx),
+	CMD(START, "start", f_start),
+	CMD(STOP, "stop", f_ctx),
+	CMD(READ_PMDS, "read_pmds", f_read_pmds),
+	CMD(GETINFO_EVTSETS, "getinfo_evtsets", f_getinfo),
+	CMD(SMPL_DRAIN, "smpl_drain", f_drain),
+	CMD(SESSION_OPEN, "session_open", f_session_open),
+	CMD(SESSION_READ, "session_read", f_session),
+	CMD(SESSION_CLOSE, "session_close", f_session),
+};
+
+const struct vmm_ctl_cmd *vmm_ctl_cmd_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < VMM_CTL_NR_CMDS; i++) {
+		if (vmm_ctl_cmds[i].name && !strcmp(vmm_ctl_cmds[i].name, name))
+			return &vmm_ctl_cmds[i];
+	}
+	return NULL;
+}

@@ -392,6 +392,8 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 		gs.ip = vcpu->run->s.regs.regs.rip;
 	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
+	/* Complete an operator's pending read: its counts are now current. */
+	vmm_control_vcpu_accounted(vcpu);
 	/* A kick may be our timer firing: arm it again before the next run. */
 	if (kicked)
 		p->armed_deadline = VPMU_NO_DEADLINE - 1;

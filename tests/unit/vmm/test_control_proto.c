@@ -95,6 +95,41 @@ static const struct req_case cases[] = {
 	    .want = -EINVAL, .msg = "without NUL"),
 	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"hello\"} {}", .want = -EINVAL,
 	    .msg = "malformed"),
+	/* Sessions: one request per VM. */
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"pmcs\":[{\"num\":0,\"value\":4}]}",
+	    .want = 0),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"vcpus\":[0,3],\"set\":1,\"smpl_buf_size\":65536,"
+		    "\"sets\":[{\"id\":1,\"flags\":1,\"timeout_ns\":10}],"
+		    "\"pmds\":[{\"num\":0,\"value\":1,\"long_reset\":1}],"
+		    "\"pmcs\":[{\"num\":0,\"set\":1,\"value\":4}]}",
+	    .want = 0),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\"}",
+	    .want = -EINVAL, .msg = "missing field 'pmcs'"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"vcpus\":[],\"pmcs\":[{\"num\":0,\"value\":4}]}",
+	    .want = -EINVAL, .msg = "'vcpus' needs 1..64 elements"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"vcpus\":\"all\",\"pmcs\":[{\"num\":0,\"value\":4}]}",
+	    .want = -EINVAL, .msg = "'vcpus' must be an array"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"pmcs\":[{\"num\":64,\"value\":4}]}",
+	    .want = -EINVAL, .msg = "pmcs[0]: field 'num' out of range"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"ctx\":1,\"pmcs\":[{\"num\":0,\"value\":4}]}",
+	    .want = -EINVAL, .msg = "unknown field 'ctx'"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_read\","
+		    "\"session\":3}",
+	    .want = 0),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_read\","
+		    "\"session\":4}",
+	    .want = -EINVAL, .msg = "'session' out of range"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_read\"}",
+	    .want = -EINVAL, .msg = "missing field 'session'"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_close\","
+		    "\"session\":-1}",
+	    .want = -EINVAL, .msg = "out of range"),
 };
 
 /* Table-driven (libpfm4 validate style): every row reports its line. */
