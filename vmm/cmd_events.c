@@ -3,11 +3,11 @@
  * cmd_events.c: `vpmu events`, the events this host can count.
  *
  * The KVM statistics are discovered at run time, so the command creates a
- * scratch VM with one vCPU (never run) and builds the standard backend list
- * over it (hv, kvmstat, perf), then prints every event with its code,
- * backend, availability and the reason when unavailable. Perf events are
- * probed by opening them on this thread. Without a usable /dev/kvm the
- * listing still runs: KVM statistics are then unavailable, with the reason.
+ * scratch VM with one vCPU (never run) and a libvpmu domain over it (which
+ * builds the standard backends: hv, kvmstat, perf), then prints every event
+ * with its code, backend, availability and the reason when unavailable. Perf
+ * events are probed by opening them on this thread. Without a usable /dev/kvm
+ * the listing still runs: KVM statistics are then unavailable, with the reason.
  */
 #include "vpmu_commands.h"
 
@@ -18,7 +18,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "backends/backends.h"
+#include <vpmu/vpmu.h>
+
 #include "vmm_core.h"
 
 static const char events_usage[] =
@@ -52,13 +53,19 @@ static pid_t self_tid(void *opaque, uint32_t cpu)
 	return gettid();
 }
 
-static uint64_t hv_zero(void *opaque, uint32_t cpu, uint16_t code)
+static uint64_t hv_zero(void *opaque, uint32_t cpu, unsigned int stat)
 {
 	(void)opaque;
 	(void)cpu;
-	(void)code;
+	(void)stat;
 	return 0;
 }
+
+static const struct vpmu_host_ops listing_ops = {
+	.vcpu_fd  = vcpu_fd,
+	.vcpu_tid = self_tid,
+	.hv_stat  = hv_zero,
+};
 
 static void json_str(FILE *out, const char *s)
 {
@@ -184,17 +191,15 @@ static struct vmm_vm *scratch_vm(void)
 
 static int list(struct vmm_vm *vm, bool json)
 {
-	struct vpmu_hv_source hv      = {.read = hv_zero};
-	struct vpmu_kvmstat_source ks = {.vcpu_fd = vcpu_fd, .opaque = vm};
-	struct vpmu_perf_source ps    = {.vcpu_tid = self_tid};
-	struct listing l              = {.out = stdout, .json = json};
-	struct vpmu_backend_list bl;
+	struct vpmu_host_config hc = {.ops = &listing_ops, .opaque = vm};
+	struct listing l           = {.out = stdout, .json = json};
+	struct vpmu_domain *d;
 	int khz, ret;
 
+	vpmu_limits_default(&hc.limits);
 	khz        = vm ? ioctl(vcpu_fd(vm, 0), KVM_GET_TSC_KHZ, 0) : -1;
-	hv.tsc_khz = khz > 0 ? (uint64_t)khz : 0;
-	ps.tsc_khz = hv.tsc_khz; /* cycles from task-clock without a PMU */
-	ret        = vpmu_backends_build(&bl, &hv, &ks, &ps);
+	hc.tsc_khz = khz > 0 ? (uint64_t)khz : 0;
+	ret        = vpmu_domain_create_hosted(&hc, &d);
 	if (ret) {
 		fprintf(stderr, "vpmu events: %s\n", strerror(-ret));
 		return 1;
@@ -204,9 +209,9 @@ static int list(struct vmm_vm *vm, bool json)
 	else
 		printf("%-6s  %-34s %-8s %-5s %s\n", "CODE", "NAME", "BACKEND",
 		       "AVAIL", "DESCRIPTION (or why unavailable)");
-	vpmu_backends_list_events(bl.be, bl.nr, print_event, &l);
-	print_raw(&l, vpmu_perf_unavailable_reason(bl.perf, RAW_EXAMPLE));
-	vpmu_backends_release(&bl);
+	vpmu_domain_list_events(d, print_event, &l);
+	print_raw(&l, vpmu_domain_event_unavailable(d, RAW_EXAMPLE));
+	vpmu_domain_destroy(d);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "vpmu events: writing the listing: %s\n",
 			strerror(errno));

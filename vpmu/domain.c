@@ -4,7 +4,7 @@
  * objects, PFM_GET_CONFIG/PFM_SET_CONFIG (spec 3.1.16, 3.1.17) and the
  * argument checks shared by all vector commands (spec 3.1, 4.4.2).
  */
-#include "vpmu.h"
+#include "vpmu_core.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -108,7 +108,20 @@ void vpmu_domain_destroy(struct vpmu_domain *d)
 	pthread_mutex_destroy(&d->lock);
 	free(d->cpus);
 	free(d->ctx);
+	if (d->cfg.release)
+		d->cfg.release(d->cfg.owner);
 	free(d);
+}
+
+int vpmu_domain_backends_run(struct vpmu_domain *d, vpmu_backends_fn_t fn,
+			     void *opaque)
+{
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = fn(opaque, d->cfg.backends, d->cfg.nr_backends);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
 }
 
 int vpmu_cpu_create(struct vpmu_domain *d, uint32_t index,

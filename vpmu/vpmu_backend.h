@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <vpmu/vpmu.h> /* VPMU_NO_DEADLINE */
+
 struct vpmu_backend_ops;
 
 /* A backend instance: its ops and its per-VM state (e.g. a replay script). */
@@ -58,9 +60,6 @@ struct vpmu_event_info {
 	const char *name; /* short name, e.g. "guest_run_ns" */
 	const char *desc; /* one-line description, may be NULL */
 };
-
-/* Deadline hint meaning "no idea when": the event has no time model. */
-#define VPMU_NO_DEADLINE UINT64_MAX
 
 /*
  * Operations of a backend. All are required except (arm), which may be

@@ -16,7 +16,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vpmu.h"
+#include <vpmu/vpmu.h>
+
+#include "vpmu_core.h"
 #include "vpmu_backend.h"
 #include "vpmu_pmu.h"
 #include "vpmu_smpl.h"

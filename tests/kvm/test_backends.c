@@ -33,7 +33,7 @@
 #include "vpmu_commands.h"
 #include "kvm_harness.h"
 #include "vmm_core.h"
-#include "vpmu.h"
+#include "vpmu_core.h"
 #include "vpmu_pmu.h"
 
 static struct vmm_vm *vm;

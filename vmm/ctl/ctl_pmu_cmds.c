@@ -22,7 +22,6 @@
 
 #include "pvpmu/catalog.h"
 #include "vmm_core_priv.h"
-#include "vpmu_smpl.h"
 
 static const struct vpmu_caller host = {.owner = VPMU_OWNER_HOST};
 

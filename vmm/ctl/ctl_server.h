@@ -22,7 +22,7 @@
 
 #include "ctl_proto.h"
 #include "vm_registry.h"
-#include "vpmu.h"
+#include <vpmu/vpmu.h>
 
 struct vmm_vm;
 struct vmm_vcpu;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/arch.h"
+#include <vpmu/vpmu.h>
 
 struct vmm_vm;
 struct vmm_vcpu;

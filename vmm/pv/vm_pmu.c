@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,48 +26,45 @@
 #include "ctl_server.h"
 #include "arch_msrs.h"
 #include "vmm_core_priv.h"
-#include "vpmu_pmu.h"
 
 #define VMM_TIMER_GRAN_NS  100000ULL /* set-switch granularity: 100 us */
 #define VMM_TIMER_MIN_NS   10000ULL  /* never arm shorter than 10 us */
 #define VMM_TIMER_DRIFT_NS 20000ULL  /* re-arm once 20 us early */
 
-static uint64_t hv_read(void *opaque, uint32_t cpu, uint16_t code)
+/*
+ * Where each statistic libvpmu reads lives in the vCPU's statistics;
+ * libvpmu says which event or virtual PMD counts which statistic.
+ */
+static const size_t stat_offset[VPMU_HV_STAT_EXIT_REASON] = {
+	[VPMU_HV_STAT_EXITS]      = offsetof(struct vmm_vcpu_stats, nr_exits),
+	[VPMU_HV_STAT_HYPERCALLS] = offsetof(struct vmm_vcpu_stats, hypercalls),
+	[VPMU_HV_STAT_MSR_READS]  = offsetof(struct vmm_vcpu_stats, msr_read),
+	[VPMU_HV_STAT_MSR_WRITES] = offsetof(struct vmm_vcpu_stats, msr_write),
+	[VPMU_HV_STAT_PIO]        = offsetof(struct vmm_vcpu_stats, pio),
+	[VPMU_HV_STAT_MMIO]       = offsetof(struct vmm_vcpu_stats, mmio),
+	[VPMU_HV_STAT_IRQS]       = offsetof(struct vmm_vcpu_stats, irqs),
+	[VPMU_HV_STAT_HALTS]      = offsetof(struct vmm_vcpu_stats, halts),
+	[VPMU_HV_STAT_HALTED_NS]  = offsetof(struct vmm_vcpu_stats, halted_ns),
+	[VPMU_HV_STAT_STEAL_NS]   = offsetof(struct vmm_vcpu_stats, steal_ns),
+};
+
+_Static_assert(VPMU_HV_EXIT_REASONS <= VMM_EXIT_REASONS,
+	       "every exit reason libvpmu reads is counted");
+
+static uint64_t hv_stat(void *opaque, uint32_t cpu, unsigned int stat)
 {
 	struct vmm_vm *vm = opaque;
 	const struct vmm_vcpu_stats *s;
 
-	if (cpu >= vm->nr_vcpus)
+	if (cpu >= vm->nr_vcpus || stat >= VPMU_HV_NR_STATS)
 		return 0;
 	s = &vm->vcpus[cpu].stats;
-	switch (code) {
-	case PVPMU_EV_HV_EXITS:
-		return s->nr_exits;
-	case PVPMU_EV_HV_HYPERCALLS:
-		return s->hypercalls;
-	case PVPMU_EV_HV_MSR_READS:
-		return s->msr_read;
-	case PVPMU_EV_HV_MSR_WRITES:
-		return s->msr_write;
-	case PVPMU_EV_HV_PIO:
-		return s->pio;
-	case PVPMU_EV_HV_MMIO:
-		return s->mmio;
-	case PVPMU_EV_HV_IRQS:
-		return s->irqs;
-	case PVPMU_EV_HV_HALTS:
-		return s->halts;
-	case PVPMU_EV_HV_HALTED_NS:
-		return s->halted_ns;
-	default:
-		if (PVPMU_EV_EVENT(code) == 0xe1 &&
-		    PVPMU_EV_UMASK(code) < VMM_EXIT_REASONS)
-			return s->exits[PVPMU_EV_UMASK(code)];
-		return 0;
-	}
+	if (stat >= VPMU_HV_STAT_EXIT_REASON)
+		return s->exits[stat - VPMU_HV_STAT_EXIT_REASON];
+	return *(const uint64_t *)((const char *)s + stat_offset[stat]);
 }
 
-static int kvmstat_vcpu_fd(void *opaque, uint32_t cpu)
+static int vcpu_fd(void *opaque, uint32_t cpu)
 {
 	struct vmm_vm *vm = opaque;
 
@@ -74,47 +72,13 @@ static int kvmstat_vcpu_fd(void *opaque, uint32_t cpu)
 }
 
 /* 0 until the vCPU thread runs: perf then answers -ESRCH. */
-static pid_t perf_vcpu_tid(void *opaque, uint32_t cpu)
+static pid_t vcpu_tid(void *opaque, uint32_t cpu)
 {
 	struct vmm_vm *vm = opaque;
 
 	if (cpu >= vm->nr_vcpus)
 		return 0;
 	return __atomic_load_n(&vm->vcpus[cpu].tid, __ATOMIC_ACQUIRE);
-}
-
-/* hv (exact) first, then KVM statistics, then host perf_event. */
-static int build_backends(struct vmm_vm *vm)
-{
-	struct vmm_pmu *p             = &vm->pmu;
-	struct vpmu_kvmstat_source ks = {.vcpu_fd = kvmstat_vcpu_fd,
-					 .opaque  = vm};
-	struct vpmu_perf_source ps    = {.vcpu_tid = perf_vcpu_tid,
-					 .opaque   = vm,
-					 .signo    = SIGUSR1,
-					 .tsc_khz  = p->tsc_khz};
-
-	p->hv = (struct vpmu_hv_source){
-		.read = hv_read, .opaque = vm, .tsc_khz = p->tsc_khz};
-	return vpmu_backends_build(&p->bl, &p->hv, &ks, &ps);
-}
-
-static uint64_t vpmd_read(void *opaque, uint32_t cpu, unsigned int vpmd)
-{
-	struct vmm_vm *vm = opaque;
-
-	if (cpu >= vm->nr_vcpus)
-		return 0;
-	switch (vpmd) {
-	case VPMU_VPMD_EXITS:
-		return vm->vcpus[cpu].stats.nr_exits;
-	case VPMU_VPMD_IRQS:
-		return vm->vcpus[cpu].stats.irqs;
-	case VPMU_VPMD_STEAL:
-		return vm->vcpus[cpu].stats.steal_ns;
-	default:
-		return 0;
-	}
 }
 
 /* Runs with the domain lock held: no call back into libvpmu. */
@@ -134,6 +98,13 @@ static void notify(void *opaque, const struct vpmu_notify *n)
 		vmm_pmu_raise_irq(&vm->vcpus[n->cpu_index]);
 	vmm_pmu_wake_waiters(vm);
 }
+
+static const struct vpmu_host_ops host_ops = {
+	.vcpu_fd  = vcpu_fd,
+	.vcpu_tid = vcpu_tid,
+	.hv_stat  = hv_stat,
+	.notify   = notify,
+};
 
 void vmm_pmu_wake_waiters(struct vmm_vm *vm)
 {
@@ -158,8 +129,9 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 
 int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
-	struct vmm_pmu *p            = &vm->pmu;
-	struct vpmu_domain_config dc = {0};
+	struct vmm_pmu *p          = &vm->pmu;
+	struct vpmu_host_config hc = {
+		.ops = &host_ops, .opaque = vm, .kick_signo = SIGUSR1};
 	unsigned int i;
 	int ret, khz;
 
@@ -170,19 +142,11 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 		p->maps[i].fd = -1;
 	khz        = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 	p->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
-	ret        = build_backends(vm);
-	if (ret)
-		return ret;
+	hc.tsc_khz = p->tsc_khz;
 
-	set_limits(&dc.limits, cfg);
-	p->arg_size_max  = dc.limits.arg_size_max;
-	dc.backends      = p->bl.be;
-	dc.nr_backends   = p->bl.nr;
-	dc.notify        = notify;
-	dc.notify_opaque = vm;
-	dc.vpmd_read     = vpmd_read;
-	dc.vpmd_opaque   = vm;
-	ret              = vpmu_domain_create(&dc, &p->domain);
+	set_limits(&hc.limits, cfg);
+	p->arg_size_max = hc.limits.arg_size_max;
+	ret             = vpmu_domain_create_hosted(&hc, &p->domain);
 	if (ret)
 		return ret;
 	for (i = 0; i < vm->nr_vcpus; i++) {
@@ -205,7 +169,6 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 	vmm_arch_pmu_destroy(vm); /* issue 6 */
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
-	vpmu_backends_release(&p->bl);
 	pthread_mutex_destroy(&p->map_lock);
 	pthread_cond_destroy(&p->msg_cond);
 	pthread_mutex_destroy(&p->msg_lock);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vm_pmu.h: the VMM side of the logical PMU: one libvpmu domain per VM, one
- * vpmu cpu per vCPU, the hv count source, per-vCPU timers for vPMU
- * deadlines, notification interrupts, the shared page and the mapping of
- * sampling buffers into guest physical memory. Internal to vmm/.
+ * vpmu cpu per vCPU, the host callbacks libvpmu builds its backends from
+ * (vCPU fds and threads, the statistics behind hv events), per-vCPU timers
+ * for vPMU deadlines, notification interrupts, the shared page and the
+ * mapping of sampling buffers into guest physical memory. Internal to vmm/.
  */
 #ifndef VMM_PMU_H
 #define VMM_PMU_H
@@ -14,8 +15,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "vpmu.h"
-#include "backends/backends.h"
+#include <vpmu/vpmu.h>
 
 struct vmm_vm;
 struct vmm_vcpu;
@@ -36,9 +36,7 @@ struct vmm_smpl_map {
 
 /* Per-VM PMU state, embedded in struct vmm_vm. */
 struct vmm_pmu {
-	struct vpmu_domain *domain;
-	struct vpmu_hv_source hv;
-	struct vpmu_backend_list bl; /* hv, kvmstat, perf */
+	struct vpmu_domain *domain; /* owns its backends */
 	uint64_t tsc_khz;
 	uint64_t arg_size_max; /* bytes of one vector argument */
 

@@ -5,7 +5,7 @@
  * layout, counter reads and writes through libvpmu and the programming of
  * effective enables.
  */
-#include "arch.h"
+#include <vpmu/vpmu.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -66,20 +66,24 @@ int vpmu_arch_handle(const struct vpmu_arch_pmu *p)
 	return p->fd;
 }
 
+/* Does a backend of (bes) count the code at (opaque)? Lock held. */
+static int any_counts(void *opaque, const struct vpmu_backend *bes,
+		      unsigned int nr)
+{
+	const uint16_t *code = opaque;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (bes[i].ops->describe(&bes[i], *code, NULL) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* Backends are asked under the domain lock (vpmu_backend.h). */
 static bool backends_count(struct vpmu_domain *d, uint16_t code)
 {
-	bool ok = false;
-	unsigned int i;
-
-	pthread_mutex_lock(&d->lock);
-	for (i = 0; !ok && i < d->cfg.nr_backends; i++) {
-		const struct vpmu_backend *be = &d->cfg.backends[i];
-
-		ok = be->ops->describe(be, code, NULL) == 0;
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ok;
+	return vpmu_domain_backends_run(d, any_counts, &code) == 1;
 }
 
 /*

@@ -7,7 +7,7 @@
 #ifndef VPMU_ARCH_PRIV_H
 #define VPMU_ARCH_PRIV_H
 
-#include "arch.h"
+#include <vpmu/vpmu.h>
 
 #include <pvpmu/abi.h>
 
@@ -51,6 +51,11 @@ struct vpmu_arch_ops {
 	bool (*cpuid)(struct vpmu_arch_pmu *p, uint32_t leaf,
 		      struct vpmu_arch_cpuid *r);
 };
+
+/* The models (intel.c, amd.c); the VMM finds them by name. */
+extern const struct vpmu_arch_ops vpmu_intel_v2_ops;
+extern const struct vpmu_arch_ops vpmu_amd_core_ops;
+extern const struct vpmu_arch_ops vpmu_amd_v2_ops;
 
 /*
  * Per-vCPU state: guest-visible registers, and what is programmed into

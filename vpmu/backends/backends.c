@@ -165,3 +165,13 @@ int vpmu_backends_list_events(const struct vpmu_backend *bes, unsigned int n,
 	}
 	return 0;
 }
+
+const char *vpmu_backends_unavailable_reason(const struct vpmu_backend *bes,
+					     unsigned int n, uint16_t code)
+{
+	const struct pvpmu_event_desc *d = pvpmu_catalog_by_code(code);
+	struct vpmu_event_avail ev       = {0};
+
+	resolve(bes, n, code, d ? d->source : PVPMU_SRC_PERF_HW, &ev);
+	return ev.available ? NULL : ev.reason;
+}

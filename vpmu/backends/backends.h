@@ -11,7 +11,8 @@
  * backends.
  *
  * vpmu_backends_list_events() walks every event a list can offer, with
- * availability and the reason when unavailable, for `vpmu events`.
+ * availability and the reason when unavailable, for `vpmu events`
+ * (struct vpmu_event_avail is public: vpmu_domain_list_events()).
  */
 #ifndef VPMU_BACKENDS_H
 #define VPMU_BACKENDS_H
@@ -48,20 +49,6 @@ int vpmu_backends_build(struct vpmu_backend_list *l, struct vpmu_hv_source *hv,
 /* Free the instances of (l) (after the domain is destroyed). */
 void vpmu_backends_release(struct vpmu_backend_list *l);
 
-/* One event as `vpmu events` lists it. */
-struct vpmu_event_avail {
-	uint16_t code;
-	const char *name;    /* "cycles", "kvmstat:exits", "hv_exits"... */
-	const char *desc;    /* one line, may be NULL */
-	const char *backend; /* backend counting it, or that would */
-	bool available;      /* a backend of the list can count it here */
-	const char *reason;  /* why not; NULL when available */
-};
-
-/* Called once per event; a non-zero return stops the walk with it. */
-typedef int (*vpmu_event_avail_fn_t)(void *opaque,
-				     const struct vpmu_event_avail *ev);
-
 /*
  * Call (fn) for every catalogue event (pvpmu/catalog.h, in its order) and,
  * in place of the kvmstat family entry, for every statistic the first
@@ -72,5 +59,14 @@ typedef int (*vpmu_event_avail_fn_t)(void *opaque,
  */
 int vpmu_backends_list_events(const struct vpmu_backend *bes, unsigned int n,
 			      vpmu_event_avail_fn_t fn, void *opaque);
+
+/*
+ * Why no backend of (bes)[0..n) counts (code): the reason of the backend
+ * that serves its catalogue source (perf for codes outside the
+ * catalogue), valid until the backends are released, or NULL when one
+ * counts it. Probes perf events like vpmu_backends_list_events().
+ */
+const char *vpmu_backends_unavailable_reason(const struct vpmu_backend *bes,
+					     unsigned int n, uint16_t code);
 
 #endif /* VPMU_BACKENDS_H */

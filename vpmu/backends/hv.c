@@ -9,8 +9,53 @@
 
 #include <pvpmu/catalog.h>
 
-#define NS_PER_MS       1000000ULL
-#define MAX_EXIT_REASON 64
+#define NS_PER_MS 1000000ULL
+
+/* Event byte of the two hv families (abi.h section 9). */
+#define HV_EVENT_FIXED       PVPMU_EV_EVENT(PVPMU_EV_HV_EXITS)
+#define HV_EVENT_EXIT_REASON PVPMU_EV_EVENT(PVPMU_EV_HV_EXIT_REASON(0))
+
+/*
+ * What each hv event of the fixed family counts, indexed by umask: the one
+ * place an hv code gets its meaning. The time events (hv_run_ns,
+ * hv_guest_cycles) are computed from the run time, not read. Exit reason
+ * r (the other family) is statistic VPMU_HV_STAT_EXIT_REASON + r.
+ */
+#define STAT(code, st) [PVPMU_EV_UMASK(code)] = {.is_read = true, .stat = (st)}
+
+static const struct {
+	bool is_read;
+	uint8_t stat; /* enum vpmu_hv_stat */
+} fixed_stats[] = {
+	STAT(PVPMU_EV_HV_EXITS, VPMU_HV_STAT_EXITS),
+	STAT(PVPMU_EV_HV_HYPERCALLS, VPMU_HV_STAT_HYPERCALLS),
+	STAT(PVPMU_EV_HV_MSR_READS, VPMU_HV_STAT_MSR_READS),
+	STAT(PVPMU_EV_HV_MSR_WRITES, VPMU_HV_STAT_MSR_WRITES),
+	STAT(PVPMU_EV_HV_PIO, VPMU_HV_STAT_PIO),
+	STAT(PVPMU_EV_HV_MMIO, VPMU_HV_STAT_MMIO),
+	STAT(PVPMU_EV_HV_IRQS, VPMU_HV_STAT_IRQS),
+	STAT(PVPMU_EV_HV_HALTS, VPMU_HV_STAT_HALTS),
+	STAT(PVPMU_EV_HV_HALTED_NS, VPMU_HV_STAT_HALTED_NS),
+};
+
+int vpmu_hv_stat_of(uint16_t code)
+{
+	unsigned int umask = PVPMU_EV_UMASK(code);
+
+	switch (PVPMU_EV_EVENT(code)) {
+	case HV_EVENT_FIXED:
+		if (umask < sizeof(fixed_stats) / sizeof(fixed_stats[0]) &&
+		    fixed_stats[umask].is_read)
+			return fixed_stats[umask].stat;
+		return -ENOENT;
+	case HV_EVENT_EXIT_REASON:
+		if (umask < VPMU_HV_EXIT_REASONS)
+			return VPMU_HV_STAT_EXIT_REASON + umask;
+		return -ENOENT;
+	default:
+		return -ENOENT;
+	}
+}
 
 static bool is_time(uint16_t code)
 {
@@ -25,8 +70,7 @@ static int hv_describe(const struct vpmu_backend *b, uint16_t code,
 
 	if (!d || d->source != PVPMU_SRC_HV)
 		return -ENOENT;
-	if (PVPMU_EV_EVENT(code) == 0xe1 &&
-	    PVPMU_EV_UMASK(code) >= MAX_EXIT_REASON)
+	if (!is_time(code) && vpmu_hv_stat_of(code) < 0)
 		return -ENOENT;
 	if (code == PVPMU_EV_HV_GUEST_CYCLES && !src->tsc_khz)
 		return -ENOENT;

@@ -7,6 +7,11 @@
  * interrupts, halts and halted time, read from the VMM's own per-vCPU
  * counters through a callback.
  *
+ * Meaning: hv.c holds the one table that says which VMM statistic (enum
+ * vpmu_hv_stat, <vpmu/vpmu.h>) each hv event counts; libvpmu's host layer
+ * reads the VMM's statistics through it (vpmu_hv_stat_of()), so the VMM
+ * keeps statistics and never interprets event codes.
+ *
  * Exactness: the VMM counts an exit before it calls vpmu_cpu_account(), so
  * an overflow of an exit-count event is seen at the very exit that caused
  * it (skid 0). Time events arm a deadline in run time for the VMM's timer.
@@ -28,6 +33,13 @@ struct vpmu_hv_source {
 	void *opaque;
 	uint64_t tsc_khz; /* host TSC rate for guest cycles; 0 refuses them */
 };
+
+/*
+ * The VMM statistic (enum vpmu_hv_stat) hv event (code) counts, or -ENOENT
+ * for a code that is not an hv event read from the VMM (the time events
+ * hv_run_ns and hv_guest_cycles are computed from the vCPU run time).
+ */
+int vpmu_hv_stat_of(uint16_t code);
 
 /* Fill (*out) with a backend instance reading (src) (kept by pointer). */
 void vpmu_hv_instance(struct vpmu_hv_source *src, struct vpmu_backend *out);

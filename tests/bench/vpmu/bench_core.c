@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "vpmu.h"
+#include "vpmu_core.h"
 #include "vpmu_priv.h"
 #include "backends/replay.h"
 

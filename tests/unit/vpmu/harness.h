@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "vpmu.h"
+#include "vpmu_core.h"
 #include "vpmu_pmu.h"
 #include "backends/replay.h"
 

@@ -13,7 +13,7 @@
 #include "arch/arch_priv.h"
 #include "backends/replay.h"
 #include "fake_backend.h"
-#include "vpmu.h"
+#include "vpmu_core.h"
 
 #define EV_A     0x04e0 /* an hv code, scripted by replay here */
 #define EV_INSNS 0x00c0

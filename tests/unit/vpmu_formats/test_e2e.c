@@ -10,8 +10,8 @@
 
 #include "backends/replay.h"
 #include "fmt_test.h"
-#include "vpmu.h"
-#include "vpmu_cmd.h"
+#include "vpmu_core.h"
+#include <vpmu/vpmu_cmd.h>
 #include "vpmu_pmu.h"
 
 #define EV     0x10

@@ -1,11 +1,74 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vpmu_cmd.h: the perfmon2 commands of libvpmu (spec 3.1), included by
- * vpmu.h. Every command takes the domain (d), the caller (who) and, for
- * context commands, the handle (fd) from pfarg_ctx.ctx_fd. A handle that is
- * not a live context of (d) owned by who->owner gives -EBADF.
- * Per-command errors follow the spec; see vpmu.h for the choices where the
- * spec is silent.
+ * vpmu_cmd.h: the perfmon2 commands of libvpmu (spec 3.1), part of the
+ * libvpmu API: include <vpmu/vpmu.h>, which includes this. Every command
+ * takes the domain (d), the caller (who) and, for context commands, the
+ * handle (fd) from pfarg_ctx.ctx_fd. A handle that is not a live context
+ * of (d) owned by who->owner gives -EBADF. Per-command errors follow the
+ * spec.
+ *
+ * Decisions where the spec is silent (digest 14), all documented here:
+ *  - n <= 0 for a vector command: -EINVAL; n * element size above
+ *    cf_arg_size_max, or a NULL array: -EFAULT (3.1, 4.4.2).
+ *  - Single-struct commands (create, load, start, get/set_config) with a
+ *    wrong nargs: -EFAULT, like LOAD and *_CONFIG in the spec.
+ *  - Unknown format UUID: -EINVAL. Format arguments shorter than the
+ *    format's arg_size: -EINVAL; longer than cf_arg_size_max: -E2BIG;
+ *    longer than arg_size: the extra bytes must be zero (-EINVAL).
+ *  - Limits: contexts per VM and sets per context give -ENOMEM (spec:
+ *    "limited by memory"); sampling memory per VM gives -ENOMEM at create
+ *    (4.4.3); a format needing a deeper queue than the host allows: -ENOMEM.
+ *  - Wrong state: -EBUSY (START/STOP/RESTART/UNLOAD while unloaded, LOAD
+ *    while loaded, set create/delete while loaded, RESTART while not masked
+ *    without a format, a second vCPU-wide context of one owner on a vCPU,
+ *    a second context for one guest thread).
+ *  - LOAD of a vCPU-wide context: load_pid is the vCPU index; a guest caller
+ *    must name the vCPU it calls from (-EINVAL otherwise), a host caller
+ *    may name any vCPU. Bad load_set, broken EXPL_NEXT chain, NOTIFY_BLOCK
+ *    on a self-monitoring per-thread load: -EINVAL.
+ *  - START with an absent start_set: -EINVAL. set_runs counts LOAD and
+ *    every change of active set (a START naming the active set, or no set,
+ *    does not count). START without a set keeps the current active set,
+ *    i.e. the load set after LOAD, else the last active set.
+ *  - STOP while masked leaves the mask; START does not unmask.
+ *  - RESTART with a format calls its restart; if it asks for neither mask
+ *    nor reset the context is unmasked without resets.
+ *  - Overflow without notification and without format: the overflowed PMD
+ *    and its reg_reset_pmds get their short reset (wrap when 0).
+ *  - Events counted past the wrap before the overflow is processed (skid,
+ *    e.g. a long exit) are kept on top of a short reset, modulo the period
+ *    (whole periods of skid are counted in vpmu_ctx_stats.nr_missed, not
+ *    declared as overflows), so the next overflow stays in phase; a long
+ *    reset (RESTART) or a deferred reset replaces the value.
+ *  - msg_ovfl_pmds lists every PMD that overflowed in the event.
+ *  - Queue full when a notification is due: the message is dropped and
+ *    counted (vpmu_ctx_stats.nr_msg_lost); the context is masked anyway and
+ *    the callback still runs, so monitoring never runs ahead of the tool.
+ *  - Overflow switch: triggers of the outgoing set are not reset at the
+ *    switch; they (and their reg_reset_pmds) get a short reset when the set
+ *    next becomes active (long if that switch happens at RESTART) (3.7.7).
+ *  - Randomization: one Carta/Park-Miller state per PMD per set, seeded on
+ *    every WRITE_PMDS from reg_random_seed mod (2^31-1) (0 maps to 1);
+ *    value = base + (next & reg_random_mask), base = short or long reset.
+ *  - reg_last_reset_val before any reset: 0. READ_PMDS leaves the reset,
+ *    mask and seed fields untouched.
+ *  - Time: set timeouts and set_act_duration are vCPU run time; effective
+ *    timeout = request rounded up to the domain's timer granularity.
+ *  - SET_CONFIG is refused to guests (-EPERM): host limits are the host's.
+ *    Values below one page: -EINVAL; cf_flags != 0: -EINVAL.
+ *  - A backend that cannot open an event at LOAD or sched-in: -EBUSY
+ *    ("cannot be executed at this time"); the context stays as it was.
+ *  - Interrupt throttling (4.4.4, unfinished in the spec) is host policy:
+ *    see vpmu_limits.min_kick_ns and max_ovfl_per_sec.
+ *  - Zombies do not exist: destroy unloads first; a stale handle is -EBADF.
+ *  - READ/WRITE while loaded are always allowed (the domain lock gives a
+ *    consistent view), so those commands never return -EBUSY.
+ *  - VPMU_OWNER_ARCH contexts (architectural PMU models) follow hardware
+ *    on overflow rather than perfmon2: a PMC with PFM_REGFL_OVFL_NOTIFY
+ *    notifies (ovfl_pmds set, no message with PFM_FL_OVFL_NO_MSG) but the
+ *    context is never masked, and the overflowed PMDs get their short
+ *    reset with the skid kept, i.e. a NO_EMUL64 counter simply wraps;
+ *    max_ovfl_per_sec does not apply to them.
  */
 #ifndef VPMU_CMD_H
 #define VPMU_CMD_H

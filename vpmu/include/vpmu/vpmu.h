@@ -33,15 +33,19 @@
  *   is counted only between vpmu_ctx_sched_in() and vpmu_ctx_sched_out(),
  *   which the guest driver calls around that thread's time on a vCPU.
  *
- * Driving it (the VMM)
- *   vpmu_domain_create(cfg)          limits, backends (preference order),
- *                                    notify and virtual-PMD callbacks
+ * Driving it (the VMM): this header is the whole API (it includes
+ * vpmu_cmd.h and vpmu_arch.h); the rest of vpmu/ is private to libvpmu.
+ *   vpmu_domain_create_hosted(cfg)   limits and the host callbacks
+ *                                    (struct vpmu_host_ops); libvpmu
+ *                                    builds its backends from them
  *   vpmu_cpu_create(d, i)            per vCPU
  *   after every exit, vCPU thread:   vpmu_cpu_account(cpu, run_ns, &gs)
  *                                    vpmu_cpu_snapshot(cpu, &snap)
  *   before KVM_RUN:                  vpmu_cpu_next_deadline(cpu) -> timer
  *   hypercalls / control socket:     vpmu_ctx_*(d, &caller, fd, pfarg...)
  *   guest context switch:            vpmu_ctx_sched_in/out(d, &caller, fd)
+ *   trapped PMU MSRs:                vpmu_arch_*() (vpmu_arch.h)
+ *   `vpmu events`:                   vpmu_domain_list_events(d, fn)
  *
  * Threading: every function takes the domain mutex (vCPU threads and the
  * operator thread may call concurrently). The notification callback runs
@@ -49,69 +53,7 @@
  *
  * Errors: 0 or -errno. Vector commands stop at the first bad element, flag
  * it (PFM_REG_RETFL_* / PFM_SET_RETFL_*) and keep earlier elements applied.
- *
- * Decisions where the spec is silent (digest 14), all documented here:
- *  - n <= 0 for a vector command: -EINVAL; n * element size above
- *    cf_arg_size_max, or a NULL array: -EFAULT (3.1, 4.4.2).
- *  - Single-struct commands (create, load, start, get/set_config) with a
- *    wrong nargs: -EFAULT, like LOAD and *_CONFIG in the spec.
- *  - Unknown format UUID: -EINVAL. Format arguments shorter than the
- *    format's arg_size: -EINVAL; longer than cf_arg_size_max: -E2BIG;
- *    longer than arg_size: the extra bytes must be zero (-EINVAL).
- *  - Limits: contexts per VM and sets per context give -ENOMEM (spec:
- *    "limited by memory"); sampling memory per VM gives -ENOMEM at create
- *    (4.4.3); a format needing a deeper queue than the host allows: -ENOMEM.
- *  - Wrong state: -EBUSY (START/STOP/RESTART/UNLOAD while unloaded, LOAD
- *    while loaded, set create/delete while loaded, RESTART while not masked
- *    without a format, a second vCPU-wide context of one owner on a vCPU,
- *    a second context for one guest thread).
- *  - LOAD of a vCPU-wide context: load_pid is the vCPU index; a guest caller
- *    must name the vCPU it calls from (-EINVAL otherwise), a host caller
- *    may name any vCPU. Bad load_set, broken EXPL_NEXT chain, NOTIFY_BLOCK
- *    on a self-monitoring per-thread load: -EINVAL.
- *  - START with an absent start_set: -EINVAL. set_runs counts LOAD and
- *    every change of active set (a START naming the active set, or no set,
- *    does not count). START without a set keeps the current active set,
- *    i.e. the load set after LOAD, else the last active set.
- *  - STOP while masked leaves the mask; START does not unmask.
- *  - RESTART with a format calls its restart; if it asks for neither mask
- *    nor reset the context is unmasked without resets.
- *  - Overflow without notification and without format: the overflowed PMD
- *    and its reg_reset_pmds get their short reset (wrap when 0).
- *  - Events counted past the wrap before the overflow is processed (skid,
- *    e.g. a long exit) are kept on top of a short reset, modulo the period
- *    (whole periods of skid are counted in vpmu_ctx_stats.nr_missed, not
- *    declared as overflows), so the next overflow stays in phase; a long
- *    reset (RESTART) or a deferred reset replaces the value.
- *  - msg_ovfl_pmds lists every PMD that overflowed in the event.
- *  - Queue full when a notification is due: the message is dropped and
- *    counted (vpmu_ctx_stats.nr_msg_lost); the context is masked anyway and
- *    the callback still runs, so monitoring never runs ahead of the tool.
- *  - Overflow switch: triggers of the outgoing set are not reset at the
- *    switch; they (and their reg_reset_pmds) get a short reset when the set
- *    next becomes active (long if that switch happens at RESTART) (3.7.7).
- *  - Randomization: one Carta/Park-Miller state per PMD per set, seeded on
- *    every WRITE_PMDS from reg_random_seed mod (2^31-1) (0 maps to 1);
- *    value = base + (next & reg_random_mask), base = short or long reset.
- *  - reg_last_reset_val before any reset: 0. READ_PMDS leaves the reset,
- *    mask and seed fields untouched.
- *  - Time: set timeouts and set_act_duration are vCPU run time; effective
- *    timeout = request rounded up to the domain's timer granularity.
- *  - SET_CONFIG is refused to guests (-EPERM): host limits are the host's.
- *    Values below one page: -EINVAL; cf_flags != 0: -EINVAL.
- *  - A backend that cannot open an event at LOAD or sched-in: -EBUSY
- *    ("cannot be executed at this time"); the context stays as it was.
- *  - Interrupt throttling (4.4.4, unfinished in the spec) is host policy:
- *    see vpmu_limits.min_kick_ns and max_ovfl_per_sec.
- *  - Zombies do not exist: destroy unloads first; a stale handle is -EBADF.
- *  - READ/WRITE while loaded are always allowed (the domain lock gives a
- *    consistent view), so those commands never return -EBUSY.
- *  - VPMU_OWNER_ARCH contexts (architectural PMU models) follow hardware
- *    on overflow rather than perfmon2: a PMC with PFM_REGFL_OVFL_NOTIFY
- *    notifies (ovfl_pmds set, no message with PFM_FL_OVFL_NO_MSG) but the
- *    context is never masked, and the overflowed PMDs get their short
- *    reset with the skid kept, i.e. a NO_EMUL64 counter simply wraps;
- *    max_ovfl_per_sec does not apply to them.
+ * Where the spec is silent, vpmu_cmd.h lists the decisions taken.
  */
 #ifndef VPMU_H
 #define VPMU_H
@@ -119,13 +61,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <pvpmu/abi.h>
 
 struct vpmu_domain;
 struct vpmu_cpu;
-struct vpmu_backend;
-struct vpmu_pmu_desc;
 
 /* Who issues a command. */
 enum vpmu_owner {
@@ -136,7 +77,7 @@ enum vpmu_owner {
 	 * vCPU-wide context per vCPU, driven by trapped RDMSR/WRMSR. Its
 	 * contexts live in their own handle slots (limits.arch_contexts),
 	 * never count against max_contexts and overflow with hardware
-	 * semantics: notified, never masked (see below).
+	 * semantics: notified, never masked (vpmu_cmd.h).
 	 */
 	VPMU_OWNER_ARCH = 2,
 };
@@ -194,22 +135,78 @@ struct vpmu_notify {
 typedef void (*vpmu_notify_fn_t)(void *opaque, const struct vpmu_notify *n);
 
 /*
- * Value of virtual PMD (vpmd, a VPMU_VPMD_* id) for vCPU (cpu_index): a
- * monotonic hypervisor resource (exits, steal time...). Lock held.
+ * Statistics the VMM keeps per vCPU and libvpmu reads through
+ * vpmu_host_ops.hv_stat: they back the hv events (vpmu/backends/hv.c says
+ * which event counts which statistic) and the virtual PMDs. All are
+ * cumulative since the vCPU was created.
  */
-typedef uint64_t (*vpmu_vpmd_fn_t)(void *opaque, uint32_t cpu_index,
-				   unsigned int vpmd);
-
-struct vpmu_domain_config {
-	struct vpmu_limits limits;
-	const struct vpmu_backend *backends; /* preference order */
-	unsigned int nr_backends;
-	const struct vpmu_pmu_desc *pmu; /* NULL: vpmu_pmu_default */
-	vpmu_notify_fn_t notify;         /* may be NULL */
-	void *notify_opaque;
-	vpmu_vpmd_fn_t vpmd_read; /* may be NULL: reads 0 */
-	void *vpmd_opaque;
+enum vpmu_hv_stat {
+	VPMU_HV_STAT_EXITS = 0,   /* VM exits that reached the VMM */
+	VPMU_HV_STAT_HYPERCALLS,  /* doorbell hypercalls */
+	VPMU_HV_STAT_MSR_READS,   /* trapped RDMSR */
+	VPMU_HV_STAT_MSR_WRITES,  /* trapped WRMSR */
+	VPMU_HV_STAT_PIO,         /* port I/O exits */
+	VPMU_HV_STAT_MMIO,        /* MMIO exits */
+	VPMU_HV_STAT_IRQS,        /* interrupts injected */
+	VPMU_HV_STAT_HALTS,       /* HLT exits */
+	VPMU_HV_STAT_HALTED_NS,   /* time blocked in HLT, ns */
+	VPMU_HV_STAT_STEAL_NS,    /* runnable but not running (host), ns */
+	VPMU_HV_STAT_EXIT_REASON, /* first of VPMU_HV_EXIT_REASONS: exits of
+				     KVM exit reason r are stat
+				     VPMU_HV_STAT_EXIT_REASON + r */
 };
+
+#define VPMU_HV_EXIT_REASONS 64 /* KVM_EXIT_* reasons 0..63 */
+#define VPMU_HV_NR_STATS     (VPMU_HV_STAT_EXIT_REASON + VPMU_HV_EXIT_REASONS)
+
+/*
+ * What the VMM provides to libvpmu, one set per VM. Every op gets the
+ * (opaque) of struct vpmu_host_config first and, where it has one, a vCPU
+ * index. Ops run with the domain lock held, on whatever thread called
+ * libvpmu (a vCPU thread, the control thread): they must be cheap, must
+ * not block on a vCPU and must not call back into libvpmu.
+ *
+ * The VMM does not arm anything on libvpmu's behalf through these ops:
+ * it asks vpmu_cpu_next_deadline() before each KVM_RUN and arms its own
+ * timer, and perf overflows signal the vCPU thread with (kick_signo) of
+ * the config, whose handler only has to kick the vCPU out of KVM_RUN.
+ */
+struct vpmu_host_ops {
+	/*
+	 * The KVM vCPU fd of vCPU (cpu), or -1 if there is none (the kvmstat
+	 * backend creates the vCPU's statistics file from it; not kept).
+	 */
+	int (*vcpu_fd)(void *opaque, uint32_t cpu);
+	/*
+	 * Host thread id of vCPU (cpu)'s thread, or 0 while it has none (the
+	 * perf backend opens its events on that thread; -ESRCH until then).
+	 */
+	pid_t (*vcpu_tid)(void *opaque, uint32_t cpu);
+	/*
+	 * Value of statistic (stat) (enum vpmu_hv_stat, < VPMU_HV_NR_STATS)
+	 * of vCPU (cpu); 0 for a statistic the VMM does not keep. The VMM
+	 * counts an exit before it calls vpmu_cpu_account(), so exit-count
+	 * events overflow at the very exit (skid 0).
+	 */
+	uint64_t (*hv_stat)(void *opaque, uint32_t cpu, unsigned int stat);
+	/*
+	 * A context must be notified (overflow, end): raise the guest's
+	 * interrupt or wake the operator. May be NULL.
+	 */
+	vpmu_notify_fn_t notify;
+};
+
+/* A VM's libvpmu domain as the VMM creates it. */
+struct vpmu_host_config {
+	struct vpmu_limits limits;
+	const struct vpmu_host_ops *ops; /* kept by pointer */
+	void *opaque;                    /* first argument of every op */
+	uint64_t tsc_khz; /* host TSC rate (hv_guest_cycles); 0 refuses it */
+	int kick_signo;   /* perf overflow signal to the vCPU thread; 0: none */
+};
+
+/* Deadline meaning "no idea when" (vpmu_cpu_next_deadline()). */
+#define VPMU_NO_DEADLINE UINT64_MAX
 
 /* Guest state at an exit, recorded in samples. */
 struct vpmu_guest_state {
@@ -254,13 +251,21 @@ struct vpmu_snapshot {
 void vpmu_limits_default(struct vpmu_limits *l);
 
 /*
- * Create a domain from (cfg) (copied; the backends array must outlive the
- * domain). Returns 0 and sets (*out), -EINVAL for bad limits, -ENOMEM.
+ * Create the domain of a VM from (cfg) (copied; cfg->ops is kept by
+ * pointer and must outlive the domain). libvpmu builds and owns the
+ * domain's backends, in preference order: hv (exact, from the VMM's
+ * statistics and the vCPU run time), kvmstat (KVM's per-vCPU binary
+ * statistics, through vcpu_fd) and perf (host perf_event on the vCPU
+ * thread, through vcpu_tid). Returns 0 and sets (*out), -EINVAL for bad
+ * limits or a NULL op (only notify may be NULL), -ENOMEM.
  */
-int vpmu_domain_create(const struct vpmu_domain_config *cfg,
-		       struct vpmu_domain **out);
+int vpmu_domain_create_hosted(const struct vpmu_host_config *cfg,
+			      struct vpmu_domain **out);
 
-/* Destroy (d): all contexts (formats exit, buffers freed) and cpus. */
+/*
+ * Destroy (d): all contexts (formats exit, buffers freed), cpus and the
+ * backends libvpmu built for it. NULL is allowed.
+ */
 void vpmu_domain_destroy(struct vpmu_domain *d);
 
 /*
@@ -310,6 +315,40 @@ int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap);
 /* Bytes of sampling memory charged in (d). */
 uint64_t vpmu_domain_smpl_mem(struct vpmu_domain *d);
 
+/* One event as `vpmu events` lists it. */
+struct vpmu_event_avail {
+	uint16_t code;
+	const char *name;    /* "cycles", "kvmstat:exits", "hv_exits"... */
+	const char *desc;    /* one line, may be NULL */
+	const char *backend; /* backend counting it, or that would */
+	bool available;      /* a backend of the list can count it here */
+	const char *reason;  /* why not; NULL when available */
+};
+
+/* Called once per event; a non-zero return stops the walk with it. */
+typedef int (*vpmu_event_avail_fn_t)(void *opaque,
+				     const struct vpmu_event_avail *ev);
+
+/*
+ * Call (fn) for every event the backends of (d) can offer: the catalogue
+ * (pvpmu/catalog.h) in its order, with every KVM statistic the kvmstat
+ * backend discovered in place of its family entry, each saying which
+ * backend counts it or why none can. The strings live as long as (d).
+ * Runs under the domain lock, so (fn) must not call libvpmu; probes perf
+ * events (opens them once) on the calling thread. Returns 0 or (fn)'s
+ * value.
+ */
+int vpmu_domain_list_events(struct vpmu_domain *d, vpmu_event_avail_fn_t fn,
+			    void *opaque);
+
+/*
+ * Why no backend of (d) can count (code), e.g. a raw host PMU event on a
+ * host without a PMU: a string that lives as long as (d), or NULL when
+ * (code) can be counted. Probes like vpmu_domain_list_events().
+ */
+const char *vpmu_domain_event_unavailable(struct vpmu_domain *d, uint16_t code);
+
 #include "vpmu_cmd.h"
+#include "vpmu_arch.h"
 
 #endif /* VPMU_H */

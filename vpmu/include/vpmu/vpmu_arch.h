@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arch.h: architectural PMU models (issue 6), the second front end of
- * libvpmu. A guest kernel that knows nothing about vpmu programs the PMU
+ * vpmu_arch.h: architectural PMU models (issue 6), the second front end of
+ * libvpmu, part of the libvpmu API: include <vpmu/vpmu.h>, which includes
+ * this. A guest kernel that knows nothing about vpmu programs the PMU
  * with RDMSR/WRMSR as on hardware; the VMM traps those MSRs and hands them
  * to the model of the VM, which keeps the guest-visible registers and
  * programs one vCPU-wide libvpmu context per vCPU (owner VPMU_OWNER_ARCH).
@@ -43,7 +44,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vpmu.h"
+struct vpmu_domain;
+struct vpmu_cpu;
 
 struct vpmu_arch_pmu;
 struct vpmu_arch_ops;
@@ -60,10 +62,6 @@ struct vpmu_arch_cpuid {
 
 /* PMI delivery as the model wants it (vpmu_arch_overflow()). */
 #define VPMU_ARCH_PMI (1U << 0) /* raise a PMI through LVTPC */
-
-extern const struct vpmu_arch_ops vpmu_intel_v2_ops;
-extern const struct vpmu_arch_ops vpmu_amd_core_ops;
-extern const struct vpmu_arch_ops vpmu_amd_v2_ops;
 
 /*
  * The model called (name) ("intel-v2", "amd-core", "amd-v2"), or NULL

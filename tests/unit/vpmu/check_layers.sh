@@ -1,0 +1,46 @@
+#!/bin/sh
+# check_layers.sh: libvpmu's layering, checked on the built archives. A
+# static library links even when it calls a layer above it, so this test
+# looks at the symbols: no layer may need a symbol that only a layer it
+# must not depend on defines.
+#
+# Usage: check_layers.sh NM formats.a backends.a core.a arch.a vpmu.a
+set -eu
+NM=$1 FORMATS=$2 BACKENDS=$3 CORE=$4 ARCH=$5 TOP=$6
+
+defined() {
+	"$NM" -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 { print $3 }' |
+		sort -u
+}
+
+undefined() {
+	"$NM" -u "$1" 2>/dev/null | awk '{ print $NF }' | sort -u
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+# check LAYER.a "what it may not use" FORBIDDEN.a...
+check() {
+	lib=$1
+	what=$2
+	shift 2
+	undefined "$lib" >"$tmp/needs"
+	defined "$@" >"$tmp/above"
+	bad=$(comm -12 "$tmp/needs" "$tmp/above")
+	if [ -n "$bad" ]; then
+		echo "layering: $(basename "$lib") uses $what:" $bad
+		status=1
+	else
+		echo "layering: $(basename "$lib") uses no $what"
+	fi
+}
+
+check "$FORMATS" "core, backends, arch or host layer" "$CORE" "$BACKENDS" \
+	"$ARCH" "$TOP"
+check "$BACKENDS" "core, formats, arch or host layer" "$CORE" "$FORMATS" \
+	"$ARCH" "$TOP"
+check "$CORE" "backends, arch or host layer" "$BACKENDS" "$ARCH" "$TOP"
+check "$ARCH" "backends or host layer" "$BACKENDS" "$TOP"
+exit $status
