@@ -150,10 +150,27 @@ enum pvpmu_status {
  * sign-extended to 64 bits. Other registers are preserved.
  *
  * The VMM copies the request block out of guest memory once, validates it,
- * and copies the answer back once. Every request block starts with a u32
- * size (sizeof the struct as the guest knows it); see each struct. A GPA
- * range that is not wholly inside guest RAM gives -PVPMU_EFAULT; an unknown
- * nr gives -PVPMU_ENOSYS.
+ * and copies the answer back once. A GPA range that is not wholly inside
+ * guest RAM gives -PVPMU_EFAULT; an unknown nr gives -PVPMU_ENOSYS.
+ *
+ * 5.1 Request block sizes: how a block grows
+ *
+ * Every request block starts with a u32 size: sizeof the struct as the
+ * guest was built with it (guests always send sizeof). A block only ever
+ * grows at its end, and a new field's zero value means "as before". With
+ * H the host's sizeof, V1 the block's first-version size (its
+ * PVPMU_HC_*_SIZE_VER1) and G the guest's size field:
+ *   - G == H: the common case;
+ *   - V1 <= G < H (an older guest): the host reads G bytes and treats the
+ *     fields it knows beyond them as zero; it writes back only G bytes;
+ *   - H < G <= PVPMU_HC_BLOCK_MAX (a newer guest): accepted if the G - H
+ *     bytes the host does not know are all zero (the guest asks for
+ *     nothing new), else -PVPMU_E2BIG; the host writes back H bytes;
+ *   - G < V1 (0 included): -PVPMU_EINVAL;
+ *   - G > PVPMU_HC_BLOCK_MAX: -PVPMU_E2BIG.
+ * The VMM fetches each byte of the block once: the first V1 bytes (which
+ * hold the size), then the rest; every check looks at that copy. A refused
+ * block counts as a guest error in the vCPU's statistics.
  *
  * Number 0 is reserved. PVPMU_HC_NOP answers 0 and is used to measure the
  * round trip. PVPMU_HC_ECHO copies the request's value to its answer.
@@ -169,9 +186,25 @@ enum pvpmu_status {
 #define PVPMU_HC_SHARED     8 /* struct pvpmu_hc_shared: this vCPU's page */
 #define PVPMU_HC_SCHED      9 /* struct pvpmu_hc_sched: thread in/out/exit */
 
+/* The largest request block a VMM accepts (section 5.1): one page. */
+#define PVPMU_HC_BLOCK_MAX 4096
+
+/*
+ * First-version sizes of the request blocks (section 5.1): the smallest
+ * size field a VMM accepts for each. They never change; sizeof may grow.
+ */
+#define PVPMU_HC_ECHO_SIZE_VER1      24
+#define PVPMU_HC_PFM_SIZE_VER1       48
+#define PVPMU_HC_CTX_SIZE_VER1       8
+#define PVPMU_HC_SMPL_INFO_SIZE_VER1 24
+#define PVPMU_HC_VECTOR_SIZE_VER1    8
+#define PVPMU_HC_SHARED_SIZE_VER1    16
+#define PVPMU_HC_SCHED_SIZE_VER1     16
+#define PVPMU_HC_READ_MSG_SIZE_VER1  48
+
 /* PVPMU_HC_ECHO */
 struct pvpmu_hc_echo {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_echo) */
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_echo), §5.1 */
 	pvpmu_u32 pad0; /* IN: must be zero */
 	pvpmu_u64 in;   /* IN */
 	pvpmu_u64 out;  /* OUT: in, bit-inverted */
@@ -192,7 +225,7 @@ _Static_assert(sizeof(struct pvpmu_hc_echo) == 24,
  * integers valid only in this VM.
  */
 struct pvpmu_hc_pfm {
-	pvpmu_u32 size;        /* IN: sizeof(struct pvpmu_hc_pfm) */
+	pvpmu_u32 size;        /* IN: sizeof(struct pvpmu_hc_pfm), §5.1 */
 	pvpmu_u32 cmd;         /* IN: PFM_* command code */
 	pvpmu_s32 fd;          /* IN: context handle (ignored when the command
 				  takes none) */
@@ -207,7 +240,7 @@ _Static_assert(sizeof(struct pvpmu_hc_pfm) == 48, "pvpmu_hc_pfm layout is ABI");
 
 /* PVPMU_HC_CLOSE */
 struct pvpmu_hc_ctx {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_ctx) */
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_ctx), §5.1 */
 	pvpmu_s32 fd;   /* IN: context handle */
 };
 _Static_assert(sizeof(struct pvpmu_hc_ctx) == 8, "pvpmu_hc_ctx is ABI");
@@ -218,7 +251,7 @@ _Static_assert(sizeof(struct pvpmu_hc_ctx) == 8, "pvpmu_hc_ctx is ABI");
  * -PVPMU_ENOENT when the context has no buffer.
  */
 struct pvpmu_hc_smpl_info {
-	pvpmu_u32 size;     /* IN: sizeof(struct pvpmu_hc_smpl_info) */
+	pvpmu_u32 size;     /* IN: sizeof(struct pvpmu_hc_smpl_info), §5.1 */
 	pvpmu_s32 fd;       /* IN: context handle */
 	pvpmu_u64 gpa;      /* OUT: guest-physical address */
 	pvpmu_u64 buf_size; /* OUT: bytes */
@@ -233,7 +266,7 @@ _Static_assert(sizeof(struct pvpmu_hc_smpl_info) == 24,
  * interrupts enabled.
  */
 struct pvpmu_hc_vector {
-	pvpmu_u32 size;   /* IN: sizeof(struct pvpmu_hc_vector) */
+	pvpmu_u32 size;   /* IN: sizeof(struct pvpmu_hc_vector), §5.1 */
 	pvpmu_u32 vector; /* IN: 0 or 32..255 */
 };
 _Static_assert(sizeof(struct pvpmu_hc_vector) == 8, "pvpmu_hc_vector is ABI");
@@ -243,7 +276,7 @@ _Static_assert(sizeof(struct pvpmu_hc_vector) == 8, "pvpmu_hc_vector is ABI");
  * vCPU's struct pvpmu_shared_page, or unregister it with gpa 0.
  */
 struct pvpmu_hc_shared {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_shared) */
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_shared), §5.1 */
 	pvpmu_u32 pad0; /* IN: must be zero */
 	pvpmu_u64 gpa;  /* IN: page address or 0 */
 };
@@ -258,7 +291,7 @@ _Static_assert(sizeof(struct pvpmu_hc_shared) == 16, "pvpmu_hc_shared is ABI");
 #define PVPMU_SCHED_OUT  2
 #define PVPMU_SCHED_EXIT 3
 struct pvpmu_hc_sched {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_sched) */
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_sched), §5.1 */
 	pvpmu_s32 fd;   /* IN: context handle */
 	pvpmu_u32 op;   /* IN: PVPMU_SCHED_* */
 	pvpmu_u32 tid;  /* IN: the guest thread */
@@ -784,13 +817,27 @@ _Static_assert(PFM_MAX_PMDS == PFM_MAX_PMDS_ABI, "shared page PMD count");
  */
 #define PVPMU_WAIT_FOREVER 0xffffffffffffffffULL
 struct pvpmu_hc_read_msg {
-	pvpmu_u32 size;       /* IN: sizeof(struct pvpmu_hc_read_msg) */
+	pvpmu_u32 size;       /* IN: sizeof(struct pvpmu_hc_read_msg), §5.1 */
 	pvpmu_s32 fd;         /* IN: context handle */
 	pvpmu_u64 timeout_ns; /* IN: 0, nanoseconds, or PVPMU_WAIT_FOREVER */
 	union pfm_msg msg;    /* OUT: the message */
 };
 _Static_assert(sizeof(struct pvpmu_hc_read_msg) == 48,
 	       "pvpmu_hc_read_msg is ABI");
+
+/* A block never shrinks below its first version (section 5.1). */
+#define PVPMU_HC_SIZE_CHECK(type, ver1)                                        \
+	_Static_assert(sizeof(struct type) >= (ver1) &&                        \
+			       sizeof(struct type) <= PVPMU_HC_BLOCK_MAX,      \
+		       #type " keeps its first version")
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_echo, PVPMU_HC_ECHO_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_pfm, PVPMU_HC_PFM_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_ctx, PVPMU_HC_CTX_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_smpl_info, PVPMU_HC_SMPL_INFO_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_vector, PVPMU_HC_VECTOR_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_shared, PVPMU_HC_SHARED_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_sched, PVPMU_HC_SCHED_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_read_msg, PVPMU_HC_READ_MSG_SIZE_VER1);
 
 /*
  * 9. Event catalogue codes
