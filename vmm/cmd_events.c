@@ -18,6 +18,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <pvpmu/abi.h>
+
 #include "backends/backends.h"
 #include "vmm_core.h"
 
@@ -123,8 +125,9 @@ static void print_raw(struct listing *l, const char *why)
 {
 	if (!l->json) {
 		printf("\nother codes (umask << 8 | event, event not "
-		       "0xe0..0xe3):"
+		       "%#x..%#x):"
 		       " raw host PMU events, backend perf: %s%s\n",
+		       PVPMU_EVSEL_HV, PVPMU_EVSEL_HOST_SW,
 		       why ? "unavailable: " : "available", why ? why : "");
 		return;
 	}

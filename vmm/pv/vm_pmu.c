@@ -59,7 +59,7 @@ static uint64_t hv_read(void *opaque, uint32_t cpu, uint16_t code)
 	case PVPMU_EV_HV_HALTED_NS:
 		return s->halted_ns;
 	default:
-		if (PVPMU_EV_EVENT(code) == 0xe1 &&
+		if (PVPMU_EV_EVENT(code) == PVPMU_EVSEL_HV_EXIT_REASON &&
 		    PVPMU_EV_UMASK(code) < VMM_EXIT_REASONS)
 			return s->exits[PVPMU_EV_UMASK(code)];
 		return 0;

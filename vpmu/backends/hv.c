@@ -25,7 +25,7 @@ static int hv_describe(const struct vpmu_backend *b, uint16_t code,
 
 	if (!d || d->source != PVPMU_SRC_HV)
 		return -ENOENT;
-	if (PVPMU_EV_EVENT(code) == 0xe1 &&
+	if (PVPMU_EV_EVENT(code) == PVPMU_EVSEL_HV_EXIT_REASON &&
 	    PVPMU_EV_UMASK(code) >= MAX_EXIT_REASON)
 		return -ENOENT;
 	if (code == PVPMU_EV_HV_GUEST_CYCLES && !src->tsc_khz)

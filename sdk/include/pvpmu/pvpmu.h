@@ -142,16 +142,9 @@ PVPMU_API int pfm_read_pmds_fast(const struct pvpmu_shared_page *page, int fd,
 /*
  * 3. Events: names of the catalogue (pvpmu/catalog.h) -> PMC values
  *
- * Counting PMCs use the x86 IA32_PERFEVTSELx layout (Intel SDM vol. 3B,
- * "Architectural Performance Monitoring"): code = umask << 8 | event.
+ * Counting PMCs use the x86 IA32_PERFEVTSELx layout, PVPMU_EVSEL_* of
+ * pvpmu/abi.h section 9.1: code = umask << 8 | event.
  */
-#define PVPMU_EVSEL_USR         (1ULL << 16) /* count at CPL > 0 */
-#define PVPMU_EVSEL_OS          (1ULL << 17) /* count at CPL 0 */
-#define PVPMU_EVSEL_EDGE        (1ULL << 18)
-#define PVPMU_EVSEL_INT         (1ULL << 20) /* interrupt on overflow */
-#define PVPMU_EVSEL_EN          (1ULL << 22) /* enabled */
-#define PVPMU_EVSEL_INV         (1ULL << 23)
-#define PVPMU_EVSEL_CMASK_SHIFT 24
 
 /*
  * Encode (spec) into the PMC value (*value) (enabled, interrupt on
