@@ -260,8 +260,10 @@ struct pvpmu_sym {
 PVPMU_API const struct pvpmu_sym *
 pvpmu_sym_lookup(const struct pvpmu_sym *tab, unsigned int n, pvpmu_u64 ip);
 
-/* 7. Errors: a static string for 0 or any PVPMU_E* code (sign ignored). */
+/*
+ * 7. Errors: a static string for 0 or any PVPMU_E* code (sign ignored).
+ * Not pfm_strerror(): that is libpfm4's, which a tool may link as well.
+ */
 PVPMU_API const char *pvpmu_strerror(int err);
-PVPMU_API const char *pfm_strerror(int err);
 
 #endif /* PVPMU_PVPMU_H */
