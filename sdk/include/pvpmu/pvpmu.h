@@ -17,10 +17,11 @@
  * reg_flags / set_flags (PFM_REG_HAS_ERROR(), PFM_SET_HAS_ERROR()).
  *
  * Context handles (the spec's fds) are small integers valid only in the VM
- * that created them. Guest addresses passed to the VMM go through the SDK's
- * driver (pvpmu_set_driver()); the default one assumes the identity-mapped
- * minimal guest kernel (virtual address == guest-physical address) and
- * rings the doorbells directly (ring 0, or ring 3 granted the ports).
+ * that created them. Every call goes to the paravirtual driver core
+ * (guest-driver/core/pvpmu_core.h) with the driver the guest OS registered
+ * there (its glue: address translation, doorbell; the minimal guest kernel
+ * registers its own at boot), or the one given to pvpmu_set_driver().
+ * Without either every call answers -PVPMU_ENODEV.
  */
 #ifndef PVPMU_PVPMU_H
 #define PVPMU_PVPMU_H
@@ -34,8 +35,9 @@ struct pvpmu_drv;
 
 /*
  * Use (drv) (see guest-driver/core/pvpmu_core.h; the struct must outlive
- * its use) for every later call, or the built-in identity-mapped driver
- * with NULL. Not thread-safe: call before using the SDK on other vCPUs.
+ * its use) for every later call, or with NULL the driver the guest OS
+ * registered (pvpmu_os_driver()). Not thread-safe: call before using the
+ * SDK on other vCPUs.
  */
 PVPMU_API void pvpmu_set_driver(const struct pvpmu_drv *drv);
 
