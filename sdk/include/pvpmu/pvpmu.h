@@ -250,7 +250,7 @@ PVPMU_API int pvpmu_nway_iter_init(struct pvpmu_smpl_iter *it, const void *buf,
  * 6. Symbols: address -> function, for profiles
  *
  * (tab) holds (n) text symbols sorted by address (e.g. generated from the
- * image's `nm` at build time, see sdk/tools). Returns the symbol whose
+ * image's `nm` at build time, see guest-driver/tools). Returns the symbol whose
  * [addr, addr + size) holds (ip); a symbol of size 0 extends to the next
  * one. NULL when (ip) is before the first symbol or in a gap.
  */
