@@ -130,8 +130,9 @@ static void print_raw(struct listing *l, const char *why)
 {
 	if (!l->json) {
 		printf("\nother codes (umask << 8 | event, event not "
-		       "0xe0..0xe3):"
+		       "%#x..%#x):"
 		       " raw host PMU events, backend perf: %s%s\n",
+		       PVPMU_EVSEL_HV, PVPMU_EVSEL_HOST_SW,
 		       why ? "unavailable: " : "available", why ? why : "");
 		return;
 	}

@@ -21,23 +21,21 @@
 
 #include <pvpmu/abi.h>
 
-/* Counting PMC layout (Intel SDM vol. 3B 20.2.1.1, IA32_PERFEVTSELx). */
-#define VPMU_EVSEL_EVENT_MASK  0xffULL      /* bits 7:0 event select */
-#define VPMU_EVSEL_UMASK_SHIFT 8            /* bits 15:8 unit mask */
-#define VPMU_EVSEL_USR         (1ULL << 16) /* count CPL > 0 */
-#define VPMU_EVSEL_OS          (1ULL << 17) /* count CPL 0 */
-#define VPMU_EVSEL_EDGE        (1ULL << 18) /* edge detect */
-#define VPMU_EVSEL_INT         (1ULL << 20) /* interrupt on overflow */
-#define VPMU_EVSEL_EN          (1ULL << 22) /* counter enabled */
-#define VPMU_EVSEL_INV         (1ULL << 23) /* invert cmask */
-#define VPMU_EVSEL_CMASK_SHIFT 24           /* bits 31:24 counter mask */
-/* Bit 19 (pin control), bit 21 (any thread) and bits 63:32 are reserved. */
-#define VPMU_EVSEL_RSVD (0xffffffff00000000ULL | (1ULL << 19) | (1ULL << 21))
-
-/* Build an event-select value: enabled, user+kernel, interrupt. */
-#define VPMU_EVSEL(event, umask)                                               \
-	(((uint64_t)(event)&0xff) | ((uint64_t)((umask)&0xff) << 8) |          \
-	 VPMU_EVSEL_USR | VPMU_EVSEL_OS | VPMU_EVSEL_INT | VPMU_EVSEL_EN)
+/*
+ * Counting PMC layout: the guest-visible ABI, pvpmu/abi.h section 9.1.
+ * libvpmu's own spellings of it.
+ */
+#define VPMU_EVSEL_EVENT_MASK    PVPMU_EVSEL_EVENT_MASK
+#define VPMU_EVSEL_UMASK_SHIFT   PVPMU_EVSEL_UMASK_SHIFT
+#define VPMU_EVSEL_USR           PVPMU_EVSEL_USR
+#define VPMU_EVSEL_OS            PVPMU_EVSEL_OS
+#define VPMU_EVSEL_EDGE          PVPMU_EVSEL_EDGE
+#define VPMU_EVSEL_INT           PVPMU_EVSEL_INT
+#define VPMU_EVSEL_EN            PVPMU_EVSEL_EN
+#define VPMU_EVSEL_INV           PVPMU_EVSEL_INV
+#define VPMU_EVSEL_CMASK_SHIFT   PVPMU_EVSEL_CMASK_SHIFT
+#define VPMU_EVSEL_RSVD          PVPMU_EVSEL_RSVD
+#define VPMU_EVSEL(event, umask) PVPMU_EVSEL(event, umask)
 
 /* Virtual PMD ids (argument of vpmu_vpmd_fn_t). */
 enum vpmu_vpmd {

@@ -68,6 +68,19 @@ struct pvpmu_drv {
 long pvpmu_doorbell(void *opaque, unsigned int nr, pvpmu_u32 gpa);
 
 /*
+ * The guest OS supplies its glue: it registers its driver (which must
+ * outlive every call; NULL withdraws it) once at start-up, before other
+ * vCPUs use it (e.g. the minimal kernel on vCPU 0, guest-driver/kernel/
+ * pvpmu_glue.c). pvpmu_os_driver() returns it, or pvpmu_null_drv, whose
+ * every operation answers -PVPMU_ENODEV, when none is registered. The SDK
+ * calls the core with this driver unless told otherwise
+ * (pvpmu_set_driver()).
+ */
+void pvpmu_os_register(const struct pvpmu_drv *drv);
+const struct pvpmu_drv *pvpmu_os_driver(void);
+extern const struct pvpmu_drv pvpmu_null_drv;
+
+/*
  * Issue hypercall (nr) with the request block at (block) ((size) bytes, or
  * NULL and 0 for calls without one). Returns the VMM's answer, or
  * -PVPMU_EFAULT if the block is not addressable below 4 GiB, -PVPMU_EINVAL

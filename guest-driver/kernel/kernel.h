@@ -136,6 +136,14 @@ static inline uint32_t virt_to_gpa(const void *p)
 }
 
 /*
+ * The kernel's glue for the paravirtual driver core (pvpmu_glue.c): this
+ * identity translation and the core's direct doorbell. kernel_main()
+ * registers it (pvpmu_os_register()) on vCPU 0 before any guest_main().
+ */
+struct pvpmu_drv;
+extern const struct pvpmu_drv kernel_pvpmu_drv;
+
+/*
  * Spinlocks. (owner) is the holder's vCPU id + 1 so that the trap handler
  * can break a lock its own vCPU held when it faulted.
  */

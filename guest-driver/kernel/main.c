@@ -3,13 +3,16 @@
  * main.c: per-vCPU bring-up (kernel_main), spinlocks, idle and VM exit.
  *
  * vCPU 0 sets up what is shared (the console, the null-page guard, the
- * clock) and checks the boot info; the other vCPUs wait for it, then every
- * vCPU loads the GDT, TSS and IDT, sets its syscall MSRs and runs the
- * image's guest_main() (by default: this vCPU's ring-3 program).
+ * clock, the driver core's OS glue) and checks the boot info; the other
+ * vCPUs wait for it, then every vCPU loads the GDT, TSS and IDT, sets its
+ * syscall MSRs and runs the image's guest_main() (by default: this vCPU's
+ * ring-3 program).
  */
 #include "kernel.h"
 
 #include <stdbool.h>
+
+#include "pvpmu_core.h"
 
 const struct pvpmu_boot_info *kernel_boot_info;
 
@@ -93,6 +96,7 @@ void kernel_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 		check_boot_info(bi);
 		paging_guard_null();
 		syscall_init(bi);
+		pvpmu_os_register(&kernel_pvpmu_drv);
 		kernel_boot_info = bi;
 		__atomic_store_n(&kernel_ready, 1, __ATOMIC_RELEASE);
 	} else {

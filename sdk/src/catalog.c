@@ -91,7 +91,7 @@ const struct pvpmu_event_desc *pvpmu_catalog_find(const char *name)
 
 static int is_family(pvpmu_u16 code)
 {
-	return PVPMU_EV_EVENT(code) == 0xe1 || PVPMU_EV_EVENT(code) == 0xe2;
+	return PVPMU_EV_IS_FAMILY(code);
 }
 
 const struct pvpmu_event_desc *pvpmu_catalog_by_code(pvpmu_u16 code)

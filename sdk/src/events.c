@@ -126,7 +126,7 @@ static int lookup(const char *s, const char *e, pvpmu_u16 *code,
 
 static int is_family(pvpmu_u16 code)
 {
-	return PVPMU_EV_EVENT(code) == 0xe1 || PVPMU_EV_EVENT(code) == 0xe2;
+	return PVPMU_EV_IS_FAMILY(code);
 }
 
 int pvpmu_event_encode(const char *spec, pvpmu_u64 *value,

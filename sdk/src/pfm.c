@@ -23,7 +23,7 @@ void pvpmu_set_driver(const struct pvpmu_drv *drv)
 
 const struct pvpmu_drv *sdk_drv(void)
 {
-	return cur_drv ? cur_drv : &pvpmu_identity_drv;
+	return cur_drv ? cur_drv : pvpmu_os_driver();
 }
 
 const struct pvpmu_drv *pvpmu_driver(void)

@@ -9,10 +9,10 @@
 
 #include "pvpmu_core.h"
 
-/* The built-in driver: identity-mapped guest, direct doorbell. */
-extern const struct pvpmu_drv pvpmu_identity_drv;
-
-/* The driver calls go through (pvpmu_set_driver(), or the built-in one). */
+/*
+ * The driver calls go through: pvpmu_set_driver()'s, else the one the
+ * guest OS registered with the core (pvpmu_os_driver()).
+ */
 const struct pvpmu_drv *sdk_drv(void);
 
 #endif /* PVPMU_SDK_PRIV_H */

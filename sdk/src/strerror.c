@@ -45,8 +45,3 @@ const char *pvpmu_strerror(int err)
 	}
 	return "unknown error";
 }
-
-const char *pfm_strerror(int err)
-{
-	return pvpmu_strerror(err);
-}

@@ -3,8 +3,12 @@
  * hc_unknown.c: the hypercall doorbell's error paths (pvpmu/abi.h, section
  * 5). An unused and the reserved number give -PVPMU_ENOSYS; PVPMU_HC_ECHO
  * answers ~in for a valid block, -PVPMU_EFAULT for a block outside guest
- * RAM (wholly, or straddling its end), and -PVPMU_EINVAL for a bad size or
- * a nonzero pad. Exit 0 if every answer is as expected, 1 otherwise.
+ * RAM (wholly, or straddling its end), and -PVPMU_EINVAL for a size below
+ * the block's first version or a nonzero pad. The size rule (section 5.1):
+ * a larger block from a newer guest is answered when its extra bytes are
+ * zero (and the guest's tail is left alone), refused with -PVPMU_E2BIG
+ * when they are not or when it is larger than a page. Exit 0 if every
+ * answer is as expected, 1 otherwise.
  */
 #include "kernel.h"
 #include "pvpmu_hc.h"
@@ -47,9 +51,46 @@ static bool test_echo(void)
 	ok &= expect("ECHO size 8", ret, -PVPMU_EINVAL);
 	ok &= echo.out == 0;
 
+	echo_reset(0, 0);
+	ret = pvpmu_hypercall(PVPMU_HC_ECHO, virt_to_gpa(&echo));
+	ok &= expect("ECHO size 0", ret, -PVPMU_EINVAL);
+
 	echo_reset(sizeof(echo), 1);
 	ret = pvpmu_hypercall(PVPMU_HC_ECHO, virt_to_gpa(&echo));
 	ok &= expect("ECHO pad0 1", ret, -PVPMU_EINVAL);
+	return ok;
+}
+
+/* ECHO as a newer guest would send it: 8 bytes the host does not know. */
+struct echo_newer {
+	struct pvpmu_hc_echo echo;
+	uint64_t newer;
+};
+static struct echo_newer big;
+
+static long echo_big(uint32_t size, uint64_t newer)
+{
+	big = (struct echo_newer){
+		.echo  = {.size = size, .in = ECHO_VALUE},
+		.newer = newer,
+	};
+	return pvpmu_hypercall(PVPMU_HC_ECHO, virt_to_gpa(&big));
+}
+
+static bool test_echo_sizes(void)
+{
+	bool ok = true;
+
+	ok &= expect("ECHO 8 bytes larger, zero tail", echo_big(sizeof(big), 0),
+		     0);
+	ok &= big.echo.out == ~big.echo.in && big.newer == 0;
+	ok &= expect("ECHO 8 bytes larger, nonzero tail",
+		     echo_big(sizeof(big), 1), -PVPMU_E2BIG);
+	ok &= big.echo.out == 0 && big.newer == 1;
+	ok &= expect("ECHO size over a page",
+		     echo_big(PVPMU_HC_BLOCK_MAX + 1, 0), -PVPMU_E2BIG);
+	kprintf("hc ECHO sizes: answers and tails %s\n",
+		ok ? "as expected" : "WRONG");
 	return ok;
 }
 
@@ -82,6 +123,7 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 		     -PVPMU_ENOSYS);
 	ok &= expect("NOP", pvpmu_hypercall(PVPMU_HC_NOP, 0), 0);
 	ok &= test_echo();
+	ok &= test_echo_sizes();
 	ok &= test_efault(bi);
 	kprintf("hc_unknown: %s\n", ok ? "ok" : "FAILED");
 	guest_exit(ok ? 0 : 1);

@@ -120,7 +120,7 @@ Test(backends_vm, statistics_are_discovered_by_name)
 	a = stat_code("exits");
 	b = stat_code("kvmstat:exits");
 	cr_assert(eq(u16, a, b));
-	cr_assert(eq(u8, PVPMU_EV_EVENT(a), 0xe2));
+	cr_assert(eq(u8, PVPMU_EV_EVENT(a), PVPMU_EVSEL_KVMSTAT));
 	cr_assert(eq(int, ks_be.ops->describe(&ks_be, a, &info), 0));
 	cr_assert(eq(str, (char *)info.name, "kvmstat:exits"));
 	cr_assert(eq(u16, info.code, a));
@@ -318,7 +318,7 @@ static int collect(void *opaque, const struct vpmu_event_avail *ev)
 	s->nr++;
 	s->nr_avail += ev->available;
 	cr_assert(ev->available == (ev->reason == NULL), "%s", ev->name);
-	if (PVPMU_EV_EVENT(ev->code) == 0xe2) {
+	if (PVPMU_EV_EVENT(ev->code) == PVPMU_EVSEL_KVMSTAT) {
 		s->nr_kvmstat++;
 		cr_assert(eq(str, (char *)ev->backend, "kvmstat"));
 	}

@@ -220,7 +220,8 @@ Test(backend_perf, software_events_ignore_usr_os_and_describe)
 	/* vpmu's own families are never raw host events. */
 	cr_assert(eq(int, be.ops->describe(&be, PVPMU_EV_HV_EXITS, NULL),
 		     -ENOENT));
-	cr_assert(eq(int, be.ops->describe(&be, 0x05e3, NULL), -ENOENT));
+	cr_assert(eq(int, be.ops->describe(&be, PVPMU_EV_SW(0x05), NULL),
+		     -ENOENT));
 	cr_assert(not(eq(
 		ptr,
 		strstr(vpmu_perf_unavailable_reason(perf, PVPMU_EV_KVMSTAT(3)),

@@ -16,8 +16,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "pvpmu/abi.h"
 #include "pvpmu/catalog.h"
-#include "vpmu_pmu.h"
 
 uint64_t ops_now_ns(void)
 {
@@ -200,10 +200,10 @@ static struct json_object *pmc(unsigned int num, unsigned int set,
 	return o;
 }
 
-/* Event select of (ev): enabled, user and kernel, like VPMU_EVSEL(). */
+/* Event select of (ev): enabled, user and kernel, interrupt. */
 static uint64_t evsel(const struct ops_event *ev)
 {
-	return VPMU_EVSEL(ev->code & 0xff, ev->code >> 8);
+	return PVPMU_EVSEL(PVPMU_EV_EVENT(ev->code), PVPMU_EV_UMASK(ev->code));
 }
 
 static struct json_object *new_set(unsigned int id, uint64_t switch_ns)

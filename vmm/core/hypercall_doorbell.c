@@ -24,23 +24,37 @@ int vmm_hc_register(struct vmm_vm *vm, unsigned int nr, vmm_hc_fn_t fn,
 	return 0;
 }
 
-int vmm_hc_read(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *block, size_t size)
+int vmm_hc_read(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *block, size_t size,
+		size_t min_size)
 {
+	uint8_t raw[PVPMU_HC_BLOCK_MAX];
+	size_t raw_len = min_size;
 	uint32_t guest_size;
 
-	/* One copy; every check below looks at the copy, never at RAM. */
-	if (vmm_guest_read(vcpu->vm, gpa, block, size))
-		return -PVPMU_EFAULT;
-	memcpy(&guest_size, block, sizeof(guest_size));
-	if (guest_size != size)
+	if (min_size < sizeof(guest_size) || min_size > size ||
+	    size > sizeof(raw))
 		return -PVPMU_EINVAL;
-	return 0;
+	/*
+	 * One fetch per byte: the first version (it holds the size), then
+	 * the rest the size announces. Every check looks at the copy.
+	 */
+	if (vmm_guest_read(vcpu->vm, gpa, raw, min_size))
+		return -PVPMU_EFAULT;
+	memcpy(&guest_size, raw, sizeof(guest_size));
+	if (guest_size > min_size && guest_size <= sizeof(raw)) {
+		if (vmm_guest_read(vcpu->vm, gpa + min_size, raw + min_size,
+				   guest_size - min_size))
+			return -PVPMU_EFAULT;
+		raw_len = guest_size;
+	}
+	return vmm_hc_block_fit(block, size, min_size, raw, raw_len);
 }
 
 int vmm_hc_write(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, const void *block,
 		 size_t size)
 {
-	if (vmm_guest_write(vcpu->vm, gpa, block, size))
+	if (vmm_guest_write(vcpu->vm, gpa, block,
+			    vmm_hc_block_answer_len(block, size)))
 		return -PVPMU_EFAULT;
 	return 0;
 }
@@ -100,7 +114,8 @@ static int hc_echo(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	int ret;
 
 	(void)opaque;
-	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req),
+			  PVPMU_HC_ECHO_SIZE_VER1);
 	if (ret)
 		return ret;
 	if (req.pad0)

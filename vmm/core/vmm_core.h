@@ -209,15 +209,43 @@ int vmm_hc_register(struct vmm_vm *vm, unsigned int nr, vmm_hc_fn_t fn,
 		    void *opaque);
 
 /*
- * Copy a request block of exactly (size) bytes from (gpa), once. Its first
- * u32 must equal (size). Returns 0, -PVPMU_EFAULT for a range outside RAM,
- * -PVPMU_EINVAL for a size mismatch.
+ * Copy the request block at (gpa) into the host's struct (block) of (size)
+ * bytes, whose first version is (min_size) bytes (its
+ * PVPMU_HC_*_SIZE_VER1), under the size rule of pvpmu/abi.h §5.1: each
+ * guest byte is fetched once, and (block) is only written on success.
+ * Afterwards (block)'s size field holds the guest's size. Returns 0,
+ * -PVPMU_EFAULT for a range outside RAM, or vmm_hc_block_fit()'s refusal.
  */
-int vmm_hc_read(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *block, size_t size);
+int vmm_hc_read(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *block, size_t size,
+		size_t min_size);
 
-/* Copy (size) bytes of answer back to (gpa): 0 or -PVPMU_EFAULT. */
+/*
+ * Copy the answer in (block), read by vmm_hc_read(), back to (gpa): the
+ * bytes the guest knows (vmm_hc_block_answer_len()). 0 or -PVPMU_EFAULT.
+ */
 int vmm_hc_write(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, const void *block,
 		 size_t size);
+
+/*
+ * The size rule of pvpmu/abi.h §5.1 without guest memory
+ * (hypercall_block.c). (raw) holds (raw_len) bytes copied from the guest;
+ * its first u32 is the guest's size G. Fit them into (block), the host's
+ * struct of (size) bytes with first version (min_size) bytes: copy
+ * min(G, size) bytes and zero the rest of (block). Returns 0, or
+ *   -PVPMU_EINVAL  G < min_size (0 included);
+ *   -PVPMU_E2BIG   G > PVPMU_HC_BLOCK_MAX, or a byte beyond (size) is
+ *                  not zero (a newer guest asks for something unknown);
+ *   -PVPMU_EFAULT  raw_len < G (the caller did not copy the whole block).
+ * (block) is left untouched on error.
+ */
+int vmm_hc_block_fit(void *block, size_t size, size_t min_size, const void *raw,
+		     size_t raw_len);
+
+/*
+ * The bytes of (block) (the host's struct of (size) bytes, fitted by
+ * vmm_hc_block_fit()) that go back to the guest: min(its size field, size).
+ */
+size_t vmm_hc_block_answer_len(const void *block, size_t size);
 
 /* ---- Statistics (stats.c) --------------------------------------------- */
 

@@ -221,7 +221,7 @@ static int hc_pfm(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	int ret;
 
 	(void)opaque;
-	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req), PVPMU_HC_PFM_SIZE_VER1);
 	if (ret)
 		return ret;
 	ret = check_arg(&req, max);
@@ -254,12 +254,12 @@ _Static_assert(offsetof(struct pvpmu_hc_smpl_info, fd) ==
 		       offsetof(struct pvpmu_hc_ctx, fd),
 	       "handle at the same offset");
 static int read_ctx_block(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *block,
-			  size_t size, int *fd)
+			  size_t size, size_t min_size, int *fd)
 {
 	struct vpmu_caller who = guest_caller(vcpu, 0, 0);
 	int ret;
 
-	ret = vmm_hc_read(vcpu, gpa, block, size);
+	ret = vmm_hc_read(vcpu, gpa, block, size, min_size);
 	if (ret)
 		return ret;
 	memcpy(fd, (char *)block + offsetof(struct pvpmu_hc_ctx, fd),
@@ -275,7 +275,8 @@ static int hc_close(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	int ret, fd;
 
 	(void)opaque;
-	ret = read_ctx_block(vcpu, gpa, &req, sizeof(req), &fd);
+	ret = read_ctx_block(vcpu, gpa, &req, sizeof(req),
+			     PVPMU_HC_CTX_SIZE_VER1, &fd);
 	if (ret)
 		return ret;
 	vmm_smpl_unmap(vcpu->vm, fd);
@@ -288,7 +289,8 @@ static int hc_smpl_info(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	int ret, fd;
 
 	(void)opaque;
-	ret = read_ctx_block(vcpu, gpa, &req, sizeof(req), &fd);
+	ret = read_ctx_block(vcpu, gpa, &req, sizeof(req),
+			     PVPMU_HC_SMPL_INFO_SIZE_VER1, &fd);
 	if (ret)
 		return ret;
 	if (vmm_smpl_lookup(vcpu->vm, fd, &req.gpa, &req.buf_size))
@@ -302,7 +304,8 @@ static int hc_set_vector(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	int ret;
 
 	(void)opaque;
-	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req),
+			  PVPMU_HC_VECTOR_SIZE_VER1);
 	if (ret)
 		return ret;
 	if (req.vector && (req.vector < 32 || req.vector > 255))
@@ -317,7 +320,8 @@ static int hc_shared(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	int ret;
 
 	(void)opaque;
-	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req),
+			  PVPMU_HC_SHARED_SIZE_VER1);
 	if (ret)
 		return ret;
 	if (req.pad0)
@@ -333,7 +337,8 @@ static int hc_sched(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	int ret;
 
 	(void)opaque;
-	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req),
+			  PVPMU_HC_SCHED_SIZE_VER1);
 	if (ret)
 		return ret;
 	who = guest_caller(vcpu, req.tid, 0);

@@ -89,7 +89,8 @@ int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 	int ret;
 
 	(void)opaque;
-	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req));
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req),
+			  PVPMU_HC_READ_MSG_SIZE_VER1);
 	if (ret)
 		return ret;
 	ret = read_one(vcpu, req.fd, &req.msg, req.timeout_ns);

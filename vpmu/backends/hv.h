@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hv.h: the hv backend: exact events the VMM itself observes (abi.h §9,
- * event 0xe0/0xe1): guest run time and TSC-derived guest cycles, computed
- * from the vCPU run time libvpmu passes in; exits (total and by KVM exit
- * reason), hypercalls, trapped MSR accesses, PIO, MMIO, injected
+ * PVPMU_EVSEL_HV and _HV_EXIT_REASON): guest run time and TSC-derived guest
+ * cycles, computed from the vCPU run time libvpmu passes in; exits (total and
+ * by KVM exit reason), hypercalls, trapped MSR accesses, PIO, MMIO, injected
  * interrupts, halts and halted time, read from the VMM's own per-vCPU
  * counters through a callback.
  *

@@ -12,8 +12,8 @@
  *     Edge, invert and cmask have no generic meaning: open() refuses them
  *     (-EINVAL) on these codes.
  *   - Raw: any other event-select code whose event byte is not a vpmu
- *     family (0xe0..0xe3) is a host PMU event: PERF_TYPE_RAW with the x86
- *     event-select encoding (event, umask, edge bit 18, inv bit 23, cmask
+ *     family (PVPMU_EVSEL_HV..HOST_SW) is a host PMU event: PERF_TYPE_RAW with
+ * the x86 event-select encoding (event, umask, edge bit 18, inv bit 23, cmask
  *     bits 24..31), encoded by libpfm4's perf_raw PMU and named after the
  *     host PMU's libpfm4 event table when it has one; also guest-only.
  *   - Cycles without a host PMU (PVPMU_EV_CYCLES, source tsc_khz set): the

@@ -150,10 +150,27 @@ enum pvpmu_status {
  * sign-extended to 64 bits. Other registers are preserved.
  *
  * The VMM copies the request block out of guest memory once, validates it,
- * and copies the answer back once. Every request block starts with a u32
- * size (sizeof the struct as the guest knows it); see each struct. A GPA
- * range that is not wholly inside guest RAM gives -PVPMU_EFAULT; an unknown
- * nr gives -PVPMU_ENOSYS.
+ * and copies the answer back once. A GPA range that is not wholly inside
+ * guest RAM gives -PVPMU_EFAULT; an unknown nr gives -PVPMU_ENOSYS.
+ *
+ * 5.1 Request block sizes: how a block grows
+ *
+ * Every request block starts with a u32 size: sizeof the struct as the
+ * guest was built with it (guests always send sizeof). A block only ever
+ * grows at its end, and a new field's zero value means "as before". With
+ * H the host's sizeof, V1 the block's first-version size (its
+ * PVPMU_HC_*_SIZE_VER1) and G the guest's size field:
+ *   - G == H: the common case;
+ *   - V1 <= G < H (an older guest): the host reads G bytes and treats the
+ *     fields it knows beyond them as zero; it writes back only G bytes;
+ *   - H < G <= PVPMU_HC_BLOCK_MAX (a newer guest): accepted if the G - H
+ *     bytes the host does not know are all zero (the guest asks for
+ *     nothing new), else -PVPMU_E2BIG; the host writes back H bytes;
+ *   - G < V1 (0 included): -PVPMU_EINVAL;
+ *   - G > PVPMU_HC_BLOCK_MAX: -PVPMU_E2BIG.
+ * The VMM fetches each byte of the block once: the first V1 bytes (which
+ * hold the size), then the rest; every check looks at that copy. A refused
+ * block counts as a guest error in the vCPU's statistics.
  *
  * Number 0 is reserved. PVPMU_HC_NOP answers 0 and is used to measure the
  * round trip. PVPMU_HC_ECHO copies the request's value to its answer.
@@ -169,9 +186,25 @@ enum pvpmu_status {
 #define PVPMU_HC_SHARED     8 /* struct pvpmu_hc_shared: this vCPU's page */
 #define PVPMU_HC_SCHED      9 /* struct pvpmu_hc_sched: thread in/out/exit */
 
+/* The largest request block a VMM accepts (section 5.1): one page. */
+#define PVPMU_HC_BLOCK_MAX 4096
+
+/*
+ * First-version sizes of the request blocks (section 5.1): the smallest
+ * size field a VMM accepts for each. They never change; sizeof may grow.
+ */
+#define PVPMU_HC_ECHO_SIZE_VER1      24
+#define PVPMU_HC_PFM_SIZE_VER1       48
+#define PVPMU_HC_CTX_SIZE_VER1       8
+#define PVPMU_HC_SMPL_INFO_SIZE_VER1 24
+#define PVPMU_HC_VECTOR_SIZE_VER1    8
+#define PVPMU_HC_SHARED_SIZE_VER1    16
+#define PVPMU_HC_SCHED_SIZE_VER1     16
+#define PVPMU_HC_READ_MSG_SIZE_VER1  48
+
 /* PVPMU_HC_ECHO */
 struct pvpmu_hc_echo {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_echo) */
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_echo), §5.1 */
 	pvpmu_u32 pad0; /* IN: must be zero */
 	pvpmu_u64 in;   /* IN */
 	pvpmu_u64 out;  /* OUT: in, bit-inverted */
@@ -192,7 +225,7 @@ _Static_assert(sizeof(struct pvpmu_hc_echo) == 24,
  * integers valid only in this VM.
  */
 struct pvpmu_hc_pfm {
-	pvpmu_u32 size;        /* IN: sizeof(struct pvpmu_hc_pfm) */
+	pvpmu_u32 size;        /* IN: sizeof(struct pvpmu_hc_pfm), §5.1 */
 	pvpmu_u32 cmd;         /* IN: PFM_* command code */
 	pvpmu_s32 fd;          /* IN: context handle (ignored when the command
 				  takes none) */
@@ -207,7 +240,7 @@ _Static_assert(sizeof(struct pvpmu_hc_pfm) == 48, "pvpmu_hc_pfm layout is ABI");
 
 /* PVPMU_HC_CLOSE */
 struct pvpmu_hc_ctx {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_ctx) */
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_ctx), §5.1 */
 	pvpmu_s32 fd;   /* IN: context handle */
 };
 _Static_assert(sizeof(struct pvpmu_hc_ctx) == 8, "pvpmu_hc_ctx is ABI");
@@ -218,7 +251,7 @@ _Static_assert(sizeof(struct pvpmu_hc_ctx) == 8, "pvpmu_hc_ctx is ABI");
  * -PVPMU_ENOENT when the context has no buffer.
  */
 struct pvpmu_hc_smpl_info {
-	pvpmu_u32 size;     /* IN: sizeof(struct pvpmu_hc_smpl_info) */
+	pvpmu_u32 size;     /* IN: sizeof(struct pvpmu_hc_smpl_info), §5.1 */
 	pvpmu_s32 fd;       /* IN: context handle */
 	pvpmu_u64 gpa;      /* OUT: guest-physical address */
 	pvpmu_u64 buf_size; /* OUT: bytes */
@@ -233,7 +266,7 @@ _Static_assert(sizeof(struct pvpmu_hc_smpl_info) == 24,
  * interrupts enabled.
  */
 struct pvpmu_hc_vector {
-	pvpmu_u32 size;   /* IN: sizeof(struct pvpmu_hc_vector) */
+	pvpmu_u32 size;   /* IN: sizeof(struct pvpmu_hc_vector), §5.1 */
 	pvpmu_u32 vector; /* IN: 0 or 32..255 */
 };
 _Static_assert(sizeof(struct pvpmu_hc_vector) == 8, "pvpmu_hc_vector is ABI");
@@ -243,7 +276,7 @@ _Static_assert(sizeof(struct pvpmu_hc_vector) == 8, "pvpmu_hc_vector is ABI");
  * vCPU's struct pvpmu_shared_page, or unregister it with gpa 0.
  */
 struct pvpmu_hc_shared {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_shared) */
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_shared), §5.1 */
 	pvpmu_u32 pad0; /* IN: must be zero */
 	pvpmu_u64 gpa;  /* IN: page address or 0 */
 };
@@ -258,7 +291,7 @@ _Static_assert(sizeof(struct pvpmu_hc_shared) == 16, "pvpmu_hc_shared is ABI");
 #define PVPMU_SCHED_OUT  2
 #define PVPMU_SCHED_EXIT 3
 struct pvpmu_hc_sched {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_sched) */
+	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_sched), §5.1 */
 	pvpmu_s32 fd;   /* IN: context handle */
 	pvpmu_u32 op;   /* IN: PVPMU_SCHED_* */
 	pvpmu_u32 tid;  /* IN: the guest thread */
@@ -784,7 +817,7 @@ _Static_assert(PFM_MAX_PMDS == PFM_MAX_PMDS_ABI, "shared page PMD count");
  */
 #define PVPMU_WAIT_FOREVER 0xffffffffffffffffULL
 struct pvpmu_hc_read_msg {
-	pvpmu_u32 size;       /* IN: sizeof(struct pvpmu_hc_read_msg) */
+	pvpmu_u32 size;       /* IN: sizeof(struct pvpmu_hc_read_msg), §5.1 */
 	pvpmu_s32 fd;         /* IN: context handle */
 	pvpmu_u64 timeout_ns; /* IN: 0, nanoseconds, or PVPMU_WAIT_FOREVER */
 	union pfm_msg msg;    /* OUT: the message */
@@ -792,16 +825,68 @@ struct pvpmu_hc_read_msg {
 _Static_assert(sizeof(struct pvpmu_hc_read_msg) == 48,
 	       "pvpmu_hc_read_msg is ABI");
 
+/* A block never shrinks below its first version (section 5.1). */
+#define PVPMU_HC_SIZE_CHECK(type, ver1)                                        \
+	_Static_assert(sizeof(struct type) >= (ver1) &&                        \
+			       sizeof(struct type) <= PVPMU_HC_BLOCK_MAX,      \
+		       #type " keeps its first version")
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_echo, PVPMU_HC_ECHO_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_pfm, PVPMU_HC_PFM_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_ctx, PVPMU_HC_CTX_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_smpl_info, PVPMU_HC_SMPL_INFO_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_vector, PVPMU_HC_VECTOR_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_shared, PVPMU_HC_SHARED_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_sched, PVPMU_HC_SCHED_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_read_msg, PVPMU_HC_READ_MSG_SIZE_VER1);
+
 /*
  * 9. Event catalogue codes
  *
- * The virtual PMU's events, as programmed in a counting PMC's event-select
- * (code = umask << 8 | event). The names and descriptions are in the one
- * catalogue table, sdk/src/catalog.c, shared by libvpmu, the SDK and the
- * host commands. Architectural codes are Intel's architectural perfmon
- * encodings (SDM vol. 3B, table "UMask and Event Select Encodings for
- * Pre-Defined Architectural Performance Events"); a host without a
- * hardware PMU refuses them (PFM_REG_RETFL_NOTAVAIL), never counts zeros.
+ * 9.1 The counting PMC layout
+ *
+ * Guests program a counting PMC with the x86 IA32_PERFEVTSELx layout
+ * (Intel SDM vol. 3B 20.2.1.1), through pfarg_pmc.reg_value or the
+ * architectural MSRs alike. An event's code is umask << 8 | event select.
+ */
+#define PVPMU_EVSEL_EVENT_MASK  0xffULL      /* bits 7:0 event select */
+#define PVPMU_EVSEL_UMASK_SHIFT 8            /* bits 15:8 unit mask */
+#define PVPMU_EVSEL_USR         (1ULL << 16) /* count at CPL > 0 */
+#define PVPMU_EVSEL_OS          (1ULL << 17) /* count at CPL 0 */
+#define PVPMU_EVSEL_EDGE        (1ULL << 18) /* edge detect */
+#define PVPMU_EVSEL_INT         (1ULL << 20) /* interrupt on overflow */
+#define PVPMU_EVSEL_EN          (1ULL << 22) /* counter enabled */
+#define PVPMU_EVSEL_INV         (1ULL << 23) /* invert cmask */
+#define PVPMU_EVSEL_CMASK_SHIFT 24           /* bits 31:24 counter mask */
+/* Bit 19 (pin control), bit 21 (any thread) and bits 63:32 are reserved. */
+#define PVPMU_EVSEL_RSVD (0xffffffff00000000ULL | (1ULL << 19) | (1ULL << 21))
+
+/* An event-select value: enabled, user and kernel, interrupt. */
+#define PVPMU_EVSEL(event, umask)                                              \
+	(((pvpmu_u64)(event)&0xff) | ((pvpmu_u64)((umask)&0xff) << 8) |        \
+	 PVPMU_EVSEL_USR | PVPMU_EVSEL_OS | PVPMU_EVSEL_INT | PVPMU_EVSEL_EN)
+
+/*
+ * 9.2 Event selects of vpmu's own events (model-specific range 0xe0-0xe3
+ * on both vendors); the umask picks the event within each.
+ */
+#define PVPMU_EVSEL_HV             0xe0 /* hypervisor events */
+#define PVPMU_EVSEL_HV_EXIT_REASON 0xe1 /* exits of one KVM exit reason */
+#define PVPMU_EVSEL_KVMSTAT        0xe2 /* one KVM statistic of the vCPU */
+#define PVPMU_EVSEL_HOST_SW        0xe3 /* host software events */
+
+#define PVPMU_EV_CODE(umask, event) ((((umask)&0xff) << 8) | ((event)&0xff))
+#define PVPMU_EV_EVENT(code)        ((code)&0xff)
+#define PVPMU_EV_UMASK(code)        (((code) >> 8) & 0xff)
+
+/*
+ * 9.3 The events
+ *
+ * The names and descriptions are in the one catalogue table,
+ * sdk/src/catalog.c, shared by libvpmu, the SDK and the host commands.
+ * Architectural codes are Intel's architectural perfmon encodings (SDM
+ * vol. 3B, table "UMask and Event Select Encodings for Pre-Defined
+ * Architectural Performance Events"); a host without a hardware PMU
+ * refuses them (PFM_REG_RETFL_NOTAVAIL), never counts zeros.
  */
 #define PVPMU_EV_CYCLES         0x003c /* unhalted core cycles (guest) */
 #define PVPMU_EV_INSTRUCTIONS   0x00c0 /* instructions retired (guest) */
@@ -811,29 +896,33 @@ _Static_assert(sizeof(struct pvpmu_hc_read_msg) == 48,
 #define PVPMU_EV_BRANCHES       0x00c4 /* branch instructions retired */
 #define PVPMU_EV_BRANCH_MISSES  0x00c5 /* mispredicted branches retired */
 
-/* Hypervisor events (event 0xe0): exact, counted by the VMM. */
-#define PVPMU_EV_HV_RUN_NS       0x00e0 /* guest run time, ns */
-#define PVPMU_EV_HV_GUEST_CYCLES 0x01e0 /* guest run time in TSC cycles */
-#define PVPMU_EV_HV_EXITS        0x02e0 /* VM exits, all reasons */
-#define PVPMU_EV_HV_HYPERCALLS   0x03e0 /* doorbell hypercalls */
-#define PVPMU_EV_HV_MSR_READS    0x04e0 /* trapped RDMSR */
-#define PVPMU_EV_HV_MSR_WRITES   0x05e0 /* trapped WRMSR */
-#define PVPMU_EV_HV_PIO          0x06e0 /* port I/O exits */
-#define PVPMU_EV_HV_MMIO         0x07e0 /* MMIO exits */
-#define PVPMU_EV_HV_IRQS         0x08e0 /* interrupts injected */
-#define PVPMU_EV_HV_HALTS        0x09e0 /* HLT exits */
-#define PVPMU_EV_HV_HALTED_NS    0x0ae0 /* time halted, ns */
+/* Hypervisor events: exact, counted by the VMM. */
+#define PVPMU_EV_HV(n)           PVPMU_EV_CODE(n, PVPMU_EVSEL_HV)
+#define PVPMU_EV_HV_RUN_NS       PVPMU_EV_HV(0x00) /* guest run time, ns */
+#define PVPMU_EV_HV_GUEST_CYCLES PVPMU_EV_HV(0x01) /* run time, TSC cycles */
+#define PVPMU_EV_HV_EXITS        PVPMU_EV_HV(0x02) /* VM exits, all reasons */
+#define PVPMU_EV_HV_HYPERCALLS   PVPMU_EV_HV(0x03) /* doorbell hypercalls */
+#define PVPMU_EV_HV_MSR_READS    PVPMU_EV_HV(0x04) /* trapped RDMSR */
+#define PVPMU_EV_HV_MSR_WRITES   PVPMU_EV_HV(0x05) /* trapped WRMSR */
+#define PVPMU_EV_HV_PIO          PVPMU_EV_HV(0x06) /* port I/O exits */
+#define PVPMU_EV_HV_MMIO         PVPMU_EV_HV(0x07) /* MMIO exits */
+#define PVPMU_EV_HV_IRQS         PVPMU_EV_HV(0x08) /* interrupts injected */
+#define PVPMU_EV_HV_HALTS        PVPMU_EV_HV(0x09) /* HLT exits */
+#define PVPMU_EV_HV_HALTED_NS    PVPMU_EV_HV(0x0a) /* time halted, ns */
 /* VM exits of one KVM exit reason r (KVM_EXIT_*, 0..63). */
-#define PVPMU_EV_HV_EXIT_REASON(r) ((((r)&0xff) << 8) | 0xe1)
+#define PVPMU_EV_HV_EXIT_REASON(r) PVPMU_EV_CODE(r, PVPMU_EVSEL_HV_EXIT_REASON)
 /* The i-th statistic of KVM_GET_STATS_FD for the vCPU (host-discovered). */
-#define PVPMU_EV_KVMSTAT(i) ((((i)&0xff) << 8) | 0xe2)
+#define PVPMU_EV_KVMSTAT(i) PVPMU_EV_CODE(i, PVPMU_EVSEL_KVMSTAT)
 /* Host software events of the vCPU thread (perf_event). */
-#define PVPMU_EV_SW_TASK_CLOCK       0x00e3 /* ns on a host CPU */
-#define PVPMU_EV_SW_PAGE_FAULTS      0x01e3
-#define PVPMU_EV_SW_CONTEXT_SWITCHES 0x02e3
-#define PVPMU_EV_SW_CPU_MIGRATIONS   0x03e3
+#define PVPMU_EV_SW(n)               PVPMU_EV_CODE(n, PVPMU_EVSEL_HOST_SW)
+#define PVPMU_EV_SW_TASK_CLOCK       PVPMU_EV_SW(0x00) /* ns on a host CPU */
+#define PVPMU_EV_SW_PAGE_FAULTS      PVPMU_EV_SW(0x01)
+#define PVPMU_EV_SW_CONTEXT_SWITCHES PVPMU_EV_SW(0x02)
+#define PVPMU_EV_SW_CPU_MIGRATIONS   PVPMU_EV_SW(0x03)
 
-#define PVPMU_EV_EVENT(code) ((code)&0xff)
-#define PVPMU_EV_UMASK(code) (((code) >> 8) & 0xff)
+/* Is (code) of a family whose umask is a parameter (exit reason, kvmstat)? */
+#define PVPMU_EV_IS_FAMILY(code)                                               \
+	(PVPMU_EV_EVENT(code) == PVPMU_EVSEL_HV_EXIT_REASON ||                 \
+	 PVPMU_EV_EVENT(code) == PVPMU_EVSEL_KVMSTAT)
 
 #endif /* PVPMU_ABI_H */

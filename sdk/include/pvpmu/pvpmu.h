@@ -17,10 +17,11 @@
  * reg_flags / set_flags (PFM_REG_HAS_ERROR(), PFM_SET_HAS_ERROR()).
  *
  * Context handles (the spec's fds) are small integers valid only in the VM
- * that created them. Guest addresses passed to the VMM go through the SDK's
- * driver (pvpmu_set_driver()); the default one assumes the identity-mapped
- * minimal guest kernel (virtual address == guest-physical address) and
- * rings the doorbells directly (ring 0, or ring 3 granted the ports).
+ * that created them. Every call goes to the paravirtual driver core
+ * (guest-driver/core/pvpmu_core.h) with the driver the guest OS registered
+ * there (its glue: address translation, doorbell; the minimal guest kernel
+ * registers its own at boot), or the one given to pvpmu_set_driver().
+ * Without either every call answers -PVPMU_ENODEV.
  */
 #ifndef PVPMU_PVPMU_H
 #define PVPMU_PVPMU_H
@@ -34,8 +35,9 @@ struct pvpmu_drv;
 
 /*
  * Use (drv) (see guest-driver/core/pvpmu_core.h; the struct must outlive
- * its use) for every later call, or the built-in identity-mapped driver
- * with NULL. Not thread-safe: call before using the SDK on other vCPUs.
+ * its use) for every later call, or with NULL the driver the guest OS
+ * registered (pvpmu_os_driver()). Not thread-safe: call before using the
+ * SDK on other vCPUs.
  */
 PVPMU_API void pvpmu_set_driver(const struct pvpmu_drv *drv);
 
@@ -142,16 +144,9 @@ PVPMU_API int pfm_read_pmds_fast(const struct pvpmu_shared_page *page, int fd,
 /*
  * 3. Events: names of the catalogue (pvpmu/catalog.h) -> PMC values
  *
- * Counting PMCs use the x86 IA32_PERFEVTSELx layout (Intel SDM vol. 3B,
- * "Architectural Performance Monitoring"): code = umask << 8 | event.
+ * Counting PMCs use the x86 IA32_PERFEVTSELx layout, PVPMU_EVSEL_* of
+ * pvpmu/abi.h section 9.1: code = umask << 8 | event.
  */
-#define PVPMU_EVSEL_USR         (1ULL << 16) /* count at CPL > 0 */
-#define PVPMU_EVSEL_OS          (1ULL << 17) /* count at CPL 0 */
-#define PVPMU_EVSEL_EDGE        (1ULL << 18)
-#define PVPMU_EVSEL_INT         (1ULL << 20) /* interrupt on overflow */
-#define PVPMU_EVSEL_EN          (1ULL << 22) /* enabled */
-#define PVPMU_EVSEL_INV         (1ULL << 23)
-#define PVPMU_EVSEL_CMASK_SHIFT 24
 
 /*
  * Encode (spec) into the PMC value (*value) (enabled, interrupt on
@@ -255,7 +250,7 @@ PVPMU_API int pvpmu_nway_iter_init(struct pvpmu_smpl_iter *it, const void *buf,
  * 6. Symbols: address -> function, for profiles
  *
  * (tab) holds (n) text symbols sorted by address (e.g. generated from the
- * image's `nm` at build time, see sdk/tools). Returns the symbol whose
+ * image's `nm` at build time, see guest-driver/tools). Returns the symbol whose
  * [addr, addr + size) holds (ip); a symbol of size 0 extends to the next
  * one. NULL when (ip) is before the first symbol or in a gap.
  */
@@ -267,8 +262,10 @@ struct pvpmu_sym {
 PVPMU_API const struct pvpmu_sym *
 pvpmu_sym_lookup(const struct pvpmu_sym *tab, unsigned int n, pvpmu_u64 ip);
 
-/* 7. Errors: a static string for 0 or any PVPMU_E* code (sign ignored). */
+/*
+ * 7. Errors: a static string for 0 or any PVPMU_E* code (sign ignored).
+ * Not pfm_strerror(): that is libpfm4's, which a tool may link as well.
+ */
 PVPMU_API const char *pvpmu_strerror(int err);
-PVPMU_API const char *pfm_strerror(int err);
 
 #endif /* PVPMU_PVPMU_H */

@@ -25,7 +25,9 @@
 #define BENCH_ITERS     16000
 #define BENCH_ROUNDS    16
 #define BENCH_PER_ROUND (BENCH_ITERS / BENCH_ROUNDS)
-#define EVSEL_MSR_READS (0x04e0 | (1ULL << 16) | (1ULL << 17) | (1ULL << 22))
+#define EVSEL_MSR_READS                                                        \
+	(PVPMU_EV_HV_MSR_READS | PVPMU_EVSEL_USR | PVPMU_EVSEL_OS |            \
+	 PVPMU_EVSEL_EN)
 
 _Static_assert(BENCH_PER_ROUND % 8 == 0, "whole unrolled loops");
 

@@ -22,8 +22,8 @@
 #define G_SET       0xc0000303U
 #define NR_GP       6
 #define N_LOOP      100
-#define EV_MSR_RD   0x04e0 /* PVPMU_EV_HV_MSR_READS */
-#define EV_MSR_WR   0x05e0 /* PVPMU_EV_HV_MSR_WRITES */
+#define EV_MSR_RD   PVPMU_EV_HV_MSR_READS
+#define EV_MSR_WR   PVPMU_EV_HV_MSR_WRITES
 
 static bool has_v2;
 

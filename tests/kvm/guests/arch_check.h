@@ -19,13 +19,13 @@
 #define ARCH_PMI_VECTOR 0xf1
 #define X86_VEC_NMI     2
 
-#define EVSEL_USR (1ULL << 16)
-#define EVSEL_OS  (1ULL << 17)
-#define EVSEL_INT (1ULL << 20)
-#define EVSEL_EN  (1ULL << 22)
+#define EVSEL_USR PVPMU_EVSEL_USR
+#define EVSEL_OS  PVPMU_EVSEL_OS
+#define EVSEL_INT PVPMU_EVSEL_INT
+#define EVSEL_EN  PVPMU_EVSEL_EN
 
 #define CTR_MASK ((1ULL << 48) - 1)
-#define EV_PIO   0x06e0 /* PVPMU_EV_HV_PIO */
+#define EV_PIO   PVPMU_EV_HV_PIO
 
 static const char *arch_prog;
 static unsigned int arch_checks, arch_failures;

@@ -22,8 +22,8 @@
 #define NR_GP      4
 #define NR_FIXED   3
 #define N_LOOP     100
-#define EV_MSR_RD  0x04e0 /* PVPMU_EV_HV_MSR_READS */
-#define EV_MSR_WR  0x05e0 /* PVPMU_EV_HV_MSR_WRITES */
+#define EV_MSR_RD  PVPMU_EV_HV_MSR_READS
+#define EV_MSR_WR  PVPMU_EV_HV_MSR_WRITES
 #define FW_WRITE   (1ULL << 13)
 
 /* Architectural events, CPUID.0AH:EBX bit order. */

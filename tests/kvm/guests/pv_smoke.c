@@ -9,7 +9,7 @@
 #include "pvpmu_hc.h"
 
 #define N_CALLS     100
-#define EVSEL(code) ((code) | (1ULL << 16) | (1ULL << 17) | (1ULL << 22))
+#define EVSEL(code) ((code) | PVPMU_EVSEL_USR | PVPMU_EVSEL_OS | PVPMU_EVSEL_EN)
 
 static struct pvpmu_hc_pfm req;
 static struct pfarg_ctx ctx;

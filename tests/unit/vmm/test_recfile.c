@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pvpmu/abi.h>
+
 #include "record_file.h"
 
 static char dir[] = "/tmp/vpmu-rec-XXXXXX";
@@ -39,7 +41,7 @@ static void header(struct rec_header *h, struct rec_vm *vms)
 	memset(h, 0, sizeof(*h));
 	memset(vms, 0, 2 * sizeof(*vms));
 	snprintf(h->event, sizeof(h->event), "hv_guest_cycles");
-	h->code      = 0x01e0;
+	h->code      = PVPMU_EV_HV_GUEST_CYCLES;
 	h->period    = 1000;
 	h->nr_events = 1;
 	snprintf(h->events[0], sizeof(h->events[0]), "hv_guest_cycles");

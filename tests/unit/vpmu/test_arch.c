@@ -15,9 +15,9 @@
 #include "fake_backend.h"
 #include "vpmu_core.h"
 
-#define EV_A     0x04e0 /* an hv code, scripted by replay here */
+#define EV_A     PVPMU_EV_HV_MSR_READS /* scripted by replay here */
 #define EV_INSNS 0x00c0
-#define EV_TSC   0x01e0 /* hv guest cycles: reference cycles */
+#define EV_TSC   PVPMU_EV_HV_GUEST_CYCLES /* reference cycles */
 #define EN_OS    ((1ULL << 22) | (1ULL << 17))
 #define INT      (1ULL << 20)
 #define MASK48   ((1ULL << 48) - 1)

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * glue_identity.c: the SDK's built-in OS glue for the minimal guest kernel,
- * whose first 4 GiB are identity mapped for ring 0 and ring 3 alike: a
- * pointer is its guest-physical address. Other OSes pass their own glue
- * with pvpmu_set_driver().
+ * pvpmu_glue.c: the minimal guest kernel's glue for the paravirtual driver
+ * core (pvpmu_core.h), registered at boot (kernel_main()): the first 4 GiB
+ * are identity mapped for ring 0 and ring 3 alike, so a pointer is its
+ * guest-physical address; the doorbell is the core's `outl`. Another OS
+ * registers its own glue the same way.
  */
-#include "sdk_priv.h"
+#include "kernel.h"
+
+#include "pvpmu_core.h"
 
 static int identity_virt_to_gpa(void *opaque, const void *p, pvpmu_u64 len,
 				pvpmu_u64 *gpa)
@@ -35,4 +38,4 @@ static const struct pvpmu_glue_ops identity_ops = {
 	.doorbell    = pvpmu_doorbell,
 };
 
-const struct pvpmu_drv pvpmu_identity_drv = {.ops = &identity_ops};
+const struct pvpmu_drv kernel_pvpmu_drv = {.ops = &identity_ops};

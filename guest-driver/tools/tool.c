@@ -115,6 +115,5 @@ int tool_err(const char *tool, const char *what, int ret)
 
 int tool_is_family(const struct pvpmu_event_desc *d)
 {
-	return d && (PVPMU_EV_EVENT(d->code) == 0xe1 ||
-		     PVPMU_EV_EVENT(d->code) == 0xe2);
+	return d && PVPMU_EV_IS_FAMILY(d->code);
 }

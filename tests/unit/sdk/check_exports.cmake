@@ -1,0 +1,58 @@
+# check_exports.cmake: libpvpmu.so exports exactly the symbols of its
+# version script, each in version node PVPMU_1, and not pfm_strerror
+# (libpfm4's name).
+# Usage: cmake -DNM=nm -DLIB=libpvpmu.so -DMAP=libpvpmu.map -P check_exports.cmake
+cmake_minimum_required(VERSION 3.16)
+execute_process(COMMAND ${NM} -D --defined-only ${LIB}
+	OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+	message(FATAL_ERROR "${NM} -D ${LIB} failed (${rc})")
+endif()
+
+# The exported names: "addr T name@@PVPMU_1"; the node itself is an A.
+string(REPLACE "\n" ";" lines "${out}")
+set(exported)
+foreach(line ${lines})
+	if(line MATCHES "^[0-9a-f]* ([A-Za-z]) ([^@ ]+)(@@?([A-Za-z0-9_.]+))?$")
+		set(kind ${CMAKE_MATCH_1})
+		set(name ${CMAKE_MATCH_2})
+		set(node ${CMAKE_MATCH_4})
+		if(kind STREQUAL "A")
+			continue()
+		endif()
+		if(NOT node STREQUAL "PVPMU_1")
+			message(SEND_ERROR "${name}: version '${node}', want PVPMU_1")
+		endif()
+		list(APPEND exported ${name})
+	endif()
+endforeach()
+
+# The wanted names: every "name;" line of the map's global: list.
+file(READ ${MAP} map)
+string(REGEX REPLACE "/\\*([^*]|\\*[^/])*\\*/" "" map "${map}")
+string(REGEX MATCH "global:([^}]*)local:" globals "${map}")
+string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_]*;" wanted "${CMAKE_MATCH_1}")
+list(TRANSFORM wanted REPLACE ";$" "")
+list(FILTER wanted EXCLUDE REGEX "^$")
+
+list(SORT exported)
+list(SORT wanted)
+list(LENGTH wanted nr_wanted)
+if(nr_wanted LESS 30)
+	message(FATAL_ERROR "read only ${nr_wanted} names from ${MAP}")
+endif()
+if("pfm_strerror" IN_LIST exported)
+	message(SEND_ERROR "pfm_strerror is exported: it is libpfm4's name")
+endif()
+foreach(name ${exported})
+	if(NOT name IN_LIST wanted)
+		message(SEND_ERROR "exported but not public: ${name}")
+	endif()
+endforeach()
+foreach(name ${wanted})
+	if(NOT name IN_LIST exported)
+		message(SEND_ERROR "public but not exported: ${name}")
+	endif()
+endforeach()
+list(LENGTH exported nr)
+message(STATUS "libpvpmu.so exports ${nr} symbols, all PVPMU_1")
