@@ -286,7 +286,7 @@ int vmm_ctl_write_pmcs(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 		 * thread (see do_resolve). Counting PMCs only (0..7).
 		 */
 		if (pmcs[i].reg_num < 8 &&
-		    PVPMU_EV_EVENT(pmcs[i].reg_value) == 0xe2) {
+		    PVPMU_EV_EVENT(pmcs[i].reg_value) == PVPMU_EVSEL_KVMSTAT) {
 			snprintf(x->err, sizeof(x->err),
 				 "PMC%u: KVM statistics (event 0xe2) are not "
 				 "available to host contexts",
