@@ -119,10 +119,17 @@ static void run_table(const struct check *table, unsigned int count,
 	}
 }
 
-/* End the VM with `status`: vpmu's exit port, else power off. */
+/*
+ * End the VM with `status`: vpmu's exit port, else power off. The console
+ * is drained first (tcdrain: TCSBRK with a non-zero argument): a tty write
+ * returns once the bytes are queued, before the UART has sent them.
+ */
 static void end_vm(unsigned int status)
 {
-	long ret = sys_call_ioperm(PVPMU_PORT_EXIT, 1, 1);
+	long ret;
+
+	sys_ioctl(1, TCSBRK, (void *)1);
+	ret = sys_call_ioperm(PVPMU_PORT_EXIT, 1, 1);
 
 	if (ret == 0)
 		outb_port((unsigned char)status, PVPMU_PORT_EXIT);
