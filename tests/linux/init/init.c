@@ -120,15 +120,20 @@ static void run_table(const struct check *table, unsigned int count,
 }
 
 /*
- * End the VM with `status`: vpmu's exit port, else power off. The console
- * is drained first (tcdrain: TCSBRK with a non-zero argument): a tty write
- * returns once the bytes are queued, before the UART has sent them.
+ * tcdrain(1): TCSBRK with a non-zero argument. A tty write returns once the
+ * bytes are queued, before the UART has sent them.
  */
+static void drain_console(void)
+{
+	sys_ioctl(1, TCSBRK, (void *)1);
+}
+
+/* End the VM with `status`: vpmu's exit port, else power off. */
 static void end_vm(unsigned int status)
 {
 	long ret;
 
-	sys_ioctl(1, TCSBRK, (void *)1);
+	drain_console();
 	ret = sys_call_ioperm(PVPMU_PORT_EXIT, 1, 1);
 
 	if (ret == 0)
@@ -161,6 +166,7 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (!sel->groups) {
 		say("vpmu-init: vpmutest=panic: init exits (kernel panics)\n");
+		drain_console();
 		return PANIC_STATUS;
 	}
 	run_table(sys_checks, sys_checks_count, sel->groups, &t);
