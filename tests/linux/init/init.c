@@ -3,7 +3,7 @@
  * init.c: PID 1 of the vpmu Linux test guest (README.md beside it).
  *
  * Mounts /dev and /proc, prints a banner, runs the checks that
- * `vpmutest=boot|sys|perf|all|panic` selects (from the kernel command
+ * `vpmutest=boot|sys|perf|mp|all|panic` selects (from the kernel command
  * line: the kernel hands unknown `name=value` words to init as environment
  * variables), prints one line per check and a summary, then ends the VM:
  * OUT of the status byte to vpmu's exit port, else power-off.
@@ -28,6 +28,7 @@ static const struct selection selections[] = {
 	{"boot", GROUP_BOOT},
 	{"sys", GROUP_BOOT | GROUP_SYS},
 	{"perf", GROUP_BOOT | GROUP_PERF},
+	{"mp", GROUP_BOOT | GROUP_MP},
 	{"all", GROUP_ALL},
 	{"panic", 0},
 };
@@ -160,7 +161,7 @@ int main(int argc, char **argv, char **envp)
 	say("vpmu-init: vpmu Linux test init, vpmutest=%s\n", name);
 	if (!sel) {
 		say("vpmu-init: unknown vpmutest=%s "
-		    "(boot|sys|perf|all|panic)\n",
+		    "(boot|sys|perf|mp|all|panic)\n",
 		    name);
 		end_vm(2);
 	}
@@ -171,6 +172,7 @@ int main(int argc, char **argv, char **envp)
 	}
 	run_table(sys_checks, sys_checks_count, sel->groups, &t);
 	run_table(perf_checks, perf_checks_count, sel->groups, &t);
+	run_table(mp_checks, mp_checks_count, sel->groups, &t);
 	say("vpmu-test: %u passed, %u failed, %u skipped\n", t.passed, t.failed,
 	    t.skipped);
 	end_vm(t.failed ? 1 : 0);

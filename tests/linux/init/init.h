@@ -22,7 +22,8 @@ enum result {
 #define GROUP_BOOT (1U << 0) /* cpuinfo */
 #define GROUP_SYS  (1U << 1) /* system call ABI */
 #define GROUP_PERF (1U << 2) /* perf_event_open on the vpmu PMU */
-#define GROUP_ALL  (GROUP_BOOT | GROUP_SYS | GROUP_PERF)
+#define GROUP_MP   (1U << 3) /* more than one user process */
+#define GROUP_ALL  (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
 
 /* The detail text of one check, printed after its result. */
 struct report {
@@ -63,5 +64,7 @@ extern const struct check sys_checks[];
 extern const unsigned int sys_checks_count;
 extern const struct check perf_checks[];
 extern const unsigned int perf_checks_count;
+extern const struct check mp_checks[];
+extern const unsigned int mp_checks_count;
 
 #endif /* VPMU_LINUX_INIT_H */
