@@ -20,10 +20,16 @@ START=$(date +%s)
 SRC_PKG=linux-source-6.1
 SRC_TAR=/usr/src/linux-source-6.1.tar.xz
 SRC_TOP=linux-source-6.1
-KDIR=$ROOT/guest-driver/linux-kernel
-FRAGMENT=$KDIR/config.fragment
-INIT_DIR=$ROOT/tests/linux/init
-ABI_H=$ROOT/sdk/include/pvpmu/abi.h
+# The inputs, as paths in the repository. The build reads them from a
+# snapshot taken before the key is computed (see use_inputs), so a cache
+# entry always holds what its key says even if the tree changes meanwhile.
+INPUT_FIXED=(
+	guest-driver/linux-kernel/config.fragment
+	sdk/include/pvpmu/abi.h
+	scripts/build-linux.sh
+)
+IN=""
+TMP_IN=""
 OUT_DIR=${BUILD_DIR:-build}/linux
 CACHE_ROOT=${VPMU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vpmu}
 JOBS=$(nproc)
@@ -66,23 +72,50 @@ install_packages() {
 		--no-install-recommends "${missing[@]}"
 }
 
-# Every patch, in the order they are applied (sorted by name).
+# Every input file under directory $1, relative, patches in name order.
+input_files() {
+	(
+		cd "$1"
+		printf '%s\n' "${INPUT_FIXED[@]}"
+		find guest-driver/linux-kernel/patches -maxdepth 1 \
+			-name '*.patch' -print | LC_ALL=C sort
+		find tests/linux/init -name '*.[ch]' -print | LC_ALL=C sort
+	)
+}
+
+snapshot_inputs() {
+	local to=$1 f
+
+	for f in $(input_files "$ROOT"); do
+		mkdir -p "$to/$(dirname "$f")"
+		cp "$ROOT/$f" "$to/$f"
+	done
+}
+
+# Read every input from the snapshot in $1.
+use_inputs() {
+	IN=$1
+	FRAGMENT=$IN/guest-driver/linux-kernel/config.fragment
+	INIT_DIR=$IN/tests/linux/init
+}
+
 patch_list() {
-	find "$KDIR/patches" -maxdepth 1 -name '*.patch' -print | LC_ALL=C sort
+	input_files "$IN" | grep '\.patch$' | sed "s|^|$IN/|"
 }
 
 init_sources() {
-	find "$INIT_DIR" -name '*.[ch]' -print | LC_ALL=C sort
+	input_files "$IN" | grep '^tests/linux/init/' | sed "s|^|$IN/|"
 }
 
+# The first 16 hex digits of the sha256 over the package version and the
+# name and content of every input.
 cache_key() {
 	{
 		dpkg-query -W -f='${Version}\n' "$SRC_PKG"
 		local f
-		for f in "$FRAGMENT" $(patch_list) $(init_sources) "$ABI_H" \
-			"$ROOT/scripts/build-linux.sh"; do
-			echo "${f#"$ROOT"/}"
-			sha256sum <"$f"
+		for f in $(input_files "$IN"); do
+			echo "$f"
+			sha256sum <"$IN/$f"
 		done
 	} | sha256sum | cut -c1-16
 }
@@ -98,10 +131,10 @@ prepare_source() {
 	tar -xf "$SRC_TAR" -C "$dir/src.tmp" --strip-components=1 \
 		"$SRC_TOP"
 	for p in $(patch_list); do
-		log "applying ${p#"$ROOT"/}"
+		log "applying ${p#"$IN"/}"
 		if ! patch -p1 --fuzz=0 --batch --forward -s \
 			-d "$dir/src.tmp" <"$p"; then
-			die "patch ${p#"$ROOT"/} does not apply to $SRC_PKG"
+			die "patch ${p#"$IN"/} does not apply to $SRC_PKG"
 		fi
 	done
 	mv "$dir/src.tmp" "$dir/src"
@@ -127,7 +160,7 @@ verify_config() {
 	done <"$FRAGMENT"
 	if [ ${#dropped[@]} -gt 0 ]; then
 		printf 'build-linux:   not as asked: %s\n' "${dropped[@]}" >&2
-		die "${#dropped[@]} option(s) of ${FRAGMENT#"$ROOT"/} were dropped"
+		die "${#dropped[@]} option(s) of ${FRAGMENT#"$IN"/} were dropped"
 	fi
 }
 
@@ -135,13 +168,16 @@ configure_kernel() {
 	local src=$1
 
 	[ -f "$src/.vpmu-configured" ] && return
-	log "make tinyconfig + ${FRAGMENT#"$ROOT"/}"
-	(
+	log "make tinyconfig + ${FRAGMENT#"$IN"/}"
+	if ! (
 		cd "$src"
-		make -s tinyconfig >/dev/null
-		scripts/kconfig/merge_config.sh -m .config "$FRAGMENT" >/dev/null
-		make -s olddefconfig >/dev/null
-	)
+		make -s tinyconfig
+		scripts/kconfig/merge_config.sh -m .config "$FRAGMENT"
+		make -s olddefconfig
+	) >"$src/../config.log" 2>&1; then
+		tail -n 20 "$src/../config.log" >&2
+		die "configuring the kernel failed (log: $src/../config.log)"
+	fi
 	verify_config "$src/.config"
 	touch "$src/.vpmu-configured"
 }
@@ -180,7 +216,7 @@ build_kernel() {
 	make_with_progress "$src" "$dir/make.log" CC="$cc" \
 		KBUILD_BUILD_USER=vpmu KBUILD_BUILD_HOST=vpmu vmlinux bzImage
 	log "make headers (uapi headers for the init)"
-	make -s -C "$src" headers >/dev/null
+	make -s -C "$src" -j"$JOBS" headers >/dev/null
 	make -s -C "$src" kernelrelease >"$dir/kernelrelease"
 	touch "$dir/.vpmu-kernel"
 }
@@ -215,7 +251,7 @@ build_init() {
 			-fno-stack-protector -fno-asynchronous-unwind-tables \
 			-fno-pie -nostdinc -I "$INIT_DIR/include" -I "$dir/init.o" \
 			-isystem "$gccinc" -isystem "$src/usr/include" \
-			-I "$src/tools/include/nolibc" -I "$ROOT/sdk/include" \
+			-I "$src/tools/include/nolibc" -I "$IN/sdk/include" \
 			-include nolibc.h -c "$f" \
 			-o "$dir/init.o/$(basename "$f" .c).o"
 		objs+=("$dir/init.o/$(basename "$f" .c).o")
@@ -256,11 +292,18 @@ main() {
 	local key dir
 
 	install_packages
+	mkdir -p "$CACHE_ROOT"
+	TMP_IN=$(mktemp -d "$CACHE_ROOT/inputs.XXXXXX")
+	trap 'rm -rf "$TMP_IN"' EXIT
+	snapshot_inputs "$TMP_IN"
+	use_inputs "$TMP_IN"
 	key=$(cache_key)
 	dir=$CACHE_ROOT/linux-$key
 	mkdir -p "$dir"
 	exec 9>"$dir.lock"
 	flock 9
+	[ -d "$dir/inputs" ] || mv "$TMP_IN" "$dir/inputs"
+	use_inputs "$dir/inputs"
 	if [ -f "$dir/.vpmu-done" ]; then
 		log "cached build linux-$key"
 	else
