@@ -1,0 +1,323 @@
+#!/usr/bin/env bash
+# build-linux.sh: build the vpmu Linux guest: a small x86-64 kernel from
+# Debian's linux-source-6.1 (config fragment and patches in
+# guest-driver/linux-kernel/), the nolibc test init (tests/linux/init/) and
+# an uncompressed newc initrd holding it.
+#
+# Cached: the key is the sha256 of the source package version, the fragment,
+# every patch, the init sources, pvpmu/abi.h and this script. A build lives in
+# ${VPMU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vpmu}/linux-<key>/ and its
+# results are copied to ${BUILD_DIR:-build}/linux/: vmlinux, bzImage,
+# initrd.cpio, init, kernel.version. A second run with the same inputs only
+# copies. Uses ccache when it is installed.
+#
+# Usage: scripts/build-linux.sh        (no options)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+START=$(date +%s)
+
+SRC_PKG=linux-source-6.1
+SRC_TAR=/usr/src/linux-source-6.1.tar.xz
+SRC_TOP=linux-source-6.1
+# The inputs, as paths in the repository. The build reads them from a
+# snapshot taken before the key is computed (see use_inputs), so a cache
+# entry always holds what its key says even if the tree changes meanwhile.
+INPUT_FIXED=(
+	guest-driver/linux-kernel/config.fragment
+	sdk/include/pvpmu/abi.h
+	scripts/build-linux.sh
+)
+IN=""
+TMP_IN=""
+OUT_DIR=${BUILD_DIR:-build}/linux
+CACHE_ROOT=${VPMU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vpmu}
+JOBS=$(nproc)
+PROGRESS_SECS=30
+
+PACKAGES=(
+	"$SRC_PKG" build-essential flex bison bc libelf-dev libssl-dev
+	cpio xz-utils lz4
+)
+
+log() {
+	echo "build-linux: $*"
+}
+
+die() {
+	echo "build-linux: error: $*" >&2
+	exit 1
+}
+
+elapsed() {
+	echo "$(($(date +%s) - START)) s"
+}
+
+install_packages() {
+	local missing=() p SUDO=""
+
+	for p in "${PACKAGES[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed'; then
+			missing+=("$p")
+		fi
+	done
+	[ ${#missing[@]} -eq 0 ] && return
+	log "installing ${missing[*]}"
+	if [ "$(id -u)" -ne 0 ]; then
+		SUDO="sudo"
+	fi
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}"
+}
+
+# Every input file under directory $1, relative, patches in name order.
+input_files() {
+	(
+		cd "$1"
+		printf '%s\n' "${INPUT_FIXED[@]}"
+		find guest-driver/linux-kernel/patches -maxdepth 1 \
+			-name '*.patch' -print | LC_ALL=C sort
+		find tests/linux/init -name '*.[ch]' -print | LC_ALL=C sort
+	)
+}
+
+snapshot_inputs() {
+	local to=$1 f
+
+	for f in $(input_files "$ROOT"); do
+		mkdir -p "$to/$(dirname "$f")"
+		cp "$ROOT/$f" "$to/$f"
+	done
+}
+
+# Read every input from the snapshot in $1.
+use_inputs() {
+	IN=$1
+	FRAGMENT=$IN/guest-driver/linux-kernel/config.fragment
+	INIT_DIR=$IN/tests/linux/init
+}
+
+patch_list() {
+	input_files "$IN" | grep '\.patch$' | sed "s|^|$IN/|"
+}
+
+init_sources() {
+	input_files "$IN" | grep '^tests/linux/init/' | sed "s|^|$IN/|"
+}
+
+# The first 16 hex digits of the sha256 over the package version and the
+# name and content of every input.
+cache_key() {
+	{
+		dpkg-query -W -f='${Version}\n' "$SRC_PKG"
+		local f
+		for f in $(input_files "$IN"); do
+			echo "$f"
+			sha256sum <"$IN/$f"
+		done
+	} | sha256sum | cut -c1-16
+}
+
+# Unpack and patch into src.tmp, then rename: a half-done tree is never used.
+prepare_source() {
+	local dir=$1 p
+
+	[ -d "$dir/src" ] && return
+	rm -rf "$dir/src.tmp"
+	mkdir -p "$dir/src.tmp"
+	log "extracting $SRC_TAR"
+	tar -xf "$SRC_TAR" -C "$dir/src.tmp" --strip-components=1 \
+		"$SRC_TOP"
+	for p in $(patch_list); do
+		log "applying ${p#"$IN"/}"
+		if ! patch -p1 --fuzz=0 --batch --forward -s \
+			-d "$dir/src.tmp" <"$p"; then
+			die "patch ${p#"$IN"/} does not apply to $SRC_PKG"
+		fi
+	done
+	mv "$dir/src.tmp" "$dir/src"
+}
+
+# Every line of the fragment must hold in the final .config.
+verify_config() {
+	local config=$1 line opt dropped=()
+
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qxF "$line" "$config" || dropped+=("$line")
+			;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			if grep -q "^$opt=" "$config"; then
+				dropped+=("$line")
+			fi
+			;;
+		esac
+	done <"$FRAGMENT"
+	if [ ${#dropped[@]} -gt 0 ]; then
+		printf 'build-linux:   not as asked: %s\n' "${dropped[@]}" >&2
+		die "${#dropped[@]} option(s) of ${FRAGMENT#"$IN"/} were dropped"
+	fi
+}
+
+configure_kernel() {
+	local src=$1
+
+	[ -f "$src/.vpmu-configured" ] && return
+	log "make tinyconfig + ${FRAGMENT#"$IN"/}"
+	if ! (
+		cd "$src"
+		make -s tinyconfig
+		scripts/kconfig/merge_config.sh -m .config "$FRAGMENT"
+		make -s olddefconfig
+	) >"$src/../config.log" 2>&1; then
+		tail -n 20 "$src/../config.log" >&2
+		die "configuring the kernel failed (log: $src/../config.log)"
+	fi
+	verify_config "$src/.config"
+	touch "$src/.vpmu-configured"
+}
+
+# make in the background, a progress line every PROGRESS_SECS seconds.
+make_with_progress() {
+	local src=$1 logf=$2 pid n
+	shift 2
+
+	make -C "$src" -j"$JOBS" "$@" >"$logf" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep "$PROGRESS_SECS" &
+		wait $! || true
+		if kill -0 "$pid" 2>/dev/null; then
+			n=$(grep -c '^  CC ' "$logf" || true)
+			log "... $n files compiled, $(elapsed)"
+		fi
+	done
+	if ! wait "$pid"; then
+		tail -n 40 "$logf" >&2
+		die "make $* failed (full log: $logf)"
+	fi
+}
+
+build_kernel() {
+	local dir=$1 src=$1/src cc=gcc
+
+	[ -f "$dir/.vpmu-kernel" ] && return
+	if command -v ccache >/dev/null; then
+		cc="ccache gcc"
+		export CCACHE_DIR=${CCACHE_DIR:-$CACHE_ROOT/ccache}
+		export CCACHE_BASEDIR=$src
+	fi
+	log "make -j$JOBS vmlinux bzImage (cold build, 5-11 min on 2 cores)..."
+	make_with_progress "$src" "$dir/make.log" CC="$cc" \
+		KBUILD_BUILD_USER=vpmu KBUILD_BUILD_HOST=vpmu vmlinux bzImage
+	log "make headers (uapi headers for the init)"
+	make -s -C "$src" -j"$JOBS" headers >/dev/null
+	make -s -C "$src" kernelrelease >"$dir/kernelrelease"
+	touch "$dir/.vpmu-kernel"
+}
+
+# What the init knows of its kernel: entry_SYSCALL_64 (syscall-entry-fault)
+# and the UTS version that proves it runs on that kernel.
+kernel_build_h() {
+	local src=$1 entry uts
+
+	entry=$(awk '$3 == "entry_SYSCALL_64" { print $1 }' "$src/System.map")
+	uts=$(sed -n 's/^#define UTS_VERSION //p' \
+		"$src/include/generated/utsversion.h")
+	if [ -z "$entry" ] || [ -z "$uts" ]; then
+		die "entry_SYSCALL_64 or UTS_VERSION not found in $src"
+	fi
+	echo "/* Generated by scripts/build-linux.sh from $SRC_PKG. */"
+	echo "#define KERNEL_ENTRY_SYSCALL_64 0x${entry}UL"
+	echo "#define KERNEL_UTS_VERSION $uts"
+}
+
+# The init: nolibc from this very source tree, no C library at all.
+build_init() {
+	local dir=$1 src=$1/src gccinc f objs=()
+
+	gccinc=$(gcc -print-file-name=include)
+	mkdir -p "$dir/init.o"
+	kernel_build_h "$src" >"$dir/init.o/kernel_build.h"
+	log "building the nolibc init"
+	for f in $(init_sources); do
+		case "$f" in *.c) ;; *) continue ;; esac
+		gcc -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding \
+			-fno-stack-protector -fno-asynchronous-unwind-tables \
+			-fno-pie -nostdinc -I "$INIT_DIR/include" -I "$dir/init.o" \
+			-isystem "$gccinc" -isystem "$src/usr/include" \
+			-I "$src/tools/include/nolibc" -I "$IN/sdk/include" \
+			-include nolibc.h -c "$f" \
+			-o "$dir/init.o/$(basename "$f" .c).o"
+		objs+=("$dir/init.o/$(basename "$f" .c).o")
+	done
+	gcc -nostdlib -static -no-pie -o "$dir/init" "${objs[@]}" -lgcc
+}
+
+# newc cpio with /dev/console (init's first fds), /dev, /proc and /init.
+build_initrd() {
+	local dir=$1
+
+	cat >"$dir/initrd.list" <<-EOF
+		dir /dev 0755 0 0
+		nod /dev/console 0600 0 0 c 5 1
+		dir /proc 0755 0 0
+		file /init $dir/init 0755 0 0
+	EOF
+	"$dir/src/usr/gen_init_cpio" "$dir/initrd.list" >"$dir/initrd.cpio"
+}
+
+publish() {
+	local dir=$1 key=$2 f
+
+	mkdir -p "$OUT_DIR"
+	for f in vmlinux arch/x86/boot/bzImage; do
+		cp -f "$dir/src/$f" "$OUT_DIR/"
+	done
+	cp -f "$dir/initrd.cpio" "$dir/init" "$OUT_DIR/"
+	{
+		echo "kernelrelease $(cat "$dir/kernelrelease")"
+		echo "source $SRC_PKG $(dpkg-query -W -f='${Version}' "$SRC_PKG")"
+		echo "key $key"
+		echo "cache $dir"
+	} >"$OUT_DIR/kernel.version"
+}
+
+main() {
+	local key dir
+
+	install_packages
+	mkdir -p "$CACHE_ROOT"
+	TMP_IN=$(mktemp -d "$CACHE_ROOT/inputs.XXXXXX")
+	trap 'rm -rf "$TMP_IN"' EXIT
+	snapshot_inputs "$TMP_IN"
+	use_inputs "$TMP_IN"
+	key=$(cache_key)
+	dir=$CACHE_ROOT/linux-$key
+	mkdir -p "$dir"
+	exec 9>"$dir.lock"
+	flock 9
+	[ -d "$dir/inputs" ] || mv "$TMP_IN" "$dir/inputs"
+	use_inputs "$dir/inputs"
+	if [ -f "$dir/.vpmu-done" ]; then
+		log "cached build linux-$key"
+	else
+		log "building linux-$key in $dir"
+		prepare_source "$dir"
+		configure_kernel "$dir/src"
+		build_kernel "$dir"
+		build_init "$dir"
+		build_initrd "$dir"
+		touch "$dir/.vpmu-done"
+	fi
+	publish "$dir" "$key"
+	log "done in $(elapsed): $OUT_DIR/{vmlinux,bzImage,initrd.cpio}" \
+		"($(cat "$dir/kernelrelease"))"
+}
+
+main "$@"

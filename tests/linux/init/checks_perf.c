@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/*
+ * checks_perf.c: Linux perf on vpmu's architectural PMU, through
+ * perf_event_open(2) directly. Raw events use vpmu's hypervisor codes
+ * (pvpmu/abi.h section 9): the same config on Intel (umask << 8 | event)
+ * and AMD (event bits 0-7, umask 8-15).
+ */
+#include "init.h"
+
+#include "pvpmu/abi.h"
+
+#include <linux/perf_event.h>
+
+#define PIO_COUNT      1000ULL
+#define LOOP_MS        200ULL
+#define SAMPLE_MS      300ULL
+#define MS_PER_SEC     1000ULL
+#define RING_PAGES     8UL
+#define PAGE_BYTES     4096UL
+#define MIN_SAMPLES    20ULL
+#define MIN_HOT_PCT    90ULL
+#define CYCLES_TOL_PPM 10000ULL /* 1 % */
+#define PPM            1000000ULL
+
+/* What a PERF_FORMAT_GROUP read of a 2-event group returns. */
+struct group_read {
+	unsigned long long nr;
+	unsigned long long time_enabled;
+	unsigned long long time_running;
+	unsigned long long value[2];
+};
+
+/* A PERF_SAMPLE_IP | PERF_SAMPLE_TID record. */
+struct sample_rec {
+	struct perf_event_header header;
+	unsigned long long ip;
+	unsigned int pid, tid;
+};
+
+static long open_event(unsigned int type, unsigned long long config,
+		       int group_fd)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size     = sizeof(attr);
+	attr.type     = type;
+	attr.config   = config;
+	attr.disabled = group_fd < 0;
+	if (group_fd < 0)
+		attr.read_format = PERF_FORMAT_GROUP |
+				   PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return sys_call_perf_event_open(&attr, 0, -1, group_fd, 0);
+}
+
+static long ctl(long fd, unsigned long req, unsigned long arg)
+{
+	return sys_ioctl((int)fd, req, (void *)arg);
+}
+
+/*
+ * hv-pio-exact: PIO exits counted by the VMM while the task runs N OUTs to
+ * the null port. The enable/disable ioctls are WRMSRs, not PIO: exactly N.
+ */
+static enum result check_hv_pio_exact(struct report *r)
+{
+	unsigned long long count = 0, i;
+	long fd, ret;
+
+	fd = open_event(PERF_TYPE_RAW, PVPMU_EV_HV_PIO, -1);
+	if (fd < 0)
+		return fail_errno(r, "perf_event_open(raw hv_pio)", fd);
+	ret = sys_call_ioperm(PVPMU_PORT_NULL, 1, 1);
+	if (ret < 0) {
+		sys_close((int)fd);
+		return fail_errno(r, "ioperm(null port)", ret);
+	}
+	ctl(fd, PERF_EVENT_IOC_RESET, 0);
+	ctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (i = 0; i < PIO_COUNT; i++)
+		outb_port(0, PVPMU_PORT_NULL);
+	ctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ret = sys_read((int)fd, &count, sizeof(count));
+	sys_close((int)fd);
+	if (ret != sizeof(count))
+		return fail_errno(r, "read", ret < 0 ? ret : -5);
+	detail(r, "outs=%llu counted=%llu", PIO_COUNT, count);
+	return count == PIO_COUNT ? RES_PASS : RES_FAIL;
+}
+
+static unsigned long long ppm_of(unsigned long long a, unsigned long long b)
+{
+	unsigned long long d = a > b ? a - b : b - a;
+
+	return b ? d * PPM / b : PPM;
+}
+
+/* a/b as "x.yyyy" (b > 0). */
+static void detail_ratio(struct report *r, const char *name,
+			 unsigned long long a, unsigned long long b)
+{
+	unsigned long long x = b ? a * 10000ULL / b : 0;
+
+	detail(r, "%s=%llu.%04llu", name, x / 10000ULL, x % 10000ULL);
+}
+
+/* Open the cycles leader and the hv_guest_cycles member. */
+static enum result open_cycles_group(struct report *r, long *lead, long *src)
+{
+	*lead = open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, -1);
+	if (*lead < 0)
+		return fail_errno(r, "perf_event_open(cycles)", *lead);
+	*src = open_event(PERF_TYPE_RAW, PVPMU_EV_HV_GUEST_CYCLES, (int)*lead);
+	if (*src < 0) {
+		sys_close((int)*lead);
+		return fail_errno(r, "perf_event_open(raw hv_guest_cycles)",
+				  *src);
+	}
+	return RES_PASS;
+}
+
+/*
+ * cycles-vs-source: CPU cycles (counted by the VMM from guest run time) and
+ * hv_guest_cycles in one group over a ring-3 loop agree within 1 %.
+ */
+static enum result check_cycles_vs_source(struct report *r)
+{
+	unsigned long long loop = tsc_hz() * LOOP_MS / MS_PER_SEC, t0, t1;
+	struct group_read g;
+	long lead = -1, src = -1, ret;
+
+	if (open_cycles_group(r, &lead, &src) != RES_PASS)
+		return RES_FAIL;
+	memset(&g, 0, sizeof(g));
+	ctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	t0 = rdtsc_now();
+	spin_tsc(loop);
+	t1 = rdtsc_now();
+	ctl(lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	ret = sys_read((int)lead, &g, sizeof(g));
+	sys_close((int)src);
+	sys_close((int)lead);
+	if (ret != sizeof(g))
+		return fail_errno(r, "read group", ret < 0 ? ret : -5);
+	detail(r, "cycles=%llu source=%llu dev_ppm=%llu", g.value[0],
+	       g.value[1], ppm_of(g.value[0], g.value[1]));
+	detail_ratio(r, "cycles/loop_tsc", g.value[0], t1 - t0);
+	detail(r, "enabled=%llu running=%llu", g.time_enabled, g.time_running);
+	if (g.nr != 2 || g.time_running != g.time_enabled || !g.value[1])
+		return RES_FAIL;
+	return ppm_of(g.value[0], g.value[1]) <= CYCLES_TOL_PPM ? RES_PASS
+								: RES_FAIL;
+}
+
+/* The sampled hot function, alone in its section to know its range. */
+extern const char __start_vpmu_hot[], __stop_vpmu_hot[];
+static volatile unsigned long long hot_sink;
+
+__attribute__((noinline, section("vpmu_hot"))) static unsigned long long
+hot_loop(unsigned long long end)
+{
+	unsigned long long x = 1, lo, hi;
+
+	do {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	} while (((hi << 32) | lo) < end);
+	return x;
+}
+
+static long open_sampling(unsigned long long period)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size          = sizeof(attr);
+	attr.type          = PERF_TYPE_HARDWARE;
+	attr.config        = PERF_COUNT_HW_CPU_CYCLES;
+	attr.sample_period = period;
+	attr.sample_type   = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	attr.disabled      = 1;
+	return sys_call_perf_event_open(&attr, 0, -1, -1, 0);
+}
+
+/* Copy `len` bytes at ring offset `off` (records may wrap). */
+static void ring_copy(void *dst, const unsigned char *data, unsigned long off,
+		      unsigned long len)
+{
+	unsigned char *d = dst;
+	unsigned long i, size = RING_PAGES * PAGE_BYTES;
+
+	for (i = 0; i < len; i++)
+		d[i] = data[(off + i) % size];
+}
+
+/* Count samples, and those whose IP is in the hot function. */
+static void ring_count(const struct perf_event_mmap_page *meta,
+		       unsigned long long *all, unsigned long long *hot)
+{
+	const unsigned char *data = (const unsigned char *)meta + PAGE_BYTES;
+	unsigned long long head = meta->data_head, off = meta->data_tail;
+	struct sample_rec s;
+
+	__sync_synchronize();
+	while (off + sizeof(s.header) <= head) {
+		ring_copy(&s, data, (unsigned long)off, sizeof(s));
+		if (!s.header.size)
+			break;
+		if (s.header.type == PERF_RECORD_SAMPLE) {
+			(*all)++;
+			*hot += s.ip >= (unsigned long)__start_vpmu_hot &&
+				s.ip < (unsigned long)__stop_vpmu_hot;
+		}
+		off += s.header.size;
+	}
+}
+
+static enum result sampling_verdict(struct report *r, unsigned long long all,
+				    unsigned long long hot)
+{
+	detail(r, "samples=%llu in_hot=%llu", all, hot);
+	if (all < MIN_SAMPLES || hot * 100ULL < all * MIN_HOT_PCT)
+		return RES_FAIL;
+	return RES_PASS;
+}
+
+/*
+ * cycles-sampling: ~1 kHz cycle samples of a hot function: at least 20
+ * samples over 300 ms, at least 90 % of their IPs in the function.
+ */
+static enum result check_cycles_sampling(struct report *r)
+{
+	unsigned long long hz = tsc_hz(), all = 0, hot = 0;
+	unsigned long size = (1 + RING_PAGES) * PAGE_BYTES;
+	void *ring;
+	long fd;
+
+	fd = open_sampling(hz / MS_PER_SEC);
+	if (fd < 0)
+		return fail_errno(r, "perf_event_open(cycles, sampling)", fd);
+	ring = sys_mmap(0, size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd,
+			0);
+	if ((unsigned long)ring >= (unsigned long)-4095) {
+		sys_close((int)fd);
+		return fail_errno(r, "mmap ring", (long)ring);
+	}
+	ctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	hot_sink = hot_loop(rdtsc_now() + hz * SAMPLE_MS / MS_PER_SEC);
+	ctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ring_count(ring, &all, &hot);
+	detail(r, "period=%llu hot=[0x%lx,0x%lx)", hz / MS_PER_SEC,
+	       (unsigned long)__start_vpmu_hot, (unsigned long)__stop_vpmu_hot);
+	sys_munmap(ring, size);
+	sys_close((int)fd);
+	return sampling_verdict(r, all, hot);
+}
+
+const struct check perf_checks[] = {
+	{"hv-pio-exact", GROUP_PERF, check_hv_pio_exact},
+	{"cycles-vs-source", GROUP_PERF, check_cycles_vs_source},
+	{"cycles-sampling", GROUP_PERF, check_cycles_sampling},
+};
+const unsigned int perf_checks_count =
+	sizeof(perf_checks) / sizeof(perf_checks[0]);
