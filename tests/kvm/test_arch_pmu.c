@@ -50,7 +50,7 @@ Test(vmm_arch_pmu, amd_v2_global_registers_and_pmi)
 {
 	RUN("run", GUEST("arch_amd"), "--pmu", "amd-v2");
 	HAS(res.out, "arch_amd: model amd-v2");
-	PASSES("arch_amd: ok, 135 checks");
+	PASSES("arch_amd: ok, 136 checks");
 }
 
 Test(vmm_arch_pmu, none_keeps_every_pmu_msr_gp)
@@ -78,7 +78,7 @@ Test(vmm_arch_pmu, auto_follows_the_host_vendor)
 	} else {
 		RUN("run", GUEST("arch_amd"));
 		HAS(res.out, "arch_amd: model amd-v2");
-		PASSES("arch_amd: ok, 135 checks");
+		PASSES("arch_amd: ok, 136 checks");
 	}
 }
 
@@ -144,7 +144,7 @@ Test(vmm_arch_pmu, model_from_the_domain_xml)
 	PASSES("arch_amd: ok, 116 checks");
 	RUN("run", xml, "--pmu", "amd-v2");
 	HAS(res.out, "arch_amd: model amd-v2");
-	PASSES("arch_amd: ok, 135 checks");
+	PASSES("arch_amd: ok, 136 checks");
 	unlink(xml);
 }
 

@@ -185,8 +185,24 @@ static enum result check_syscall_entry_fault(struct report *r)
 	return pid == 1 && ebadf == -9 ? RES_PASS : RES_FAIL;
 }
 
+#define HOLD_MS 8000ULL
+
+/*
+ * hold: busy in ring 3 for HOLD_MS, announced on the console, so a host
+ * operator (`vpmu stat` in tests/linux/test_linux.c) measures a running
+ * Linux guest.
+ */
+static enum result check_hold(struct report *r)
+{
+	say("vpmu-init: holding for %llu ms\n", HOLD_MS);
+	spin_tsc(tsc_hz() * HOLD_MS / 1000ULL);
+	detail(r, "held %llu ms", HOLD_MS);
+	return RES_PASS;
+}
+
 const struct check sys_checks[] = {
 	{"cpuinfo", GROUP_BOOT, check_cpuinfo},
+	{"hold", GROUP_HOLD, check_hold},
 	{"syscall-abi", GROUP_SYS, check_syscall_abi},
 	{"syscall-entry-fault", GROUP_SYS, check_syscall_entry_fault},
 };

@@ -31,6 +31,7 @@ static const struct selection selections[] = {
 	{"mp", GROUP_BOOT | GROUP_MP},
 	{"all", GROUP_ALL},
 	{"panic", 0},
+	{"hold", GROUP_BOOT | GROUP_HOLD},
 };
 
 struct totals {

@@ -23,6 +23,7 @@ enum result {
 #define GROUP_SYS  (1U << 1) /* system call ABI */
 #define GROUP_PERF (1U << 2) /* perf_event_open on the vpmu PMU */
 #define GROUP_MP   (1U << 3) /* more than one user process */
+#define GROUP_HOLD (1U << 4) /* stay busy in ring 3 for host operators */
 #define GROUP_ALL  (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
 
 /* The detail text of one check, printed after its result. */
