@@ -86,7 +86,7 @@ static void registers(int fd)
 {
 	pfarg_pmc_t pmc[2] = {
 		{.reg_num = 0, .reg_value = evsel("hv_hypercalls")},
-		{.reg_num = 1, .reg_value = evsel("cycles")},
+		{.reg_num = 1, .reg_value = evsel("instructions")},
 	};
 	pfarg_pmd_t pmd = {.reg_num = 0, .reg_value = 5};
 
