@@ -155,6 +155,22 @@ static int check_segments(const Elf64_Ehdr *eh, const Elf64_Phdr *ph,
 	return 0;
 }
 
+/* Every check on (file) before anything is copied; (*ph) its headers. */
+static int check_image(const void *file, size_t file_size, uint64_t mem_size,
+		       uint64_t min_gpa, const Elf64_Phdr **ph, char *err,
+		       size_t errlen)
+{
+	const Elf64_Ehdr *eh = file;
+	int ret;
+
+	ret = check_header(eh, file_size, err, errlen);
+	if (ret)
+		return ret;
+	*ph = (const Elf64_Phdr *)((const char *)file + eh->e_phoff);
+	return check_segments(eh, *ph, file_size, mem_size, min_gpa, err,
+			      errlen);
+}
+
 int vmm_elf_load(const void *file, size_t file_size, void *mem,
 		 uint64_t mem_size, uint64_t min_gpa, uint64_t *entry,
 		 char *err, size_t errlen)
@@ -164,11 +180,7 @@ int vmm_elf_load(const void *file, size_t file_size, void *mem,
 	unsigned int i;
 	int ret;
 
-	ret = check_header(eh, file_size, err, errlen);
-	if (ret)
-		return ret;
-	ph  = (const Elf64_Phdr *)((const char *)file + eh->e_phoff);
-	ret = check_segments(eh, ph, file_size, mem_size, min_gpa, err, errlen);
+	ret = check_image(file, file_size, mem_size, min_gpa, &ph, err, errlen);
 	if (ret)
 		return ret;
 
@@ -193,11 +205,7 @@ int vmm_elf_extent(const void *file, size_t file_size, uint64_t *end, char *err,
 	unsigned int i;
 	int ret;
 
-	ret = check_header(eh, file_size, err, errlen);
-	if (ret)
-		return ret;
-	ph  = (const Elf64_Phdr *)((const char *)file + eh->e_phoff);
-	ret = check_segments(eh, ph, file_size, UINT64_MAX, 0, err, errlen);
+	ret = check_image(file, file_size, UINT64_MAX, 0, &ph, err, errlen);
 	if (ret)
 		return ret;
 	*end = 0;
