@@ -125,7 +125,7 @@ Test(linux_guest, bad_kernel_and_missing_initrd_are_refused_clearly)
 	linux_require();
 	RUN("run", "--kernel", INITRD, "--append", "x");
 	STATUS(1);
-	HAS(res.err, "not a guest image");
+	HAS(res.err, "bad magic"); /* neither ELF nor bzImage */
 	RUN("run", "--kernel", VMLINUX, "--initrd", LINUX_DIR "no-such.cpio");
 	STATUS(1);
 	HAS(res.err, "initrd " LINUX_DIR "no-such.cpio: cannot open");

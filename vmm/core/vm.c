@@ -85,31 +85,36 @@ static int setup_devices(struct vmm_vm *vm)
  * KVM's irqchip and PIT, which must exist before its vCPUs. An image that
  * cannot be read yet is left to vmm_vm_load() to report.
  */
-static void detect_image(struct vmm_vm *vm, const struct vmm_config *cfg)
+static bool detect_image(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
 	struct vmm_image_file f;
 	char msg[8];
+	bool known;
 
 	vm->image_kind = VMM_IMAGE_ELF;
 	if (!cfg->image[0] || vmm_image_map(cfg->image, &f, msg, sizeof(msg)))
-		return;
-	if (vmm_image_detect(f.data, f.size, &vm->image_kind, msg, sizeof(msg)))
+		return false;
+	known = !vmm_image_detect(f.data, f.size, &vm->image_kind, msg,
+				  sizeof(msg));
+	if (!known)
 		vm->image_kind = VMM_IMAGE_ELF;
 	vmm_image_unmap(&f);
+	return known;
 }
 
 static int setup_linux(struct vmm_vm *vm, const struct vmm_config *cfg,
-		       char *err, size_t errlen)
+		       bool known, char *err, size_t errlen)
 {
 	int ret;
 
 	if (vm->image_kind == VMM_IMAGE_ELF) {
-		if (cfg->initrd[0] || cfg->has_cmdline)
-			return fail(err, errlen, -EINVAL,
-				    "%s: --initrd and --append are for Linux "
-				    "images; this is a %s",
-				    cfg->image,
-				    vmm_image_kind_name(vm->image_kind));
+		if (known && (cfg->initrd[0] || cfg->has_cmdline)) {
+			fail(err, errlen, 0,
+			     "%s: --initrd and --append are for Linux images; "
+			     "this is a %s",
+			     cfg->image, vmm_image_kind_name(vm->image_kind));
+			return -EINVAL;
+		}
 		return 0;
 	}
 	snprintf(vm->initrd, sizeof(vm->initrd), "%s", cfg->initrd);
@@ -250,6 +255,7 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 {
 	struct vmm_vm *vm;
 	unsigned int i;
+	bool known;
 	int ret;
 
 	vm = calloc(1, sizeof(*vm));
@@ -269,12 +275,12 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 	}
 	for (i = 0; i < vm->nr_vcpus; i++)
 		vm->vcpus[i].fd = -1;
-	detect_image(vm, cfg);
-	ret = open_kvm(vm, err, errlen);
+	known = detect_image(vm, cfg);
+	ret   = open_kvm(vm, err, errlen);
 	if (!ret)
 		ret = map_ram(vm, err, errlen);
 	if (!ret)
-		ret = setup_linux(vm, cfg, err, errlen);
+		ret = setup_linux(vm, cfg, known, err, errlen);
 	if (!ret) {
 		ret = setup_devices(vm);
 		if (ret)

@@ -18,8 +18,9 @@
 #define RING_PAGES     8UL
 #define PAGE_BYTES     4096UL
 #define MIN_SAMPLES    20ULL
-#define MIN_HOT_PCT    90ULL
-#define CYCLES_TOL_PPM 10000ULL /* 1 % */
+#define MIN_HOT_PCT    90ULL             /* of the user-mode samples */
+#define USER_TOP       0x800000000000ULL /* x86-64 user addresses are below */
+#define CYCLES_TOL_PPM 10000ULL          /* 1 % */
 #define PPM            1000000ULL
 
 /* What a PERF_FORMAT_GROUP read of a 2-event group returns. */
@@ -27,7 +28,7 @@ struct group_read {
 	unsigned long long nr;
 	unsigned long long time_enabled;
 	unsigned long long time_running;
-	unsigned long long value[2];
+	unsigned long long value[4];
 };
 
 /* A PERF_SAMPLE_IP | PERF_SAMPLE_TID record. */
@@ -107,55 +108,81 @@ static void detail_ratio(struct report *r, const char *name,
 }
 
 /*
- * Open the cycles leader and the member counting their source on a host
- * without a PMU: the vCPU thread's task-clock (host software event, ns).
+ * The cycles leader and, in its group, what vpmu counts them from on a host
+ * without a PMU: the vCPU thread's task-clock (ns), and the VMM's own TSC
+ * rate as hv_guest_cycles / hv_run_ns (both from one run-time clock).
  */
-static enum result open_cycles_group(struct report *r, long *lead, long *src)
+static const unsigned long long cycles_members[] = {
+	PVPMU_EV_SW_TASK_CLOCK,
+	PVPMU_EV_HV_GUEST_CYCLES,
+	PVPMU_EV_HV_RUN_NS,
+};
+
+#define NR_MEMBERS (sizeof(cycles_members) / sizeof(cycles_members[0]))
+
+static enum result open_cycles_group(struct report *r, long *fds)
 {
-	*lead = open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, -1, 1);
-	if (*lead < 0)
-		return fail_errno(r, "perf_event_open(cycles)", *lead);
-	*src = open_event(PERF_TYPE_RAW, PVPMU_EV_SW_TASK_CLOCK, (int)*lead, 1);
-	if (*src < 0) {
-		sys_close((int)*lead);
-		return fail_errno(r, "perf_event_open(raw task-clock)", *src);
+	unsigned int i;
+
+	fds[0] =
+		open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, -1, 1);
+	if (fds[0] < 0)
+		return fail_errno(r, "perf_event_open(cycles)", fds[0]);
+	for (i = 0; i < NR_MEMBERS; i++) {
+		fds[i + 1] = open_event(PERF_TYPE_RAW, cycles_members[i],
+					(int)fds[0], 1);
+		if (fds[i + 1] < 0) {
+			long err = fds[i + 1];
+
+			detail(r, "member 0x%llx: ", cycles_members[i]);
+			while (i-- > 0)
+				sys_close((int)fds[i + 1]);
+			sys_close((int)fds[0]);
+			return fail_errno(r, "perf_event_open(raw)", err);
+		}
 	}
 	return RES_PASS;
 }
 
 /*
  * cycles-vs-source: on a host without a PMU vpmu counts cycles as the vCPU
- * thread's task-clock at the TSC rate (vpmu events, vpmu/arch/README.md).
- * Both in one group over a ring-3 loop: cycles within 1 % of task-clock ns
- * x TSC rate. cycles against the loop's own TSC ticks is printed only (it
- * also holds host time spent on this vCPU's exits, and preemption).
+ * thread's task-clock at the VMM's TSC rate (vpmu events,
+ * vpmu/arch/README.md). In one group over a ring-3 loop: cycles within 1 %
+ * of task-clock ns x (hv_guest_cycles / hv_run_ns). cycles against the
+ * loop's own TSC ticks is printed only (it also holds host time spent on
+ * this vCPU's exits, and the guest's TSC calibration).
  */
 static enum result check_cycles_vs_source(struct report *r)
 {
 	unsigned long long loop = tsc_hz() * LOOP_MS / MS_PER_SEC, t0, t1, want;
 	struct group_read g;
-	long lead = -1, src = -1, ret;
+	long fds[1 + NR_MEMBERS], ret;
+	unsigned int i;
 
-	if (open_cycles_group(r, &lead, &src) != RES_PASS)
+	if (open_cycles_group(r, fds) != RES_PASS)
 		return RES_FAIL;
 	memset(&g, 0, sizeof(g));
-	ctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	ctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 	t0 = rdtsc_now();
 	spin_tsc(loop);
 	t1 = rdtsc_now();
-	ctl(lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-	ret = sys_read((int)lead, &g, sizeof(g));
-	sys_close((int)src);
-	sys_close((int)lead);
+	ctl(fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	ret = sys_read((int)fds[0], &g, sizeof(g));
+	for (i = 0; i <= NR_MEMBERS; i++)
+		sys_close((int)fds[i]);
 	if (ret != sizeof(g))
 		return fail_errno(r, "read group", ret < 0 ? ret : -5);
-	want = g.value[1] * (tsc_hz() / 1000ULL) / 1000000ULL;
+	want = g.value[3] ? (unsigned long long)((unsigned __int128)g.value[1] *
+						 g.value[2] / g.value[3])
+			  : 0;
 	detail(r,
-	       "cycles=%llu task_clock_ns=%llu source_cycles=%llu dev_ppm=%llu",
-	       g.value[0], g.value[1], want, ppm_of(g.value[0], want));
+	       "cycles=%llu task_clock_ns=%llu vmm_tsc_khz=%llu "
+	       "source_cycles=%llu dev_ppm=%llu",
+	       g.value[0], g.value[1],
+	       g.value[3] ? g.value[2] * 1000000ULL / g.value[3] : 0, want,
+	       ppm_of(g.value[0], want));
 	detail_ratio(r, "cycles/loop_tsc", g.value[0], t1 - t0);
-	detail(r, "enabled=%llu running=%llu", g.time_enabled, g.time_running);
-	if (g.nr != 2 || g.time_running != g.time_enabled || !want)
+	if (g.nr != 1 + NR_MEMBERS || g.time_running != g.time_enabled || !want)
 		return RES_FAIL;
 	return ppm_of(g.value[0], want) <= CYCLES_TOL_PPM ? RES_PASS : RES_FAIL;
 }
@@ -203,7 +230,8 @@ static void ring_copy(void *dst, const unsigned char *data, unsigned long off,
 
 /* Count samples, and those whose IP is in the hot function. */
 static void ring_count(const struct perf_event_mmap_page *meta,
-		       unsigned long long *all, unsigned long long *hot)
+		       unsigned long long *all, unsigned long long *hot,
+		       unsigned long long *kernel)
 {
 	const unsigned char *data = (const unsigned char *)meta + PAGE_BYTES;
 	unsigned long long head = meta->data_head, off = meta->data_tail;
@@ -214,7 +242,9 @@ static void ring_count(const struct perf_event_mmap_page *meta,
 		ring_copy(&s, data, (unsigned long)off, sizeof(s));
 		if (!s.header.size)
 			break;
-		if (s.header.type == PERF_RECORD_SAMPLE) {
+		if (s.header.type == PERF_RECORD_SAMPLE && s.ip >= USER_TOP) {
+			(*kernel)++; /* e.g. the PMI handler's own exits */
+		} else if (s.header.type == PERF_RECORD_SAMPLE) {
 			(*all)++;
 			*hot += s.ip >= (unsigned long)__start_vpmu_hot &&
 				s.ip < (unsigned long)__stop_vpmu_hot;
@@ -224,9 +254,11 @@ static void ring_count(const struct perf_event_mmap_page *meta,
 }
 
 static enum result sampling_verdict(struct report *r, unsigned long long all,
-				    unsigned long long hot)
+				    unsigned long long hot,
+				    unsigned long long kernel)
 {
-	detail(r, "samples=%llu in_hot=%llu", all, hot);
+	detail(r, "user_samples=%llu in_hot=%llu kernel_samples=%llu", all, hot,
+	       kernel);
 	if (all < MIN_SAMPLES || hot * 100ULL < all * MIN_HOT_PCT)
 		return RES_FAIL;
 	return RES_PASS;
@@ -234,11 +266,13 @@ static enum result sampling_verdict(struct report *r, unsigned long long all,
 
 /*
  * cycles-sampling: ~1 kHz cycle samples of a hot function: at least 20
- * samples over 300 ms, at least 90 % of their IPs in the function.
+ * user-mode samples over 300 ms, at least 90 % of their IPs in the
+ * function. Kernel-mode samples (cycles also count the guest kernel, e.g.
+ * its PMI handler, whose MSR accesses are exits) are counted and printed.
  */
 static enum result check_cycles_sampling(struct report *r)
 {
-	unsigned long long hz = tsc_hz(), all = 0, hot = 0;
+	unsigned long long hz = tsc_hz(), all = 0, hot = 0, kernel = 0;
 	unsigned long size = (1 + RING_PAGES) * PAGE_BYTES;
 	void *ring;
 	long fd;
@@ -255,12 +289,12 @@ static enum result check_cycles_sampling(struct report *r)
 	ctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	hot_sink = hot_loop(rdtsc_now() + hz * SAMPLE_MS / MS_PER_SEC);
 	ctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	ring_count(ring, &all, &hot);
+	ring_count(ring, &all, &hot, &kernel);
 	detail(r, "period=%llu hot=[0x%lx,0x%lx)", hz / MS_PER_SEC,
 	       (unsigned long)__start_vpmu_hot, (unsigned long)__stop_vpmu_hot);
 	sys_munmap(ring, size);
 	sys_close((int)fd);
-	return sampling_verdict(r, all, hot);
+	return sampling_verdict(r, all, hot, kernel);
 }
 
 const struct check perf_checks[] = {
