@@ -144,7 +144,7 @@ static const char *state_name(unsigned char st)
 					    "paused",  "shutdown", "shutoff",
 					    "crashed", "suspended"};
 
-	return st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
+	return st < ARRAY_SIZE(names) ? names[st] : "unknown";
 }
 
 static void print_domain(virDomainPtr d, struct json_object *jdoms)

@@ -239,7 +239,7 @@ static int open_file(struct record *r)
 
 static void progress(struct record *r, uint64_t *last)
 {
-	uint64_t now = ops_now_ns();
+	uint64_t now = vpmu_monotonic_ns();
 	bool tty     = isatty(STDERR_FILENO);
 
 	if (now - *last < (tty ? 1 : 10) * 1000000000ULL)
@@ -259,8 +259,8 @@ static const char *run(struct record *r)
 	uint64_t last = r->t0, next = r->t0;
 
 	while (!stop_flag && r->s.nr_live && !r->write_err &&
-	       ops_now_ns() < end) {
-		if (ops_now_ns() >= next) {
+	       vpmu_monotonic_ns() < end) {
+		if (vpmu_monotonic_ns() >= next) {
 			drain_all(r);
 			next += 100000000ULL;
 		}
@@ -288,7 +288,7 @@ static int finish(struct record *r, const char *why)
 		rec_abort(&r->w);
 		return 1;
 	}
-	ret = rec_finish(&r->w, r->lost, ops_now_ns() - r->t0, why);
+	ret = rec_finish(&r->w, r->lost, vpmu_monotonic_ns() - r->t0, why);
 	if (ret) {
 		fprintf(stderr, "vpmu record: %s: %s\n", r->o.out,
 			strerror(-ret));
@@ -327,7 +327,7 @@ int vmm_cmd_record(int argc, char **argv)
 		free(r.vm_lost);
 		return 1;
 	}
-	r.t0 = ops_now_ns();
+	r.t0 = vpmu_monotonic_ns();
 	why  = run(&r);
 	ret  = finish(&r, why);
 	ops_close(&r.s);

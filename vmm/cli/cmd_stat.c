@@ -205,7 +205,7 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 
 static void report(struct stat_state *st, bool final)
 {
-	double t = (double)(ops_now_ns() - st->t0) / 1e9;
+	double t = (double)(vpmu_monotonic_ns() - st->t0) / 1e9;
 	struct stat_row all[OPS_EVENTS_MAX];
 	unsigned int vm, e, n = 0;
 
@@ -236,7 +236,7 @@ static void report(struct stat_state *st, bool final)
 
 static void progress(struct stat_state *st, uint64_t *last)
 {
-	uint64_t now = ops_now_ns();
+	uint64_t now = vpmu_monotonic_ns();
 	bool tty     = isatty(STDERR_FILENO);
 
 	if (st->o.interval_ms || now - *last < (tty ? 1 : 10) * 1000000000ULL)
@@ -258,7 +258,7 @@ static void run(struct stat_state *st)
 	uint64_t last = st->t0, now;
 
 	while (!stop_flag && st->s.nr_live) {
-		now = ops_now_ns();
+		now = vpmu_monotonic_ns();
 		if (now >= end)
 			break;
 		if (now >= next) {
@@ -377,7 +377,7 @@ int vmm_cmd_stat(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	st.t0 = ops_now_ns();
+	st.t0 = vpmu_monotonic_ns();
 	run(&st);
 	report(&st, true);
 	ret = st.s.nr_live ? 0 : 1;

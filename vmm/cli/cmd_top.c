@@ -210,10 +210,10 @@ int vmm_cmd_top(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	ret  = setup(&t) ? 1 : 0;
-	next = ops_now_ns();
+	next = vpmu_monotonic_ns();
 	for (iter = 1; !ret && !stop_flag && t.s.nr_live; iter++) {
 		next += (uint64_t)(t.delay * 1e9);
-		while (!stop_flag && ops_now_ns() < next) {
+		while (!stop_flag && vpmu_monotonic_ns() < next) {
 			ops_check_alive(&t.s);
 			usleep(10000);
 		}

@@ -15,6 +15,7 @@
 
 #include "ctl_proto.h"
 #include "vm_registry.h"
+#include "vpmu_common.h"
 
 #define VMM_CLIENT_TIMEOUT_MS 5000
 
@@ -172,8 +173,5 @@ struct ops_select {
  */
 int ops_select_arg(struct ops_select *sel, int argc, char **argv, int *i,
 		   const char *prog);
-
-/* Monotonic time in ns. */
-uint64_t ops_now_ns(void);
 
 #endif /* VMM_CLIENT_H */

@@ -19,14 +19,6 @@
 #include "pvpmu/abi.h"
 #include "pvpmu/catalog.h"
 
-uint64_t ops_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static int add_event(struct ops_session *s, const char *name)
 {
 	const struct pvpmu_event_desc *d = pvpmu_catalog_find(name);

@@ -9,6 +9,7 @@
  * message naming the option, so the parser can run many times per process.
  */
 #include "vm_config.h"
+#include "vpmu_common.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -46,7 +47,7 @@ static const struct {
 	[OPT_APPEND] = {"append", true},
 };
 
-#define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
+#define NR_OPTIONS (ARRAY_SIZE(options))
 
 /* What the command line said; values point into argv. NULL: not given. */
 struct run_args {

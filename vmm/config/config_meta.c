@@ -17,6 +17,7 @@
  * namespace is an error that names it, so a typo is never silently ignored.
  */
 #include "vm_config.h"
+#include "vpmu_common.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -164,7 +165,7 @@ static const struct meta_elem meta_elems[] = {
 	 read_limits},
 };
 
-#define NR_META_ELEMS (sizeof(meta_elems) / sizeof(meta_elems[0]))
+#define NR_META_ELEMS (ARRAY_SIZE(meta_elems))
 
 static int check_attrs(const struct vmm_xml_src *src, xmlNode *n,
 		       const char *const *allowed)

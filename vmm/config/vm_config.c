@@ -7,6 +7,7 @@
  * same words and differ only in where they say it came from.
  */
 #include "vm_config.h"
+#include "vpmu_common.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -99,13 +100,11 @@ int vmm_config_parse_size(const char *text, uint64_t *out)
 	memcpy(digits, text, n);
 	digits[n] = '\0';
 	if (*p) {
-		for (i = 0;
-		     i < sizeof(size_suffixes) / sizeof(size_suffixes[0]);
-		     i++) {
+		for (i = 0; i < ARRAY_SIZE(size_suffixes); i++) {
 			if (strcasecmp(p, size_suffixes[i].suffix) == 0)
 				break;
 		}
-		if (i == sizeof(size_suffixes) / sizeof(size_suffixes[0]))
+		if (i == ARRAY_SIZE(size_suffixes))
 			return -EINVAL;
 		shift = size_suffixes[i].shift;
 	}
@@ -123,8 +122,7 @@ static void format_size(uint64_t bytes, char *buf, size_t len)
 					    "TiB",   "PiB", "EiB"};
 	unsigned int u                   = 0;
 
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && bytes &&
-	       (bytes & 1023) == 0) {
+	while (u + 1 < ARRAY_SIZE(units) && bytes && (bytes & 1023) == 0) {
 		bytes >>= 10;
 		u++;
 	}
@@ -209,7 +207,7 @@ int vmm_config_check_pmu_model(const char *where, const char *model, char *err,
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(pmu_models) / sizeof(pmu_models[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(pmu_models); i++) {
 		if (strcmp(model, pmu_models[i]) == 0)
 			return 0;
 	}

@@ -75,14 +75,6 @@ struct vmm_vcpu_stats *vmm_vcpu_stats(struct vmm_vcpu *vcpu)
 	return &vcpu->stats;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Can (vcpu) take its pending notification? Caller holds vm->lock. */
 static bool irq_deliverable(const struct vmm_vcpu *vcpu)
 {
@@ -139,7 +131,7 @@ void vmm_vcpu_block_end(struct vmm_vcpu *vcpu)
 static void halt(struct vmm_vcpu *vcpu)
 {
 	struct vmm_vm *vm = vcpu->vm;
-	uint64_t t0       = now_ns();
+	uint64_t t0       = vpmu_monotonic_ns();
 
 	vmm_vcpu_block_begin(vcpu);
 	pthread_mutex_lock(&vm->lock);
@@ -151,7 +143,7 @@ static void halt(struct vmm_vcpu *vcpu)
 		pthread_cond_wait(&vm->cond, &vm->lock);
 	pthread_mutex_unlock(&vm->lock);
 	vmm_vcpu_block_end(vcpu);
-	vcpu->stats.halted_ns += now_ns() - t0;
+	vcpu->stats.halted_ns += vpmu_monotonic_ns() - t0;
 }
 
 static void fatal(struct vmm_vcpu *vcpu, const char *why, int status)
@@ -281,9 +273,9 @@ static void run_loop(struct vmm_vcpu *vcpu)
 
 	while (serve_requests(vcpu)) {
 		vmm_pmu_before_run(vcpu);
-		t0  = now_ns();
+		t0  = vpmu_monotonic_ns();
 		ret = ioctl(vcpu->fd, KVM_RUN, 0);
-		dt  = now_ns() - t0;
+		dt  = vpmu_monotonic_ns() - t0;
 		vcpu->stats.run_ns += dt;
 		if (ret < 0) {
 			if (errno == EINTR || errno == EAGAIN) {

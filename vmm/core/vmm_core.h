@@ -24,13 +24,12 @@
 #include <uuid/uuid.h>
 
 #include "vm_config.h"
+#include "vpmu_common.h"
 
 typedef uint64_t vmm_gpa_t;
 
 struct vmm_vm;
 struct vmm_vcpu;
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- Guest memory (mem.c) ------------------------------------------- */
 

@@ -7,6 +7,7 @@
  * table (vmm_ctl_parse_request); dispatch is an index.
  */
 #include "ctl_priv.h"
+#include "vpmu_common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@ static const struct vmm_ctl_handler handlers[] = {
  * row left empty in the middle is caught by the unit test
  * (test_ctl_cmd_table.c), which checks every row's handler and schema.
  */
-_Static_assert(sizeof(handlers) / sizeof(handlers[0]) == VMM_CTL_NR_CMDS,
+_Static_assert(ARRAY_SIZE(handlers) == VMM_CTL_NR_CMDS,
 	       "every protocol command needs one handler row");
 
 const struct vmm_ctl_handler *vmm_ctl_handler_of(unsigned int id)

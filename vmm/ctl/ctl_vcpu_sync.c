@@ -27,14 +27,6 @@
 
 #include "vmm_core_priv.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* The test hook: a wait of 0 ns makes every running vCPU's read stale. */
 static uint64_t wait_from_env(void)
 {
@@ -96,7 +88,8 @@ void vmm_control_vcpu_accounted(struct vmm_vcpu *vcpu)
 	if (!ctl || !ctl->has_sync || vcpu->index >= ctl->nr_sync)
 		return;
 	s = &ctl->sync[vcpu->index];
-	atomic_store_explicit(&s->accounted_ns, now_ns(), memory_order_relaxed);
+	atomic_store_explicit(&s->accounted_ns, vpmu_monotonic_ns(),
+			      memory_order_relaxed);
 	want = atomic_load(&s->want);
 	if (want == atomic_load_explicit(&s->done, memory_order_relaxed))
 		return;
@@ -159,7 +152,7 @@ static bool all_completed(struct vmm_control *ctl, const unsigned int *vcpus,
 static void wait_all(struct vmm_control *ctl, const unsigned int *vcpus,
 		     const bool *pending, unsigned int n, uint64_t seq)
 {
-	uint64_t deadline  = now_ns() + ctl->sync_wait_ns;
+	uint64_t deadline  = vpmu_monotonic_ns() + ctl->sync_wait_ns;
 	struct timespec ts = {
 		.tv_sec  = (time_t)(deadline / 1000000000ULL),
 		.tv_nsec = (long)(deadline % 1000000000ULL),
@@ -192,7 +185,7 @@ void vmm_ctl_sync(struct vmm_control *ctl, const unsigned int *vcpus,
 	for (i = 0; i < n; i++)
 		pending[i] = post(ctl, vcpus[i], seq);
 	wait_all(ctl, vcpus, pending, n, seq);
-	now = now_ns();
+	now = vpmu_monotonic_ns();
 	for (i = 0; fresh && i < n; i++) {
 		/* A zero budget (the test hook) never counts as in time. */
 		if (!pending[i] ||

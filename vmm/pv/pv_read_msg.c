@@ -16,14 +16,6 @@
 
 #include "vmm_core_priv.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Sleep until the generation moves past (gen), (deadline) or a stop. */
 static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 {
@@ -61,7 +53,8 @@ static int read_one(struct vmm_vcpu *vcpu, int fd, union pfm_msg *msg,
 	struct vpmu_caller who = {.owner = VPMU_OWNER_GUEST,
 				  .cpu   = vcpu->pmu.cpu};
 	bool forever           = timeout_ns == PVPMU_WAIT_FOREVER;
-	uint64_t deadline      = forever ? UINT64_MAX : now_ns() + timeout_ns;
+	uint64_t deadline =
+		forever ? UINT64_MAX : vpmu_monotonic_ns() + timeout_ns;
 	unsigned int nr;
 	uint64_t gen;
 	int ret;
@@ -73,7 +66,7 @@ static int read_one(struct vmm_vcpu *vcpu, int fd, union pfm_msg *msg,
 			return ret;
 		if (__atomic_load_n(&vm->stopping, __ATOMIC_ACQUIRE))
 			return -EINTR;
-		if (!forever && now_ns() >= deadline)
+		if (!forever && vpmu_monotonic_ns() >= deadline)
 			return -ETIMEDOUT;
 		if (forever)
 			vmm_vcpu_block_begin(vcpu);

@@ -196,14 +196,6 @@ void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
 	vcpu->pmu.has_timer = false;
 }
 
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * Time spent outside KVM_RUN since the timer was armed: the timer runs on
  * wall time, run time does not, so the timer would fire early by this.
@@ -229,11 +221,11 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 		/* Re-arm only once exits have pushed it noticeably early. */
 		if (deadline == VPMU_NO_DEADLINE)
 			return;
-		wall = wall_ns();
+		wall = vpmu_monotonic_ns();
 		if (drift_ns(p, wall, now) < VMM_TIMER_DRIFT_NS)
 			return;
 	} else {
-		wall = wall_ns();
+		wall = vpmu_monotonic_ns();
 	}
 	p->armed_deadline = deadline;
 	p->armed_wall_ns  = wall;

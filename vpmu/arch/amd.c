@@ -22,6 +22,7 @@
  * finds the overflowed counter by its value.
  */
 #include "arch_priv.h"
+#include "vpmu_common.h"
 
 #include <errno.h>
 
@@ -234,7 +235,7 @@ static bool amd_cpuid(struct vpmu_arch_pmu *p, uint32_t leaf,
 const struct vpmu_arch_ops vpmu_amd_core_ops = {
 	.name         = "amd-core",
 	.ranges       = core_ranges,
-	.nr_ranges    = sizeof(core_ranges) / sizeof(core_ranges[0]),
+	.nr_ranges    = ARRAY_SIZE(core_ranges),
 	.reset        = amd_reset,
 	.is_valid_msr = amd_is_valid_msr,
 	.msr_to_pmc   = amd_msr_to_pmc,
@@ -248,7 +249,7 @@ const struct vpmu_arch_ops vpmu_amd_core_ops = {
 const struct vpmu_arch_ops vpmu_amd_v2_ops = {
 	.name         = "amd-v2",
 	.ranges       = v2_ranges,
-	.nr_ranges    = sizeof(v2_ranges) / sizeof(v2_ranges[0]),
+	.nr_ranges    = ARRAY_SIZE(v2_ranges),
 	.reset        = amd_reset,
 	.is_valid_msr = amd_is_valid_msr,
 	.msr_to_pmc   = amd_msr_to_pmc,

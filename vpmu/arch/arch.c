@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vpmu_priv.h"
+#include "vpmu_common.h"
 #include "arch_priv.h"
 
 #define INTEL_REF_CYCLES 0x013c /* architectural event: reference cycles */
@@ -27,7 +28,7 @@ const struct vpmu_arch_ops *vpmu_arch_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; name && i < sizeof(models) / sizeof(models[0]); i++) {
+	for (i = 0; name && i < ARRAY_SIZE(models); i++) {
 		if (!strcmp(models[i]->name, name))
 			return models[i];
 	}

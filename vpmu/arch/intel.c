@@ -25,6 +25,7 @@
  * CPUID.0AH:EBX marks the architectural events the host cannot count.
  */
 #include "arch_priv.h"
+#include "vpmu_common.h"
 
 #include <errno.h>
 
@@ -292,7 +293,7 @@ static uint32_t unavailable(struct vpmu_arch_pmu *p)
 	uint32_t ebx = 0;
 	unsigned int k;
 
-	for (k = 0; k < sizeof(arch_events) / sizeof(arch_events[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(arch_events); k++) {
 		if (!vpmu_arch_can_count(p, arch_events[k]))
 			ebx |= 1U << k;
 	}
@@ -302,7 +303,7 @@ static uint32_t unavailable(struct vpmu_arch_pmu *p)
 static bool intel_cpuid(struct vpmu_arch_pmu *p, uint32_t leaf,
 			struct vpmu_arch_cpuid *r)
 {
-	const uint32_t len = sizeof(arch_events) / sizeof(arch_events[0]);
+	const uint32_t len = ARRAY_SIZE(arch_events);
 
 	switch (leaf) {
 	case 0x1:
@@ -330,7 +331,7 @@ const struct vpmu_arch_ops vpmu_intel_v2_ops = {
 	.name         = "intel-v2",
 	.masks_lvtpc  = true,
 	.ranges       = intel_ranges,
-	.nr_ranges    = sizeof(intel_ranges) / sizeof(intel_ranges[0]),
+	.nr_ranges    = ARRAY_SIZE(intel_ranges),
 	.reset        = intel_reset,
 	.is_valid_msr = intel_is_valid_msr,
 	.msr_to_pmc   = intel_msr_to_pmc,

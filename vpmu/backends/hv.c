@@ -3,6 +3,7 @@
  * hv.c: the hv backend (see hv.h).
  */
 #include "hv.h"
+#include "vpmu_common.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -44,7 +45,7 @@ int vpmu_hv_stat_of(uint16_t code)
 
 	switch (PVPMU_EV_EVENT(code)) {
 	case HV_EVENT_FIXED:
-		if (umask < sizeof(fixed_stats) / sizeof(fixed_stats[0]) &&
+		if (umask < ARRAY_SIZE(fixed_stats) &&
 		    fixed_stats[umask].is_read)
 			return fixed_stats[umask].stat;
 		return -ENOENT;

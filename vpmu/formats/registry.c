@@ -15,7 +15,7 @@
 
 #include "formats_priv.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "vpmu_common.h"
 
 static const struct vpmu_smpl_fmt *const vpmu_smpl_fmts[] = {
 	&vpmu_smpl_fmt_default,

@@ -16,7 +16,7 @@
 
 #include "ctl_priv.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "vpmu_common.h"
 
 Test(vmm_ctl_table, every_command_has_one_handler_and_its_schema)
 {
