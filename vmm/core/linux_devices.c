@@ -40,11 +40,9 @@ static int quiet_port(struct vmm_vcpu *vcpu, uint16_t port, bool is_write,
 		return 0;
 	}
 	if (port == PORT_I8042_CMD && *(uint8_t *)data == I8042_RESET) {
-		fprintf(stderr,
-			"vpmu: %s: the guest reset the machine (keyboard "
-			"controller, port 0x64): reboot, or a panic with "
-			"panic=-1\n",
-			vcpu->vm->name);
+		vmm_log(vcpu->vm, VMM_LOG_INFO,
+			"the guest reset the machine (keyboard controller, "
+			"port 0x64): reboot, or a panic with panic=-1");
 		vmm_vm_stop(vcpu->vm, VMM_STATUS_RESET);
 	}
 	return 0;

@@ -54,10 +54,9 @@ void vmm_report_unknown_pio(struct vmm_vm *vm, uint16_t port, bool is_write)
 	vm->pio_reported[port / 8] |= 1U << (port % 8);
 	pthread_mutex_unlock(&vm->lock);
 	if (first)
-		fprintf(stderr,
-			"vpmu: %s: unknown port 0x%x %s (ignored, reported "
-			"once)\n",
-			vm->name, port, is_write ? "write" : "read");
+		vmm_log(vm, VMM_LOG_WARN,
+			"unknown port 0x%x %s (ignored, reported once)", port,
+			is_write ? "write" : "read");
 }
 
 void vmm_pio_dispatch(struct vmm_vcpu *vcpu)

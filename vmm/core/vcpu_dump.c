@@ -35,8 +35,7 @@ void vmm_vcpu_dump(struct vmm_vcpu *vcpu, const char *why)
 	struct kvm_sregs sregs;
 	struct kvm_regs r;
 
-	fprintf(stderr, "vpmu: %s: vcpu %u: %s\n", vcpu->vm->name, vcpu->index,
-		why);
+	vmm_log(vcpu->vm, VMM_LOG_ERROR, "vcpu %u: %s", vcpu->index, why);
 	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0) {
 		fprintf(stderr, "  (registers unavailable)\n");
 		return;

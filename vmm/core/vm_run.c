@@ -83,9 +83,7 @@ void vmm_report_unknown_mmio(struct vmm_vm *vm, uint64_t addr, bool is_write)
 		first = false; /* table full: stay quiet rather than flood */
 	pthread_mutex_unlock(&vm->lock);
 	if (first)
-		fprintf(stderr,
-			"vpmu: %s: unknown MMIO %s at 0x%llx (ignored, "
-			"reported once)\n",
-			vm->name, is_write ? "write" : "read",
-			(unsigned long long)addr);
+		vmm_log(vm, VMM_LOG_WARN,
+			"unknown MMIO %s at 0x%llx (ignored, reported once)",
+			is_write ? "write" : "read", (unsigned long long)addr);
 }

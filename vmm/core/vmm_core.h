@@ -246,6 +246,19 @@ int vmm_hc_block_fit(void *block, size_t size, size_t min_size, const void *raw,
  */
 size_t vmm_hc_block_answer_len(const void *block, size_t size);
 
+/* ---- Messages (vmm_log.c) -------------------------------------------- */
+
+enum vmm_log_level { VMM_LOG_ERROR, VMM_LOG_WARN, VMM_LOG_INFO, VMM_LOG_DEBUG };
+
+/*
+ * Print "vpmu: NAME: message" on stderr as one line (no newline in (fmt)),
+ * unless (level) is above VPMU_LOG (error, warn, info, debug; default
+ * info). (vm) NULL prints "-" for the name.
+ */
+__attribute__((format(printf, 3, 4))) void vmm_log(const struct vmm_vm *vm,
+						   enum vmm_log_level level,
+						   const char *fmt, ...);
+
 /* ---- Statistics (stats.c) --------------------------------------------- */
 
 #define VMM_EXIT_REASONS 64

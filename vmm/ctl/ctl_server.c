@@ -364,10 +364,10 @@ int vmm_control_start(struct vmm_vm *vm)
 		ret = -pthread_create(&ctl->thread, NULL, control_thread, ctl);
 	if (ret) {
 		teardown(ctl);
-		fprintf(stderr,
-			"vpmu: %s: no control socket in %s (%s): host "
-			"operators cannot see this VM\n",
-			vm->name, ctl->dir[0] ? ctl->dir : "(no runtime dir)",
+		vmm_log(vm, VMM_LOG_WARN,
+			"no control socket in %s (%s): host operators cannot "
+			"see this VM",
+			ctl->dir[0] ? ctl->dir : "(no runtime dir)",
 			ret == -EEXIST ? "another running VM has this uuid"
 				       : strerror(-ret));
 		return ret;
