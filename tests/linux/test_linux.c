@@ -112,6 +112,15 @@ Test(linux_guest, bzimage_boots_too)
 	HAS(res.out, "vpmu-test: cpuinfo: PASS");
 }
 
+/* A plain power-off ends the VM (vpmu-0002: pm_power_off, exit port). */
+Test(linux_guest, power_off_ends_the_vm_with_status_0)
+{
+	BOOT("poweroff", "--vcpus", "2");
+	HAS(res.out, "vpmu hypervisor: power off through port 0xf4");
+	HAS(res.out, "reboot: Power down");
+	STATUS(0);
+}
+
 Test(linux_guest, kernel_panic_ends_the_vm_with_a_message_and_status)
 {
 	BOOT("panic", "--vcpus", "1");

@@ -32,6 +32,7 @@ static const struct selection selections[] = {
 	{"all", GROUP_ALL},
 	{"panic", 0},
 	{"hold", GROUP_BOOT | GROUP_HOLD},
+	{"poweroff", GROUP_BOOT | GROUP_POWEROFF},
 };
 
 struct totals {
@@ -130,12 +131,23 @@ static void drain_console(void)
 	sys_ioctl(1, TCSBRK, (void *)1);
 }
 
+/* Power off as any Linux userspace does: reboot(LINUX_REBOOT_CMD_POWER_OFF). */
+static void power_off(void)
+{
+	sys_reboot((int)REBOOT_MAGIC1, (int)REBOOT_MAGIC2, (int)REBOOT_CMD_OFF,
+		   0);
+	for (;;)
+		sys_sched_yield();
+}
+
 /* End the VM with `status`: vpmu's exit port, else power off. */
-static void end_vm(unsigned int status)
+static void end_vm(unsigned int status, unsigned int groups)
 {
 	long ret;
 
 	drain_console();
+	if (groups & GROUP_POWEROFF) /* the kernel's own way (vpmu-0002) */
+		power_off();
 	ret = sys_call_ioperm(PVPMU_PORT_EXIT, 1, 1);
 
 	if (ret == 0)
@@ -143,10 +155,7 @@ static void end_vm(unsigned int status)
 	else
 		say("vpmu-init: ioperm(exit port): errno %ld\n", -ret);
 	say("vpmu-init: exit port did not end the VM; powering off\n");
-	sys_reboot((int)REBOOT_MAGIC1, (int)REBOOT_MAGIC2, (int)REBOOT_CMD_OFF,
-		   0);
-	for (;;)
-		sys_sched_yield();
+	power_off();
 }
 
 int main(int argc, char **argv, char **envp)
@@ -162,9 +171,9 @@ int main(int argc, char **argv, char **envp)
 	say("vpmu-init: vpmu Linux test init, vpmutest=%s\n", name);
 	if (!sel) {
 		say("vpmu-init: unknown vpmutest=%s "
-		    "(boot|sys|perf|mp|all|panic)\n",
+		    "(boot|sys|perf|mp|all|panic|hold|poweroff)\n",
 		    name);
-		end_vm(2);
+		end_vm(2, 0);
 	}
 	if (!sel->groups) {
 		say("vpmu-init: vpmutest=panic: init exits (kernel panics)\n");
@@ -176,6 +185,6 @@ int main(int argc, char **argv, char **envp)
 	run_table(mp_checks, mp_checks_count, sel->groups, &t);
 	say("vpmu-test: %u passed, %u failed, %u skipped\n", t.passed, t.failed,
 	    t.skipped);
-	end_vm(t.failed ? 1 : 0);
+	end_vm(t.failed ? 1 : 0, sel->groups);
 	return 0;
 }

@@ -24,7 +24,10 @@ enum result {
 #define GROUP_PERF (1U << 2) /* perf_event_open on the vpmu PMU */
 #define GROUP_MP   (1U << 3) /* more than one user process */
 #define GROUP_HOLD (1U << 4) /* stay busy in ring 3 for host operators */
-#define GROUP_ALL  (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
+#define GROUP_POWEROFF                                                         \
+	(1U << 5) /* end with reboot(POWER_OFF), no exit port                  \
+		   */
+#define GROUP_ALL (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
 
 /* The detail text of one check, printed after its result. */
 struct report {
