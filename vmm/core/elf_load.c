@@ -10,59 +10,54 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -ENOEXEC;
-}
 
 static int check_header(const Elf64_Ehdr *eh, size_t file_size, char *err,
 			size_t errlen)
 {
 	if (file_size < EI_NIDENT || memcmp(eh->e_ident, ELFMAG, SELFMAG))
-		return fail(err, errlen, "not an ELF file (bad magic)");
+		return vmm_image_reject(err, errlen,
+					"not an ELF file (bad magic)");
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return fail(err, errlen, "not a 64-bit ELF file (class %u)",
-			    eh->e_ident[EI_CLASS]);
+		return vmm_image_reject(err, errlen,
+					"not a 64-bit ELF file (class %u)",
+					eh->e_ident[EI_CLASS]);
 	if (file_size < sizeof(*eh))
-		return fail(err, errlen, "truncated ELF header (%zu bytes)",
-			    file_size);
+		return vmm_image_reject(err, errlen,
+					"truncated ELF header (%zu bytes)",
+					file_size);
 	if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
-		return fail(err, errlen, "not a little-endian ELF file");
+		return vmm_image_reject(err, errlen,
+					"not a little-endian ELF file");
 	if (eh->e_ident[EI_VERSION] != EV_CURRENT)
-		return fail(err, errlen, "unknown ELF version %u",
-			    eh->e_ident[EI_VERSION]);
+		return vmm_image_reject(err, errlen, "unknown ELF version %u",
+					eh->e_ident[EI_VERSION]);
 	if (eh->e_machine != EM_X86_64)
-		return fail(err, errlen, "machine %u is not x86-64",
-			    eh->e_machine);
+		return vmm_image_reject(err, errlen, "machine %u is not x86-64",
+					eh->e_machine);
 	if (eh->e_type != ET_EXEC)
-		return fail(err, errlen,
-			    "ELF type %u is not a static executable (ET_EXEC)",
-			    eh->e_type);
+		return vmm_image_reject(
+			err, errlen,
+			"ELF type %u is not a static executable (ET_EXEC)",
+			eh->e_type);
 	if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		return fail(err, errlen, "program header size %u, expected %zu",
-			    eh->e_phentsize, sizeof(Elf64_Phdr));
+		return vmm_image_reject(err, errlen,
+					"program header size %u, expected %zu",
+					eh->e_phentsize, sizeof(Elf64_Phdr));
 	if (eh->e_phnum == 0 || eh->e_phnum == PN_XNUM)
-		return fail(err, errlen, "no program headers");
+		return vmm_image_reject(err, errlen, "no program headers");
 	if (eh->e_phoff > file_size ||
 	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
 		    file_size - eh->e_phoff)
-		return fail(
+		return vmm_image_reject(
 			err, errlen,
 			"truncated file: program headers end past %zu bytes",
 			file_size);
 	if (eh->e_phoff % 8)
-		return fail(err, errlen, "misaligned program headers");
+		return vmm_image_reject(err, errlen,
+					"misaligned program headers");
 	return 0;
 }
 
@@ -73,28 +68,29 @@ static int check_segment(const Elf64_Phdr *ph, unsigned int i, size_t file_size,
 	uint64_t end;
 
 	if (ph->p_filesz > ph->p_memsz)
-		return fail(err, errlen,
-			    "segment %u: file size 0x%llx > memory size 0x%llx",
-			    i, (unsigned long long)ph->p_filesz,
-			    (unsigned long long)ph->p_memsz);
+		return vmm_image_reject(
+			err, errlen,
+			"segment %u: file size 0x%llx > memory size 0x%llx", i,
+			(unsigned long long)ph->p_filesz,
+			(unsigned long long)ph->p_memsz);
 	if (ph->p_offset > file_size || ph->p_filesz > file_size - ph->p_offset)
-		return fail(err, errlen,
-			    "truncated file: segment %u needs bytes up to "
-			    "0x%llx, file has 0x%zx",
-			    i,
-			    (unsigned long long)(ph->p_offset + ph->p_filesz),
-			    file_size);
+		return vmm_image_reject(
+			err, errlen,
+			"truncated file: segment %u needs bytes up to "
+			"0x%llx, file has 0x%zx",
+			i, (unsigned long long)(ph->p_offset + ph->p_filesz),
+			file_size);
 	if (__builtin_add_overflow(ph->p_paddr, ph->p_memsz, &end))
-		return fail(err, errlen, "segment %u: address range overflows",
-			    i);
+		return vmm_image_reject(
+			err, errlen, "segment %u: address range overflows", i);
 	if (ph->p_paddr < min_gpa || end > mem_size)
-		return fail(err, errlen,
-			    "segment %u: [0x%llx, 0x%llx) is outside guest "
-			    "memory [0x%llx, 0x%llx)",
-			    i, (unsigned long long)ph->p_paddr,
-			    (unsigned long long)end,
-			    (unsigned long long)min_gpa,
-			    (unsigned long long)mem_size);
+		return vmm_image_reject(
+			err, errlen,
+			"segment %u: [0x%llx, 0x%llx) is outside guest "
+			"memory [0x%llx, 0x%llx)",
+			i, (unsigned long long)ph->p_paddr,
+			(unsigned long long)end, (unsigned long long)min_gpa,
+			(unsigned long long)mem_size);
 	return 0;
 }
 
@@ -127,10 +123,11 @@ static int check_segments(const Elf64_Ehdr *eh, const Elf64_Phdr *ph,
 
 	for (i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type == PT_INTERP || ph[i].p_type == PT_DYNAMIC)
-			return fail(err, errlen,
-				    "segment %u: dynamically linked images are "
-				    "not supported",
-				    i);
+			return vmm_image_reject(
+				err, errlen,
+				"segment %u: dynamically linked images are "
+				"not supported",
+				i);
 		if (ph[i].p_type != PT_LOAD)
 			continue;
 		nr_load++;
@@ -140,15 +137,16 @@ static int check_segments(const Elf64_Ehdr *eh, const Elf64_Phdr *ph,
 			return ret;
 		for (j = 0; j < i; j++) {
 			if (ph[j].p_type == PT_LOAD && overlaps(&ph[i], &ph[j]))
-				return fail(err, errlen,
-					    "segment %u overlaps segment %u", i,
-					    j);
+				return vmm_image_reject(
+					err, errlen,
+					"segment %u overlaps segment %u", i, j);
 		}
 	}
 	if (!nr_load)
-		return fail(err, errlen, "no loadable (PT_LOAD) segment");
+		return vmm_image_reject(err, errlen,
+					"no loadable (PT_LOAD) segment");
 	if (!entry_in_text(ph, eh->e_phnum, eh->e_entry))
-		return fail(
+		return vmm_image_reject(
 			err, errlen,
 			"entry point 0x%llx is not in an executable segment",
 			(unsigned long long)eh->e_entry);

@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,6 +28,16 @@ static const char *const kind_names[] = {
 	[VMM_IMAGE_VMLINUX] = "Linux vmlinux",
 	[VMM_IMAGE_BZIMAGE] = "Linux bzImage",
 };
+
+int vmm_image_reject(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -ENOEXEC;
+}
 
 const char *vmm_image_kind_name(enum vmm_image_kind kind)
 {

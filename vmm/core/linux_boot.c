@@ -24,7 +24,6 @@
 
 #include <asm/bootparam.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,17 +48,6 @@
 _Static_assert(sizeof(struct boot_params) == 4096, "the zero page");
 _Static_assert(VMM_LINUX_CMDLINE_GPA + VMM_CMDLINE_MAX <= VMM_MPTABLE_GPA,
 	       "the command line fits below the MP table");
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -ENOEXEC;
-}
 
 /* What the checks found; only then is anything copied. */
 struct linux_plan {
@@ -87,22 +75,24 @@ static int plan_bzimage(const struct vmm_linux_image *img, uint64_t mem_size,
 	uint64_t offset = (sects + 1) * SECTOR, need;
 
 	if (h->version < BOOT_VERSION_MIN || !(h->xloadflags & XLF_KERNEL_64))
-		return fail(err, errlen,
-			    "bzImage has no 64-bit entry point (boot protocol "
-			    "%u.%02u, xloadflags XLF_KERNEL_64 %s): a "
-			    "16/32-bit-only kernel; vpmu enters Linux in "
-			    "64-bit mode",
-			    h->version >> 8, h->version & 0xff,
-			    h->version < BOOT_VERSION_MIN ? "absent" : "clear");
+		return vmm_image_reject(
+			err, errlen,
+			"bzImage has no 64-bit entry point (boot protocol "
+			"%u.%02u, xloadflags XLF_KERNEL_64 %s): a "
+			"16/32-bit-only kernel; vpmu enters Linux in "
+			"64-bit mode",
+			h->version >> 8, h->version & 0xff,
+			h->version < BOOT_VERSION_MIN ? "absent" : "clear");
 	if (!(h->loadflags & LOADED_HIGH))
-		return fail(
+		return vmm_image_reject(
 			err, errlen,
 			"bzImage is a zImage (loadflags LOADED_HIGH clear)");
 	if (offset >= img->kernel_size)
-		return fail(err, errlen,
-			    "bzImage is truncated: %llu setup sectors, %zu "
-			    "bytes in all",
-			    (unsigned long long)sects, img->kernel_size);
+		return vmm_image_reject(
+			err, errlen,
+			"bzImage is truncated: %llu setup sectors, %zu "
+			"bytes in all",
+			(unsigned long long)sects, img->kernel_size);
 	p->load_gpa  = BZIMAGE_LOAD_GPA;
 	p->load_size = img->kernel_size - offset;
 	need = h->init_size > p->load_size ? h->init_size : p->load_size;
@@ -140,7 +130,7 @@ static int plan_memory(const struct vmm_linux_image *img, uint64_t mem_size,
 	uint64_t top = mem_size, len = strlen(img->cmdline) + 1;
 
 	if (p->kernel_end > mem_size)
-		return fail(
+		return vmm_image_reject(
 			err, errlen,
 			"the kernel needs guest RAM up to %llu MiB "
 			"(0x%llx), the guest has %llu MiB: raise --mem",
@@ -149,7 +139,7 @@ static int plan_memory(const struct vmm_linux_image *img, uint64_t mem_size,
 			(unsigned long long)p->kernel_end,
 			(unsigned long long)mem_size >> 20);
 	if (len > p->cmdline_max || len > VMM_CMDLINE_MAX)
-		return fail(
+		return vmm_image_reject(
 			err, errlen,
 			"the command line is %llu bytes; this kernel "
 			"accepts at most %llu",
@@ -164,15 +154,16 @@ static int plan_memory(const struct vmm_linux_image *img, uint64_t mem_size,
 		top = p->initrd_max + 1;
 	if (img->initrd_size > top ||
 	    ((top - img->initrd_size) & PAGE_MASK_4K) < p->kernel_end)
-		return fail(err, errlen,
-			    "the initrd (%zu bytes) does not fit: guest RAM "
-			    "between the kernel's end (0x%llx) and 0x%llx "
-			    "holds %llu bytes; raise --mem",
-			    img->initrd_size, (unsigned long long)p->kernel_end,
-			    (unsigned long long)top,
-			    (unsigned long long)(top > p->kernel_end
-							 ? top - p->kernel_end
-							 : 0));
+		return vmm_image_reject(
+			err, errlen,
+			"the initrd (%zu bytes) does not fit: guest RAM "
+			"between the kernel's end (0x%llx) and 0x%llx "
+			"holds %llu bytes; raise --mem",
+			img->initrd_size, (unsigned long long)p->kernel_end,
+			(unsigned long long)top,
+			(unsigned long long)(top > p->kernel_end
+						     ? top - p->kernel_end
+						     : 0));
 	p->initrd_gpa = (top - img->initrd_size) & PAGE_MASK_4K;
 	return 0;
 }
@@ -242,14 +233,15 @@ int vmm_linux_load(const struct vmm_linux_image *img, void *mem,
 	int ret;
 
 	if (mem_size <= BIOS_AREA_END)
-		return fail(err, errlen, "guest RAM of %llu bytes is too small",
-			    (unsigned long long)mem_size);
+		return vmm_image_reject(err, errlen,
+					"guest RAM of %llu bytes is too small",
+					(unsigned long long)mem_size);
 	if (img->kind == VMM_IMAGE_BZIMAGE)
 		ret = plan_bzimage(img, mem_size, &p, err, errlen);
 	else if (img->kind == VMM_IMAGE_VMLINUX)
 		ret = plan_vmlinux(img, &p, err, errlen);
 	else
-		ret = fail(err, errlen, "not a Linux image");
+		ret = vmm_image_reject(err, errlen, "not a Linux image");
 	if (!ret)
 		ret = plan_memory(img, mem_size, &p, err, errlen);
 	if (ret)
