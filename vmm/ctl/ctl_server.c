@@ -369,7 +369,7 @@ int vmm_control_start(struct vmm_vm *vm)
 			"see this VM",
 			ctl->dir[0] ? ctl->dir : "(no runtime dir)",
 			ret == -EEXIST ? "another running VM has this uuid"
-				       : strerror(-ret));
+				       : vmm_runtime_strerror(ret));
 		return ret;
 	}
 	ctl->has_thread = true;
