@@ -23,6 +23,7 @@
 
 #include "arch_msrs.h"
 #include "vmm_core_priv.h"
+#include "vmm_sandbox.h"
 #include "vpmu_common.h"
 
 #define CTL_BACKLOG 16
@@ -310,6 +311,14 @@ static void *control_thread(void *arg)
 	/* Kick signals are for vCPU threads only. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/* Set up: from here on only the loop's system calls (issue 13). */
+	if (ctl->vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_CONTROL)) {
+		vmm_log(ctl->vm, VMM_LOG_ERROR,
+			"control thread: cannot enter the seccomp sandbox "
+			"(--no-sandbox runs without it)");
+		vmm_vm_stop(ctl->vm, VMM_STATUS_INTERNAL);
+		return NULL;
+	}
 	while (!atomic_load(&ctl->stop)) {
 		pfd[0] =
 			(struct pollfd){.fd = ctl->listen_fd, .events = POLLIN};
