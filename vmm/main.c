@@ -112,6 +112,8 @@ static const struct cli_opt run_opts[] = {
 	       "boot a Linux vmlinux or bzImage"),
 	CLI_FN(0, "initrd", "FILE", run_opt, "Linux initial ramdisk"),
 	CLI_FN(0, "append", "CMDLINE", run_opt, "Linux kernel command line"),
+	CLI_FN(0, "no-sandbox", NULL, run_opt,
+	       "run without the seccomp sandbox (debugging)"),
 	{0},
 };
 
@@ -131,8 +133,10 @@ static const struct cli_cmd run_cmd = {
 		    "value,\n"
 		    "  250 triple fault, 251 KVM error, 253 guest reset (Linux "
 		    "reboot or\n"
-		    "  panic), 128 + signal after SIGINT/SIGTERM, 1 on bad "
-		    "input.\n",
+		    "  panic), 159 forbidden system call (the seccomp sandbox;\n"
+		    "  --no-sandbox runs without), 128 + signal after "
+		    "SIGINT/SIGTERM,\n"
+		    "  1 on bad input.\n",
 };
 
 static int cmd_run(int argc, char **argv)
