@@ -83,5 +83,6 @@ Test(vpmu_hv_stats, every_catalogued_hv_event_has_a_meaning)
 			  "%s", d->name);
 		nr_read++;
 	}
-	cr_assert(eq(uint, nr_read, 11)); /* 10 fixed + the exit-reason family */
+	cr_assert(
+		eq(uint, nr_read, 11)); /* 10 fixed + the exit-reason family */
 }
