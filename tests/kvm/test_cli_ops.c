@@ -4,7 +4,9 @@
  * its own runtime directory:
  *   - `vpmu run ... | head`: the reader going away stops the VM cleanly
  *     (status 128 + SIGPIPE, one message, registry entry removed);
- *   - `vpmu stat -p PID` selects a VM by the pid of its VMM, -C by vCPU.
+ *   - `vpmu stat -p PID` selects a VM by the pid of its VMM, -C by vCPU;
+ *   - `vpmu stat -- COMMAND` counts while COMMAND runs; -o FILE; the
+ *     interval header once and a labelled total in text and CSV.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -117,4 +119,53 @@ Test(cli_ops, stat_selects_by_vmm_pid_and_vcpu_list)
 	cr_expect(strstr(out, ",sel,") != NULL, "%s", out);
 	cr_expect(strstr(out, ",1,hv_run_ns,") != NULL, "vCPU 1: %s", out);
 	cr_expect(strstr(out, ",0,hv_run_ns,") == NULL, "no vCPU 0: %s", out);
+}
+
+static void run_stat(const char *const *argv, char *out, size_t len)
+{
+	char out_path[PATH_MAX], err_path[PATH_MAX];
+	pid_t pid;
+
+	snprintf(out_path, sizeof(out_path), "%s/out.txt", rundir);
+	snprintf(err_path, sizeof(err_path), "%s/err.txt", rundir);
+	pid = vpmu_bg(argv, out_path, err_path);
+	cr_assert_gt(pid, 0);
+	cr_assert_eq(vpmu_bg_wait(pid, 20000), 0);
+	cr_assert_eq(slurp_file(out_path, out, len), 0);
+}
+
+static unsigned int occurrences(const char *text, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (; (text = strstr(text, needle)); text++)
+		n++;
+	return n;
+}
+
+Test(cli_ops, stat_command_output_file_header_once_and_total)
+{
+	char file[PATH_MAX], out[OUT_MAX], text[OUT_MAX];
+	const char *txt[] = {"stat",  "-p",  "cmd", "-e", "hv_run_ns",
+			     "-I",    "300", "-o",  file, "--",
+			     "sleep", "1",   NULL};
+	const char *csv[] = {"stat",  "-p",  "cmd", "-e", "hv_run_ns",
+			     "-I",    "300", "-x",  ",",  "--",
+			     "sleep", "1",   NULL};
+
+	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "cmd", 1), 0);
+	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
+	snprintf(file, sizeof(file), "%s/stat.txt", rundir);
+	run_stat(txt, out, sizeof(out));
+	cr_expect_str_empty(out, "-o: nothing on stdout: %s", out);
+	cr_assert_eq(slurp_file(file, text, sizeof(text)), 0);
+	cr_expect_eq(occurrences(text, "TIME(s)"), 1, "one header: %s", text);
+	cr_expect_eq(occurrences(text, "# total over"), 1, "%s", text);
+	cr_expect(strstr(text, "# 'sleep' exited with status 0") != NULL, "%s",
+		  text);
+	cr_expect_geq(occurrences(text, "hv_run_ns"), 3,
+		      "intervals of 0.3 s in a 1 s command, then the total");
+	run_stat(csv, out, sizeof(out));
+	cr_expect_geq(occurrences(out, ",interval\n"), 2, "%s", out);
+	cr_expect_eq(occurrences(out, ",total\n"), 1, "%s", out);
 }
