@@ -278,6 +278,7 @@ static void run_loop(struct vmm_vcpu *vcpu)
 		ret = ioctl(vcpu->fd, KVM_RUN, 0);
 		dt  = vpmu_monotonic_ns() - t0;
 		vcpu->stats.run_ns += dt;
+		vcpu->stats.cpu_ns = vmm_thread_cpu_ns();
 		if (ret < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
 				run->immediate_exit = 0;

@@ -6,7 +6,9 @@
  */
 #include "vm_registry.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -220,4 +222,29 @@ int vmm_registry_read(const char *path, struct vmm_reg_entry *e)
 	e->tsc_khz  = (uint64_t)khz;
 	e->started  = started;
 	return 0;
+}
+
+int vmm_registry_find_name(const char *dir, const char *name,
+			   struct vmm_reg_entry *e)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	int found = 0;
+	size_t n;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (!dp)
+		return errno == ENOENT ? 0 : -errno;
+	while (!found && (d = readdir(dp))) {
+		n = strlen(d->d_name);
+		if (n < 6 || strcmp(d->d_name + n - 5, ".json") ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) >=
+			    (int)sizeof(path) ||
+		    vmm_registry_read(path, e) || strcmp(e->name, name))
+			continue;
+		found = kill(e->pid, 0) == 0 || errno == EPERM;
+	}
+	closedir(dp);
+	return found;
 }

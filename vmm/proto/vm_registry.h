@@ -69,4 +69,12 @@ void vmm_registry_remove(const char *dir, const char *uuid);
 /* Read and check the entry at (path) into (*e): 0, -errno or -EINVAL. */
 int vmm_registry_read(const char *path, struct vmm_reg_entry *e);
 
+/*
+ * Is a VM named (name) registered in (dir) with a live VMM (its pid
+ * exists)? 1 with its entry in (*e), 0 if none (or no directory), -errno.
+ * `vpmu run --name` refuses a name a running VM has.
+ */
+int vmm_registry_find_name(const char *dir, const char *name,
+			   struct vmm_reg_entry *e);
+
 #endif /* VMM_REGISTRY_H */

@@ -46,6 +46,7 @@ static const size_t stat_offset[VPMU_HV_STAT_EXIT_REASON] = {
 	[VPMU_HV_STAT_HALTS]      = offsetof(struct vmm_vcpu_stats, halts),
 	[VPMU_HV_STAT_HALTED_NS]  = offsetof(struct vmm_vcpu_stats, halted_ns),
 	[VPMU_HV_STAT_STEAL_NS]   = offsetof(struct vmm_vcpu_stats, steal_ns),
+	[VPMU_HV_STAT_CPU_NS]     = offsetof(struct vmm_vcpu_stats, cpu_ns),
 };
 
 _Static_assert(VPMU_HV_EXIT_REASONS <= VMM_EXIT_REASONS,

@@ -160,6 +160,7 @@ enum vpmu_hv_stat {
 	VPMU_HV_STAT_HALTS,       /* HLT exits */
 	VPMU_HV_STAT_HALTED_NS,   /* time blocked in HLT, ns */
 	VPMU_HV_STAT_STEAL_NS,    /* runnable but not running (host), ns */
+	VPMU_HV_STAT_CPU_NS,      /* CPU time of the vCPU thread, ns */
 	VPMU_HV_STAT_EXIT_REASON, /* first of VPMU_HV_EXIT_REASONS: exits of
 				     KVM exit reason r are stat
 				     VPMU_HV_STAT_EXIT_REASON + r */
