@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ctl_client.h"
+#include "elf_symbols.h"
 #include "record_file.h"
 
 static const char record_usage[] =
@@ -201,6 +202,18 @@ static int period_of(struct record *r)
 	return 0;
 }
 
+/* The image's GNU build-id, checked by `vpmu report` ("" if none). */
+static void image_build_id(const char *image, char *buf, size_t len)
+{
+	struct symtab t;
+
+	buf[0] = '\0';
+	if (!symtab_load(&t, image)) {
+		symtab_build_id_hex(&t, buf, len);
+		symtab_free(&t);
+	}
+}
+
 static int open_file(struct record *r)
 {
 	struct rec_header h = {.code    = r->s.ev[0].code,
@@ -228,6 +241,8 @@ static int open_file(struct record *r)
 			 e->image);
 		h.vms[i].nr_vcpus = e->nr_vcpus;
 		h.vms[i].tsc_khz  = e->tsc_khz;
+		image_build_id(e->image, h.vms[i].build_id,
+			       sizeof(h.vms[i].build_id));
 	}
 	ret = rec_open(&r->w, r->o.out, &h);
 	free(h.vms);
