@@ -24,7 +24,7 @@
 static const char record_usage[] =
 	"usage: vpmu record [-a | -m VM...] [-e EVENT[,EVENT...]] [-c PERIOD |"
 	" -F HZ]\n"
-	"                   [-o FILE] [--buffer-kib N] [-- SECONDS]\n"
+	"                   [-o FILE] [--buffer-kib N] [-g] [-- SECONDS]\n"
 	"\n"
 	"  Sample every vCPU of all VMs (-a, the default) or of the VMs named\n"
 	"  by -m (name, uuid or uuid prefix; repeatable) on the first EVENT\n"
@@ -32,7 +32,10 @@ static const char record_usage[] =
 	"  second of guest run time (time events only; default -F 1000).\n"
 	"  Further events are recorded in each sample. Writes FILE (default\n"
 	"  vpmu.rec, JSON lines: see 'vpmu report') atomically when SECONDS\n"
-	"  have passed, on Ctrl-C or when every VM has gone.\n";
+	"  have passed, on Ctrl-C or when every VM has gone.\n"
+	"  -g (--call-graph) records the guest's call chain with each sample:\n"
+	"  the VMM walks the guest's frame pointers (up to 32 callers; guests\n"
+	"  built with -fno-omit-frame-pointer) through its page tables.\n";
 
 struct record_opts {
 	struct ops_select sel;
@@ -71,6 +74,9 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 	};
 
 	memcpy(rs.vals, smp->vals, sizeof(rs.vals));
+	rs.nr_chain =
+		smp->nr_chain < REC_CHAIN_MAX ? smp->nr_chain : REC_CHAIN_MAX;
+	memcpy(rs.chain, smp->chain, rs.nr_chain * sizeof(rs.chain[0]));
 	if (!r->write_err)
 		r->write_err = rec_sample(&r->w, &rs);
 }
@@ -124,6 +130,10 @@ static int parse_one(struct record *r, int argc, char **argv, int *i)
 	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 		fputs(record_usage, stdout);
 		return 1;
+	}
+	if (!strcmp(a, "-g") || !strcmp(a, "--call-graph")) {
+		r->s.callchain = VMM_CTL_CHAIN_MAX;
+		return 0;
 	}
 	if (!v ||
 	    (strcmp(a, "-e") && strcmp(a, "-c") && strcmp(a, "-F") &&
@@ -228,6 +238,7 @@ static int open_file(struct record *r)
 		snprintf(h.events[i], sizeof(h.events[i]), "%s",
 			 r->s.ev[i].name);
 	h.nr_events = i;
+	h.callchain = r->s.callchain > 0;
 	h.nr_vms    = r->s.nr_vms;
 	h.vms       = calloc(h.nr_vms, sizeof(*h.vms));
 	if (!h.vms)

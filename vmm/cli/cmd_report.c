@@ -87,7 +87,10 @@ static int label_of(const struct report *r, uint32_t vm, uint64_t ip, bool sym,
 	return asprintf(out, "%s", rec_profile_name(&r->p, vm, ip));
 }
 
-/* The callers' function names, innermost first, joined by ';'. */
+/*
+ * The callers' function names, innermost first, joined by ';'. A return
+ * address follows its call: the call itself is at (address - 1).
+ */
 static char *stack_of(const struct report *r, const struct rec_psample *s)
 {
 	const uint64_t *c = rec_profile_chain(&r->p, s);
@@ -96,14 +99,14 @@ static char *stack_of(const struct report *r, const struct rec_psample *s)
 	char *buf;
 
 	for (i = 0; i < s->nr_chain; i++)
-		len += strlen(rec_profile_name(&r->p, s->vm, c[i])) + 1;
+		len += strlen(rec_profile_name(&r->p, s->vm, c[i] - 1)) + 1;
 	buf = malloc(len);
 	if (!buf)
 		return NULL;
 	buf[0] = '\0';
 	for (i = 0; i < s->nr_chain; i++)
 		at += (size_t)sprintf(buf + at, "%s%s", i ? ";" : "",
-				      rec_profile_name(&r->p, s->vm, c[i]));
+				      rec_profile_name(&r->p, s->vm, c[i] - 1));
 	return buf;
 }
 
