@@ -8,39 +8,12 @@
 #include "vpmu_commands.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_parse.h"
 #include "rec_profile.h"
-
-static const char report_usage[] =
-	"usage: vpmu report [-i FILE] [--stdio] [-s KEY[,KEY]] [-g MODE]\n"
-	"                   [--folded] [--min-pct P] [--symfs DIR]\n"
-	"                   [--image VM=PATH]... [FILE]\n"
-	"\n"
-	"  Print the profile of the record FILE (from 'vpmu record'; default\n"
-	"  vpmu.rec, '-' reads standard input) per VM and vCPU, then for all\n"
-	"  vCPUs of each VM: share, samples and the key of the samples' IPs.\n"
-	"  Symbols and source lines come from the image each VM booted (its\n"
-	"  path and build-id are in the file; a different build-id is\n"
-	"  warned about). A file cut short (its recording was killed) is\n"
-	"  reported up to its last complete sample, with a warning.\n"
-	"  -i, --input FILE     the record file (default vpmu.rec)\n"
-	"  --stdio              text output (the only output; for perf users)\n"
-	"  -s, --sort KEYS      sym (function, the default), srcline (source\n"
-	"                       file:line), or both: sym,srcline\n"
-	"  -g, --call-graph M   with call chains: callee (the default: each\n"
-	"                       function's callers, innermost first), caller\n"
-	"                       (outermost first) or none\n"
-	"  --folded             'VM;vcpuN;outer;...;leaf count' lines for\n"
-	"                       flame graphs (full stacks with call chains)\n"
-	"  --min-pct P          hide rows below P percent (default 0)\n"
-	"  --symfs DIR          look for images under DIR (DIR/PATH)\n"
-	"  --image VM=PATH      symbols of VM (name, uuid or index) from "
-	"PATH:\n"
-	"                       an ELF image, or a System.map for Linux\n"
-	"                       guests (repeatable)\n";
 
 #define ALL_VCPUS UINT32_MAX /* the per-VM total, after its vCPUs */
 
@@ -58,7 +31,7 @@ struct report {
 	struct rec_profile p;
 	struct rec_sym_opts so;
 	const char *file;
-	bool folded, sort_sym, sort_src;
+	bool folded, stdio, sort_sym, sort_src;
 	enum graph_mode graph;
 	double min_pct;
 	struct entry *e;
@@ -323,7 +296,7 @@ static void print_folded(const struct report *r)
 }
 
 /* --sort KEYS: a table of the keys a report can be sorted by. */
-static int parse_sort(struct report *r, const char *arg)
+static int set_sort(const struct cli_cmd *cmd, void *ctx, const char *arg)
 {
 	static const struct {
 		const char *name;
@@ -332,6 +305,7 @@ static int parse_sort(struct report *r, const char *arg)
 		{"sym", offsetof(struct report, sort_sym)},
 		{"srcline", offsetof(struct report, sort_src)},
 	};
+	struct report *r = ctx;
 	char *copy = strdup(arg), *tok, *save = NULL;
 	size_t k;
 	int ret = 0;
@@ -345,25 +319,24 @@ static int parse_sort(struct report *r, const char *arg)
 			if (!strcmp(tok, keys[k].name))
 				break;
 		}
-		if (k == sizeof(keys) / sizeof(keys[0])) {
-			fprintf(stderr,
-				"vpmu report: unknown sort key '%s' (keys: "
-				"sym, srcline)\n",
-				tok);
-			ret = -EINVAL;
-		} else {
+		if (k == sizeof(keys) / sizeof(keys[0]))
+			ret = cli_error(cmd,
+					"unknown sort key '%s' (keys: sym, "
+					"srcline)",
+					tok);
+		else
 			*(bool *)((char *)r + keys[k].off) = true;
-		}
 	}
 	free(copy);
 	if (!ret && !r->sort_sym && !r->sort_src)
-		ret = -EINVAL;
+		ret = cli_error(cmd, "--sort needs a key (sym, srcline)");
 	return ret;
 }
 
-static int parse_graph(struct report *r, const char *arg)
+static int set_graph(const struct cli_cmd *cmd, void *ctx, const char *arg)
 {
 	static const char *const modes[] = {"callee", "caller", "none"};
+	struct report *r                 = ctx;
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
@@ -372,108 +345,82 @@ static int parse_graph(struct report *r, const char *arg)
 			return 0;
 		}
 	}
-	fprintf(stderr,
-		"vpmu report: -g takes callee, caller or none, not '%s'\n",
-		arg);
-	return -EINVAL;
+	return cli_error(cmd, "-g takes callee, caller or none, not '%s'", arg);
 }
 
-static int parse_image(struct report *r, char *arg)
+static int set_image(const struct cli_cmd *cmd, void *ctx, const char *arg)
 {
-	char *eq = strchr(arg, '=');
+	struct report *r = ctx;
+	const char *eq   = strchr(arg, '=');
+	size_t len       = eq ? (size_t)(eq - arg) : 0;
 
-	if (!eq || eq == arg || !eq[1] || r->so.nr_images >= REC_IMAGES_MAX) {
-		fprintf(stderr,
-			"vpmu report: --image takes VM=PATH (at most %d)\n",
-			REC_IMAGES_MAX);
-		return -EINVAL;
-	}
-	*eq                                  = '\0';
-	r->so.images[r->so.nr_images].vm     = arg;
-	r->so.images[r->so.nr_images++].path = eq + 1;
+	if (!eq || !len || !eq[1] || len >= sizeof(r->so.images[0].vm) ||
+	    r->so.nr_images >= REC_IMAGES_MAX)
+		return cli_error(cmd, "--image takes VM=PATH (at most %d)",
+				 REC_IMAGES_MAX);
+	memcpy(r->so.images[r->so.nr_images].vm, arg, len);
+	r->so.images[r->so.nr_images].vm[len] = '\0';
+	r->so.images[r->so.nr_images++].path  = eq + 1;
 	return 0;
 }
 
-enum { OPT_FOLDED = 256, OPT_MIN_PCT, OPT_STDIO, OPT_SYMFS, OPT_IMAGE };
-
-static const struct option report_opts[] = {
-	{"input", required_argument, NULL, 'i'},
-	{"sort", required_argument, NULL, 's'},
-	{"call-graph", required_argument, NULL, 'g'},
-	{"folded", no_argument, NULL, OPT_FOLDED},
-	{"min-pct", required_argument, NULL, OPT_MIN_PCT},
-	{"stdio", no_argument, NULL, OPT_STDIO},
-	{"symfs", required_argument, NULL, OPT_SYMFS},
-	{"image", required_argument, NULL, OPT_IMAGE},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+static const struct cli_opt report_opts[] = {
+	CLI_STR('i', "input", "FILE", struct report, file,
+		"the record file (default vpmu.rec; - reads stdin)"),
+	CLI_FLAG(0, "stdio", struct report, stdio,
+		 "plain text output (the only one; for perf users)"),
+	CLI_FN('s', "sort", "KEYS", set_sort,
+	       "sym (function, the default), srcline (source\n"
+	       "file:line), or both: sym,srcline"),
+	CLI_FN('g', "call-graph", "MODE", set_graph,
+	       "with call chains: callee (the default: each\n"
+	       "function's callers, innermost first), caller\n"
+	       "(outermost first) or none"),
+	CLI_FLAG(0, "folded", struct report, folded,
+		 "'VM;vcpuN;outer;...;leaf count' lines for flame\n"
+		 "graphs (full stacks with call chains)"),
+	CLI_NUM(0, "min-pct", "P", struct report, min_pct, 0,
+		"hide rows below P percent (default 0)"),
+	CLI_STR(0, "symfs", "DIR", struct report, so.symfs,
+		"look for images under DIR (DIR/PATH)"),
+	CLI_FN(0, "image", "VM=PATH", set_image,
+	       "symbols of VM (name, uuid or index) from PATH:\n"
+	       "an ELF image, or a System.map for Linux guests\n"
+	       "(repeatable)"),
+	{0},
 };
 
-static int parse_opt(struct report *r, int c, char *arg)
-{
-	char *end;
-
-	switch (c) {
-	case 'i':
-		r->file = arg;
-		return 0;
-	case 's':
-		return parse_sort(r, arg);
-	case 'g':
-		return parse_graph(r, arg);
-	case OPT_FOLDED:
-		r->folded = true;
-		return 0;
-	case OPT_MIN_PCT:
-		r->min_pct = strtod(arg, &end);
-		if (*end || !*arg || r->min_pct < 0) {
-			fprintf(stderr,
-				"vpmu report: --min-pct needs a percentage\n");
-			return -EINVAL;
-		}
-		return 0;
-	case OPT_STDIO:
-		return 0;
-	case OPT_SYMFS:
-		r->so.symfs = arg;
-		return 0;
-	case OPT_IMAGE:
-		return parse_image(r, arg);
-	case 'h':
-		fputs(report_usage, stdout);
-		return 1;
-	default:
-		fprintf(stderr, "vpmu report: try 'vpmu report --help'\n");
-		return -EINVAL;
-	}
-}
+static const struct cli_cmd report_cmd = {
+	.name     = "report",
+	.args     = "[FILE]",
+	.summary  = "profile and call graphs of a record file",
+	.opts     = report_opts,
+	.operands = 1,
+	.help     = "  The profile of the record FILE (from 'vpmu record'; "
+		    "default\n"
+		    "  vpmu.rec) per VM and vCPU, then for all vCPUs of each VM:\n"
+		    "  share, samples and the key of the samples' IPs. Symbols "
+		    "and\n"
+		    "  source lines come from the image each VM booted (its path "
+		    "and\n"
+		    "  build-id are in the file; a different build-id is warned\n"
+		    "  about). A file cut short (its recording was killed) is\n"
+		    "  reported up to its last complete sample, with a warning.\n",
+};
 
 static int parse(int argc, char **argv, struct report *r)
 {
-	static char prog[] = "vpmu report";
-	char **args        = calloc((size_t)argc + 2, sizeof(*args));
-	int c, ret = 0;
+	struct cli_rest rest;
+	int ret;
 
-	if (!args)
-		return -ENOMEM;
-	args[0] = prog;
-	memcpy(args + 1, argv, (size_t)argc * sizeof(*args));
-	optind = 0; /* a full reset (glibc) */
-	opterr = 1;
-	while (!ret && (c = getopt_long(argc + 1, args, "i:s:g:h", report_opts,
-					NULL)) != -1)
-		ret = parse_opt(r, c, optarg);
-	if (!ret && optind < argc + 1) {
-		if (optind + 1 < argc + 1 || r->file) {
-			fprintf(stderr,
-				"vpmu report: one record file, please (try "
-				"'vpmu report --help')\n");
-			ret = -EINVAL;
-		} else {
-			r->file = args[optind];
-		}
-	}
-	free(args);
+	ret = cli_parse(&report_cmd, r, argc, argv, &rest);
+	if (ret)
+		return ret;
+	if (rest.argc && r->file)
+		ret = cli_error(&report_cmd, "one record file, please");
+	else if (rest.argc)
+		r->file = rest.argv[0];
+	cli_rest_free(&rest);
 	if (!r->file)
 		r->file = "vpmu.rec"; /* what `vpmu record` writes */
 	return ret;
@@ -499,7 +446,7 @@ int vmm_cmd_report(int argc, char **argv)
 
 	ret = parse(argc, argv, &r);
 	if (ret)
-		return ret > 0 ? 0 : 1;
+		return ret == CLI_HELP ? 0 : 1;
 	ret = rec_profile_load(&r.p, r.file, &r.so, stderr, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vpmu report: %s\n", err);

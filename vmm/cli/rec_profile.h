@@ -24,7 +24,7 @@
 struct rec_sym_opts {
 	const char *symfs; /* prefix of every image path, or NULL */
 	struct {
-		const char *vm;   /* VM name, uuid or index */
+		char vm[128];     /* VM name, uuid or index */
 		const char *path; /* ELF image or System.map */
 	} images[REC_IMAGES_MAX];
 	unsigned int nr_images;

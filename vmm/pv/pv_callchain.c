@@ -76,16 +76,27 @@ static bool guest_regs(struct vmm_vcpu *vcpu, uint64_t *rbp, uint64_t *rsp,
 
 void vmm_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp)
 {
-	struct vmm_chain_ring *r     = atomic_load(&vcpu->pmu.chains);
 	const struct vmm_gmem_view m = {.base = vcpu->vm->mem,
 					.size = vcpu->vm->mem_size};
 	uint64_t ret[VMM_CHAIN_DEPTH_MAX], rbp, rsp, cr3;
 	unsigned int n = 0;
 
-	if (!r)
+	if (!atomic_load(&vcpu->pmu.chains))
 		return;
 	if (guest_regs(vcpu, &rbp, &rsp, &cr3))
 		n = vmm_fp_unwind(&m, cr3, rbp, rsp, ret, VMM_CHAIN_DEPTH_MAX);
+	vmm_chain_store(vcpu, tstamp, ret, n);
+}
+
+void vmm_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
+		     const uint64_t *ret, unsigned int n)
+{
+	struct vmm_chain_ring *r = atomic_load(&vcpu->pmu.chains);
+
+	if (!r)
+		return;
+	if (n > VMM_CHAIN_DEPTH_MAX)
+		n = VMM_CHAIN_DEPTH_MAX;
 	pthread_mutex_lock(&r->lock);
 	r->slot[r->head].tstamp = tstamp;
 	r->slot[r->head].n      = n;

@@ -112,6 +112,9 @@ void vmm_chain_disable(struct vmm_vcpu *vcpu);
 unsigned int vmm_chain_lookup(struct vmm_vcpu *vcpu, uint64_t tstamp,
 			      uint64_t *out, unsigned int max);
 void vmm_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp);
+/* What capture stores: (n) callers for the sample at (tstamp). */
+void vmm_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
+		     const uint64_t *ret, unsigned int n);
 void vmm_chain_free(struct vmm_vcpu *vcpu);
 
 /* Before KVM_RUN: arm the deadline timer, inject a pending interrupt. */
