@@ -15,6 +15,7 @@ PACKAGES=(
 	libpfm4-dev
 	libjson-c-dev
 	libseccomp-dev
+	libelf-dev libdw-dev
 )
 
 missing=()

@@ -205,6 +205,12 @@ int vmm_ctl_do_create(struct vmm_ctl_call *x)
 	ret = vmm_ctl_hctx_create(x, (unsigned int)vcpu, (uint64_t)bsz, &hc);
 	if (ret)
 		return ret;
+	ret = vmm_ctl_hctx_chains(
+		x, hc, (unsigned int)vmm_ctl_get_int(x->req, "callchain", 0));
+	if (ret) {
+		vmm_ctl_hctx_free(x->ctl, hc);
+		return ret;
+	}
 	add_int(x->rep, "ctx", hc->handle);
 	add_u64(x->rep, "buf_size", hc->buf_size);
 	return 0;
@@ -213,6 +219,7 @@ int vmm_ctl_do_create(struct vmm_ctl_call *x)
 void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 {
 	vpmu_ctx_destroy(ctl->vm->pmu.domain, &host, hc->handle);
+	vmm_ctl_hctx_chains_off(ctl, hc);
 	free(hc->spill);
 	memset(hc, 0, sizeof(*hc));
 	hc->handle = -1;

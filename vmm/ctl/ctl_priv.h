@@ -86,6 +86,15 @@ struct vmm_ctl_hctx *vmm_ctl_hctx_find(struct vmm_ctl_client *c, int handle);
 void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);
 
 /*
+ * Issue 17 (ctl_smpl_cmds.c): samples of (hc) carry up to (depth) guest
+ * callers (0: none). 0, -EINVAL (no sampling buffer) or -ENOMEM, with
+ * x->err set. _off undoes it (hctx_free calls it).
+ */
+int vmm_ctl_hctx_chains(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
+			unsigned int depth);
+void vmm_ctl_hctx_chains_off(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);
+
+/*
  * Copy the JSON array (arr) of PMC (PMD) descriptions, checked by the
  * schema (at most VMM_CTL_REGS_MAX), into (regs). Return how many.
  */

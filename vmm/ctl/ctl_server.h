@@ -43,6 +43,7 @@ struct vmm_config;
 /* One sample copied out of a host sampling buffer. */
 struct vmm_ctl_sample {
 	uint16_t cpu, set, ovfl_pmd, nr_vals;
+	uint16_t nr_chain; /* callers in vmm_ctl_hctx.chains */
 	int32_t pid, tid;
 	uint64_t tstamp, ip;
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
@@ -63,6 +64,10 @@ struct vmm_ctl_hctx {
 	unsigned int nr_nvals;
 	struct vmm_ctl_sample *spill; /* copied, not yet drained */
 	unsigned int nr_spill, cap_spill;
+	/* Issue 17: callers per sample (chain_depth slots each, in spill
+	 * order) when the client asked for call chains. */
+	unsigned int chain_depth;
+	uint64_t *chains;
 	uint64_t lost; /* samples dropped: spill full, unknown size */
 };
 

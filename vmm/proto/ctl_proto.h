@@ -25,8 +25,10 @@
  * the contexts it created, and they are destroyed when it closes)
  *   hello, info          VM identity; info adds uptime and active contexts
  *   resolve   name       event name -> code (catalogue and KVM statistics)
- *   ctx_create vcpu [smpl_buf_size]   one vCPU-wide context (a default-
- *                        format buffer when smpl_buf_size > 0) -> ctx
+ *   ctx_create vcpu [smpl_buf_size] [callchain]   one vCPU-wide context
+ *                        (a default-format buffer when smpl_buf_size > 0;
+ *                        callchain N > 0: each sample carries up to N
+ *                        guest return addresses, issue 17) -> ctx
  *   write_pmcs ctx pmcs[{num,set,value,flags,reset_pmds,smpl_pmds,eventid}]
  *   write_pmds ctx pmds[{num,set,value,long_reset,short_reset}]
  *   create_evtsets ctx sets[{id,flags,next,timeout_ns}] -> timeout_ns[]
@@ -34,12 +36,15 @@
  *   read_pmds ctx pmds[{num,set}] -> values[]
  *   getinfo_evtsets ctx sets[ids] -> sets[{id,runs,act_ns}]
  *   smpl_drain ctx [max] -> samples[[cpu,set,ovfl_pmd,tstamp,ip,pid,tid,
- *                        [values]]], lost, more: samples recorded since the
- *                        last drain; a full buffer is restarted by the VMM
+ *                        [values](, [callers])]], lost, more: samples
+ *                        recorded since the last drain (callers, innermost
+ *                        first, with callchain); a full buffer is restarted
+ *                        by the VMM
  *   destroy ctx
  * Sessions: one request per VM for what the commands above do per vCPU
  *   session_open [vcpus[]] pmcs[...] [pmds[...]] [sets[...]] [set]
- *                        [smpl_buf_size] -> session, vcpus[], ctx[]: one
+ *                        [smpl_buf_size] [callchain] -> session, vcpus[],
+ *                        ctx[]: one
  *                        context per vCPU (every vCPU when vcpus is
  *                        absent), each with these sets, PMCs and PMDs,
  *                        loaded and started on its vCPU
@@ -80,6 +85,7 @@
 #define VMM_CTL_SMPL_BUF_MAX       (64LL << 20)
 #define VMM_CTL_DRAIN_MAX          65536 /* samples in one smpl_drain reply */
 #define VMM_CTL_SAMPLE_VALS        16 /* PMD values a drained sample carries */
+#define VMM_CTL_CHAIN_MAX          32 /* callers a drained sample carries */
 #define VMM_CTL_SET_TIMEOUT_MAX_NS (3600LL * 1000000000LL)
 
 /* Field types of the request tables. */

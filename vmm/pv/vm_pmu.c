@@ -172,6 +172,8 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 			vmm_smpl_unmap(vm, p->maps[i].fd);
 	}
 	vmm_arch_pmu_destroy(vm); /* issue 6 */
+	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++)
+		vmm_chain_free(&vm->vcpus[i]); /* issue 17 */
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
 	pthread_mutex_destroy(&p->map_lock);
@@ -347,11 +349,16 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
+	bool chains                = atomic_load(&p->chain_users) > 0;
+	uint64_t due = chains ? vpmu_cpu_next_deadline(p->cpu) : 0;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
 	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
+	/* Issue 17: a sample was due (timer or predicted overflow). */
+	if (chains && (kicked || vpmu_cpu_run_ns(p->cpu) >= due))
+		vmm_chain_capture(vcpu, vpmu_cpu_run_ns(p->cpu));
 	/* Complete an operator's pending read: its counts are now current. */
 	vmm_control_vcpu_accounted(vcpu);
 	/* A kick may be our timer firing: arm it again before the next run. */

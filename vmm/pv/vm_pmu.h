@@ -56,6 +56,23 @@ struct vmm_pmu {
 	struct vmm_arch *arch; /* issue 6: PMU model, NULL for "none" */
 };
 
+#define VMM_CHAIN_DEPTH_MAX 32   /* callers walked per sample */
+#define VMM_CHAIN_RING      2048 /* chains kept per vCPU until drained */
+
+/*
+ * Call chains of one vCPU (pv_callchain.c): captured by its thread when a
+ * sample is due, looked up by sample time by the control thread.
+ */
+struct vmm_chain_ring {
+	pthread_mutex_t lock;
+	unsigned int head; /* next slot to write */
+	struct {
+		uint64_t tstamp; /* vCPU run time of the sample, 0 = empty */
+		uint32_t n;
+		uint64_t ret[VMM_CHAIN_DEPTH_MAX];
+	} slot[VMM_CHAIN_RING];
+};
+
 /* Per-vCPU PMU state, embedded in struct vmm_vcpu. */
 struct vmm_vcpu_pmu {
 	struct vpmu_cpu *cpu;
@@ -69,6 +86,9 @@ struct vmm_vcpu_pmu {
 	atomic_uint pmi;     /* issue 6: pending PMI, vector or VMM_PMI_NMI */
 	uint64_t shared_gpa; /* struct pvpmu_shared_page, 0 = none */
 	int64_t tsc_offset;  /* guest TSC - host TSC */
+	/* Issue 17: chains for host contexts that asked (record -g). */
+	struct vmm_chain_ring *_Atomic chains; /* set once, freed at end */
+	atomic_uint chain_users;
 };
 
 /* Create the domain and the vCPU objects of (vm). */
@@ -80,6 +100,26 @@ void vmm_pmu_destroy(struct vmm_vm *vm);
 /* Called on the vCPU thread when it starts and ends. */
 int vmm_pmu_vcpu_start(struct vmm_vcpu *vcpu);
 void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu);
+
+/*
+ * Call chains (pv_callchain.c). Control thread: a host context that wants
+ * chains enables them on its vCPU (allocates the ring once: 0 or
+ * -ENOMEM) and disables them when destroyed; it looks the chain of a
+ * sample up by the sample's time (number of return addresses, innermost
+ * first, 0 when none was captured). vCPU thread: capture the chain of
+ * the guest's current stack for a sample at run time (tstamp): its frame
+ * pointers walked through its page tables (long mode, 4-level paging),
+ * every access bounds-checked against guest RAM.
+ */
+int vmm_chain_enable(struct vmm_vcpu *vcpu);
+void vmm_chain_disable(struct vmm_vcpu *vcpu);
+unsigned int vmm_chain_lookup(struct vmm_vcpu *vcpu, uint64_t tstamp,
+			      uint64_t *out, unsigned int max);
+void vmm_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp);
+/* What capture stores: (n) callers for the sample at (tstamp). */
+void vmm_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
+		     const uint64_t *ret, unsigned int n);
+void vmm_chain_free(struct vmm_vcpu *vcpu);
 
 /* Before KVM_RUN: arm the deadline timer, inject a pending interrupt. */
 void vmm_pmu_before_run(struct vmm_vcpu *vcpu);

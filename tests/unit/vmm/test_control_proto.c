@@ -133,6 +133,20 @@ static const struct req_case cases[] = {
 	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_close\","
 		    "\"session\":-1}",
 	    .want = -EINVAL, .msg = "out of range"),
+	/* Issue 17: call chains of up to VMM_CTL_CHAIN_MAX (32) callers. */
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,"
+		    "\"smpl_buf_size\":4096,\"callchain\":32}",
+	    .want = 0),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,"
+		    "\"smpl_buf_size\":4096,\"callchain\":33}",
+	    .want = -EINVAL, .msg = "callchain"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"pmcs\":[{\"num\":0,\"value\":1}],\"callchain\":-1}",
+	    .want = -EINVAL, .msg = "callchain"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"pmcs\":[{\"num\":0,\"value\":1}],\"callchain\":8,"
+		    "\"smpl_buf_size\":65536}",
+	    .want = 0),
 };
 
 /* Table-driven (libpfm4 validate style): every row reports its line. */
