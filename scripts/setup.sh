@@ -14,6 +14,7 @@ PACKAGES=(
 	libvirt-dev libvirt0
 	libpfm4-dev
 	libjson-c-dev
+	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libgnutls28-dev prometheus golang-go
 )
 
 missing=()

@@ -10,6 +10,7 @@
  */
 #include "vmm_core.h"
 #include "vpmu_commands.h"
+#include "vpmu_serve.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -27,7 +28,7 @@ static const char usage[] =
 	"       vpmu run --kernel vmlinux|bzImage [--initrd FILE] "
 	"[--append CMDLINE] [...]\n"
 	"       vpmu events [--json]\n"
-	"       vpmu list | stat | record | report | top [--help]\n"
+	"       vpmu list | stat | record | report | top | serve [--help]\n"
 	"       vpmu help\n"
 	"\n"
 	"  run   boot a guest image (vpmu's freestanding ELF, a Linux\n"
@@ -161,5 +162,7 @@ int main(int argc, char **argv)
 		return vmm_cmd_report(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "top"))
 		return vmm_cmd_top(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "serve")) /* issue 18 */
+		return vmm_cmd_serve(argc - 2, argv + 2);
 	die("unknown command '%s' (try 'vpmu help')", argv[1]);
 }

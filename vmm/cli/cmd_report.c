@@ -13,16 +13,19 @@
 
 #include "record_file.h"
 #include "elf_symbols.h"
+#include "vpmu_serve.h" /* --pprof (issue 18) */
 
 static const char report_usage[] =
-	"usage: vpmu report [--folded] [--min-pct P] FILE\n"
+	"usage: vpmu report [--folded] [--min-pct P] [--pprof OUT] FILE\n"
 	"\n"
 	"  Print a flat profile of the record FILE (from 'vpmu record') per\n"
 	"  VM and vCPU, then for all vCPUs of each VM: samples, share and\n"
 	"  guest function (from the .symtab of the image the VM booted;\n"
 	"  [unknown] when no symbol covers the IP).\n"
 	"  --folded prints 'VM;vcpuN;function count' lines for flame graphs.\n"
-	"  --min-pct hides functions below P percent (default 0).\n";
+	"  --min-pct hides functions below P percent (default 0).\n"
+	"  --pprof OUT writes a gzipped pprof profile instead (go tool "
+	"pprof).\n";
 
 #define ALL_VCPUS UINT32_MAX /* the per-VM total, after its vCPUs */
 
@@ -40,6 +43,7 @@ struct report {
 	size_t nr, cap;
 	bool folded;
 	double min_pct;
+	const char *pprof; /* --pprof OUT: vmm/serve converts */
 };
 
 static int add(void *opaque, const struct rec_sample *s)
@@ -195,6 +199,8 @@ static int parse(int argc, char **argv, struct report *r, const char **file)
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--folded")) {
 			r->folded = true;
+		} else if (!strcmp(argv[i], "--pprof") && i + 1 < argc) {
+			r->pprof = argv[++i];
 		} else if (!strcmp(argv[i], "--min-pct") && i + 1 < argc) {
 			r->min_pct = strtod(argv[++i], &end);
 			if (*end || r->min_pct < 0)
@@ -233,6 +239,8 @@ int vmm_cmd_report(int argc, char **argv)
 	ret = parse(argc, argv, &r, &file);
 	if (ret)
 		return ret > 0 ? 0 : 1;
+	if (r.pprof)
+		return vmm_report_pprof(file, r.pprof);
 	/* Header first (for the images), then the samples. */
 	ret = rec_read(file, &r.h, NULL, NULL, err, sizeof(err));
 	if (!ret) {
