@@ -174,7 +174,7 @@ static void rescan(struct serve *sv)
 	char dir[PATH_MAX];
 	unsigned int nr = 0, i;
 
-	if (vmm_client_discover_all(dir, sizeof(dir), &all, &nr, stderr))
+	if (vmm_client_discover_all(dir, sizeof(dir), &all, &nr, stderr, true))
 		return;
 	for (i = 0; i < sv->nr_vms; i++)
 		sv->vms[i]->seen = false;

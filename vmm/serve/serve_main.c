@@ -7,121 +7,99 @@
 #include "vpmu_serve.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <microhttpd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_parse.h"
 #include "serve_priv.h"
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 
-static const char serve_usage[] =
-	"usage: vpmu serve [--listen ADDR:PORT] [-e EVENT[,EVENT...]]\n"
-	"                  [--interval SECONDS] [--max-profile-seconds N]\n"
-	"                  [--tls-cert PEM --tls-key PEM [--tls-client-ca "
-	"PEM]]\n"
-	"\n"
-	"  Follow every VM of the runtime directory (as they start and stop)\n"
-	"  with a host context per vCPU counting EVENTs "
-	"(default " SERVE_DEFAULT_EVENTS ")\n"
-	"  and serve, over HTTP on ADDR:PORT (default " SERVE_DEFAULT_LISTEN
-	"):\n"
-	"    /metrics              Prometheus text or OpenMetrics (by Accept)\n"
-	"    /debug/pprof/profile  ?seconds=N&vm=NAME&hz=HZ: a pprof CPU\n"
-	"                          profile of the guests (gzipped protobuf)\n"
-	"    /debug/vpmu/vms       the VMs as JSON\n"
-	"  Counts are read every SECONDS (default 1). Runs in the foreground\n"
-	"  until SIGTERM or Ctrl-C; logs to stderr. A non-loopback ADDR needs\n"
-	"  TLS. While it runs, its host contexts occupy the vCPUs: other\n"
-	"  operator commands get 'busy' on them.\n";
+/* What the command line gives (the parser's ctx), checked into opts. */
+struct serve_args {
+	const char *listen, *events, *cert, *key, *ca;
+	double interval;
+	uint64_t max_profile;
+};
 
-enum { OPT_LISTEN = 1, OPT_INTERVAL, OPT_CERT, OPT_KEY, OPT_CA, OPT_MAXP };
+static const struct cli_opt serve_opts[] = {
+	CLI_STR(0, "listen", "ADDR:PORT", struct serve_args, listen,
+		"where to serve (default " SERVE_DEFAULT_LISTEN "; port 0 "
+		"picks one,\nlogged); not loopback needs TLS"),
+	CLI_STR('e', "event", "EVENTS", struct serve_args, events,
+		"events to count on every vCPU (default\n" SERVE_DEFAULT_EVENTS
+		")"),
+	CLI_NUM('I', "interval", "SECONDS", struct serve_args, interval, 0,
+		"read the VMs every SECONDS (default 1, 0.1 to 3600)"),
+	CLI_UINT(0, "max-profile-seconds", "N", struct serve_args, max_profile,
+		 1, "longest /debug/pprof/profile (default 60)"),
+	CLI_STR(0, "tls-cert", "PEM", struct serve_args, cert,
+		"serve HTTPS with this certificate chain"),
+	CLI_STR(0, "tls-key", "PEM", struct serve_args, key,
+		"and this private key"),
+	CLI_STR(0, "tls-client-ca", "PEM", struct serve_args, ca,
+		"require client certificates signed by this CA"),
+	{0},
+};
 
-static const struct option long_opts[] = {
-	{"listen", required_argument, NULL, OPT_LISTEN},
-	{"events", required_argument, NULL, 'e'},
-	{"interval", required_argument, NULL, OPT_INTERVAL},
-	{"tls-cert", required_argument, NULL, OPT_CERT},
-	{"tls-key", required_argument, NULL, OPT_KEY},
-	{"tls-client-ca", required_argument, NULL, OPT_CA},
-	{"max-profile-seconds", required_argument, NULL, OPT_MAXP},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+static const struct cli_cmd serve_cmd = {
+	.name     = "serve",
+	.summary  = "HTTP daemon: /metrics and pprof profiles of every VM",
+	.opts     = serve_opts,
+	.operands = CLI_OPERANDS_NONE,
+	.help = "  Follow every VM of the runtime directory as VMs start and "
+		"stop (as\n"
+		"  root: every user's), with a host context per vCPU counting "
+		"EVENTS,\n"
+		"  and serve over HTTP:\n"
+		"    /metrics              Prometheus text 0.0.4 or "
+		"OpenMetrics "
+		"(Accept)\n"
+		"    /debug/pprof/profile  ?seconds=N&vm=NAME&hz=HZ: gzipped "
+		"pprof CPU\n"
+		"                          profile of the guests (go tool "
+		"pprof)\n"
+		"    /debug/vpmu/vms       the VMs as JSON\n"
+		"  Runs in the foreground until SIGTERM or Ctrl-C, logging to "
+		"stderr.\n"
+		"  Its host contexts occupy the vCPUs: other operator "
+		"commands get\n"
+		"  'busy' on them while it runs.\n",
 };
 
 static int parse(int argc, char **argv, struct serve_opts *o)
 {
-	char *end;
-	double d;
-	long n;
-	int c;
+	struct serve_args a = {.listen      = SERVE_DEFAULT_LISTEN,
+			       .events      = SERVE_DEFAULT_EVENTS,
+			       .interval    = 1,
+			       .max_profile = SERVE_PROFILE_MAX_S};
+	struct cli_rest rest;
+	int ret;
 
-	*o     = (struct serve_opts){.listen         = SERVE_DEFAULT_LISTEN,
-				     .events         = SERVE_DEFAULT_EVENTS,
-				     .default_events = true,
-				     .interval_ns    = 1000000000ULL,
-				     .max_profile_s  = SERVE_PROFILE_MAX_S};
-	optind = 1;
-	opterr = 0;
-	/* getopt wants the program name first: argv[-1] is "serve". */
-	while ((c = getopt_long(argc + 1, argv - 1, "+e:h", long_opts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case OPT_LISTEN:
-			o->listen = optarg;
-			break;
-		case 'e':
-			o->events         = optarg;
-			o->default_events = false;
-			break;
-		case OPT_INTERVAL:
-			d = strtod(optarg, &end);
-			if (*end || !(d >= 0.1 && d <= 3600)) {
-				fprintf(stderr, "vpmu serve: --interval: "
-						"seconds from 0.1 to 3600\n");
-				return -EINVAL;
-			}
-			o->interval_ns = (uint64_t)(d * 1e9);
-			break;
-		case OPT_CERT:
-			o->tls_cert = optarg;
-			break;
-		case OPT_KEY:
-			o->tls_key = optarg;
-			break;
-		case OPT_CA:
-			o->tls_client_ca = optarg;
-			break;
-		case OPT_MAXP:
-			n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 3600) {
-				fprintf(stderr, "vpmu serve: "
-						"--max-profile-seconds: 1 to "
-						"3600\n");
-				return -EINVAL;
-			}
-			o->max_profile_s = (unsigned int)n;
-			break;
-		case 'h':
-			fputs(serve_usage, stdout);
-			return 1;
-		default:
-			fprintf(stderr,
-				"vpmu serve: bad or incomplete option '%s' "
-				"(try 'vpmu serve --help')\n",
-				argv[optind - 2 < argc ? optind - 2
-						       : argc - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind - 1 < argc) {
-		fprintf(stderr, "vpmu serve: unexpected argument '%s'\n",
-			argv[optind - 1]);
-		return -EINVAL;
-	}
+	ret = cli_parse(&serve_cmd, &a, argc, argv, &rest);
+	if (ret)
+		return ret;
+	cli_rest_free(&rest);
+	if (a.interval < 0.1 || a.interval > 3600)
+		return cli_error(&serve_cmd,
+				 "--interval: seconds from 0.1 to 3600");
+	if (a.max_profile > 3600)
+		return cli_error(&serve_cmd,
+				 "--max-profile-seconds: 1 to 3600");
+	*o = (struct serve_opts){
+		.listen = a.listen,
+		.events = a.events,
+		.default_events =
+			a.events == (const char *)SERVE_DEFAULT_EVENTS,
+		.interval_ns   = (uint64_t)(a.interval * 1e9),
+		.tls_cert      = a.cert,
+		.tls_key       = a.key,
+		.tls_client_ca = a.ca,
+		.max_profile_s = (unsigned int)a.max_profile,
+	};
 	return 0;
 }
 
@@ -174,7 +152,7 @@ int vmm_cmd_serve(int argc, char **argv)
 	if (!ret)
 		ret = check_events(&sv.o);
 	if (ret)
-		return ret > 0 ? 0 : 1;
+		return ret == CLI_HELP ? 0 : 1;
 	pthread_mutex_init(&sv.lock, NULL);
 	pthread_cond_init(&sv.cond, NULL);
 	ret = serve_collect_init(&sv);
