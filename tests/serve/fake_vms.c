@@ -6,8 +6,8 @@
  * $VPMU_RUNTIME_DIR with its registry entry) whose vCPUs are plain threads
  * (as in tests/unit/vmm/test_ctl_vcpu_sync.c): every millisecond a vCPU
  * "exits" after 1 ms of guest run time with its RIP in fake_guest_hot
- * (9 times in 10) or fake_guest_cold, and is accounted by the VMM's own
- * vmm_pmu_after_run(). The image of every VM is this program, so symbols
+ * (9 times in 10, at random) or fake_guest_cold, and is accounted by the VMM's
+ * own vmm_pmu_after_run(). The image of every VM is this program, so symbols
  * resolve. Once the file GO exists, vCPU i of VM v makes exactly
  * HYPERCALLS doorbell hypercalls (PIO exits), then no more.
  *
@@ -61,13 +61,18 @@ static void *vcpu_thread(void *arg)
 {
 	struct vmm_vcpu *v = arg;
 	struct timespec ms = {0, 1000000};
-	uint64_t n = 0, made = 0;
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL + v->index, made = 0;
 	bool counted = false;
 
 	__atomic_store_n(&v->tid, gettid(), __ATOMIC_RELEASE);
 	while (!atomic_load(&stopping)) {
 		nanosleep(&ms, NULL);
-		v->run->s.regs.regs.rip = (++n % 10) ? hot_ip : cold_ip;
+		/* 9 in 10 hot, at random: no aliasing with a sampling period.
+		 */
+		rnd ^= rnd << 13;
+		rnd ^= rnd >> 7;
+		rnd ^= rnd << 17;
+		v->run->s.regs.regs.rip = rnd % 10 ? hot_ip : cold_ip;
 		v->stats.nr_exits++;
 		v->stats.exits[KVM_EXIT_IO]++;
 		v->stats.pio++;

@@ -146,4 +146,36 @@ echo "ok: SIGTERM stops vpmu serve with status 0"
 F=$(top_function "$T/r.pb.gz")
 [ "$F" = fake_guest_hot ] || fail "report --pprof: first function '$F'"
 echo "ok: go tool pprof -top of vpmu report --pprof: $F first"
+
+# --- TLS: refused in clear text off loopback; HTTPS with client certs.
+"$VPMU" serve --listen 0.0.0.0:0 2>"$T/clear.log" && fail "clear text on 0.0.0.0"
+[ "$(wc -l <"$T/clear.log")" = 1 ] && grep -q -- '--tls-cert' "$T/clear.log" ||
+	fail "one line saying how: $(cat "$T/clear.log")"
+echo "ok: 0.0.0.0 without TLS refused: $(cat "$T/clear.log")"
+cd "$T" || fail cd
+ossl() { openssl "$@" >/dev/null 2>&1 || fail "openssl $*"; }
+ossl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=test-ca
+printf 'subjectAltName=IP:127.0.0.1\n' >san.ext
+ossl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=127.0.0.1
+ossl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile san.ext
+ossl req -newkey rsa:2048 -nodes -keyout cli.key -out cli.csr -subj /CN=scraper
+ossl x509 -req -in cli.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cli.pem -days 2
+ossl req -x509 -newkey rsa:2048 -nodes -keyout rogue.key -out rogue.pem -days 2 -subj /CN=rogue
+"$VPMU" serve --listen 127.0.0.1:0 --tls-cert srv.pem --tls-key srv.key \
+	--tls-client-ca ca.pem 2>"$T/tls.log" &
+TLS=$!
+PIDS+=($TLS)
+wait_for 10 grep -q listening "$T/tls.log" || fail "TLS serve did not listen: $(cat "$T/tls.log")"
+TP=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/tls.log")
+TU=https://127.0.0.1:$TP/metrics
+wait_for 10 bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --cacert ca.pem --cert cli.pem --key cli.key $TU)\" = 200 ]" ||
+	fail "HTTPS with a client certificate of the CA"
+C1=$(curl -s -o /dev/null -w '%{http_code}' --cacert ca.pem "$TU")
+C2=$(curl -s -o /dev/null -w '%{http_code}' --cacert ca.pem --cert rogue.pem --key rogue.key "$TU")
+C3=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$TP/metrics")
+[ "$C1" != 200 ] && [ "$C2" != 200 ] && [ "$C3" != 200 ] ||
+	fail "refused without a CA-signed client certificate: $C1 $C2 $C3"
+echo "ok: HTTPS 200 with a CA-signed client certificate; none $C1, rogue $C2, plain HTTP $C3"
+kill -TERM $TLS
+wait $TLS || fail "TLS serve exit status"
 echo PASS

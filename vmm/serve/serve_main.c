@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "cli_parse.h"
 #include "serve_priv.h"
@@ -143,6 +144,7 @@ int vmm_cmd_serve(int argc, char **argv)
 	struct serve sv      = {.inotify_fd = -1, .wake_fd = -1};
 	struct MHD_Daemon *d = NULL;
 	const union MHD_DaemonInfo *di;
+	struct sockaddr_storage sa;
 	sigset_t set, old;
 	pthread_t collector;
 	char err[512];
@@ -153,6 +155,12 @@ int vmm_cmd_serve(int argc, char **argv)
 		ret = check_events(&sv.o);
 	if (ret)
 		return ret == CLI_HELP ? 0 : 1;
+	/* Refuse a bad address or clear text off loopback before anything. */
+	if (serve_parse_listen(sv.o.listen, &sa, err, sizeof(err)) ||
+	    serve_check_tls(&sv.o, &sa, err, sizeof(err))) {
+		fprintf(stderr, "vpmu serve: %s\n", err);
+		return 1;
+	}
 	pthread_mutex_init(&sv.lock, NULL);
 	pthread_cond_init(&sv.cond, NULL);
 	ret = serve_collect_init(&sv);
