@@ -6,7 +6,8 @@
 # Prometheus scrapes vpmu serve and its HTTP API must return the series of
 # both VMs with those exact counts; `go tool pprof -top` must name the
 # guests' hot function first, for /debug/pprof/profile and for
-# `vpmu report --pprof`; bad requests get clear errors and the daemon
+# `vpmu report --pprof`; a VM started later is attached and detached; bad
+# requests get clear errors and the daemon
 # keeps serving; a second profile at once gets 429; SIGTERM stops it.
 # Exit 77 (skipped) without prometheus or go.
 set -u
@@ -107,6 +108,17 @@ curl -s -o "$T/b.pb.gz" "$U/debug/pprof/profile?seconds=1&vm=beta" || fail "vm=b
 go tool pprof -raw "$T/b.pb.gz" 2>/dev/null | grep -q 'vm:\[beta\]' || fail "vm=beta profile has no beta samples"
 go tool pprof -raw "$T/b.pb.gz" 2>/dev/null | grep -q 'vm:\[alpha\]' && fail "vm=beta profile has alpha samples"
 echo "ok: ?vm=beta profiles beta only"
+
+# --- VMs come and go: attached and detached as their entries appear and go.
+nr_vms() { [ "$(curl -s "$U/debug/vpmu/vms" | grep -o '"uuid"' | wc -l)" = "$1" ]; }
+"$FAKE" "$T/go" 0 gamma:1 2>"$T/fake2.log" &
+G=$!
+wait_for 10 nr_vms 3 || fail "gamma not attached"
+kill -TERM $G
+wait $G
+wait_for 10 nr_vms 2 || fail "gamma not detached"
+grep -q "detached VM 'gamma'" "$T/serve.log" || fail "no detach message"
+echo "ok: a VM started later is attached, and detached when it stops"
 
 # --- Errors: clear statuses, and the daemon keeps serving.
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }

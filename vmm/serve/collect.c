@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * collect.c: the collector thread of `vpmu serve`. It watches the runtime
- * directory (inotify, and a rescan every interval for VMs that died
+ * directory (inotify, and a rescan every 10 s for VMs that died
  * without removing their entry), keeps one operator session per VM
  * (op_session.c: one host context per vCPU, counting the metric events),
  * reads every VM once per interval into monotonic counters, renders the
@@ -24,7 +24,8 @@
 
 #include "pvpmu/catalog.h"
 
-#define SWITCH_NS 10000000ULL /* event sets switch every 10 ms of run time */
+#define SWITCH_NS 10000000ULL    /* event sets switch every 10 ms of run time */
+#define RESCAN_NS 10000000000ULL /* scan without an inotify event: 10 s */
 
 void serve_wake(struct serve *sv)
 {
@@ -317,8 +318,9 @@ int serve_collect_init(struct serve *sv)
 
 void *serve_collect_thread(void *arg)
 {
-	struct serve *sv = arg;
-	uint64_t next    = vpmu_monotonic_ns(), now, wait;
+	struct serve *sv   = arg;
+	uint64_t next      = vpmu_monotonic_ns(), now, wait;
+	uint64_t last_scan = next;
 	struct pollfd p[2];
 	uint64_t junk;
 	bool scan = true;
@@ -344,9 +346,16 @@ void *serve_collect_thread(void *arg)
 			while (read(sv->wake_fd, &junk, sizeof(junk)) > 0)
 				;
 		}
-		/* Every interval: also catch VMs that died uncleanly. */
-		if (vpmu_monotonic_ns() >= next)
+		/*
+		 * Now and then also without inotify's word: a VM killed
+		 * uncleanly leaves its entry (removed as stale by the scan),
+		 * and the watch may have failed. Not every interval: a scan
+		 * connects to every VM to tell live from stale.
+		 */
+		if (vpmu_monotonic_ns() - last_scan >= RESCAN_NS)
 			scan = true;
+		if (scan)
+			last_scan = vpmu_monotonic_ns();
 	}
 	serve_profile_stop(sv, NULL);
 	return NULL;
