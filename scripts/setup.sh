@@ -16,6 +16,7 @@ PACKAGES=(
 	libjson-c-dev
 	libseccomp-dev
 	libelf-dev libdw-dev
+	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libgnutls28-dev prometheus golang-go
 )
 
 missing=()

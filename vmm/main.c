@@ -13,6 +13,7 @@
 #include "cli_parse.h"
 #include "vm_registry.h"
 #include "vpmu_commands.h"
+#include "vpmu_serve.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -261,6 +262,8 @@ static const struct command {
 	 vmm_cmd_record},
 	{"report", "profile of a record file", vmm_cmd_report},
 	{"top", "live profile of running VMs", vmm_cmd_top},
+	{"serve", "HTTP daemon: /metrics and pprof profiles of every VM",
+	 vmm_cmd_serve},
 	{"help", "this list, or the usage of COMMAND", cmd_help},
 };
 
