@@ -14,6 +14,7 @@ PACKAGES=(
 	libvirt-dev libvirt0
 	libpfm4-dev
 	libjson-c-dev
+	clang libclang-rt-14-dev
 )
 
 missing=()
