@@ -17,6 +17,7 @@ PACKAGES=(
 	libseccomp-dev
 	libelf-dev libdw-dev
 	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libgnutls28-dev prometheus golang-go
+	clang libclang-rt-14-dev
 )
 
 missing=()
