@@ -14,6 +14,8 @@ PACKAGES=(
 	libvirt-dev libvirt0
 	libpfm4-dev
 	libjson-c-dev
+	libseccomp-dev
+	libelf-dev libdw-dev
 )
 
 missing=()

@@ -208,7 +208,7 @@ Test(cli_ops, top_quits_on_q_under_a_pty)
 		_exit(127);
 	}
 	out[0] = '\0';
-	cr_assert(read_until(master, out, sizeof(out), "q quit", 10000),
+	cr_assert(read_until(master, out, sizeof(out), "q quit", 30000),
 		  "top never drew: %s", out);
 	cr_assert_eq(write(master, "q", 1), 1);
 	for (i = 0; i < 100 && waitpid(pid, &st, WNOHANG) == 0; i++)

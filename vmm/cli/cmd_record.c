@@ -19,6 +19,7 @@
 
 #include "cli_parse.h"
 #include "ctl_client.h"
+#include "elf_symbols.h"
 #include "record_file.h"
 
 struct record_opts {
@@ -58,6 +59,9 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 	};
 
 	memcpy(rs.vals, smp->vals, sizeof(rs.vals));
+	rs.nr_chain =
+		smp->nr_chain < REC_CHAIN_MAX ? smp->nr_chain : REC_CHAIN_MAX;
+	memcpy(rs.chain, smp->chain, rs.nr_chain * sizeof(rs.chain[0]));
 	if (!r->write_err)
 		r->write_err = rec_sample(&r->w, &rs);
 }
@@ -92,6 +96,16 @@ static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
 	return ops_parse_events(&r->s, v);
 }
 
+static int set_callgraph(const struct cli_cmd *cmd, void *ctx, const char *v)
+{
+	struct record *r = ctx;
+
+	(void)cmd;
+	(void)v;
+	r->s.callchain = VMM_CTL_CHAIN_MAX;
+	return 0;
+}
+
 static const struct cli_opt record_opts[] = {
 	OPS_SELECT_ROWS,
 	CLI_FN('e', "event", "EVENTS", add_events,
@@ -106,6 +120,10 @@ static const struct cli_opt record_opts[] = {
 		"write FILE (default vpmu.rec)"),
 	CLI_UINT(0, "buffer-kib", "N", struct record_opts, buf_kib, 1,
 		 "sampling buffer per vCPU (default 256)"),
+	CLI_FN('g', "call-graph", NULL, set_callgraph,
+	       "record the guest's call chain with each sample: the\n"
+	       "VMM walks its frame pointers (up to 32 callers) through\n"
+	       "its page tables"),
 	{0},
 };
 
@@ -173,6 +191,18 @@ static int period_of(struct record *r)
 	return 0;
 }
 
+/* The image's GNU build-id, checked by `vpmu report` ("" if none). */
+static void image_build_id(const char *image, char *buf, size_t len)
+{
+	struct symtab t;
+
+	buf[0] = '\0';
+	if (!symtab_load(&t, image)) {
+		symtab_build_id_hex(&t, buf, len);
+		symtab_free(&t);
+	}
+}
+
 static int open_file(struct record *r)
 {
 	struct rec_header h = {.code    = r->s.ev[0].code,
@@ -187,6 +217,7 @@ static int open_file(struct record *r)
 		snprintf(h.events[i], sizeof(h.events[i]), "%s",
 			 r->s.ev[i].name);
 	h.nr_events = i;
+	h.callchain = r->s.callchain > 0;
 	h.nr_vms    = r->s.nr_vms;
 	h.vms       = calloc(h.nr_vms, sizeof(*h.vms));
 	if (!h.vms)
@@ -200,12 +231,18 @@ static int open_file(struct record *r)
 			 e->image);
 		h.vms[i].nr_vcpus = e->nr_vcpus;
 		h.vms[i].tsc_khz  = e->tsc_khz;
+		image_build_id(e->image, h.vms[i].build_id,
+			       sizeof(h.vms[i].build_id));
 	}
 	ret = rec_open(&r->w, r->o.out, &h);
 	free(h.vms);
 	if (ret)
-		fprintf(stderr, "vpmu record: %s.tmp: %s\n", r->o.out,
-			strerror(-ret));
+		fprintf(stderr, "vpmu record: %s.tmp: %s%s\n", r->o.out,
+			strerror(-ret),
+			ret == -EEXIST || ret == -EPERM
+				? " (another user's file is in the way: "
+				  "choose another -o FILE)"
+				: "");
 	return ret;
 }
 

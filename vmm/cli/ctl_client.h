@@ -47,7 +47,8 @@ struct json_object *vmm_client_req(const char *cmd);
  * List the VMs registered in (dir), sorted by name: live entries in a
  * malloc'd array (*out) of (*nr). Stale entries (pid gone, socket refusing)
  * are removed, each with a note on (notes) if not NULL. Returns 0 or
- * -errno (a missing directory is 0 entries).
+ * -errno (a missing directory is 0 entries; a directory or an entry this
+ * user may not read is -EACCES, not an empty list).
  */
 int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
 			unsigned int *nr, FILE *notes);
@@ -93,6 +94,7 @@ struct ops_session {
 	unsigned int nr_vms, nr_live;
 	struct ops_event ev[OPS_EVENTS_MAX];
 	unsigned int nr_ev, nr_sets;
+	unsigned int callchain; /* sampling: callers per sample (record -g) */
 };
 
 /*
@@ -136,7 +138,8 @@ int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out);
 
 /*
  * Sampling: event ev[0] with (period), the other events recorded in every
- * sample, a default-format buffer of (buf_size) bytes per vCPU.
+ * sample, a default-format buffer of (buf_size) bytes per vCPU; with
+ * (s->callchain) > 0 each sample carries up to that many guest callers.
  */
 int ops_start_sampling(struct ops_session *s, uint64_t period,
 		       uint64_t buf_size);
@@ -147,6 +150,8 @@ struct ops_sample {
 	uint64_t tstamp, ip;
 	unsigned int nr_vals;
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
+	unsigned int nr_chain; /* guest callers, innermost first */
+	uint64_t chain[VMM_CTL_CHAIN_MAX];
 };
 
 typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);

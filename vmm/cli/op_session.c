@@ -293,6 +293,9 @@ static struct json_object *sampling_request(struct ops_session *s,
 	json_object_object_add(r, "pmds", arr);
 	json_object_object_add(r, "smpl_buf_size",
 			       json_object_new_int64((int64_t)buf_size));
+	if (s->callchain)
+		json_object_object_add(r, "callchain",
+				       json_object_new_int((int)s->callchain));
 	return r;
 }
 
@@ -462,7 +465,8 @@ static void emit_samples(struct json_object *arr, unsigned int vm,
 
 	for (i = 0; i < n; i++) {
 		a = json_object_array_get_idx(arr, i);
-		if (json_object_array_length(a) != 8)
+		if (json_object_array_length(a) != 8 &&
+		    json_object_array_length(a) != 9)
 			continue;
 		memset(&smp, 0, sizeof(smp));
 		smp.vm   = vm;
@@ -484,6 +488,15 @@ static void emit_samples(struct json_object *arr, unsigned int vm,
 			smp.vals[k] = json_object_get_uint64(
 				json_object_array_get_idx(vals, k));
 		smp.nr_vals = (unsigned int)nv;
+		/* Callers (session_open with callchain). */
+		vals = json_object_array_get_idx(a, 8);
+		nv   = vals ? json_object_array_length(vals) : 0;
+		if (nv > VMM_CTL_CHAIN_MAX)
+			nv = VMM_CTL_CHAIN_MAX;
+		for (k = 0; k < nv; k++)
+			smp.chain[k] = json_object_get_uint64(
+				json_object_array_get_idx(vals, k));
+		smp.nr_chain = (unsigned int)nv;
 		fn(opaque, &smp);
 	}
 }

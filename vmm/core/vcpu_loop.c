@@ -16,6 +16,7 @@
 
 #include "arch_msrs.h"
 #include "ctl_server.h"
+#include "vmm_sandbox.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -308,7 +309,14 @@ void *vmm_vcpu_thread(void *arg)
 		      VMM_STATUS_INTERNAL);
 		return NULL;
 	}
-	run_loop(vcpu);
+	/* Set up: from here on only the run loop's system calls. */
+	if (vcpu->vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_VCPU))
+		fatal(vcpu,
+		      "cannot enter the seccomp sandbox (--no-sandbox "
+		      "runs without it)",
+		      VMM_STATUS_INTERNAL);
+	else
+		run_loop(vcpu);
 	vmm_pmu_vcpu_end(vcpu);
 	__atomic_store_n(&vcpu->tid, 0, __ATOMIC_RELEASE);
 	tls_run = NULL;

@@ -39,7 +39,35 @@ const char *vmm_runtime_strerror(int ret)
 	    !getenv("XDG_RUNTIME_DIR"))
 		return "no runtime directory: set " VMM_RUNTIME_ENV
 		       " or XDG_RUNTIME_DIR";
+	if (ret == -EPERM)
+		return "refused: a runtime directory must be this user's own, "
+		       "closed to others (mode 0700): chmod 0700 it if it is "
+		       "yours, else set " VMM_RUNTIME_ENV;
+	if (ret == -ENOTDIR)
+		return "not a directory (a symlink or a file is in the way)";
 	return strerror(-ret);
+}
+
+/*
+ * The directory holds the VM's control socket and registry entry: whoever
+ * else may write there could plant entries that point operators elsewhere
+ * or replace the socket, and whoever may read it sees every VM. So it must
+ * be a real directory (not a symlink) of this user with no group or other
+ * permissions. It is refused, not repaired: the path may be one the user
+ * named ($VPMU_RUNTIME_DIR=/tmp, or /run for root), whose mode is not ours
+ * to change.
+ */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid() || (st.st_mode & 07077))
+		return -EPERM;
+	return 0;
 }
 
 int vmm_runtime_dir_create(const char *dir)
@@ -59,7 +87,7 @@ int vmm_runtime_dir_create(const char *dir)
 	}
 	if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	return 0;
+	return check_dir(tmp);
 }
 
 int vmm_registry_path(char *buf, size_t len, const char *dir, const char *uuid,

@@ -113,7 +113,9 @@ Test(cli_program, each_error_is_one_line_and_status_1)
 		    "vpmu top: unexpected argument 'extra'");
 	expect_fail((const char *[]){"record", "-c", "10", "-F", "10", NULL},
 		    "-c and -F exclude each other");
-	expect_fail((const char *[]){"report", NULL}, "which record file?");
+	/* Issue 17: the default input is vpmu.rec (not here). */
+	expect_fail((const char *[]){"report", NULL},
+		    "vpmu report: vpmu.rec: No such file or directory");
 	expect_fail((const char *[]){"report", "a", "b", NULL},
 		    "unexpected argument 'b'");
 	expect_fail((const char *[]){"list", "--json=1", NULL},
