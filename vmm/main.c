@@ -186,8 +186,7 @@ static const struct cli_cmd run_cmd = {
 	.opts     = run_opts,
 	.operands = 1,
 	.help     = "  IMAGE is vpmu's freestanding ELF, a Linux vmlinux or "
-		    "bzImage "
-		    "(or\n"
+		    "bzImage (or\n"
 		    "  --kernel IMAGE); CONFIG.xml a libvirt domain XML (options "
 		    "override it).\n"
 		    "  Exit status: 0 when all vCPUs halted, the guest's exit-port "
