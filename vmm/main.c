@@ -11,9 +11,12 @@
  */
 #include "vmm_core.h"
 #include "cli_parse.h"
+#include "vm_registry.h"
 #include "vpmu_commands.h"
+#include "vpmu_serve.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -21,6 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
 								...)
@@ -47,41 +53,96 @@ static FILE *open_console(const char *path)
 	return f;
 }
 
+/* Two live VMs never share a name: operators select VMs by name. */
+static void check_name(const struct vmm_config *cfg)
+{
+	struct vmm_reg_entry e;
+	char dir[PATH_MAX];
+
+	if (!cfg->name[0] || vmm_runtime_dir(dir, sizeof(dir)) ||
+	    vmm_registry_find_name(dir, cfg->name, &e) != 1)
+		return;
+	die("a VM named '%s' is already running (pid %d, uuid %s): choose "
+	    "another --name",
+	    cfg->name, (int)e.pid, e.uuid);
+}
+
 /*
  * SIGINT and SIGTERM stop the VM cleanly (vCPUs leave KVM_RUN, the control
  * socket and registry entry are removed) with status 128 + signal: a
- * thread waits for them, and every other thread keeps them blocked.
+ * thread waits for them on a signalfd, and every other thread keeps them
+ * blocked. SIGPIPE is ignored: when the console is a pipe or socket whose
+ * reader went away (`vpmu run ... | head`), the same thread sees it
+ * (POLLERR) and stops the VM with status 128 + SIGPIPE and one message,
+ * instead of the VMM dying in the middle of a write.
  */
+struct waiter {
+	struct vmm_vm *vm;
+	int sig_fd, console_fd; /* console_fd -1: not a pipe or socket */
+};
+
 static void *signal_waiter(void *arg)
 {
-	sigset_t set;
-	int sig;
+	struct waiter *w = arg;
+	struct signalfd_siginfo si;
+	struct pollfd p[2] = {
+		{.fd = w->sig_fd, .events = POLLIN},
+		{.fd = w->console_fd, .events = 0},
+	};
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	if (sigwait(&set, &sig) == 0)
-		vmm_vm_stop(arg, 128 + sig);
-	return NULL;
+	for (;;) {
+		if (poll(p, 2, -1) < 0)
+			continue; /* EINTR */
+		if (p[0].revents & POLLIN &&
+		    read(w->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+			vmm_vm_stop(w->vm, 128 + (int)si.ssi_signo);
+			return NULL;
+		}
+		if (p[1].revents & (POLLERR | POLLHUP)) {
+			fprintf(stderr,
+				"vpmu: %s: console output closed (broken "
+				"pipe): stopping the VM\n",
+				vmm_vm_name(w->vm));
+			vmm_vm_stop(w->vm, 128 + SIGPIPE);
+			return NULL;
+		}
+	}
 }
 
-static int run_until_signal(struct vmm_vm *vm)
+/* (f)'s descriptor if it is a pipe or a socket, else -1. */
+static int pipe_fd(FILE *f)
 {
+	struct stat st;
+	int fd = fileno(f);
+
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? fd : -1;
+}
+
+static int run_until_signal(struct vmm_vm *vm, FILE *console)
+{
+	struct waiter w = {.vm = vm, .console_fd = pipe_fd(console)};
 	sigset_t set, old;
 	pthread_t waiter;
 	bool has_waiter;
 	int status;
 
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	has_waiter = pthread_create(&waiter, NULL, signal_waiter, vm) == 0;
-	status     = vmm_vm_run(vm);
+	w.sig_fd   = signalfd(-1, &set, SFD_CLOEXEC);
+	has_waiter = w.sig_fd >= 0 &&
+		     pthread_create(&waiter, NULL, signal_waiter, &w) == 0;
+	status = vmm_vm_run(vm);
 	if (has_waiter) {
 		pthread_cancel(waiter);
 		pthread_join(waiter, NULL);
 	}
+	if (w.sig_fd >= 0)
+		close(w.sig_fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return status;
 }
@@ -100,8 +161,8 @@ static const struct cli_opt run_opts[] = {
 	CLI_FN(0, "mem", "SIZE", run_opt,
 	       "guest memory, e.g. 64M, 1G (default 64M)"),
 	CLI_FN(0, "name", "NAME", run_opt,
-	       "the VM's name for operators (default: the\n"
-	       "image's)"),
+	       "the VM's name for operators; refused while a\n"
+	       "running VM has it (default vm-UUIDPREFIX)"),
 	CLI_FN(0, "console", "FILE", run_opt,
 	       "guest console output to FILE (default stdout)"),
 	CLI_FN(0, "stats", NULL, run_opt,
@@ -112,6 +173,8 @@ static const struct cli_opt run_opts[] = {
 	       "boot a Linux vmlinux or bzImage"),
 	CLI_FN(0, "initrd", "FILE", run_opt, "Linux initial ramdisk"),
 	CLI_FN(0, "append", "CMDLINE", run_opt, "Linux kernel command line"),
+	CLI_FN(0, "no-sandbox", NULL, run_opt,
+	       "run without the seccomp sandbox (debugging)"),
 	{0},
 };
 
@@ -131,8 +194,16 @@ static const struct cli_cmd run_cmd = {
 		    "value,\n"
 		    "  250 triple fault, 251 KVM error, 253 guest reset (Linux "
 		    "reboot or\n"
-		    "  panic), 128 + signal after SIGINT/SIGTERM, 1 on bad "
-		    "input.\n",
+		    "  panic), 159 forbidden system call (the seccomp sandbox;
+		    "
+		    "  --no-sandbox runs without), 128 + signal after "
+		    "SIGINT/SIGTERM,
+		    "
+		    "  141 (128 + SIGPIPE) when the console pipe's reader went "
+		    "away,
+		    "
+		    "  1 on bad input.
+		    ",
 };
 
 static int cmd_run(int argc, char **argv)
@@ -153,6 +224,7 @@ static int cmd_run(int argc, char **argv)
 	if (vmm_config_parse_run_args(&cfg, argc, argv, err, sizeof(err)) ||
 	    vmm_config_validate(&cfg, err, sizeof(err)))
 		die("%s", err);
+	check_name(&cfg);
 	console = open_console(cfg.console);
 	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
 		die("%s", err);
@@ -162,7 +234,7 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "vpmu: %s: booting %s as a %s\n",
 			vmm_vm_name(vm), cfg.image,
 			vmm_image_kind_name(vmm_vm_image_kind(vm)));
-	status = run_until_signal(vm);
+	status = run_until_signal(vm, console);
 	if (status < 0)
 		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
 		    strerror(-status));
@@ -190,6 +262,8 @@ static const struct command {
 	 vmm_cmd_record},
 	{"report", "profile of a record file", vmm_cmd_report},
 	{"top", "live profile of running VMs", vmm_cmd_top},
+	{"serve", "HTTP daemon: /metrics and pprof profiles of every VM",
+	 vmm_cmd_serve},
 	{"help", "this list, or the usage of COMMAND", cmd_help},
 };
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli_parse.h"
 #include "ctl_client.h"
@@ -267,6 +268,14 @@ int vmm_cmd_list(int argc, char **argv)
 	if (!o.uri || !o.uri[0])
 		o.uri = "qemu:///system";
 	ret = vmm_client_discover_all(dir, sizeof(dir), &e, &n, stderr, true);
+	if (ret == -EACCES || ret == -EPERM) {
+		fprintf(stderr,
+			"vpmu list: cannot read the runtime directory %s: %s "
+			"(uid %u may not read it or its entries; the VMs of "
+			"another user are listed by that user or by root)\n",
+			dir, strerror(-ret), (unsigned int)geteuid());
+		return 1;
+	}
 	if (ret) {
 		fprintf(stderr, "vpmu list: %s%s%s%s\n",
 			dir[0] ? "runtime directory " : "", dir,

@@ -237,8 +237,12 @@ static int open_file(struct record *r)
 	ret = rec_open(&r->w, r->o.out, &h);
 	free(h.vms);
 	if (ret)
-		fprintf(stderr, "vpmu record: %s.tmp: %s\n", r->o.out,
-			strerror(-ret));
+		fprintf(stderr, "vpmu record: %s.tmp: %s%s\n", r->o.out,
+			strerror(-ret),
+			ret == -EEXIST || ret == -EPERM
+				? " (another user's file is in the way: "
+				  "choose another -o FILE)"
+				: "");
 	return ret;
 }
 

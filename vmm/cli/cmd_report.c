@@ -14,6 +14,7 @@
 
 #include "cli_parse.h"
 #include "rec_profile.h"
+#include "vpmu_serve.h" /* --pprof (issue 18) */
 
 #define ALL_VCPUS UINT32_MAX /* the per-VM total, after its vCPUs */
 
@@ -34,6 +35,7 @@ struct report {
 	bool folded, stdio, sort_sym, sort_src;
 	enum graph_mode graph;
 	double min_pct;
+	const char *pprof; /* --pprof OUT: converted by vmm/serve */
 	struct entry *e;
 	size_t nr;
 };
@@ -387,6 +389,8 @@ static const struct cli_opt report_opts[] = {
 	       "symbols of VM (name, uuid or index) from PATH:\n"
 	       "an ELF image, or a System.map for Linux guests\n"
 	       "(repeatable)"),
+	CLI_STR(0, "pprof", "OUT", struct report, pprof,
+		"write a gzipped pprof profile to OUT instead (go tool pprof)"),
 	{0},
 };
 
@@ -447,6 +451,8 @@ int vmm_cmd_report(int argc, char **argv)
 	ret = parse(argc, argv, &r);
 	if (ret)
 		return ret == CLI_HELP ? 0 : 1;
+	if (r.pprof)
+		return vmm_report_pprof(r.file, r.pprof);
 	ret = rec_profile_load(&r.p, r.file, &r.so, stderr, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vpmu report: %s\n", err);

@@ -177,7 +177,7 @@ static int discover_dir(const char *dir, struct vmm_reg_entry **out,
 	struct dirent *d;
 	DIR *dp;
 	size_t n;
-	int ret = 0;
+	int err, ret = 0;
 
 	dp = opendir(dir);
 	if (!dp)
@@ -187,8 +187,12 @@ static int discover_dir(const char *dir, struct vmm_reg_entry **out,
 		if (n != 36 + 5 || strcmp(d->d_name + 36, ".json"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (vmm_registry_read(path, &e) ||
-		    strncmp(e.uuid, d->d_name, 36))
+		err = vmm_registry_read(path, &e);
+		if (err == -EACCES || err == -EPERM) {
+			ret = err; /* not an empty list: an error */
+			continue;
+		}
+		if (err || strncmp(e.uuid, d->d_name, 36))
 			continue; /* being written, or not ours */
 		if (is_stale(&e)) {
 			vmm_registry_remove(dir, e.uuid);

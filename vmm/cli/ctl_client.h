@@ -47,7 +47,8 @@ struct json_object *vmm_client_req(const char *cmd);
  * List the VMs registered in (dir), sorted by name: live entries in a
  * malloc'd array (*out) of (*nr). Stale entries (pid gone, socket refusing)
  * are removed, each with a note on (notes) if not NULL. Returns 0 or
- * -errno (a missing directory is 0 entries).
+ * -errno (a missing directory is 0 entries; a directory or an entry this
+ * user may not read is -EACCES, not an empty list).
  */
 int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
 			unsigned int *nr, FILE *notes);

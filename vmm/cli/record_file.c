@@ -69,16 +69,23 @@ static int put_line(struct rec_writer *w, struct json_object *o)
 
 int rec_open(struct rec_writer *w, const char *path, const struct rec_header *h)
 {
-	int ret;
+	int fd, ret;
 
 	memset(w, 0, sizeof(*w));
 	if (snprintf(w->path, sizeof(w->path), "%s", path) >=
 	    (int)sizeof(w->path))
 		return -ENAMETOOLONG;
 	snprintf(w->tmp, sizeof(w->tmp), "%s.tmp", path);
-	w->f = fopen(w->tmp, "we");
-	if (!w->f)
-		return -errno;
+	fd = vmm_file_create_new(w->tmp);
+	if (fd < 0)
+		return fd;
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		ret = -errno;
+		close(fd);
+		unlink(w->tmp);
+		return ret;
+	}
 	ret = put_line(w, header_json(h));
 	if (ret)
 		rec_abort(w);

@@ -103,6 +103,16 @@ int rec_finish(struct rec_writer *w, uint64_t lost, uint64_t duration_ns,
 /* Give up: close and remove (path).tmp. */
 void rec_abort(struct rec_writer *w);
 
+/*
+ * Create (path) as a new, empty regular file open for writing (mode 0666
+ * less the umask, close-on-exec) without following a symlink: whatever
+ * already has that name (a stale file, a symlink another user planted) is
+ * unlinked first, never written through, and if something reappears in
+ * between the create fails with -EEXIST. Returns the fd or -errno
+ * (safe_file.c).
+ */
+int vmm_file_create_new(const char *path);
+
 /* Called for every sample in file order; non-zero stops the read. */
 typedef int (*rec_sample_fn_t)(void *opaque, const struct rec_sample *s);
 

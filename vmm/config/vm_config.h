@@ -62,7 +62,8 @@ struct vmm_config {
 	char cmdline[VMM_CMDLINE_MAX]; /* Linux command line, "" default */
 	bool has_cmdline;              /* cmdline given (even empty) */
 	char console[PATH_MAX];        /* "" means stdout */
-	bool stats; /* print per-vCPU exit statistics at end */
+	bool stats;      /* print per-vCPU exit statistics at end */
+	bool no_sandbox; /* --no-sandbox: no seccomp filter (vmm/sandbox) */
 	char pmu_model[VMM_PMU_MODEL_LEN]; /* "auto", "intel-v2", ... */
 	struct vmm_pmu_limits limits;
 	char source[PATH_MAX]; /* config file read, "" for the CLI */

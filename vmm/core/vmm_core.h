@@ -275,10 +275,18 @@ struct vmm_vcpu_stats {
 	uint64_t halted_ns;    /* time blocked in HLT */
 	uint64_t irqs;         /* interrupts injected */
 	uint64_t steal_ns;     /* runnable, not running (host) */
+	uint64_t cpu_ns;       /* the thread's CPU time, after each KVM_RUN */
 	uint64_t kicks;        /* KVM_RUN interrupted by a kick */
 	uint64_t guest_errors; /* bad hypercalls, #GP on MSRs */
 	uint64_t quirks;       /* host-refused instructions finished (PVM) */
 };
+
+/*
+ * CPU time the calling thread has received, ns (CLOCK_THREAD_CPUTIME_ID).
+ * The vCPU loop stores it in stats.cpu_ns after every KVM_RUN, before
+ * accounting: the hv_cpu_ns event, next to run_ns (wall time in KVM_RUN).
+ */
+uint64_t vmm_thread_cpu_ns(void);
 
 /* Print every vCPU's statistics to (out). */
 void vmm_stats_print(struct vmm_vm *vm, FILE *out);

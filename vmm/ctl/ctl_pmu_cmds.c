@@ -144,10 +144,10 @@ int vmm_ctl_do_resolve(struct vmm_ctl_call *x)
 	code = d && d->source != PVPMU_SRC_KVMSTAT ? d->code : -1;
 	if (code < 0) {
 		snprintf(x->err, sizeof(x->err),
-			 "unknown event '%.64s' for host contexts (catalogue "
+			 "unknown event '%.*s' for host contexts (catalogue "
 			 "names, see 'vpmu events'; kvmstat statistics are "
 			 "not available to operators)",
-			 name);
+			 vmm_ctl_utf8_prefix(name, 64), name);
 		return -ENOENT;
 	}
 	add_int(x->rep, "code", code);

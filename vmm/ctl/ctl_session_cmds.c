@@ -152,7 +152,8 @@ static void name_vcpu(struct vmm_ctl_call *x, unsigned int vcpu, int ret)
 	char msg[sizeof(x->err)];
 
 	snprintf(msg, sizeof(msg), "%s", x->err[0] ? x->err : strerror(-ret));
-	snprintf(x->err, sizeof(x->err), "vCPU %u: %.200s", vcpu, msg);
+	snprintf(x->err, sizeof(x->err), "vCPU %u: %.*s", vcpu,
+		 vmm_ctl_utf8_prefix(msg, 200), msg);
 }
 
 static void remember(struct vmm_ctl_session *s, const struct session_setup *su)

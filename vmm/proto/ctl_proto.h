@@ -170,7 +170,27 @@ int64_t vmm_ctl_get_int(struct json_object *obj, const char *key, int64_t def);
 uint64_t vmm_ctl_get_u64(struct json_object *obj, const char *key,
 			 uint64_t def);
 
-/* New reply objects: {"v":1,"id":id,"ok":true} / ok false + error. */
+/*
+ * UTF-8 (ctl_utf8.c). Requests must be UTF-8 and every reply is: strict
+ * RFC 3629, no overlong forms, surrogates or code points above U+10FFFF.
+ *
+ * vmm_ctl_utf8_check: the offset of the first byte of (s, len) that is not
+ * part of a valid character, or (len) when all of it is valid.
+ * vmm_ctl_utf8_prefix: the bytes of the longest prefix of the string (s),
+ * at most (max), that ends between characters: request text echoed in a
+ * message is printed with "%.*s" of this, never cutting a character.
+ * vmm_ctl_utf8_clean: a malloc'd copy of (s, len), NUL-terminated, with
+ * every invalid byte replaced by U+FFFD and a character cut short at the
+ * end dropped; its length in (*out_len). NULL if out of memory.
+ */
+size_t vmm_ctl_utf8_check(const char *s, size_t len);
+int vmm_ctl_utf8_prefix(const char *s, size_t max);
+char *vmm_ctl_utf8_clean(const char *s, size_t len, size_t *out_len);
+
+/*
+ * New reply objects: {"v":1,"id":id,"ok":true} / ok false + error; the
+ * error text (msg) is made valid UTF-8 (vmm_ctl_utf8_clean).
+ */
 struct json_object *vmm_ctl_reply_ok(int64_t id);
 struct json_object *vmm_ctl_reply_err(int64_t id, int err, const char *msg);
 
@@ -198,7 +218,9 @@ void vmm_ctl_rx_free(struct vmm_ctl_rx *rx);
 
 /*
  * Write (msg) as one frame to (fd), waiting at most (timeout_ms) for room.
- * Returns 0, -EMSGSIZE, -ETIMEDOUT or -errno.
+ * Text that is not valid UTF-8 (a string json-c took as given) is sent
+ * cleaned with vmm_ctl_utf8_clean(). Returns 0, -EMSGSIZE, -ETIMEDOUT or
+ * -errno.
  */
 int vmm_ctl_send(int fd, struct json_object *msg, int timeout_ms);
 

@@ -40,10 +40,14 @@ struct vmm_pmu {
 	uint64_t tsc_khz;
 	uint64_t arg_size_max; /* bytes of one vector argument */
 
-	/* Message waiters (PVPMU_HC_READ_MSG): generation + condvar. */
+	/*
+	 * Message waiters (PVPMU_HC_READ_MSG): generation + condvar on
+	 * CLOCK_MONOTONIC; (msg_sleeps) counts returns from its waits.
+	 */
 	pthread_mutex_t msg_lock;
 	pthread_cond_t msg_cond;
 	uint64_t msg_gen;
+	uint64_t msg_sleeps;
 
 	/* Sampling buffer mappings, under (map_lock). */
 	pthread_mutex_t map_lock;
@@ -134,7 +138,11 @@ void vmm_shared_update(struct vmm_vcpu *vcpu);
 void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid);
 void vmm_shared_stamp_entry(struct vmm_vcpu *vcpu);
 
-/* pv_read_msg.c: PVPMU_HC_READ_MSG; pv.c: host errno -> ABI status. */
+/*
+ * pv_read_msg.c: PVPMU_HC_READ_MSG; pv.c: host errno -> ABI status.
+ * vmm_pmu_msg_init() creates the waiters' lock and CLOCK_MONOTONIC condvar.
+ */
+int vmm_pmu_msg_init(struct vmm_pmu *p);
 int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque);
 int vmm_pv_status(int err);
 

@@ -30,16 +30,16 @@ static inline void vpmu_slurp(FILE *f, char *buf, size_t len)
 	fclose(f);
 }
 
-/* Run vpmu (argv...) with stdin from /dev/null. */
-static inline void vpmu_prog(const char *const *argv, struct vpmu_out *r)
+/* Run vpmu (argv...) with runtime directory (dir), stdin /dev/null. */
+static inline void vpmu_prog_in(const char *dir, const char *const *argv,
+				struct vpmu_out *r)
 {
 	FILE *out = tmpfile(), *err = tmpfile();
-	char dir[]           = "/tmp/vpmu-cli-test-XXXXXX";
 	const char *args[32] = {VPMU_PROG};
 	int i, st;
 	pid_t pid;
 
-	cr_assert(out && err && mkdtemp(dir));
+	cr_assert(out && err);
 	for (i = 0; argv[i] && i < 30; i++)
 		args[i + 1] = argv[i];
 	fflush(NULL);
@@ -57,6 +57,15 @@ static inline void vpmu_prog(const char *const *argv, struct vpmu_out *r)
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	vpmu_slurp(out, r->out, sizeof(r->out));
 	vpmu_slurp(err, r->err, sizeof(r->err));
+}
+
+/* vpmu_prog_in() with a fresh empty runtime directory. */
+static inline void vpmu_prog(const char *const *argv, struct vpmu_out *r)
+{
+	char dir[] = "/tmp/vpmu-cli-test-XXXXXX";
+
+	cr_assert_not_null(mkdtemp(dir));
+	vpmu_prog_in(dir, argv, r);
 	rmdir(dir);
 }
 

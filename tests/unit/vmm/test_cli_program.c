@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli_program.h"
+#include "vm_registry.h"
 
 Test(cli_program, help_on_every_command)
 {
@@ -132,4 +133,68 @@ Test(cli_program, no_vm_to_monitor_is_one_line)
 		    "no running VM to monitor");
 	expect_fail((const char *[]){"stat", "-p", "web", "--", "1", NULL},
 		    "no running VM matches 'web'");
+}
+
+/* Two live VMs never share a name: the second `vpmu run --name` fails. */
+Test(cli_program, run_refuses_the_name_of_a_running_vm)
+{
+	struct vmm_reg_entry e = {
+		.uuid     = "0123abcd-0000-4000-8000-000000000001",
+		.name     = "web",
+		.nr_vcpus = 1,
+		.pmu      = "none",
+		.image    = "/x.elf",
+		.socket   = "/nonexistent.sock",
+	};
+	char dir[]         = "/tmp/vpmu-cli-name-XXXXXX";
+	const char *argv[] = {"run", VPMU_BUILD_DIR "/guests/hello.elf",
+			      "--name", "web", NULL};
+	struct vpmu_out r;
+
+	cr_assert_not_null(mkdtemp(dir));
+	e.pid = getpid(); /* alive */
+	cr_assert_eq(vmm_registry_write(dir, &e), 0);
+	vpmu_prog_in(dir, argv, &r);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "a VM named 'web' is already running") != NULL,
+		  "%s", r.err);
+	cr_expect(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s",
+		  r.err);
+	vmm_registry_remove(dir, e.uuid);
+	rmdir(dir);
+}
+
+Test(cli_program, registry_finds_live_names_only)
+{
+	struct vmm_reg_entry
+		e =
+			{
+				.uuid = "0123abcd-0000-4000-8000-000000000002",
+				.name = "db",
+				.nr_vcpus = 1,
+				.pmu      = "none",
+				.image    = "/x.elf",
+				.socket   = "/nonexistent.sock",
+			},
+		found;
+	char dir[] = "/tmp/vpmu-cli-name-XXXXXX";
+	pid_t dead;
+
+	cr_assert_not_null(mkdtemp(dir));
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0); /* reaped: its pid is gone */
+	e.pid = dead;
+	cr_assert_eq(vmm_registry_write(dir, &e), 0);
+	cr_expect_eq(vmm_registry_find_name(dir, "db", &found), 0,
+		     "the VMM of that entry is dead");
+	e.pid = getpid();
+	cr_assert_eq(vmm_registry_write(dir, &e), 0);
+	cr_expect_eq(vmm_registry_find_name(dir, "db", &found), 1);
+	cr_expect_eq(found.pid, getpid());
+	cr_expect_eq(vmm_registry_find_name(dir, "dbx", &found), 0);
+	cr_expect_eq(vmm_registry_find_name("/nonexistent/x", "db", &found), 0);
+	vmm_registry_remove(dir, e.uuid);
+	rmdir(dir);
 }
