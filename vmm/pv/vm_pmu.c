@@ -349,16 +349,23 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
-	bool chains                = atomic_load(&p->chain_users) > 0;
-	uint64_t due = chains ? vpmu_cpu_next_deadline(p->cpu) : 0;
+	uint64_t now;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
 	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
+	/*
+	 * Issue 17: when a sample is due (the timer's kick, or the run time
+	 * passes the predicted overflow), its call chain is stored first,
+	 * under the time the sample will carry, so that the control thread
+	 * never sees the sample before its chain.
+	 */
+	if (atomic_load(&p->chain_users)) {
+		now = vpmu_cpu_run_ns(p->cpu) + run_ns;
+		if (kicked || now >= vpmu_cpu_next_deadline(p->cpu))
+			vmm_chain_capture(vcpu, now);
+	}
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
-	/* Issue 17: a sample was due (timer or predicted overflow). */
-	if (chains && (kicked || vpmu_cpu_run_ns(p->cpu) >= due))
-		vmm_chain_capture(vcpu, vpmu_cpu_run_ns(p->cpu));
 	/* Complete an operator's pending read: its counts are now current. */
 	vmm_control_vcpu_accounted(vcpu);
 	/* A kick may be our timer firing: arm it again before the next run. */
