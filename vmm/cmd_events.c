@@ -17,19 +17,23 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
 #include <vpmu/vpmu.h>
 
 #include "vmm_core.h"
 
 static const char events_usage[] =
-	"usage: vpmu events [--json]\n"
+	"usage: vpmu events [--json] [--format-dir DIR]\n"
 	"\n"
 	"  List every event of the virtual PMU and every KVM statistic of\n"
 	"  this host: code (the PMC event select, umask << 8 | event), name,\n"
-	"  backend, whether this host can count it, and why not.\n"
-	"  --json  one JSON object {\"events\": [...], \"raw\": {...}} on "
-	"stdout\n";
+	"  backend, whether this host can count it, and why not; then the\n"
+	"  sampling formats a guest can name by UUID (spec 3.5.2).\n"
+	"  --json        one JSON object {\"events\": [...], \"raw\": {...},\n"
+	"                \"formats\": [...]} on stdout\n"
+	"  --format-dir  also load the run-time formats of DIR, as\n"
+	"                `vpmu run --format-dir` does (refusals on stderr)\n";
 
 struct listing {
 	FILE *out;
@@ -144,17 +148,70 @@ static void print_raw(struct listing *l, const char *why)
 		json_str(stdout, why);
 	else
 		fputs("null", stdout);
-	fputs("}\n}\n", stdout);
+	fputs("}", stdout);
 }
 
-static int parse_args(int argc, char **argv, bool *json, bool *help)
+static void fmt_refused(void *opaque, const char *msg)
+{
+	(void)opaque;
+	fprintf(stderr, "vpmu events: sampling format refused: %s\n", msg);
+}
+
+/* Spec 3.5.2: every format with its UUID and logical name. */
+static void print_formats(bool json)
+{
+	struct vpmu_format_info fi[64];
+	size_t i, n = vpmu_format_list(fi, 64);
+	char id[37];
+
+	if (n > 64)
+		n = 64;
+	if (json)
+		fputs(",\n  \"formats\": [", stdout);
+	else
+		printf("\nsampling formats (spec 3.5.2):\n%-36s  %-16s %-8s "
+		       "%s\n",
+		       "UUID", "NAME", "KIND", "FROM");
+	for (i = 0; i < n; i++) {
+		uuid_unparse(fi[i].uuid, id);
+		if (!json) {
+			printf("%-36s  %-16s %-8s %s\n", id, fi[i].name,
+			       fi[i].builtin ? "built-in" : "run-time",
+			       fi[i].builtin ? "vpmu" : fi[i].origin);
+			continue;
+		}
+		printf("%s\n    {\"uuid\": \"%s\", \"name\": ", i ? "," : "",
+		       id);
+		json_str(stdout, fi[i].name);
+		printf(", \"builtin\": %s, \"origin\": ",
+		       fi[i].builtin ? "true" : "false");
+		if (fi[i].builtin)
+			fputs("null", stdout);
+		else
+			json_str(stdout, fi[i].origin);
+		fputs("}", stdout);
+	}
+	if (json)
+		fputs("\n  ]\n}\n", stdout);
+}
+
+static int parse_args(int argc, char **argv, bool *json, bool *help,
+		      const char **fmt_dir)
 {
 	int i;
 
 	*json = *help = false;
+	*fmt_dir      = NULL;
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			*json = true;
+		} else if (!strcmp(argv[i], "--format-dir")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "vpmu events: --format-dir "
+						"needs a directory\n");
+				return -EINVAL;
+			}
+			*fmt_dir = argv[++i];
 		} else if (!strcmp(argv[i], "--help") ||
 			   !strcmp(argv[i], "-h")) {
 			*help = true;
@@ -212,6 +269,7 @@ static int list(struct vmm_vm *vm, bool json)
 		       "AVAIL", "DESCRIPTION (or why unavailable)");
 	vpmu_domain_list_events(d, print_event, &l);
 	print_raw(&l, vpmu_domain_event_unavailable(d, RAW_EXAMPLE));
+	print_formats(json);
 	vpmu_domain_destroy(d);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "vpmu events: writing the listing: %s\n",
@@ -223,16 +281,19 @@ static int list(struct vmm_vm *vm, bool json)
 
 int vmm_cmd_events(int argc, char **argv)
 {
+	const char *fmt_dir;
 	struct vmm_vm *vm;
 	bool json, help;
 	int status;
 
-	if (parse_args(argc, argv, &json, &help))
+	if (parse_args(argc, argv, &json, &help, &fmt_dir))
 		return 1;
 	if (help) {
 		fputs(events_usage, stdout);
 		return 0;
 	}
+	if (fmt_dir && vpmu_format_load_dir(fmt_dir, fmt_refused, NULL) < 0)
+		return 1;
 	vm     = scratch_vm();
 	status = list(vm, json);
 	vmm_vm_destroy(vm);
