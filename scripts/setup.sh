@@ -14,6 +14,10 @@ PACKAGES=(
 	libvirt-dev libvirt0
 	libpfm4-dev
 	libjson-c-dev
+	libseccomp-dev
+	libelf-dev libdw-dev
+	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libgnutls28-dev prometheus golang-go
+	clang libclang-rt-14-dev
 )
 
 missing=()

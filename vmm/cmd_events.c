@@ -10,6 +10,7 @@
  * the listing still runs: KVM statistics are then unavailable, with the reason.
  */
 #include "vpmu_commands.h"
+#include "cli_parse.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -23,17 +24,32 @@
 
 #include "vmm_core.h"
 
-static const char events_usage[] =
-	"usage: vpmu events [--json] [--format-dir DIR]\n"
-	"\n"
-	"  List every event of the virtual PMU and every KVM statistic of\n"
-	"  this host: code (the PMC event select, umask << 8 | event), name,\n"
-	"  backend, whether this host can count it, and why not; then the\n"
-	"  sampling formats a guest can name by UUID (spec 3.5.2).\n"
-	"  --json        one JSON object {\"events\": [...], \"raw\": {...},\n"
-	"                \"formats\": [...]} on stdout\n"
-	"  --format-dir  also load the run-time formats of DIR, as\n"
-	"                `vpmu run --format-dir` does (refusals on stderr)\n";
+struct events_opts {
+	bool json;
+	const char *fmt_dir;
+};
+
+static const struct cli_opt events_opts[] = {
+	CLI_FLAG('j', "json", struct events_opts, json,
+		 "one JSON object {\"events\": [...], \"raw\": {...}, "
+		 "\"formats\": [...]}"),
+	CLI_STR(0, "format-dir", "DIR", struct events_opts, fmt_dir,
+		"also load the run-time sampling formats of DIR, as\n"
+		"`vpmu run --format-dir` does (refusals on stderr)"),
+	{0},
+};
+
+static const struct cli_cmd events_cmd = {
+	.name    = "events",
+	.summary = "every event of the virtual PMU and every KVM statistic "
+		   "of this host",
+	.opts    = events_opts,
+	.help = "  Columns: code (the PMC event select, umask << 8 | event), "
+		"name,\n"
+		"  backend, whether this host can count it, and why not; then "
+		"the\n  sampling formats a guest can name by UUID (spec "
+		"3.5.2).\n",
+};
 
 struct listing {
 	FILE *out;
@@ -195,37 +211,6 @@ static void print_formats(bool json)
 		fputs("\n  ]\n}\n", stdout);
 }
 
-static int parse_args(int argc, char **argv, bool *json, bool *help,
-		      const char **fmt_dir)
-{
-	int i;
-
-	*json = *help = false;
-	*fmt_dir      = NULL;
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			*json = true;
-		} else if (!strcmp(argv[i], "--format-dir")) {
-			if (i + 1 == argc) {
-				fprintf(stderr, "vpmu events: --format-dir "
-						"needs a directory\n");
-				return -EINVAL;
-			}
-			*fmt_dir = argv[++i];
-		} else if (!strcmp(argv[i], "--help") ||
-			   !strcmp(argv[i], "-h")) {
-			*help = true;
-		} else {
-			fprintf(stderr,
-				"vpmu events: unknown argument '%s' (try "
-				"'vpmu events --help')\n",
-				argv[i]);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* A never-run VM with one vCPU: the source of KVM statistics. */
 static struct vmm_vm *scratch_vm(void)
 {
@@ -281,21 +266,19 @@ static int list(struct vmm_vm *vm, bool json)
 
 int vmm_cmd_events(int argc, char **argv)
 {
-	const char *fmt_dir;
+	struct events_opts o = {0};
+	struct cli_rest rest;
 	struct vmm_vm *vm;
-	bool json, help;
 	int status;
 
-	if (parse_args(argc, argv, &json, &help, &fmt_dir))
-		return 1;
-	if (help) {
-		fputs(events_usage, stdout);
-		return 0;
-	}
-	if (fmt_dir && vpmu_format_load_dir(fmt_dir, fmt_refused, NULL) < 0)
+	status = cli_parse(&events_cmd, &o, argc, argv, &rest);
+	if (status)
+		return status == CLI_HELP ? 0 : 1;
+	cli_rest_free(&rest);
+	if (o.fmt_dir && vpmu_format_load_dir(o.fmt_dir, fmt_refused, NULL) < 0)
 		return 1;
 	vm     = scratch_vm();
-	status = list(vm, json);
+	status = list(vm, o.json);
 	vmm_vm_destroy(vm);
 	return status;
 }

@@ -22,7 +22,7 @@
 #define OPTIONS_LIST                                                           \
 	"--vcpus, --mem, --name, --console, --stats, --pmu, --kernel, "        \
 	"--initrd, "                                                           \
-	"--append, --format-dir"
+	"--append, --no-sandbox, --format-dir"
 
 enum opt_id {
 	OPT_VCPUS,
@@ -34,6 +34,7 @@ enum opt_id {
 	OPT_KERNEL,
 	OPT_INITRD,
 	OPT_APPEND,
+	OPT_NO_SANDBOX,
 	OPT_FORMAT_DIR,
 };
 
@@ -50,6 +51,7 @@ static const struct {
 	[OPT_KERNEL]     = {"kernel", true},
 	[OPT_INITRD]     = {"initrd", true},
 	[OPT_APPEND]     = {"append", true},
+	[OPT_NO_SANDBOX] = {"no-sandbox", false},
 	[OPT_FORMAT_DIR] = {"format-dir", true},
 };
 
@@ -243,6 +245,8 @@ static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
 					  err, errlen);
 	if (!ret && v[OPT_APPEND])
 		cfg->has_cmdline = true;
+	if (!ret && v[OPT_NO_SANDBOX])
+		cfg->no_sandbox = true; /* vmm/sandbox: debugging only */
 	if (!ret && v[OPT_FORMAT_DIR])
 		ret = vmm_config_copy_str("--format-dir", cfg->format_dir,
 					  sizeof(cfg->format_dir),
