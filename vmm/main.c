@@ -194,16 +194,12 @@ static const struct cli_cmd run_cmd = {
 		    "value,\n"
 		    "  250 triple fault, 251 KVM error, 253 guest reset (Linux "
 		    "reboot or\n"
-		    "  panic), 159 forbidden system call (the seccomp sandbox;
-		    "
+		    "  panic), 159 forbidden system call (the seccomp sandbox;\n"
 		    "  --no-sandbox runs without), 128 + signal after "
-		    "SIGINT/SIGTERM,
-		    "
+		    "SIGINT/SIGTERM,\n"
 		    "  141 (128 + SIGPIPE) when the console pipe's reader went "
-		    "away,
-		    "
-		    "  1 on bad input.
-		    ",
+		    "away,\n"
+		    "  1 on bad input.\n",
 };
 
 static int cmd_run(int argc, char **argv)
