@@ -17,24 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_parse.h"
 #include "ctl_client.h"
 #include "record_file.h"
 
-static const char record_usage[] =
-	"usage: vpmu record [-a | -m VM...] [-e EVENT[,EVENT...]] [-c PERIOD |"
-	" -F HZ]\n"
-	"                   [-o FILE] [--buffer-kib N] [-- SECONDS]\n"
-	"\n"
-	"  Sample every vCPU of all VMs (-a, the default) or of the VMs named\n"
-	"  by -m (name, uuid or uuid prefix; repeatable) on the first EVENT\n"
-	"  (default hv_guest_cycles), every PERIOD events or HZ times per\n"
-	"  second of guest run time (time events only; default -F 1000).\n"
-	"  Further events are recorded in each sample. Writes FILE (default\n"
-	"  vpmu.rec, JSON lines: see 'vpmu report') atomically when SECONDS\n"
-	"  have passed, on Ctrl-C or when every VM has gone.\n";
-
 struct record_opts {
-	struct ops_select sel;
+	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *out;
 	uint64_t period, freq, buf_kib;
 	double duration;
@@ -49,8 +37,8 @@ static void on_signal(int sig)
 }
 
 struct record {
+	struct record_opts o; /* first: the parser's ctx is the record */
 	struct ops_session s;
-	struct record_opts o;
 	struct rec_writer w;
 	int write_err;
 	uint64_t lost, t0;
@@ -96,80 +84,64 @@ static void drain_all(struct record *r)
 	}
 }
 
-static int parse_u64(const char *opt, const char *v, uint64_t *out)
+static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
 {
-	char *end;
+	struct record *r = ctx;
 
-	errno = 0;
-	*out  = strtoull(v, &end, 10);
-	if (!*v || *end || errno || !*out || v[0] == '-') {
-		fprintf(stderr, "vpmu record: %s needs a positive integer\n",
-			opt);
-		return -EINVAL;
-	}
-	return 0;
+	(void)cmd;
+	return ops_parse_events(&r->s, v);
 }
 
-static int parse_one(struct record *r, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	struct record_opts *o = &r->o;
-	char *end;
-	int ret;
+static const struct cli_opt record_opts[] = {
+	OPS_SELECT_ROWS,
+	CLI_FN('e', "event", "EVENTS", add_events,
+	       "sample on the first (default hv_guest_cycles);\n"
+	       "the others are recorded in each sample"),
+	CLI_UINT('c', "count", "PERIOD", struct record_opts, period, 1,
+		 "a sample every PERIOD events"),
+	CLI_UINT('F', "freq", "HZ", struct record_opts, freq, 1,
+		 "HZ samples per second of guest run time\n"
+		 "(time events only; default 1000)"),
+	CLI_STR('o', "output", "FILE", struct record_opts, out,
+		"write FILE (default vpmu.rec)"),
+	CLI_UINT(0, "buffer-kib", "N", struct record_opts, buf_kib, 1,
+		 "sampling buffer per vCPU (default 256)"),
+	{0},
+};
 
-	ret = ops_select_arg(&o->sel, argc, argv, i, "vpmu record");
-	if (ret)
-		return ret < 0 ? ret : 0;
-	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		fputs(record_usage, stdout);
-		return 1;
-	}
-	if (!v ||
-	    (strcmp(a, "-e") && strcmp(a, "-c") && strcmp(a, "-F") &&
-	     strcmp(a, "-o") && strcmp(a, "--buffer-kib") && strcmp(a, "--"))) {
-		fprintf(stderr,
-			"vpmu record: unknown or incomplete argument '%s' "
-			"(try 'vpmu record --help')\n",
-			a);
-		return -EINVAL;
-	}
-	++*i;
-	if (!strcmp(a, "-e"))
-		return ops_parse_events(&r->s, v);
-	if (!strcmp(a, "-o")) {
-		o->out = v;
-		return 0;
-	}
-	if (!strcmp(a, "-c"))
-		return parse_u64(a, v, &o->period);
-	if (!strcmp(a, "-F"))
-		return parse_u64(a, v, &o->freq);
-	if (!strcmp(a, "--buffer-kib"))
-		return parse_u64(a, v, &o->buf_kib);
-	errno       = 0;
-	o->duration = strtod(v, &end);
-	if (*end || errno || o->duration <= 0) {
-		fprintf(stderr,
-			"vpmu record: -- needs a duration in seconds\n");
-		return -EINVAL;
-	}
-	return 0;
-}
+static const struct cli_cmd record_cmd = {
+	.name            = "record",
+	.args            = "[-- SECONDS]",
+	.summary         = "sample every vCPU of the chosen VMs into a file",
+	.opts            = record_opts,
+	.operands        = CLI_OPERANDS_ANY,
+	.stop_at_operand = true,
+	.help = "  Writes FILE (JSON lines: see 'vpmu report') atomically "
+		"when\n"
+		"  SECONDS have passed, on Ctrl-C or when every VM has gone.\n",
+};
 
 static int parse(int argc, char **argv, struct record *r)
 {
-	int i, ret = 0;
+	struct cli_rest rest;
+	int ret;
 
 	r->o.out     = "vpmu.rec";
 	r->o.buf_kib = 256;
-	for (i = 0; i < argc && !ret; i++)
-		ret = parse_one(r, argc, argv, &i);
+	ret          = cli_parse(&record_cmd, r, argc, argv, &rest);
+	if (ret)
+		return ret;
+	if (rest.argc > 1)
+		ret = cli_error(&record_cmd,
+				"after --, one duration in seconds");
+	else if (rest.argc == 1)
+		ret = cli_parse_num(&record_cmd, "--", rest.argv[0], 1,
+				    &r->o.duration);
+	cli_rest_free(&rest);
 	if (!ret && !r->s.nr_ev)
 		ret = ops_parse_events(&r->s, "hv_guest_cycles");
-	if (!ret && r->o.period && r->o.freq) {
-		fprintf(stderr, "vpmu record: -c and -F exclude each other\n");
-		ret = -EINVAL;
-	}
+	if (!ret && r->o.period && r->o.freq)
+		ret = cli_error(&record_cmd, "-c and -F exclude each other");
 	if (!ret && !r->o.period && !r->o.freq)
 		r->o.freq = 1000;
 	return ret;
@@ -309,8 +281,8 @@ int vmm_cmd_record(int argc, char **argv)
 
 	ret = parse(argc, argv, &r);
 	if (ret)
-		return ret > 0 ? 0 : 1;
-	if (ops_open(&r.s, r.o.sel.names, r.o.sel.nr))
+		return ret == CLI_HELP ? 0 : 1;
+	if (ops_open(&r.s, &r.o.sel))
 		return 1;
 	r.vm_lost = calloc(r.s.nr_vms, sizeof(*r.vm_lost));
 	/* Signals only stop the loop: the file is always finished. */

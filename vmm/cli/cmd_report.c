@@ -11,18 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_parse.h"
 #include "record_file.h"
 #include "elf_symbols.h"
-
-static const char report_usage[] =
-	"usage: vpmu report [--folded] [--min-pct P] FILE\n"
-	"\n"
-	"  Print a flat profile of the record FILE (from 'vpmu record') per\n"
-	"  VM and vCPU, then for all vCPUs of each VM: samples, share and\n"
-	"  guest function (from the .symtab of the image the VM booted;\n"
-	"  [unknown] when no symbol covers the IP).\n"
-	"  --folded prints 'VM;vcpuN;function count' lines for flame graphs.\n"
-	"  --min-pct hides functions below P percent (default 0).\n";
 
 #define ALL_VCPUS UINT32_MAX /* the per-VM total, after its vCPUs */
 
@@ -33,13 +24,13 @@ struct key {
 };
 
 struct report {
+	bool folded; /* first: options (the parser's ctx is the report) */
+	double min_pct;
 	struct rec_header h;
 	struct symtab *st;
 	unsigned int nr_st;
 	struct key *keys;
 	size_t nr, cap;
-	bool folded;
-	double min_pct;
 };
 
 static int add(void *opaque, const struct rec_sample *s)
@@ -187,39 +178,42 @@ static int load_symbols(struct report *r)
 	return 0;
 }
 
+static const struct cli_opt report_opts[] = {
+	CLI_FLAG(0, "folded", struct report, folded,
+		 "'VM;vcpuN;function count' lines for flame graphs"),
+	CLI_NUM(0, "min-pct", "P", struct report, min_pct, 0,
+		"hide functions below P percent (default 0)"),
+	{0},
+};
+
+static const struct cli_cmd report_cmd = {
+	.name     = "report",
+	.args     = "FILE",
+	.summary  = "flat profile of a record file per VM and vCPU",
+	.opts     = report_opts,
+	.operands = 1,
+	.help = "  Samples, share and guest function of the record FILE (from "
+		"'vpmu\n"
+		"  record'), per VM and vCPU, then for all vCPUs of each VM; "
+		"functions\n"
+		"  from the .symtab of the image the VM booted ([unknown] when "
+		"no\n"
+		"  symbol covers the IP).\n",
+};
+
 static int parse(int argc, char **argv, struct report *r, const char **file)
 {
-	char *end;
-	int i;
+	struct cli_rest rest;
+	int ret;
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--folded")) {
-			r->folded = true;
-		} else if (!strcmp(argv[i], "--min-pct") && i + 1 < argc) {
-			r->min_pct = strtod(argv[++i], &end);
-			if (*end || r->min_pct < 0)
-				goto bad;
-		} else if (!strcmp(argv[i], "-h") ||
-			   !strcmp(argv[i], "--help")) {
-			fputs(report_usage, stdout);
-			return 1;
-		} else if (argv[i][0] != '-' && !*file) {
-			*file = argv[i];
-		} else {
-			goto bad;
-		}
-	}
+	ret = cli_parse(&report_cmd, r, argc, argv, &rest);
+	if (ret)
+		return ret;
+	*file = rest.argc ? rest.argv[0] : NULL;
+	cli_rest_free(&rest);
 	if (*file)
 		return 0;
-	fprintf(stderr, "vpmu report: which record file? (try 'vpmu report "
-			"--help')\n");
-	return -EINVAL;
-bad:
-	fprintf(stderr,
-		"vpmu report: bad argument '%s' (try 'vpmu report "
-		"--help')\n",
-		argv[i]);
-	return -EINVAL;
+	return cli_error(&report_cmd, "which record file?");
 }
 
 int vmm_cmd_report(int argc, char **argv)
@@ -232,7 +226,7 @@ int vmm_cmd_report(int argc, char **argv)
 
 	ret = parse(argc, argv, &r, &file);
 	if (ret)
-		return ret > 0 ? 0 : 1;
+		return ret == CLI_HELP ? 0 : 1;
 	/* Header first (for the images), then the samples. */
 	ret = rec_read(file, &r.h, NULL, NULL, err, sizeof(err));
 	if (!ret) {

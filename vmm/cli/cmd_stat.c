@@ -14,31 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_parse.h"
 #include "ctl_client.h"
 
-static const char stat_usage[] =
-	"usage: vpmu stat [-a | -m VM...] [-e EVENTS] [-I MS] [--per-vcpu]\n"
-	"                 [-x SEP | --json] [--switch-ms MS] [-- SECONDS]\n"
-	"\n"
-	"  Count EVENTS (comma-separated names from 'vpmu events', or codes\n"
-	"  0xNNNN; default hv_run_ns,hv_guest_cycles,hv_exits,hv_hypercalls)\n"
-	"  on every vCPU of all VMs (-a, the default) or of the VMs named by\n"
-	"  -m (name, uuid or uuid prefix; repeatable). Runs for SECONDS, or\n"
-	"  until Ctrl-C. Counts are per VM (summed over vCPUs), per vCPU with\n"
-	"  --per-vcpu. With more than 8 events the events are multiplexed in\n"
-	"  sets switched every --switch-ms of vCPU run time (default 10) and\n"
-	"  scaled; enabled and running times are shown. -I MS prints the\n"
-	"  counts of every interval; with several VMs a last row per event,\n"
-	"  VM 'all', sums them. -x SEP prints CSV:\n"
-	"    time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns,stale\n"
-	"  --json prints one JSON object per line with the same fields.\n"
-	"  A count the VMM could not bring up to date in time (a vCPU that "
-	"did\n"
-	"  not account its run time within 50 ms) is marked: a trailing '*'\n"
-	"  and a footnote in text, stale 1 / true in CSV and JSON.\n";
-
 struct stat_opts {
-	struct ops_select sel;
+	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *sep;
 	bool json, per_vcpu;
 	uint64_t interval_ms, switch_ms;
@@ -55,8 +35,8 @@ static void on_signal(int sig)
 
 /* Per VM, per vCPU: counts at the start of the interval. */
 struct stat_state {
+	struct stat_opts o; /* first: the parser's ctx is the state */
 	struct ops_session s;
-	struct stat_opts o;
 	struct ops_counts *prev; /* [vm * VMM_CTL_SESSION_VCPUS + vcpu] */
 	struct ops_counts now[VMM_CTL_SESSION_VCPUS]; /* one VM's read */
 	uint64_t t0;
@@ -160,6 +140,8 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 	if (ops_read_vm(&st->s, vm, st->now))
 		return; /* reported by ops */
 	for (i = 0; i < m->e.nr_vcpus; i++) {
+		if (m->ctx[i] < 0)
+			continue; /* not chosen by -C */
 		now = &st->now[i];
 		p   = &st->prev[vm * VMM_CTL_SESSION_VCPUS + i];
 		if (now->stale) {
@@ -273,81 +255,85 @@ static void run(struct stat_state *st)
 		fputc('\n', stderr);
 }
 
-static int parse_num(const char *prog, const char *opt, const char *v,
-		     double *out)
+static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
 {
-	char *end;
+	struct stat_state *st = ctx;
 
-	errno = 0;
-	*out  = strtod(v ? v : "", &end);
-	if (!v || !*v || *end || errno || *out < 0) {
-		fprintf(stderr, "%s: %s needs a non-negative number\n", prog,
-			opt);
-		return -EINVAL;
-	}
-	return 0;
+	(void)cmd;
+	return ops_parse_events(&st->s, v);
 }
 
-/* One option at argv[*i]: 0, 1 for --help, or -EINVAL. */
-static int parse_one(struct stat_state *st, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	struct stat_opts *o = &st->o;
-	double x;
-	int r;
+static const struct cli_opt stat_opts[] = {
+	OPS_SELECT_ROWS,
+	CLI_FN('e', "event", "EVENTS", add_events,
+	       "events to count, comma-separated (names from\n"
+	       "'vpmu events', or codes 0xNNNN); repeatable"),
+	CLI_UINT('I', "interval-print", "MS", struct stat_opts, interval_ms, 1,
+		 "print the counts of every MS milliseconds"),
+	CLI_STR('x', "field-separator", "SEP", struct stat_opts, sep,
+		"CSV with separator SEP"),
+	CLI_FLAG('j', "json", struct stat_opts, json,
+		 "one JSON object per line"),
+	CLI_FLAG('A', "no-aggr", struct stat_opts, per_vcpu,
+		 "a row per vCPU (not summed per VM)"),
+	CLI_FLAG(0, "per-vcpu", struct stat_opts, per_vcpu, "same as -A"),
+	CLI_UINT(0, "switch-ms", "MS", struct stat_opts, switch_ms, 1,
+		 "event-set switch period in vCPU run time\n(default 10)"),
+	{0},
+};
 
-	r = ops_select_arg(&o->sel, argc, argv, i, "vpmu stat");
-	if (r)
-		return r < 0 ? r : 0;
-	if (!strcmp(a, "--json") || !strcmp(a, "--per-vcpu")) {
-		o->json |= a[2] == 'j';
-		o->per_vcpu |= a[2] == 'p';
-		return 0;
-	}
-	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		fputs(stat_usage, stdout);
-		return 1;
-	}
-	if (!strncmp(a, "-x", 2) && a[2]) { /* -x, as in perf stat */
-		o->sep = a + 2;
-		return 0;
-	}
-	if (!v || (strcmp(a, "-e") && strcmp(a, "-I") && strcmp(a, "-x") &&
-		   strcmp(a, "--switch-ms") && strcmp(a, "--"))) {
-		fprintf(stderr,
-			"vpmu stat: unknown or incomplete argument '%s' (try "
-			"'vpmu stat --help')\n",
-			a);
-		return -EINVAL;
-	}
-	++*i;
-	if (!strcmp(a, "-e"))
-		return ops_parse_events(&st->s, v);
-	if (!strcmp(a, "-x")) {
-		o->sep = v;
-		return 0;
-	}
-	r = parse_num("vpmu stat", a, v, &x);
-	if (r)
-		return r;
-	if (!strcmp(a, "-I"))
-		o->interval_ms = (uint64_t)x;
-	else if (!strcmp(a, "--switch-ms"))
-		o->switch_ms = x < 1 ? 1 : (uint64_t)x;
-	else
-		o->duration = x;
-	return 0;
-}
+static const struct cli_cmd stat_cmd = {
+	.name            = "stat",
+	.args            = "[-- SECONDS]",
+	.summary         = "count events on every vCPU of the chosen VMs",
+	.opts            = stat_opts,
+	.operands        = CLI_OPERANDS_ANY,
+	.stop_at_operand = true,
+	.help = "  Counts EVENTS (default hv_run_ns,hv_guest_cycles,hv_exits,\n"
+		"  hv_hypercalls) for SECONDS, or until Ctrl-C. Counts are per "
+		"VM\n"
+		"  (summed over vCPUs), per vCPU with -A. With more than 8 "
+		"events "
+		"the\n"
+		"  events are multiplexed in sets switched every --switch-ms "
+		"of "
+		"vCPU\n"
+		"  run time and scaled; enabled and running times are shown. "
+		"With\n"
+		"  several VMs a last row per event, VM 'all', sums them. -x "
+		"SEP "
+		"prints\n"
+		"  CSV: "
+		"time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns,"
+		"stale\n"
+		"  --json prints one JSON object per line with the same "
+		"fields.\n"
+		"  A count the VMM could not bring up to date in time (a vCPU "
+		"that "
+		"did\n"
+		"  not account its run time within 50 ms) is marked: a "
+		"trailing "
+		"'*'\n"
+		"  and a footnote in text, stale 1 / true in CSV and JSON.\n",
+};
 
 static int parse(int argc, char **argv, struct stat_state *st)
 {
-	int i, r = 0;
+	struct cli_rest rest;
+	int r;
 
-	for (i = 0; i < argc && !r; i++)
-		r = parse_one(st, argc, argv, &i);
+	r = cli_parse(&stat_cmd, st, argc, argv, &rest);
 	if (r)
 		return r;
-	if (!st->s.nr_ev)
+	if (rest.argc > 1 ||
+	    (rest.argc == 1 &&
+	     cli_parse_num(&stat_cmd, "--", rest.argv[0], 1, &st->o.duration)))
+		r = rest.argc > 1
+			    ? cli_error(&stat_cmd, "after --, one duration in "
+						   "seconds")
+			    : -EINVAL;
+	cli_rest_free(&rest);
+	if (!r && !st->s.nr_ev)
 		r = ops_parse_events(&st->s, "hv_run_ns,hv_guest_cycles,"
 					     "hv_exits,hv_hypercalls");
 	return r;
@@ -362,8 +348,8 @@ int vmm_cmd_stat(int argc, char **argv)
 
 	ret = parse(argc, argv, &st);
 	if (ret)
-		return ret > 0 ? 0 : 1;
-	if (ops_open(&st.s, st.o.sel.names, st.o.sel.nr))
+		return ret == CLI_HELP ? 0 : 1;
+	if (ops_open(&st.s, &st.o.sel))
 		return 1;
 	st.prev = calloc((size_t)st.s.nr_vms * VMM_CTL_SESSION_VCPUS,
 			 sizeof(*st.prev));
