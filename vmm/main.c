@@ -174,7 +174,8 @@ static const struct cli_opt run_opts[] = {
 	CLI_FN(0, "initrd", "FILE", run_opt, "Linux initial ramdisk"),
 	CLI_FN(0, "append", "CMDLINE", run_opt, "Linux kernel command line"),
 	CLI_FN(0, "no-sandbox", NULL, run_opt,
-	       "run without the seccomp sandbox (debugging)"),
+	       "no seccomp filter on the vCPU and control\n"
+	       "threads (debugging; docs/security.md)"),
 	{0},
 };
 
@@ -193,12 +194,9 @@ static const struct cli_cmd run_cmd = {
 		    "value,\n"
 		    "  250 triple fault, 251 KVM error, 253 guest reset (Linux "
 		    "reboot or\n"
-		    "  panic), 159 forbidden system call (the seccomp sandbox;\n"
-		    "  --no-sandbox runs without), 128 + signal after "
-		    "SIGINT/SIGTERM,\n"
-		    "  141 (128 + SIGPIPE) when the console pipe's reader went "
-		    "away,\n"
-		    "  1 on bad input.\n",
+		    "  panic), 128 + signal after SIGINT/SIGTERM, 159 forbidden "
+		    "system\n"
+		    "  call (seccomp sandbox), 1 on bad input.\n",
 };
 
 static int cmd_run(int argc, char **argv)
