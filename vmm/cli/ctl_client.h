@@ -129,6 +129,7 @@ struct ops_counts {
 	uint64_t enabled;                 /* ns monitoring was on */
 	bool stale;      /* the VMM could not bring them up to date in time */
 	uint64_t age_ns; /* when stale: how old they are */
+	uint64_t pmis;   /* PMIs injected into the vCPU since it began */
 };
 
 /*

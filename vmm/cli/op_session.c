@@ -457,6 +457,9 @@ static void parse_vcpu(struct ops_session *s, struct json_object *o,
 	out->age_ns = json_object_object_get_ex(o, "age_ns", &jv)
 			      ? json_object_get_uint64(jv)
 			      : 0;
+	out->pmis   = json_object_object_get_ex(o, "pmis", &jv)
+			      ? json_object_get_uint64(jv)
+			      : 0;
 }
 
 int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
