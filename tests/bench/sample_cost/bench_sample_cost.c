@@ -115,6 +115,9 @@ static int run_floor(void)
 
 /* --- vpmu: rounds printed by bench_work.elf while a phase lasts. */
 static struct vm_bg vm;
+static char vm_err[96];
+static const char *const vm_argv[] = {"run",   GUEST("bench_work"), "--name",
+				      "bench", "--stats",           NULL};
 
 static void collect(uint64_t *c, unsigned int *n, size_t *off, uint64_t ms)
 {
@@ -165,9 +168,12 @@ static void run_vpmu(void)
 	snprintf(out, sizeof(out), "%s/record.out", rundir);
 	snprintf(err, sizeof(err), "%s/record.err", rundir);
 	snprintf(sec, sizeof(sec), "%g", secs);
-	/* A console of 1 MiB holds every round of the run. */
-	if (vm_bg_start(&vm, rundir, GUEST("bench_work"), "bench", 1) ||
-	    vm_bg_wait(&vm, rundir, "work: round", 2, 60000)) {
+	/* --stats: the kick path's breakdown, printed when it ends. */
+	snprintf(vm.console, sizeof(vm.console), "%s/bench.console", rundir);
+	snprintf(vm.name, sizeof(vm.name), "bench");
+	snprintf(vm_err, sizeof(vm_err), "%s/bench.stderr", rundir);
+	vm.pid = vpmu_bg(vm_argv, vm.console, vm_err);
+	if (vm.pid <= 0 || vm_bg_wait(&vm, rundir, "work: round", 2, 60000)) {
 		fprintf(stderr, "bench_sample_cost: the VM did not start\n");
 		return;
 	}
@@ -193,6 +199,23 @@ static void run_vpmu(void)
 		vp[i] = (struct side){median(off, n_off), median(on, n_on),
 				      samples, secs * phases, n_on > 0};
 	}
+}
+
+/* The VM's own stamps of its kicks (`vpmu run --stats`), all rates. */
+static void kick_breakdown(void)
+{
+	char *p, *nl;
+
+	if (slurp_file(vm_err, buf, sizeof(buf)))
+		return;
+	p = strstr(buf, "(kicks)");
+	if (p && (nl = strchr(p, '\n')))
+		*nl = ' ';
+	if (p && (nl = strchr(p, '\n')))
+		*nl = '\0';
+	printf("vpmu's kick path over the whole run (vpmu run --stats):\n  "
+	       "%s\n",
+	       p ? p : "(not printed)");
 }
 
 /* VmRSS of (pid) in KiB, 0 if unknown. */
@@ -353,6 +376,7 @@ int main(int argc, char **argv)
 	}
 	run_vpmu();
 	vm_bg_kill(&vm, SIGTERM);
+	kick_breakdown();
 	run_perf();
 	printf("bench_sample_cost: cost of one sample (us) = (1 - off/on "
 	       "median round) / events per s\n");
