@@ -270,12 +270,11 @@ static void count_exit(struct vmm_vcpu *vcpu)
 
 /*
  * A kick's user-space path, timed with the monotonic clock (issue 15; `vpmu
- * run --stats` prints the means): handler -> KVM_RUN return (exit), CPU
- * time read, accounting (samples), shared page, then requests and timer
- * re-arm until the next KVM_RUN.
+ * run --stats` prints the means): handler -> KVM_RUN return (exit),
+ * accounting (samples), shared page, then requests and timer re-arm until
+ * the next KVM_RUN.
  */
-static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t t_cpu,
-		 uint64_t dt)
+static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t dt)
 {
 	struct vmm_vcpu_stats *s = &vcpu->stats;
 	uint64_t t_acct, t_shared;
@@ -285,10 +284,9 @@ static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t t_cpu,
 	if (tls_kick_ns && tls_kick_ns <= t_ret)
 		s->kick_exit_ns += t_ret - tls_kick_ns;
 	tls_kick_ns = 0;
-	s->kick_cpu_ns += t_cpu - t_ret;
 	vmm_pmu_after_run(vcpu, dt, true);
 	t_acct = vpmu_monotonic_ns();
-	s->kick_acct_ns += t_acct - t_cpu;
+	s->kick_acct_ns += t_acct - t_ret;
 	vmm_shared_update(vcpu);
 	t_shared = vpmu_monotonic_ns();
 	s->kick_shared_ns += t_shared - t_acct;
@@ -310,10 +308,9 @@ static void run_loop(struct vmm_vcpu *vcpu)
 		t1                 = vpmu_monotonic_ns();
 		dt                 = t1 - t0;
 		vcpu->stats.run_ns += dt;
-		vcpu->stats.cpu_ns = vmm_thread_cpu_ns();
 		if (ret < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
-				kick(vcpu, t1, vpmu_monotonic_ns(), dt);
+				kick(vcpu, t1, dt);
 				continue;
 			}
 			fatal(vcpu, strerror(errno), VMM_STATUS_INTERNAL);
@@ -346,10 +343,16 @@ void *vmm_vcpu_thread(void *arg)
 		      VMM_STATUS_INTERNAL);
 	else
 		run_loop(vcpu);
+	vcpu->stats.cpu_ns = vmm_thread_cpu_ns(); /* for --stats */
 	vmm_pmu_vcpu_end(vcpu);
 	__atomic_store_n(&vcpu->tid, 0, __ATOMIC_RELEASE);
 	tls_run = NULL;
 	return NULL;
+}
+
+bool vmm_vcpu_is_self(const struct vmm_vcpu *vcpu)
+{
+	return tls_run && tls_run == vcpu->run;
 }
 
 int vmm_vcpu_fd(const struct vmm_vcpu *vcpu)

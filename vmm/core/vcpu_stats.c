@@ -57,10 +57,9 @@ static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)
 		fprintf(out, "  %-16s %12llu\n", "(kicks)",
 			(unsigned long long)s->kicks);
 		fprintf(out,
-			"  kick path, mean us: exit %.2f, cpu time %.2f, "
-			"accounting %.2f, shared page %.2f, to re-entry %.2f\n",
+			"  kick path, mean us: exit %.2f, accounting %.2f, "
+			"shared page %.2f, to re-entry %.2f\n",
 			(double)s->kick_exit_ns / 1e3 / (double)s->kicks,
-			(double)s->kick_cpu_ns / 1e3 / (double)s->kicks,
 			(double)s->kick_acct_ns / 1e3 / (double)s->kicks,
 			(double)s->kick_shared_ns / 1e3 / (double)s->kicks,
 			(double)s->kick_entry_ns / 1e3 / (double)s->kicks);
