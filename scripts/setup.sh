@@ -18,6 +18,7 @@ PACKAGES=(
 	libelf-dev libdw-dev
 	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libgnutls28-dev prometheus golang-go
 	clang libclang-rt-14-dev
+	linux-perf
 )
 
 missing=()
