@@ -212,9 +212,9 @@ build_kernel() {
 		export CCACHE_DIR=${CCACHE_DIR:-$CACHE_ROOT/ccache}
 		export CCACHE_BASEDIR=$src
 	fi
-	log "make -j$JOBS vmlinux bzImage (cold build, 5-11 min on 2 cores)..."
+	log "make -j$JOBS vmlinux bzImage modules (cold build, 5-11 min on 2 cores)..."
 	make_with_progress "$src" "$dir/make.log" CC="$cc" \
-		KBUILD_BUILD_USER=vpmu KBUILD_BUILD_HOST=vpmu vmlinux bzImage
+		KBUILD_BUILD_USER=vpmu KBUILD_BUILD_HOST=vpmu vmlinux bzImage modules
 	log "make headers (uapi headers for the init)"
 	make -s -C "$src" -j"$JOBS" headers >/dev/null
 	make -s -C "$src" kernelrelease >"$dir/kernelrelease"
