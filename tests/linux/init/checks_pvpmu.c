@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/*
+ * checks_pvpmu.c: `vpmutest=pvpmu`: the paravirtual perfmon2 driver for
+ * Linux. The init loads /lib/pvpmu.ko (finit_module), runs /bin/pfinfo
+ * (its listing goes to the console) and /bin/pvpmu-checks, the static
+ * program of tests/linux/pvpmu/ that prints one "vpmu-test:" line per
+ * check of the driver and exits with its number of failures. The files
+ * are in the initrd that scripts/build-linux.sh builds.
+ */
+#include "init.h"
+
+#define MODULE_PATH "/lib/pvpmu.ko"
+
+static enum result check_module_load(struct report *r)
+{
+	long fd = sys_open(MODULE_PATH, O_RDONLY, 0), ret;
+
+	if (fd < 0)
+		return fail_errno(r, "open " MODULE_PATH, fd);
+	ret = my_syscall3(__NR_finit_module, fd, "", 0);
+	sys_close((int)fd);
+	if (ret < 0)
+		return fail_errno(r, "finit_module", ret);
+	detail(r, "%s loaded", MODULE_PATH);
+	return RES_PASS;
+}
+
+/* Run (path) with (arg) (or none); its exit status, or a negative errno. */
+static long run_program(const char *path, const char *arg)
+{
+	char *argv[3] = {(char *)path, (char *)arg, 0};
+	char *envp[1] = {0};
+	int status    = 0;
+	long pid      = sys_fork();
+
+	if (pid == 0) {
+		sys_execve(path, argv, envp);
+		sys_exit(127);
+	}
+	if (pid < 0)
+		return pid;
+	sys_wait4((int)pid, &status, 0, 0);
+	return (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
+}
+
+static enum result check_pfinfo(struct report *r)
+{
+	long ret = run_program("/bin/pfinfo", 0);
+
+	detail(r, "/bin/pfinfo exit %ld", ret);
+	return ret == 0 ? RES_PASS : RES_FAIL;
+}
+
+static enum result check_programs(struct report *r)
+{
+	long ret = run_program("/bin/pvpmu-checks", 0);
+
+	detail(r, "/bin/pvpmu-checks: %ld failed", ret);
+	return ret == 0 ? RES_PASS : RES_FAIL;
+}
+
+const struct check pvpmu_checks[] = {
+	{"pvpmu-module-load", GROUP_PVPMU, check_module_load},
+	{"pvpmu-pfinfo", GROUP_PVPMU, check_pfinfo},
+	{"pvpmu-checks", GROUP_PVPMU, check_programs},
+};
+const unsigned int pvpmu_checks_count =
+	sizeof(pvpmu_checks) / sizeof(pvpmu_checks[0]);
