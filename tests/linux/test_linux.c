@@ -215,3 +215,32 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 		  "the VM did not end with status 0");
 	rundir_remove(dir);
 }
+
+/*
+ * The paravirtual perfmon2 driver for Linux (guest-driver/linux/) and the
+ * Linux SDK: the init loads pvpmu.ko, runs pfinfo and pvpmu-checks
+ * (tests/linux/pvpmu/pvpmu_checks.c, whose lines cite the spec sections).
+ */
+Test(linux_guest, pvpmu_driver_and_sdk)
+{
+	static const char *const checks[] = {
+		"pvpmu-module-load", "pvpmu-pfinfo",
+		"pvpmu-device",      "pvpmu-config",
+		"pvpmu-efault",      "pvpmu-pfstat-exact",
+		"pvpmu-fast-read",   "pvpmu-poll",
+		"pvpmu-sigio",       "pvpmu-notify-block",
+		"pvpmu-fork-shares", "pvpmu-smpl-readonly",
+		"pvpmu-emul64",      "pvpmu-checks",
+	};
+	char line[96];
+	unsigned int i;
+
+	BOOT("pvpmu", "--vcpus", "1");
+	HAS(res.out, "pvpmu: vpmu ABI 1, /dev/pvpmu, notifications on vector");
+	HAS(res.out, "pfinfo: perfmon2 1.0");
+	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		snprintf(line, sizeof(line), "vpmu-test: %s: PASS", checks[i]);
+		HAS(res.out, line);
+	}
+	STATUS(0);
+}
