@@ -2,13 +2,15 @@
 #
 # Guest code has no libc, is not position independent, is linked static at
 # the fixed address of guest-driver/kernel/guest.ld, and never uses the red
-# zone (interrupts arrive on the same stack in ring 0).
+# zone (interrupts arrive on the same stack in ring 0). It keeps frame
+# pointers (`vpmu record -g` walks them from the host) and a GNU build-id
+# (`vpmu report` checks it against the one recorded).
 
 set(VPMU_GUEST_CFLAGS
 	-ffreestanding -fno-pic -fno-pie -mno-red-zone -fno-stack-protector
 	-fno-asynchronous-unwind-tables -fno-builtin -fcf-protection=none
-	-mgeneral-regs-only -O2 -g)
-set(VPMU_GUEST_LDFLAGS -nostdlib -static -no-pie -Wl,--build-id=none
+	-mgeneral-regs-only -fno-omit-frame-pointer -O2 -g)
+set(VPMU_GUEST_LDFLAGS -nostdlib -static -no-pie -Wl,--build-id=sha1
 	-Wl,-z,noexecstack -Wl,-z,max-page-size=4096)
 set(VPMU_GUEST_LDS ${CMAKE_SOURCE_DIR}/guest-driver/kernel/guest.ld)
 

@@ -10,6 +10,7 @@
  * the listing still runs: KVM statistics are then unavailable, with the reason.
  */
 #include "vpmu_commands.h"
+#include "cli_parse.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -22,14 +23,25 @@
 
 #include "vmm_core.h"
 
-static const char events_usage[] =
-	"usage: vpmu events [--json]\n"
-	"\n"
-	"  List every event of the virtual PMU and every KVM statistic of\n"
-	"  this host: code (the PMC event select, umask << 8 | event), name,\n"
-	"  backend, whether this host can count it, and why not.\n"
-	"  --json  one JSON object {\"events\": [...], \"raw\": {...}} on "
-	"stdout\n";
+struct events_opts {
+	bool json;
+};
+
+static const struct cli_opt events_opts[] = {
+	CLI_FLAG('j', "json", struct events_opts, json,
+		 "one JSON object {\"events\": [...], \"raw\": {...}}"),
+	{0},
+};
+
+static const struct cli_cmd events_cmd = {
+	.name    = "events",
+	.summary = "every event of the virtual PMU and every KVM statistic "
+		   "of this host",
+	.opts    = events_opts,
+	.help = "  Columns: code (the PMC event select, umask << 8 | event), "
+		"name,\n"
+		"  backend, whether this host can count it, and why not.\n",
+};
 
 struct listing {
 	FILE *out;
@@ -147,28 +159,6 @@ static void print_raw(struct listing *l, const char *why)
 	fputs("}\n}\n", stdout);
 }
 
-static int parse_args(int argc, char **argv, bool *json, bool *help)
-{
-	int i;
-
-	*json = *help = false;
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			*json = true;
-		} else if (!strcmp(argv[i], "--help") ||
-			   !strcmp(argv[i], "-h")) {
-			*help = true;
-		} else {
-			fprintf(stderr,
-				"vpmu events: unknown argument '%s' (try "
-				"'vpmu events --help')\n",
-				argv[i]);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* A never-run VM with one vCPU: the source of KVM statistics. */
 static struct vmm_vm *scratch_vm(void)
 {
@@ -223,18 +213,17 @@ static int list(struct vmm_vm *vm, bool json)
 
 int vmm_cmd_events(int argc, char **argv)
 {
+	struct events_opts o = {0};
+	struct cli_rest rest;
 	struct vmm_vm *vm;
-	bool json, help;
 	int status;
 
-	if (parse_args(argc, argv, &json, &help))
-		return 1;
-	if (help) {
-		fputs(events_usage, stdout);
-		return 0;
-	}
+	status = cli_parse(&events_cmd, &o, argc, argv, &rest);
+	if (status)
+		return status == CLI_HELP ? 0 : 1;
+	cli_rest_free(&rest);
 	vm     = scratch_vm();
-	status = list(vm, json);
+	status = list(vm, o.json);
 	vmm_vm_destroy(vm);
 	return status;
 }

@@ -2,16 +2,21 @@
 /*
  * main.c: the `vpmu` command. The only file that exits.
  *
- *   vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
- *            [--console FILE] [--stats] [--pmu MODEL]
- *            [--kernel IMAGE] [--initrd FILE] [--append CMDLINE]
- *   vpmu events [--json]
- *   vpmu list | stat | record | report | top ...   (host operators)
+ *   vpmu [--version] [--help] COMMAND [ARGS...]
+ *   vpmu help [COMMAND]
+ *
+ * Commands are rows of the table below; each parses its own arguments with
+ * the shared parser (cli_parse.h), so `vpmu CMD --help` and `vpmu help CMD`
+ * print the same usage.
  */
 #include "vmm_core.h"
+#include "cli_parse.h"
+#include "vm_registry.h"
 #include "vpmu_commands.h"
+#include "vpmu_serve.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -19,28 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char usage[] =
-	"usage: vpmu run IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] "
-	"[--name NAME]\n"
-	"                [--console FILE] [--stats] [--pmu MODEL]\n"
-	"       vpmu run --kernel vmlinux|bzImage [--initrd FILE] "
-	"[--append CMDLINE] [...]\n"
-	"       vpmu events [--json]\n"
-	"       vpmu list | stat | record | report | top [--help]\n"
-	"       vpmu help\n"
-	"\n"
-	"  run   boot a guest image (vpmu's freestanding ELF, a Linux\n"
-	"        vmlinux or bzImage), or a libvirt domain XML config, under\n"
-	"        KVM with a perfmon2 virtual PMU on every vCPU.\n"
-	"        Exit status: 0 when all vCPUs halted, the guest's exit-port\n"
-	"        value, 250 triple fault, 251 KVM error, 253 guest reset\n"
-	"        (Linux reboot or panic), 1 on bad input.\n"
-	"  events  list every event of the virtual PMU and whether this\n"
-	"        host can count it.\n"
-	"  list    the running VMs; stat: count events; record: sample to a\n"
-	"        file; report: profile of a record file; top: live profile.\n"
-	"        Host operators see every VM and vCPU (see --help of each).\n";
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
 								...)
@@ -67,57 +53,178 @@ static FILE *open_console(const char *path)
 	return f;
 }
 
+/* Two live VMs never share a name: operators select VMs by name. */
+static void check_name(const struct vmm_config *cfg)
+{
+	struct vmm_reg_entry e;
+	char dir[PATH_MAX];
+
+	if (!cfg->name[0] || vmm_runtime_dir(dir, sizeof(dir)) ||
+	    vmm_registry_find_name(dir, cfg->name, &e) != 1)
+		return;
+	die("a VM named '%s' is already running (pid %d, uuid %s): choose "
+	    "another --name",
+	    cfg->name, (int)e.pid, e.uuid);
+}
+
 /*
  * SIGINT and SIGTERM stop the VM cleanly (vCPUs leave KVM_RUN, the control
  * socket and registry entry are removed) with status 128 + signal: a
- * thread waits for them, and every other thread keeps them blocked.
+ * thread waits for them on a signalfd, and every other thread keeps them
+ * blocked. SIGPIPE is ignored: when the console is a pipe or socket whose
+ * reader went away (`vpmu run ... | head`), the same thread sees it
+ * (POLLERR) and stops the VM with status 128 + SIGPIPE and one message,
+ * instead of the VMM dying in the middle of a write.
  */
+struct waiter {
+	struct vmm_vm *vm;
+	int sig_fd, console_fd; /* console_fd -1: not a pipe or socket */
+};
+
 static void *signal_waiter(void *arg)
 {
-	sigset_t set;
-	int sig;
+	struct waiter *w = arg;
+	struct signalfd_siginfo si;
+	struct pollfd p[2] = {
+		{.fd = w->sig_fd, .events = POLLIN},
+		{.fd = w->console_fd, .events = 0},
+	};
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	if (sigwait(&set, &sig) == 0)
-		vmm_vm_stop(arg, 128 + sig);
-	return NULL;
+	for (;;) {
+		if (poll(p, 2, -1) < 0)
+			continue; /* EINTR */
+		if (p[0].revents & POLLIN &&
+		    read(w->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+			vmm_vm_stop(w->vm, 128 + (int)si.ssi_signo);
+			return NULL;
+		}
+		if (p[1].revents & (POLLERR | POLLHUP)) {
+			fprintf(stderr,
+				"vpmu: %s: console output closed (broken "
+				"pipe): stopping the VM\n",
+				vmm_vm_name(w->vm));
+			vmm_vm_stop(w->vm, 128 + SIGPIPE);
+			return NULL;
+		}
+	}
 }
 
-static int run_until_signal(struct vmm_vm *vm)
+/* (f)'s descriptor if it is a pipe or a socket, else -1. */
+static int pipe_fd(FILE *f)
 {
+	struct stat st;
+	int fd = fileno(f);
+
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? fd : -1;
+}
+
+static int run_until_signal(struct vmm_vm *vm, FILE *console)
+{
+	struct waiter w = {.vm = vm, .console_fd = pipe_fd(console)};
 	sigset_t set, old;
 	pthread_t waiter;
 	bool has_waiter;
 	int status;
 
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	has_waiter = pthread_create(&waiter, NULL, signal_waiter, vm) == 0;
-	status     = vmm_vm_run(vm);
+	w.sig_fd   = signalfd(-1, &set, SFD_CLOEXEC);
+	has_waiter = w.sig_fd >= 0 &&
+		     pthread_create(&waiter, NULL, signal_waiter, &w) == 0;
+	status = vmm_vm_run(vm);
 	if (has_waiter) {
 		pthread_cancel(waiter);
 		pthread_join(waiter, NULL);
 	}
+	if (w.sig_fd >= 0)
+		close(w.sig_fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return status;
 }
+
+/* `vpmu run`: the rows document the options; vmm_config parses them. */
+static int run_opt(const struct cli_cmd *cmd, void *ctx, const char *value)
+{
+	(void)cmd;
+	(void)ctx;
+	(void)value;
+	return 0;
+}
+
+static const struct cli_opt run_opts[] = {
+	CLI_FN(0, "vcpus", "N", run_opt, "number of vCPUs (default 1)"),
+	CLI_FN(0, "mem", "SIZE", run_opt,
+	       "guest memory, e.g. 64M, 1G (default 64M)"),
+	CLI_FN(0, "name", "NAME", run_opt,
+	       "the VM's name for operators; refused while a\n"
+	       "running VM has it (default vm-UUIDPREFIX)"),
+	CLI_FN(0, "console", "FILE", run_opt,
+	       "guest console output to FILE (default stdout)"),
+	CLI_FN(0, "stats", NULL, run_opt,
+	       "print the image kind, then exits by reason"),
+	CLI_FN(0, "pmu", "MODEL", run_opt,
+	       "auto, intel-v2, amd-core, amd-v2 or none"),
+	CLI_FN(0, "kernel", "IMAGE", run_opt,
+	       "boot a Linux vmlinux or bzImage"),
+	CLI_FN(0, "initrd", "FILE", run_opt, "Linux initial ramdisk"),
+	CLI_FN(0, "append", "CMDLINE", run_opt, "Linux kernel command line"),
+	CLI_FN(0, "no-sandbox", NULL, run_opt,
+	       "run without the seccomp sandbox (debugging)"),
+	{0},
+};
+
+static const struct cli_cmd run_cmd = {
+	.name     = "run",
+	.args     = "IMAGE|CONFIG.xml",
+	.summary  = "boot a guest under KVM with a perfmon2 virtual PMU on "
+		    "every vCPU",
+	.opts     = run_opts,
+	.operands = 1,
+	.help     = "  IMAGE is vpmu's freestanding ELF, a Linux vmlinux or "
+		    "bzImage "
+		    "(or\n"
+		    "  --kernel IMAGE); CONFIG.xml a libvirt domain XML (options "
+		    "override it).\n"
+		    "  Exit status: 0 when all vCPUs halted, the guest's exit-port "
+		    "value,\n"
+		    "  250 triple fault, 251 KVM error, 253 guest reset (Linux "
+		    "reboot or\n"
+		    "  panic), 159 forbidden system call (the seccomp sandbox;
+		    "
+		    "  --no-sandbox runs without), 128 + signal after "
+		    "SIGINT/SIGTERM,
+		    "
+		    "  141 (128 + SIGPIPE) when the console pipe's reader went "
+		    "away,
+		    "
+		    "  1 on bad input.
+		    ",
+};
 
 static int cmd_run(int argc, char **argv)
 {
 	char err[VMM_CONFIG_ERR_LEN];
 	struct vmm_config cfg;
+	struct cli_rest rest;
 	struct vmm_vm *vm;
 	FILE *console;
 	int status;
 
+	/* Syntax and --help from the table, values from vmm_config. */
+	status = cli_parse(&run_cmd, NULL, argc, argv, &rest);
+	if (status)
+		return status == CLI_HELP ? 0 : 1;
+	cli_rest_free(&rest);
 	vmm_config_defaults(&cfg);
 	if (vmm_config_parse_run_args(&cfg, argc, argv, err, sizeof(err)) ||
 	    vmm_config_validate(&cfg, err, sizeof(err)))
 		die("%s", err);
+	check_name(&cfg);
 	console = open_console(cfg.console);
 	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
 		die("%s", err);
@@ -127,7 +234,7 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "vpmu: %s: booting %s as a %s\n",
 			vmm_vm_name(vm), cfg.image,
 			vmm_image_kind_name(vmm_vm_image_kind(vm)));
-	status = run_until_signal(vm);
+	status = run_until_signal(vm, console);
 	if (status < 0)
 		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
 		    strerror(-status));
@@ -139,27 +246,122 @@ static int cmd_run(int argc, char **argv)
 	return status;
 }
 
+static int cmd_help(int argc, char **argv);
+
+/* Every command: name, one line for `vpmu help`, its function. */
+static const struct command {
+	const char *name, *summary;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{"run", "boot a guest image or libvirt domain XML", cmd_run},
+	{"events", "every event of the virtual PMU, and who can count it",
+	 vmm_cmd_events},
+	{"list", "the running VMs (vpmu and libvirt)", vmm_cmd_list},
+	{"stat", "count events on the vCPUs of running VMs", vmm_cmd_stat},
+	{"record", "sample the vCPUs of running VMs into a file",
+	 vmm_cmd_record},
+	{"report", "profile of a record file", vmm_cmd_report},
+	{"top", "live profile of running VMs", vmm_cmd_top},
+	{"serve", "HTTP daemon: /metrics and pprof profiles of every VM",
+	 vmm_cmd_serve},
+	{"help", "this list, or the usage of COMMAND", cmd_help},
+};
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	}
+	return NULL;
+}
+
+static void list_commands(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: vpmu [--version] [--help] COMMAND [ARGS...]\n"
+	      "       vpmu help COMMAND | vpmu COMMAND --help\n\ncommands:\n",
+	      out);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name,
+			commands[i].summary);
+	fputs("\nHost operators see every VM and vCPU; the options mirror "
+	      "perf's\n(see vmm/OPERATORS.md).\n",
+	      out);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	static char help_arg[] = "--help";
+	const struct command *c;
+	char *args[] = {help_arg, NULL};
+
+	if (argc < 1) {
+		list_commands(stdout);
+		return 0;
+	}
+	c = find_command(argv[0]);
+	if (!c || c->fn == cmd_help) {
+		fprintf(stderr,
+			"vpmu help: unknown command '%s' (try 'vpmu "
+			"help')\n",
+			argv[0]);
+		return 1;
+	}
+	return c->fn(1, args);
+}
+
+struct top_opts {
+	bool version;
+};
+
+static const struct cli_opt top_opts[] = {
+	CLI_FLAG('V', "version", struct top_opts, version,
+		 "print the version and exit"),
+	{0},
+};
+
+static const struct cli_cmd top_cmd = {
+	.name            = "",
+	.args            = "COMMAND [ARGS...]",
+	.opts            = top_opts,
+	.operands        = CLI_OPERANDS_ANY,
+	.stop_at_operand = true,
+};
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "help") ||
-	    !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 1 : 0;
+	const struct command *c;
+	struct top_opts o = {0};
+	struct cli_rest rest;
+	int ret;
+
+	ret = cli_parse(&top_cmd, &o, argc - 1, argv + 1, &rest);
+	if (ret == CLI_HELP || (!ret && !o.version && !rest.argc)) {
+		if (!ret)
+			cli_rest_free(&rest);
+		list_commands(ret == CLI_HELP ? stdout : stderr);
+		return ret == CLI_HELP ? 0 : 1;
 	}
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "events"))
-		return vmm_cmd_events(argc - 2, argv + 2);
-	/* Host operator commands (issue 7). */
-	if (!strcmp(argv[1], "list"))
-		return vmm_cmd_list(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "stat"))
-		return vmm_cmd_stat(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "record"))
-		return vmm_cmd_record(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "report"))
-		return vmm_cmd_report(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "top"))
-		return vmm_cmd_top(argc - 2, argv + 2);
-	die("unknown command '%s' (try 'vpmu help')", argv[1]);
+	if (ret)
+		return 1;
+	if (o.version) {
+		cli_rest_free(&rest);
+		printf("vpmu %s\n", VPMU_VERSION);
+		return 0;
+	}
+	c = find_command(rest.argv[0]);
+	if (!c) {
+		fprintf(stderr,
+			"vpmu: unknown command '%s' (try 'vpmu help')\n",
+			rest.argv[0]);
+		cli_rest_free(&rest);
+		return 1;
+	}
+	ret = c->fn(rest.argc - 1, rest.argv + 1);
+	cli_rest_free(&rest);
+	return ret;
 }

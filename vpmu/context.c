@@ -98,6 +98,22 @@ static bool all_zero(const void *p, size_t n)
 	return true;
 }
 
+/*
+ * Sampling memory is charged to its owner's budget (issue 13): host
+ * operators' buffers to host_smpl_mem_max, the guest's (and any other
+ * owner's) to smpl_mem_max.
+ */
+static uint64_t *smpl_charge(struct vpmu_ctx *ctx, uint64_t *max)
+{
+	struct vpmu_domain *d = ctx->dom;
+	bool host             = ctx->owner == VPMU_OWNER_HOST;
+
+	if (max)
+		*max = host ? d->cfg.limits.host_smpl_mem_max
+			    : d->cfg.limits.smpl_mem_max;
+	return &d->smpl_used[host];
+}
+
 /* 3.1.1, 3.5.3, 3.5.10-12: find, check and instantiate the format. */
 static int setup_format(struct vpmu_ctx *ctx, const struct pfarg_ctx *pc,
 			const void *arg, size_t arg_size)
@@ -105,7 +121,7 @@ static int setup_format(struct vpmu_ctx *ctx, const struct pfarg_ctx *pc,
 	struct vpmu_domain *d = ctx->dom;
 	const struct vpmu_smpl_fmt *fmt;
 	struct vpmu_smpl_create_arg ca = {0};
-	uint64_t max                   = d->cfg.limits.smpl_mem_max;
+	uint64_t max, *used = smpl_charge(ctx, &max);
 	int ret;
 
 	if (vpmu_smpl_uuid_is_null(pc->ctx_smpl_buf_id))
@@ -124,12 +140,12 @@ static int setup_format(struct vpmu_ctx *ctx, const struct pfarg_ctx *pc,
 	ca.ctx_flags = pc->ctx_flags;
 	ca.num_pmds  = (uint16_t)__builtin_popcountll(d->pmu->impl_pmds);
 	ca.arg       = arg;
-	ca.size_max  = max > d->smpl_used ? max - d->smpl_used : 0;
+	ca.size_max  = max > *used ? max - *used : 0;
 	ret          = vpmu_smpl_create(fmt, &ca, &ctx->smpl);
 	if (ret)
 		return ret;
 	ctx->has_fmt = true;
-	d->smpl_used += ctx->smpl.size;
+	*used += ctx->smpl.size;
 	return 0;
 }
 
@@ -145,7 +161,7 @@ void vpmu_ctx_free(struct vpmu_ctx *ctx)
 	if (ctx->cpu)
 		unhook(ctx->cpu, ctx);
 	if (ctx->has_fmt) {
-		d->smpl_used -= ctx->smpl.size;
+		*smpl_charge(ctx, NULL) -= ctx->smpl.size;
 		vpmu_smpl_destroy(&ctx->smpl);
 	}
 	vpmu_msgq_free(&ctx->q);
@@ -156,16 +172,21 @@ void vpmu_ctx_free(struct vpmu_ctx *ctx)
 }
 
 /*
- * Lowest free handle slot of the domain for (owner): architectural PMU
- * contexts have their own slots after max_contexts (vpmu_nr_slots()).
+ * Lowest free handle slot of the domain for (owner), in the owner's own
+ * range (vpmu_nr_slots()): guest, then host, then architectural PMU
+ * contexts. A guest holding all of its slots leaves the host's free.
  */
 static int find_slot(struct vpmu_domain *d, enum vpmu_owner owner,
 		     uint32_t *slot)
 {
-	uint32_t i = 0, end = d->cfg.limits.max_contexts;
+	const struct vpmu_limits *l = &d->cfg.limits;
+	uint32_t i = 0, end = l->max_contexts;
 
-	if (owner == VPMU_OWNER_ARCH) {
-		i   = end;
+	if (owner == VPMU_OWNER_HOST) {
+		i   = l->max_contexts;
+		end = i + l->host_contexts;
+	} else if (owner == VPMU_OWNER_ARCH) {
+		i   = l->max_contexts + l->host_contexts;
 		end = vpmu_nr_slots(d);
 	}
 	for (; i < end; i++) {

@@ -15,13 +15,15 @@
 void vpmu_limits_default(struct vpmu_limits *l)
 {
 	*l = (struct vpmu_limits){
-		.max_contexts  = 64,
-		.max_sets      = 16,
-		.msgq_depth    = 64,
-		.counter_width = 48,
-		.arg_size_max  = VPMU_PAGE_SIZE,
-		.smpl_mem_max  = 4ULL << 20,
-		.timer_gran_ns = 1000000, /* 1 ms */
+		.max_contexts      = 64,
+		.host_contexts     = 64,
+		.max_sets          = 16,
+		.msgq_depth        = 64,
+		.counter_width     = 48,
+		.arg_size_max      = VPMU_PAGE_SIZE,
+		.smpl_mem_max      = 4ULL << 20,
+		.host_smpl_mem_max = 4ULL << 20,
+		.timer_gran_ns     = 1000000, /* 1 ms */
 	};
 }
 
@@ -33,7 +35,8 @@ void vpmu_limits_default(struct vpmu_limits *l)
 static int check_limits(const struct vpmu_limits *l)
 {
 	if (l->max_contexts == 0 ||
-	    (uint64_t)l->max_contexts + l->arch_contexts > 65535)
+	    (uint64_t)l->max_contexts + l->host_contexts + l->arch_contexts >
+		    65535)
 		return -EINVAL;
 	if (l->max_sets == 0 || l->msgq_depth == 0 || l->timer_gran_ns == 0)
 		return -EINVAL;
@@ -186,7 +189,7 @@ uint64_t vpmu_domain_smpl_mem(struct vpmu_domain *d)
 	uint64_t used;
 
 	pthread_mutex_lock(&d->lock);
-	used = d->smpl_used;
+	used = d->smpl_used[VPMU_OWNER_GUEST] + d->smpl_used[VPMU_OWNER_HOST];
 	pthread_mutex_unlock(&d->lock);
 	return used;
 }

@@ -127,17 +127,19 @@ struct vpmu_domain {
 	struct vpmu_ctx **ctx; /* handle table, vpmu_nr_slots() slots */
 	uint32_t nr_ctx;
 	uint32_t gen;           /* handle generation */
-	uint64_t smpl_used;     /* sampling bytes charged */
+	uint64_t smpl_used[2];  /* sampling bytes charged: guest, host */
 	struct vpmu_cpu **cpus; /* VPMU_MAX_CPUS slots, lazily */
 };
 
 /*
- * Handle slots: [0, max_contexts) for guest and host contexts, then
- * arch_contexts slots for VPMU_OWNER_ARCH (issue 6).
+ * Handle slots: [0, max_contexts) for guest contexts, then host_contexts
+ * slots for host operators (issue 13), then arch_contexts slots for
+ * VPMU_OWNER_ARCH (issue 6).
  */
 static inline uint32_t vpmu_nr_slots(const struct vpmu_domain *d)
 {
-	return d->cfg.limits.max_contexts + d->cfg.limits.arch_contexts;
+	return d->cfg.limits.max_contexts + d->cfg.limits.host_contexts +
+	       d->cfg.limits.arch_contexts;
 }
 
 /* domain.c */

@@ -45,6 +45,9 @@ static const struct pvpmu_event_desc catalog[] = {
 	EV(PVPMU_EV_HV_HALTS, PVPMU_SRC_HV, 0, "hv_halts", "HLT exits"),
 	EV(PVPMU_EV_HV_HALTED_NS, PVPMU_SRC_HV, 1, "hv_halted_ns",
 	   "time the vCPU spent halted, ns"),
+	EV(PVPMU_EV_HV_CPU_NS, PVPMU_SRC_HV, 1, "hv_cpu_ns",
+	   "CPU time the vCPU thread received, ns (hv_run_ns is wall time "
+	   "in KVM_RUN)"),
 	EV(PVPMU_EV_HV_EXIT_REASON(0), PVPMU_SRC_HV, 0, "hv_exit_reason",
 	   "VM exits of one KVM exit reason (umask = KVM_EXIT_*)"),
 	EV(PVPMU_EV_KVMSTAT(0), PVPMU_SRC_KVMSTAT, 0, "kvmstat",

@@ -6,6 +6,9 @@
  *     counts the exact number of hypercalls each vCPU makes (op_calls);
  *   - `vpmu record` of a known hot loop (op_hot) attributes >= 90% of the
  *     samples to hot_loop();
+ *   - `vpmu record -g` of a known call path (op_chain: outer -> middle ->
+ *     hot) recovers the path in >= 90% of the samples, and `report`
+ *     names the hot loop's source line (issue 17);
  *   - malformed requests get error replies and the VM keeps serving;
  *     a client of another uid is refused;
  *   - killing a VM in the middle of a record leaves a valid file (and so
@@ -37,6 +40,7 @@
 #include "ctl_client.h"
 #include "ctl_proto.h"
 #include "kvm_harness.h"
+#include "elf_symbols.h"
 #include "record_file.h"
 #include "vm_bg.h"
 
@@ -630,4 +634,95 @@ Test(operator, stale_read_is_flagged)
 		  "%s", json_object_to_json_string(rep));
 	json_object_put(rep);
 	vmm_client_close(&c);
+}
+
+/* Samples of op_chain whose chain is hot <- middle <- outer. */
+struct chain_count {
+	struct symtab st;
+	uint64_t n, full;
+};
+
+static bool named(const struct symtab *st, uint64_t ip, const char *name)
+{
+	const struct sym *s = symtab_find(st, ip);
+
+	return s && !strcmp(s->name, name);
+}
+
+static int count_chain(void *opaque, const struct rec_sample *s)
+{
+	struct chain_count *c = opaque;
+
+	c->n++;
+	/* Return addresses: the call is at (address - 1). */
+	if (named(&c->st, s->ip, "hot") && s->nr_chain >= 2 &&
+	    named(&c->st, s->chain[0] - 1, "middle") &&
+	    named(&c->st, s->chain[1] - 1, "outer"))
+		c->full++;
+	return 0;
+}
+
+/* The line of op_chain.c tagged OP_CHAIN_HOT_LINE. */
+static int chain_hot_line(void)
+{
+	static char src[1 << 16];
+	const char *p;
+	int line = 1;
+
+	slurp_file(VPMU_SOURCE_DIR "/tests/kvm/guests/op_chain.c", src,
+		   sizeof(src));
+	p = strstr(src, "/* OP_CHAIN_HOT_LINE */");
+	cr_assert(not(eq(ptr, (void *)p, NULL)));
+	for (const char *q = src; q < p; q++)
+		line += *q == '\n';
+	return line;
+}
+
+Test(operator, record_call_graph_three_deep)
+{
+	char file[128], want[64], err[256];
+	const char *rec[]  = {"record", "-m", "chain", "-g", "-F", "1000",
+			      "-o",     file, "--",    "2",  NULL};
+	const char *fold[] = {"report", "--folded", file, NULL};
+	const char *src[]  = {"report",  "-i", file,   "--sort",
+			      "srcline", "-g", "none", NULL};
+	static struct vpmu_result res;
+	struct chain_count c = {0};
+	struct rec_header h;
+	const char *row;
+	double pct = 0;
+
+	snprintf(file, sizeof(file), "%s/chain.rec", rundir);
+	start_vm(0, GUEST("op_chain"), "chain", 1, "op_chain: ready", 1);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, rec), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(eq(int, symtab_load(&c.st, GUEST("op_chain")), 0));
+	cr_assert(eq(int, rec_read(file, &h, count_chain, &c, err, sizeof(err)),
+		     0),
+		  "%s", err);
+	cr_expect(h.callchain);
+	cr_expect(gt(sz, strlen(h.vms[0].build_id), 0), "no build-id recorded");
+	rec_header_free(&h);
+	symtab_free(&c.st);
+	cr_log_info("%llu of %llu samples: hot <- middle <- outer",
+		    (unsigned long long)c.full, (unsigned long long)c.n);
+	cr_assert(ge(u64, c.n, 100), "%llu samples", (unsigned long long)c.n);
+	cr_expect(ge(u64, c.full * 100, c.n * 90),
+		  "the call path is in %llu of %llu samples",
+		  (unsigned long long)c.full, (unsigned long long)c.n);
+	/* Full stacks for flame graphs. */
+	cr_assert(eq(int, vpmu_cmd(&res, 30, fold), 0));
+	cr_expect(not(eq(ptr, strstr(res.out, ";outer;middle;hot "), NULL)),
+		  "%s", res.out);
+	/* The hot loop's file and line lead the source-line profile. */
+	cr_assert(eq(int, vpmu_cmd(&res, 30, src), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_log_info("%s", res.out);
+	snprintf(want, sizeof(want), "  op_chain.c:%d\n", chain_hot_line());
+	row = strstr(res.out, want);
+	cr_assert(not(eq(ptr, (void *)row, NULL)), "%s", res.out);
+	while (row > res.out && row[-1] != '\n')
+		row--;
+	sscanf(row, " %lf%%", &pct);
+	cr_expect(ge(dbl, pct, 50.0), "%s", res.out);
 }

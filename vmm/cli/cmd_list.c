@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "cli_parse.h"
 #include "ctl_client.h"
 
 #ifdef VPMU_HAVE_LIBVIRT
@@ -21,21 +23,34 @@
 #include <libvirt/virterror.h>
 #endif
 
-static const char list_usage[] =
-	"usage: vpmu list [--json] [--libvirt-uri URI] [--no-libvirt]\n"
-	"\n"
-	"  List the running VMs: uuid, name, pid, vCPUs, uptime, PMU model "
-	"and\n"
-	"  the active guest and host contexts of every vpmu VM in the runtime\n"
-	"  directory ($VPMU_RUNTIME_DIR, /run/vpmu for root, else\n"
-	"  $XDG_RUNTIME_DIR/vpmu; root also scans /run/user/*/vpmu), then\n"
-	"  the domains libvirt manages at URI\n"
-	"  (default $LIBVIRT_DEFAULT_URI, else qemu:///system). Stale entries\n"
-	"  of dead VMs are removed.\n";
-
 struct list_opts {
 	bool json, no_libvirt;
 	const char *uri;
+};
+
+static const struct cli_opt list_opts[] = {
+	CLI_FLAG('j', "json", struct list_opts, json, "one JSON object"),
+	CLI_STR(0, "libvirt-uri", "URI", struct list_opts, uri,
+		"libvirt to ask (default $LIBVIRT_DEFAULT_URI,\n"
+		"else qemu:///system)"),
+	CLI_FLAG(0, "no-libvirt", struct list_opts, no_libvirt,
+		 "do not list libvirt's domains"),
+	{0},
+};
+
+static const struct cli_cmd list_cmd = {
+	.name    = "list",
+	.summary = "the running VMs: vpmu's, then libvirt's",
+	.opts    = list_opts,
+	.help = "  Every vpmu VM of the runtime directory ($VPMU_RUNTIME_DIR, "
+		"/run/vpmu\n"
+		"  for root, else $XDG_RUNTIME_DIR/vpmu; root also scans\n"
+		"  /run/user/*/vpmu): uuid, name, pid, vCPUs, uptime, PMU "
+		"model "
+		"and its\n"
+		"  active guest and host contexts; then the domains libvirt "
+		"manages.\n"
+		"  Stale entries of dead VMs are removed.\n",
 };
 
 struct vm_info {
@@ -236,47 +251,31 @@ static void list_libvirt(const char *uri, struct json_object *top)
 }
 #endif
 
-static int parse(int argc, char **argv, struct list_opts *o)
-{
-	int i;
-
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			o->json = true;
-		} else if (!strcmp(argv[i], "--no-libvirt")) {
-			o->no_libvirt = true;
-		} else if (!strcmp(argv[i], "--libvirt-uri") && i + 1 < argc) {
-			o->uri = argv[++i];
-		} else if (!strcmp(argv[i], "-h") ||
-			   !strcmp(argv[i], "--help")) {
-			fputs(list_usage, stdout);
-			return 1;
-		} else {
-			fprintf(stderr,
-				"vpmu list: unknown or incomplete argument "
-				"'%s' (try 'vpmu list --help')\n",
-				argv[i]);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 int vmm_cmd_list(int argc, char **argv)
 {
 	struct list_opts o      = {.uri = getenv("LIBVIRT_DEFAULT_URI")};
 	struct json_object *top = NULL, *jvms = NULL;
 	struct vmm_reg_entry *e;
 	char dir[PATH_MAX] = "";
+	struct cli_rest rest;
 	unsigned int n;
 	int ret;
 
-	ret = parse(argc, argv, &o);
+	ret = cli_parse(&list_cmd, &o, argc, argv, &rest);
 	if (ret)
-		return ret > 0 ? 0 : 1;
+		return ret == CLI_HELP ? 0 : 1;
+	cli_rest_free(&rest);
 	if (!o.uri || !o.uri[0])
 		o.uri = "qemu:///system";
-	ret = vmm_client_discover_all(dir, sizeof(dir), &e, &n, stderr);
+	ret = vmm_client_discover_all(dir, sizeof(dir), &e, &n, stderr, true);
+	if (ret == -EACCES || ret == -EPERM) {
+		fprintf(stderr,
+			"vpmu list: cannot read the runtime directory %s: %s "
+			"(uid %u may not read it or its entries; the VMs of "
+			"another user are listed by that user or by root)\n",
+			dir, strerror(-ret), (unsigned int)geteuid());
+		return 1;
+	}
 	if (ret) {
 		fprintf(stderr, "vpmu list: %s%s%s%s\n",
 			dir[0] ? "runtime directory " : "", dir,

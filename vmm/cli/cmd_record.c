@@ -17,24 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_parse.h"
 #include "ctl_client.h"
+#include "elf_symbols.h"
 #include "record_file.h"
 
-static const char record_usage[] =
-	"usage: vpmu record [-a | -m VM...] [-e EVENT[,EVENT...]] [-c PERIOD |"
-	" -F HZ]\n"
-	"                   [-o FILE] [--buffer-kib N] [-- SECONDS]\n"
-	"\n"
-	"  Sample every vCPU of all VMs (-a, the default) or of the VMs named\n"
-	"  by -m (name, uuid or uuid prefix; repeatable) on the first EVENT\n"
-	"  (default hv_guest_cycles), every PERIOD events or HZ times per\n"
-	"  second of guest run time (time events only; default -F 1000).\n"
-	"  Further events are recorded in each sample. Writes FILE (default\n"
-	"  vpmu.rec, JSON lines: see 'vpmu report') atomically when SECONDS\n"
-	"  have passed, on Ctrl-C or when every VM has gone.\n";
-
 struct record_opts {
-	struct ops_select sel;
+	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *out;
 	uint64_t period, freq, buf_kib;
 	double duration;
@@ -49,8 +38,8 @@ static void on_signal(int sig)
 }
 
 struct record {
+	struct record_opts o; /* first: the parser's ctx is the record */
 	struct ops_session s;
-	struct record_opts o;
 	struct rec_writer w;
 	int write_err;
 	uint64_t lost, t0;
@@ -70,6 +59,9 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 	};
 
 	memcpy(rs.vals, smp->vals, sizeof(rs.vals));
+	rs.nr_chain =
+		smp->nr_chain < REC_CHAIN_MAX ? smp->nr_chain : REC_CHAIN_MAX;
+	memcpy(rs.chain, smp->chain, rs.nr_chain * sizeof(rs.chain[0]));
 	if (!r->write_err)
 		r->write_err = rec_sample(&r->w, &rs);
 }
@@ -96,80 +88,78 @@ static void drain_all(struct record *r)
 	}
 }
 
-static int parse_u64(const char *opt, const char *v, uint64_t *out)
+static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
 {
-	char *end;
+	struct record *r = ctx;
 
-	errno = 0;
-	*out  = strtoull(v, &end, 10);
-	if (!*v || *end || errno || !*out || v[0] == '-') {
-		fprintf(stderr, "vpmu record: %s needs a positive integer\n",
-			opt);
-		return -EINVAL;
-	}
+	(void)cmd;
+	return ops_parse_events(&r->s, v);
+}
+
+static int set_callgraph(const struct cli_cmd *cmd, void *ctx, const char *v)
+{
+	struct record *r = ctx;
+
+	(void)cmd;
+	(void)v;
+	r->s.callchain = VMM_CTL_CHAIN_MAX;
 	return 0;
 }
 
-static int parse_one(struct record *r, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	struct record_opts *o = &r->o;
-	char *end;
-	int ret;
+static const struct cli_opt record_opts[] = {
+	OPS_SELECT_ROWS,
+	CLI_FN('e', "event", "EVENTS", add_events,
+	       "sample on the first (default hv_guest_cycles);\n"
+	       "the others are recorded in each sample"),
+	CLI_UINT('c', "count", "PERIOD", struct record_opts, period, 1,
+		 "a sample every PERIOD events"),
+	CLI_UINT('F', "freq", "HZ", struct record_opts, freq, 1,
+		 "HZ samples per second of guest run time\n"
+		 "(time events only; default 1000)"),
+	CLI_STR('o', "output", "FILE", struct record_opts, out,
+		"write FILE (default vpmu.rec)"),
+	CLI_UINT(0, "buffer-kib", "N", struct record_opts, buf_kib, 1,
+		 "sampling buffer per vCPU (default 256)"),
+	CLI_FN('g', "call-graph", NULL, set_callgraph,
+	       "record the guest's call chain with each sample: the\n"
+	       "VMM walks its frame pointers (up to 32 callers) through\n"
+	       "its page tables"),
+	{0},
+};
 
-	ret = ops_select_arg(&o->sel, argc, argv, i, "vpmu record");
-	if (ret)
-		return ret < 0 ? ret : 0;
-	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		fputs(record_usage, stdout);
-		return 1;
-	}
-	if (!v ||
-	    (strcmp(a, "-e") && strcmp(a, "-c") && strcmp(a, "-F") &&
-	     strcmp(a, "-o") && strcmp(a, "--buffer-kib") && strcmp(a, "--"))) {
-		fprintf(stderr,
-			"vpmu record: unknown or incomplete argument '%s' "
-			"(try 'vpmu record --help')\n",
-			a);
-		return -EINVAL;
-	}
-	++*i;
-	if (!strcmp(a, "-e"))
-		return ops_parse_events(&r->s, v);
-	if (!strcmp(a, "-o")) {
-		o->out = v;
-		return 0;
-	}
-	if (!strcmp(a, "-c"))
-		return parse_u64(a, v, &o->period);
-	if (!strcmp(a, "-F"))
-		return parse_u64(a, v, &o->freq);
-	if (!strcmp(a, "--buffer-kib"))
-		return parse_u64(a, v, &o->buf_kib);
-	errno       = 0;
-	o->duration = strtod(v, &end);
-	if (*end || errno || o->duration <= 0) {
-		fprintf(stderr,
-			"vpmu record: -- needs a duration in seconds\n");
-		return -EINVAL;
-	}
-	return 0;
-}
+static const struct cli_cmd record_cmd = {
+	.name            = "record",
+	.args            = "[-- SECONDS]",
+	.summary         = "sample every vCPU of the chosen VMs into a file",
+	.opts            = record_opts,
+	.operands        = CLI_OPERANDS_ANY,
+	.stop_at_operand = true,
+	.help = "  Writes FILE (JSON lines: see 'vpmu report') atomically "
+		"when\n"
+		"  SECONDS have passed, on Ctrl-C or when every VM has gone.\n",
+};
 
 static int parse(int argc, char **argv, struct record *r)
 {
-	int i, ret = 0;
+	struct cli_rest rest;
+	int ret;
 
 	r->o.out     = "vpmu.rec";
 	r->o.buf_kib = 256;
-	for (i = 0; i < argc && !ret; i++)
-		ret = parse_one(r, argc, argv, &i);
+	ret          = cli_parse(&record_cmd, r, argc, argv, &rest);
+	if (ret)
+		return ret;
+	if (rest.argc > 1)
+		ret = cli_error(&record_cmd,
+				"after --, one duration in seconds");
+	else if (rest.argc == 1)
+		ret = cli_parse_num(&record_cmd, "--", rest.argv[0], 1,
+				    &r->o.duration);
+	cli_rest_free(&rest);
 	if (!ret && !r->s.nr_ev)
 		ret = ops_parse_events(&r->s, "hv_guest_cycles");
-	if (!ret && r->o.period && r->o.freq) {
-		fprintf(stderr, "vpmu record: -c and -F exclude each other\n");
-		ret = -EINVAL;
-	}
+	if (!ret && r->o.period && r->o.freq)
+		ret = cli_error(&record_cmd, "-c and -F exclude each other");
 	if (!ret && !r->o.period && !r->o.freq)
 		r->o.freq = 1000;
 	return ret;
@@ -201,6 +191,18 @@ static int period_of(struct record *r)
 	return 0;
 }
 
+/* The image's GNU build-id, checked by `vpmu report` ("" if none). */
+static void image_build_id(const char *image, char *buf, size_t len)
+{
+	struct symtab t;
+
+	buf[0] = '\0';
+	if (!symtab_load(&t, image)) {
+		symtab_build_id_hex(&t, buf, len);
+		symtab_free(&t);
+	}
+}
+
 static int open_file(struct record *r)
 {
 	struct rec_header h = {.code    = r->s.ev[0].code,
@@ -215,6 +217,7 @@ static int open_file(struct record *r)
 		snprintf(h.events[i], sizeof(h.events[i]), "%s",
 			 r->s.ev[i].name);
 	h.nr_events = i;
+	h.callchain = r->s.callchain > 0;
 	h.nr_vms    = r->s.nr_vms;
 	h.vms       = calloc(h.nr_vms, sizeof(*h.vms));
 	if (!h.vms)
@@ -228,12 +231,18 @@ static int open_file(struct record *r)
 			 e->image);
 		h.vms[i].nr_vcpus = e->nr_vcpus;
 		h.vms[i].tsc_khz  = e->tsc_khz;
+		image_build_id(e->image, h.vms[i].build_id,
+			       sizeof(h.vms[i].build_id));
 	}
 	ret = rec_open(&r->w, r->o.out, &h);
 	free(h.vms);
 	if (ret)
-		fprintf(stderr, "vpmu record: %s.tmp: %s\n", r->o.out,
-			strerror(-ret));
+		fprintf(stderr, "vpmu record: %s.tmp: %s%s\n", r->o.out,
+			strerror(-ret),
+			ret == -EEXIST || ret == -EPERM
+				? " (another user's file is in the way: "
+				  "choose another -o FILE)"
+				: "");
 	return ret;
 }
 
@@ -309,8 +318,8 @@ int vmm_cmd_record(int argc, char **argv)
 
 	ret = parse(argc, argv, &r);
 	if (ret)
-		return ret > 0 ? 0 : 1;
-	if (ops_open(&r.s, r.o.sel.names, r.o.sel.nr))
+		return ret == CLI_HELP ? 0 : 1;
+	if (ops_open(&r.s, &r.o.sel))
 		return 1;
 	r.vm_lost = calloc(r.s.nr_vms, sizeof(*r.vm_lost));
 	/* Signals only stop the loop: the file is always finished. */

@@ -11,35 +11,16 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_parse.h"
 #include "ctl_client.h"
 
-static const char stat_usage[] =
-	"usage: vpmu stat [-a | -m VM...] [-e EVENTS] [-I MS] [--per-vcpu]\n"
-	"                 [-x SEP | --json] [--switch-ms MS] [-- SECONDS]\n"
-	"\n"
-	"  Count EVENTS (comma-separated names from 'vpmu events', or codes\n"
-	"  0xNNNN; default hv_run_ns,hv_guest_cycles,hv_exits,hv_hypercalls)\n"
-	"  on every vCPU of all VMs (-a, the default) or of the VMs named by\n"
-	"  -m (name, uuid or uuid prefix; repeatable). Runs for SECONDS, or\n"
-	"  until Ctrl-C. Counts are per VM (summed over vCPUs), per vCPU with\n"
-	"  --per-vcpu. With more than 8 events the events are multiplexed in\n"
-	"  sets switched every --switch-ms of vCPU run time (default 10) and\n"
-	"  scaled; enabled and running times are shown. -I MS prints the\n"
-	"  counts of every interval; with several VMs a last row per event,\n"
-	"  VM 'all', sums them. -x SEP prints CSV:\n"
-	"    time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns,stale\n"
-	"  --json prints one JSON object per line with the same fields.\n"
-	"  A count the VMM could not bring up to date in time (a vCPU that "
-	"did\n"
-	"  not account its run time within 50 ms) is marked: a trailing '*'\n"
-	"  and a footnote in text, stale 1 / true in CSV and JSON.\n";
-
 struct stat_opts {
-	struct ops_select sel;
-	const char *sep;
+	struct ops_select sel; /* first: OPS_SELECT_ROWS */
+	const char *sep, *output;
 	bool json, per_vcpu;
 	uint64_t interval_ms, switch_ms;
 	double duration;
@@ -55,13 +36,19 @@ static void on_signal(int sig)
 
 /* Per VM, per vCPU: counts at the start of the interval. */
 struct stat_state {
+	struct stat_opts o; /* first: the parser's ctx is the state */
 	struct ops_session s;
-	struct stat_opts o;
 	struct ops_counts *prev; /* [vm * VMM_CTL_SESSION_VCPUS + vcpu] */
 	struct ops_counts now[VMM_CTL_SESSION_VCPUS]; /* one VM's read */
 	uint64_t t0;
 	uint64_t stale_age_ns; /* oldest stale count of this report */
 	bool has_stale;
+	FILE *out;        /* stdout, or -o FILE */
+	bool group;       /* thousands separators: text on a terminal */
+	bool header_done; /* the text header is printed once */
+	char **cmd;       /* -- COMMAND [ARGS...], or NULL */
+	pid_t child;      /* its pid while it runs */
+	int child_status; /* its exit status */
 };
 
 /* One output row: counts of one event for a VM (or all VMs), one vCPU
@@ -83,43 +70,72 @@ static uint64_t scaled(uint64_t raw, uint64_t enabled, uint64_t running)
 	return raw;
 }
 
-static void row(struct stat_state *st, double t, const struct stat_row *r)
+/* (v) with a ',' every three digits when (group). */
+static const char *fmt_count(char *buf, size_t len, uint64_t v, bool group)
+{
+	char digits[32];
+	size_t n, i, o = 0;
+
+	n = (size_t)snprintf(digits, sizeof(digits), "%llu",
+			     (unsigned long long)v);
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (group && i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void row(struct stat_state *st, double t, bool total,
+		const struct stat_row *r)
 {
 	const char *sep = st->o.sep, *ev = st->s.ev[r->ev].name;
-	char cpu[16];
+	const char *kind = total ? "total" : "interval";
+	FILE *out        = st->out;
+	char cpu[16], num[40];
 	double pct;
 
 	snprintf(cpu, sizeof(cpu), r->vcpu < 0 ? "all" : "%d", r->vcpu);
 	if (st->o.json) {
-		printf("{\"time_s\": %.3f, \"vm\": \"%s\", \"uuid\": \"%s\", "
-		       "\"vcpu\": \"%s\", \"event\": \"%s\", \"count\": %llu, "
-		       "\"raw\": %llu, \"enabled_ns\": %llu, \"running_ns\": "
-		       "%llu, \"stale\": %s}\n",
-		       t, r->vm, r->uuid, cpu, ev, (unsigned long long)r->count,
-		       (unsigned long long)r->raw,
-		       (unsigned long long)r->enabled,
-		       (unsigned long long)r->running,
-		       r->stale ? "true" : "false");
+		fprintf(out,
+			"{\"time_s\": %.3f, \"vm\": \"%s\", \"uuid\": "
+			"\"%s\", \"vcpu\": \"%s\", \"event\": \"%s\", "
+			"\"count\": %llu, \"raw\": %llu, \"enabled_ns\": "
+			"%llu, \"running_ns\": %llu, \"stale\": %s, "
+			"\"kind\": \"%s\"}\n",
+			t, r->vm, r->uuid, cpu, ev,
+			(unsigned long long)r->count,
+			(unsigned long long)r->raw,
+			(unsigned long long)r->enabled,
+			(unsigned long long)r->running,
+			r->stale ? "true" : "false", kind);
 		return;
 	}
 	if (sep) {
-		printf("%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu%s%d\n", t,
-		       sep, r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
-		       (unsigned long long)r->count, sep,
-		       (unsigned long long)r->raw, sep,
-		       (unsigned long long)r->enabled, sep,
-		       (unsigned long long)r->running, sep, r->stale);
+		fprintf(out,
+			"%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu%s%d%s%"
+			"s\n",
+			t, sep, r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
+			(unsigned long long)r->count, sep,
+			(unsigned long long)r->raw, sep,
+			(unsigned long long)r->enabled, sep,
+			(unsigned long long)r->running, sep, r->stale, sep,
+			kind);
 		return;
 	}
 	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
 			 : 0.0;
-	printf("%10.3f  %-16s %-4s %20llu%s %-24s enabled %llu ns, running "
-	       "%llu "
-	       "ns (%.2f%%)%s\n",
-	       t, r->vm, cpu, (unsigned long long)r->count,
-	       r->stale ? "*" : " ", ev, (unsigned long long)r->enabled,
-	       (unsigned long long)r->running, pct,
-	       r->running == 0 ? " <not counted>" : "");
+	fprintf(out, "%10.3f  %-16s %-4s %26s%s %-20s", t, r->vm, cpu,
+		fmt_count(num, sizeof(num), r->count, st->group),
+		r->stale ? "*" : " ", ev);
+	if (r->running == 0)
+		fputs(" <not counted>\n", out);
+	else if (r->running < r->enabled)
+		fprintf(out, " (%.2f%% of %.3f s: scaled)\n", pct,
+			(double)r->enabled / 1e9);
+	else
+		fputc('\n', out);
 }
 
 /* The footnote of the '*' marks of a text report. */
@@ -127,9 +143,10 @@ static void stale_note(struct stat_state *st)
 {
 	if (!st->has_stale || st->o.json || st->o.sep)
 		return;
-	printf("  * not up to date: a vCPU did not account its run time in "
-	       "time; its counts are up to %.1f ms old\n",
-	       (double)st->stale_age_ns / 1e6);
+	fprintf(st->out,
+		"  * not up to date: a vCPU did not account its run time in "
+		"time; its counts are up to %.1f ms old\n",
+		(double)st->stale_age_ns / 1e6);
 }
 
 /* Add (r) into the running total (sum). */
@@ -160,6 +177,8 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 	if (ops_read_vm(&st->s, vm, st->now))
 		return; /* reported by ops */
 	for (i = 0; i < m->e.nr_vcpus; i++) {
+		if (m->ctx[i] < 0)
+			continue; /* not chosen by -C */
 		now = &st->now[i];
 		p   = &st->prev[vm * VMM_CTL_SESSION_VCPUS + i];
 		if (now->stale) {
@@ -182,7 +201,7 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 			};
 			r.count = scaled(r.raw, r.enabled, r.running);
 			if (st->o.per_vcpu)
-				row(st, t, &r);
+				row(st, t, cum, &r);
 			add_row(&sum[e], &r);
 		}
 		*p = *now;
@@ -198,7 +217,7 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 					   .count   = sum[e].count,
 					   .stale   = sum[e].stale};
 		if (!st->o.per_vcpu)
-			row(st, t, &sum[e]);
+			row(st, t, cum, &sum[e]);
 		add_row(&all[e], &sum[e]);
 	}
 }
@@ -212,10 +231,13 @@ static void report(struct stat_state *st, bool final)
 	memset(all, 0, sizeof(all));
 	st->has_stale    = false;
 	st->stale_age_ns = 0;
-	if (!st->o.json && !st->o.sep && (final || st->o.interval_ms))
-		printf("%s%10s  %-16s %-4s %20s  %-24s\n",
-		       final && st->o.interval_ms ? "# total\n" : "", "TIME(s)",
-		       "VM", "VCPU", "COUNT", "EVENT");
+	if (!st->o.json && !st->o.sep && final && st->o.interval_ms)
+		fprintf(st->out, "# total over %.3f s\n", t);
+	if (!st->o.json && !st->o.sep && !st->header_done) {
+		fprintf(st->out, "%10s  %-16s %-4s %26s  %-20s\n", "TIME(s)",
+			"VM", "VCPU", "COUNT", "EVENT");
+		st->header_done = true;
+	}
 	for (vm = 0; vm < st->s.nr_vms; vm++) {
 		if (st->s.vms[vm].gone)
 			continue;
@@ -228,10 +250,10 @@ static void report(struct stat_state *st, bool final)
 		all[e].uuid = "-";
 		all[e].vcpu = -1;
 		all[e].ev   = e;
-		row(st, t, &all[e]);
+		row(st, t, final || !st->o.interval_ms, &all[e]);
 	}
 	stale_note(st);
-	fflush(stdout);
+	fflush(st->out);
 }
 
 static void progress(struct stat_state *st, uint64_t *last)
@@ -247,6 +269,53 @@ static void progress(struct stat_state *st, uint64_t *last)
 		st->s.nr_live == 1 ? "" : "s", tty ? "  " : "\n");
 }
 
+/* -- COMMAND: has it ended (its status kept)? */
+static bool child_ended(struct stat_state *st)
+{
+	int status;
+
+	if (st->child <= 0 || waitpid(st->child, &status, WNOHANG) != st->child)
+		return false;
+	st->child        = 0;
+	st->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
+					     : 128 + WTERMSIG(status);
+	return true;
+}
+
+/* Start -- COMMAND: counting is already on, so it counts all of it. */
+static int start_child(struct stat_state *st)
+{
+	st->child = fork();
+	if (st->child < 0) {
+		fprintf(stderr, "vpmu stat: cannot run '%s': %s\n", st->cmd[0],
+			strerror(errno));
+		return -errno;
+	}
+	if (st->child == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(st->cmd[0], st->cmd);
+		fprintf(stderr, "vpmu stat: cannot run '%s': %s\n", st->cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	return 0;
+}
+
+/* After the counts: end and reap -- COMMAND if it still runs. */
+static void end_child(struct stat_state *st)
+{
+	int status;
+
+	if (st->child <= 0)
+		return;
+	kill(st->child, SIGTERM);
+	if (waitpid(st->child, &status, 0) == st->child)
+		st->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
+						     : 128 + WTERMSIG(status);
+	st->child = 0;
+}
+
 static void run(struct stat_state *st)
 {
 	uint64_t end  = st->o.duration > 0
@@ -259,7 +328,7 @@ static void run(struct stat_state *st)
 
 	while (!stop_flag && st->s.nr_live) {
 		now = vpmu_monotonic_ns();
-		if (now >= end)
+		if (now >= end || child_ended(st))
 			break;
 		if (now >= next) {
 			report(st, false);
@@ -273,115 +342,173 @@ static void run(struct stat_state *st)
 		fputc('\n', stderr);
 }
 
-static int parse_num(const char *prog, const char *opt, const char *v,
-		     double *out)
+static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
 {
-	char *end;
+	struct stat_state *st = ctx;
 
-	errno = 0;
-	*out  = strtod(v ? v : "", &end);
-	if (!v || !*v || *end || errno || *out < 0) {
-		fprintf(stderr, "%s: %s needs a non-negative number\n", prog,
-			opt);
-		return -EINVAL;
-	}
-	return 0;
+	(void)cmd;
+	return ops_parse_events(&st->s, v);
 }
 
-/* One option at argv[*i]: 0, 1 for --help, or -EINVAL. */
-static int parse_one(struct stat_state *st, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	struct stat_opts *o = &st->o;
-	double x;
-	int r;
+static const struct cli_opt stat_opts[] = {
+	OPS_SELECT_ROWS,
+	CLI_FN('e', "event", "EVENTS", add_events,
+	       "events to count, comma-separated (names from\n"
+	       "'vpmu events', or codes 0xNNNN); repeatable"),
+	CLI_UINT('I', "interval-print", "MS", struct stat_opts, interval_ms, 1,
+		 "print the counts of every MS milliseconds"),
+	CLI_STR('x', "field-separator", "SEP", struct stat_opts, sep,
+		"CSV with separator SEP"),
+	CLI_FLAG('j', "json", struct stat_opts, json,
+		 "one JSON object per line"),
+	CLI_STR('o', "output", "FILE", struct stat_opts, output,
+		"write the counts to FILE (default stdout)"),
+	CLI_FLAG('A', "no-aggr", struct stat_opts, per_vcpu,
+		 "a row per vCPU (not summed per VM)"),
+	CLI_FLAG(0, "per-vcpu", struct stat_opts, per_vcpu, "same as -A"),
+	CLI_UINT(0, "switch-ms", "MS", struct stat_opts, switch_ms, 1,
+		 "event-set switch period in vCPU run time\n(default 10)"),
+	{0},
+};
 
-	r = ops_select_arg(&o->sel, argc, argv, i, "vpmu stat");
-	if (r)
-		return r < 0 ? r : 0;
-	if (!strcmp(a, "--json") || !strcmp(a, "--per-vcpu")) {
-		o->json |= a[2] == 'j';
-		o->per_vcpu |= a[2] == 'p';
-		return 0;
-	}
-	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		fputs(stat_usage, stdout);
-		return 1;
-	}
-	if (!strncmp(a, "-x", 2) && a[2]) { /* -x, as in perf stat */
-		o->sep = a + 2;
-		return 0;
-	}
-	if (!v || (strcmp(a, "-e") && strcmp(a, "-I") && strcmp(a, "-x") &&
-		   strcmp(a, "--switch-ms") && strcmp(a, "--"))) {
-		fprintf(stderr,
-			"vpmu stat: unknown or incomplete argument '%s' (try "
-			"'vpmu stat --help')\n",
-			a);
-		return -EINVAL;
-	}
-	++*i;
-	if (!strcmp(a, "-e"))
-		return ops_parse_events(&st->s, v);
-	if (!strcmp(a, "-x")) {
-		o->sep = v;
-		return 0;
-	}
-	r = parse_num("vpmu stat", a, v, &x);
-	if (r)
-		return r;
-	if (!strcmp(a, "-I"))
-		o->interval_ms = (uint64_t)x;
-	else if (!strcmp(a, "--switch-ms"))
-		o->switch_ms = x < 1 ? 1 : (uint64_t)x;
-	else
-		o->duration = x;
-	return 0;
-}
+static const struct cli_cmd stat_cmd = {
+	.name            = "stat",
+	.args            = "[-- SECONDS | [--] COMMAND [ARGS...]]",
+	.summary         = "count events on every vCPU of the chosen VMs",
+	.opts            = stat_opts,
+	.operands        = CLI_OPERANDS_ANY,
+	.stop_at_operand = true,
+	.help = "  Counts EVENTS (default hv_run_ns,hv_guest_cycles,hv_exits,\n"
+		"  hv_hypercalls) for SECONDS, while COMMAND runs (like perf "
+		"stat --\n"
+		"  CMD: counting starts before it and ends when it exits), or, "
+		"with\n"
+		"  neither, until Ctrl-C (said on stderr). SECONDS must be "
+		"positive.\n"
+		"  Counts are per VM (summed over vCPUs), per vCPU with -A, "
+		"with\n"
+		"  thousands separators on a terminal. With more than 8 events "
+		"they\n"
+		"  are multiplexed in sets switched every --switch-ms of vCPU "
+		"run\n"
+		"  time and scaled (the share of time counted is shown). With "
+		"several\n"
+		"  VMs a last row per event, VM 'all', sums them. -I prints "
+		"the\n"
+		"  header once, then every interval, then '# total' and the "
+		"totals.\n"
+		"  -x SEP prints CSV:\n"
+		"    time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns,"
+		"stale,kind\n"
+		"  where kind is 'interval' or 'total'; --json one object per "
+		"line with\n"
+		"  the same fields. hv_run_ns is wall time inside KVM_RUN; "
+		"hv_cpu_ns\n"
+		"  the CPU time the vCPU thread actually received. A count the "
+		"VMM\n"
+		"  could not bring up to date in time (a vCPU that did not "
+		"account\n"
+		"  its run time within 50 ms) is marked: a trailing '*' and a\n"
+		"  footnote in text, stale 1 / true in CSV and JSON.\n",
+};
 
 static int parse(int argc, char **argv, struct stat_state *st)
 {
-	int i, r = 0;
+	struct cli_rest rest;
+	int r;
 
-	for (i = 0; i < argc && !r; i++)
-		r = parse_one(st, argc, argv, &i);
+	r = cli_parse(&stat_cmd, st, argc, argv, &rest);
 	if (r)
 		return r;
-	if (!st->s.nr_ev)
+	/* One number: SECONDS; anything else: a COMMAND (keeps rest.argv). */
+	if (rest.argc == 1 &&
+	    strspn(rest.argv[0], "0123456789.") == strlen(rest.argv[0]))
+		r = cli_parse_num(&stat_cmd, "--", rest.argv[0], 1,
+				  &st->o.duration);
+	else if (rest.argc)
+		st->cmd = rest.argv;
+	if (!st->cmd)
+		cli_rest_free(&rest);
+	if (!r && !st->s.nr_ev)
 		r = ops_parse_events(&st->s, "hv_run_ns,hv_guest_cycles,"
 					     "hv_exits,hv_hypercalls");
 	return r;
 }
 
-int vmm_cmd_stat(int argc, char **argv)
+static int open_output(struct stat_state *st)
 {
-	static struct stat_state st = {.s.prog      = "vpmu stat",
-				       .o.switch_ms = 10};
-	struct sigaction sa         = {.sa_handler = on_signal};
+	st->out = stdout;
+	if (st->o.output) {
+		st->out = fopen(st->o.output, "we");
+		if (!st->out) {
+			fprintf(stderr, "vpmu stat: -o %s: %s\n", st->o.output,
+				strerror(errno));
+			return -errno;
+		}
+	}
+	st->group = !st->o.json && !st->o.sep && isatty(fileno(st->out));
+	return 0;
+}
+
+static int stat_main(struct stat_state *st, int argc, char **argv)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
 	int ret;
 
-	ret = parse(argc, argv, &st);
+	ret = parse(argc, argv, st);
 	if (ret)
-		return ret > 0 ? 0 : 1;
-	if (ops_open(&st.s, st.o.sel.names, st.o.sel.nr))
+		return ret == CLI_HELP ? 0 : 1;
+	if (open_output(st) || ops_open(&st->s, &st->o.sel))
 		return 1;
-	st.prev = calloc((size_t)st.s.nr_vms * VMM_CTL_SESSION_VCPUS,
-			 sizeof(*st.prev));
-	ret = st.prev ? ops_start_counting(&st.s, st.o.switch_ms * 1000000ULL)
-		      : -ENOMEM;
+	st->prev = calloc((size_t)st->s.nr_vms * VMM_CTL_SESSION_VCPUS,
+			  sizeof(*st->prev));
+	ret      = st->prev
+			   ? ops_start_counting(&st->s, st->o.switch_ms * 1000000ULL)
+			   : -ENOMEM;
 	if (ret) {
 		fprintf(stderr, "vpmu stat: no VM could be counted\n");
-		ops_close(&st.s);
-		free(st.prev);
+		ops_close(&st->s);
+		free(st->prev);
 		return 1;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	st.t0 = vpmu_monotonic_ns();
-	run(&st);
-	report(&st, true);
-	ret = st.s.nr_live ? 0 : 1;
-	ops_close(&st.s);
-	free(st.prev);
+	if (!st->cmd && !st->o.duration)
+		fprintf(stderr, "vpmu stat: counting until Ctrl-C (give -- "
+				"SECONDS or a COMMAND to stop by itself)\n");
+	st->t0 = vpmu_monotonic_ns();
+	ret    = st->cmd ? start_child(st) : 0;
+	if (!ret)
+		run(st);
+	end_child(st);
+	report(st, true);
+	if (st->cmd && !ret && !st->o.json && !st->o.sep)
+		fprintf(st->out, "# '%s' exited with status %d\n", st->cmd[0],
+			st->child_status);
+	ret = ret || !st->s.nr_live || (st->cmd && st->child_status == 127);
+	ops_close(&st->s);
+	free(st->prev);
+	return ret ? 1 : 0;
+}
+
+int vmm_cmd_stat(int argc, char **argv)
+{
+	struct stat_state *st = calloc(1, sizeof(*st));
+	int ret;
+
+	if (!st) {
+		fprintf(stderr, "vpmu stat: out of memory\n");
+		return 1;
+	}
+	st->s.prog      = "vpmu stat";
+	st->o.switch_ms = 10;
+	ret             = stat_main(st, argc, argv);
+	free(st->cmd);
+	if (st->out && st->out != stdout && fclose(st->out) && !ret) {
+		fprintf(stderr, "vpmu stat: %s: %s\n", st->o.output,
+			strerror(errno));
+		ret = 1;
+	}
+	free(st);
 	return ret;
 }

@@ -12,20 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_parse.h"
 #include "ctl_client.h"
 #include "elf_symbols.h"
-
-static const char top_usage[] =
-	"usage: vpmu top [-a | -m VM...] [-e EVENT] [-F HZ] [-d SECONDS]\n"
-	"                [-n ITERATIONS] [--lines N]\n"
-	"\n"
-	"  Live view: every -d SECONDS (default 1) the hottest guest "
-	"functions\n"
-	"  of each VM in the last interval, sampled on EVENT (default\n"
-	"  hv_guest_cycles) at HZ (default 1000). -n stops after ITERATIONS\n"
-	"  refreshes (default: until Ctrl-C); --lines shows N functions per "
-	"VM\n"
-	"  (default 10).\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -47,8 +36,8 @@ struct top_vm {
 };
 
 struct top {
+	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	struct ops_session s;
-	struct ops_select sel;
 	struct top_vm *vms;
 	uint64_t freq, iterations, lines;
 	double delay;
@@ -114,54 +103,53 @@ static void refresh(struct top *t, unsigned int iter)
 	fflush(stdout);
 }
 
+static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
+{
+	struct top *t = ctx;
+
+	(void)cmd;
+	return ops_parse_events(&t->s, v);
+}
+
+static const struct cli_opt top_opts[] = {
+	OPS_SELECT_ROWS,
+	CLI_FN('e', "event", "EVENT", add_events,
+	       "sample on EVENT (hv_guest_cycles, the default,\n"
+	       "or hv_run_ns)"),
+	CLI_UINT('F', "freq", "HZ", struct top, freq, 1,
+		 "samples per second of guest run time (1000)"),
+	CLI_NUM('d', "delay", "SECONDS", struct top, delay, 1,
+		"refresh every SECONDS (default 1)"),
+	CLI_UINT('n', "iterations", "N", struct top, iterations, 1,
+		 "stop after N refreshes (default: until Ctrl-C)"),
+	CLI_UINT(0, "lines", "N", struct top, lines, 1,
+		 "functions shown per VM (default 10)"),
+	{0},
+};
+
+static const struct cli_cmd top_cmd = {
+	.name    = "top",
+	.summary = "live profile: the hottest guest functions of each VM",
+	.opts    = top_opts,
+	.help    = "  Samples every vCPU of the chosen VMs like 'vpmu record' "
+		   "and shows,\n"
+		   "  every refresh, the hottest guest functions of the last "
+		   "interval.\n",
+};
+
 static int parse(int argc, char **argv, struct top *t)
 {
-	int i, r;
+	struct cli_rest rest;
+	int r;
 
 	t->freq  = 1000;
 	t->lines = 10;
 	t->delay = 1.0;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		r = ops_select_arg(&t->sel, argc, argv, &i, "vpmu top");
-		if (r < 0)
-			return r;
-		if (r)
-			continue;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(top_usage, stdout);
-			return 1;
-		}
-		if (!v)
-			goto bad;
-		i++;
-		if (!strcmp(a, "-e"))
-			r = ops_parse_events(&t->s, v);
-		else if (!strcmp(a, "-F"))
-			t->freq = strtoull(v, NULL, 10);
-		else if (!strcmp(a, "-n"))
-			t->iterations = strtoull(v, NULL, 10);
-		else if (!strcmp(a, "--lines"))
-			t->lines = strtoull(v, NULL, 10);
-		else if (!strcmp(a, "-d"))
-			t->delay = strtod(v, NULL);
-		else
-			goto bad;
-		if (r)
-			return r;
-	}
-	if (!t->freq || t->delay <= 0) {
-		fprintf(stderr, "vpmu top: -F and -d must be positive\n");
-		return -EINVAL;
-	}
+	r        = cli_parse(&top_cmd, t, argc, argv, &rest);
+	if (r)
+		return r;
+	cli_rest_free(&rest);
 	return t->s.nr_ev ? 0 : ops_parse_events(&t->s, "hv_guest_cycles");
-bad:
-	fprintf(stderr,
-		"vpmu top: unknown or incomplete argument '%s' (try "
-		"'vpmu top --help')\n",
-		argv[i]);
-	return -EINVAL;
 }
 
 static uint64_t period_of(struct top *t)
@@ -204,8 +192,8 @@ int vmm_cmd_top(int argc, char **argv)
 
 	ret = parse(argc, argv, &t);
 	if (ret)
-		return ret > 0 ? 0 : 1;
-	if (ops_open(&t.s, t.sel.names, t.sel.nr))
+		return ret == CLI_HELP ? 0 : 1;
+	if (ops_open(&t.s, &t.sel))
 		return 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -124,8 +124,13 @@ int vmm_client_call(struct vmm_client *c, struct json_object *req,
 bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel)
 {
 	size_t n = strlen(sel);
+	char pid[16];
 
 	if (!strcmp(e->name, sel) || !strcmp(e->uuid, sel))
+		return true;
+	snprintf(pid, sizeof(pid), "%d", (int)e->pid);
+	/* A number is the VMM's pid, or else a uuid prefix. */
+	if (n && strspn(sel, "0123456789") == n && !strcmp(pid, sel))
 		return true;
 	return n >= 4 && !strncmp(e->uuid, sel, n);
 }
@@ -172,7 +177,7 @@ static int discover_dir(const char *dir, struct vmm_reg_entry **out,
 	struct dirent *d;
 	DIR *dp;
 	size_t n;
-	int ret = 0;
+	int err, ret = 0;
 
 	dp = opendir(dir);
 	if (!dp)
@@ -182,8 +187,12 @@ static int discover_dir(const char *dir, struct vmm_reg_entry **out,
 		if (n != 36 + 5 || strcmp(d->d_name + 36, ".json"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (vmm_registry_read(path, &e) ||
-		    strncmp(e.uuid, d->d_name, 36))
+		err = vmm_registry_read(path, &e);
+		if (err == -EACCES || err == -EPERM) {
+			ret = err; /* not an empty list: an error */
+			continue;
+		}
+		if (err || strncmp(e.uuid, d->d_name, 36))
 			continue; /* being written, or not ours */
 		if (is_stale(&e)) {
 			vmm_registry_remove(dir, e.uuid);
@@ -214,7 +223,7 @@ int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
 }
 
 int vmm_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
-			    unsigned int *nr, FILE *notes)
+			    unsigned int *nr, FILE *notes, bool every_user)
 {
 	char user[PATH_MAX];
 	struct dirent *d;
@@ -230,7 +239,7 @@ int vmm_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
 	 * Root sees every user's VMs too ($XDG_RUNTIME_DIR/vpmu is usually
 	 * /run/user/UID/vpmu), unless pointed at one directory.
 	 */
-	if (!ret && geteuid() == 0 && !getenv(VMM_RUNTIME_ENV) &&
+	if (!ret && every_user && geteuid() == 0 && !getenv(VMM_RUNTIME_ENV) &&
 	    (dp = opendir("/run/user"))) {
 		while (!ret && (d = readdir(dp))) {
 			if (d->d_name[0] == '.')

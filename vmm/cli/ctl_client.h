@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli_parse.h"
 #include "ctl_proto.h"
 #include "vm_registry.h"
 #include "vpmu_common.h"
@@ -46,20 +47,24 @@ struct json_object *vmm_client_req(const char *cmd);
  * List the VMs registered in (dir), sorted by name: live entries in a
  * malloc'd array (*out) of (*nr). Stale entries (pid gone, socket refusing)
  * are removed, each with a note on (notes) if not NULL. Returns 0 or
- * -errno (a missing directory is 0 entries).
+ * -errno (a missing directory is 0 entries; a directory or an entry this
+ * user may not read is -EACCES, not an empty list).
  */
 int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
 			unsigned int *nr, FILE *notes);
 
 /*
  * vmm_client_discover() over this user's runtime directory (its path into
- * (dir)) and, for root without $VPMU_RUNTIME_DIR, every
- * /run/user/UID/vpmu as well: root sees the VMs of every user.
+ * (dir)) and, with (every_user) for root without $VPMU_RUNTIME_DIR, every
+ * /run/user/UID/vpmu as well: root then sees the VMs of every user.
  */
 int vmm_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
-			    unsigned int *nr, FILE *notes);
+			    unsigned int *nr, FILE *notes, bool every_user);
 
-/* Is (e) chosen by (sel): its name, its uuid or a uuid prefix (>= 4)? */
+/*
+ * Is (e) chosen by (sel): its name, its uuid, a uuid prefix (>= 4
+ * characters) or the pid of its VMM (digits only)?
+ */
 bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel);
 
 /* ---- Operator sessions (op_session.c)
@@ -83,11 +88,13 @@ struct ops_vm {
 };
 
 struct ops_session {
-	const char *prog; /* "vpmu stat"... for messages */
+	const char *prog;             /* "vpmu stat"... for messages */
+	const struct ops_select *sel; /* of ops_open() */
 	struct ops_vm *vms;
 	unsigned int nr_vms, nr_live;
 	struct ops_event ev[OPS_EVENTS_MAX];
 	unsigned int nr_ev, nr_sets;
+	unsigned int callchain; /* sampling: callers per sample (record -g) */
 };
 
 /*
@@ -96,12 +103,14 @@ struct ops_session {
  */
 int ops_parse_events(struct ops_session *s, const char *list);
 
+/* VM and vCPU selection, shared by stat, record and top (see below). */
+struct ops_select;
+
 /*
- * Connect to the VMs chosen by (sel) (nr_sel names/uuids; none = all).
- * Returns 0, or -ENOENT with a message when none matches or is running.
+ * Connect to the VMs chosen by (sel) (see struct ops_select). Returns 0,
+ * or -ENOENT with a message when none matches or is running.
  */
-int ops_open(struct ops_session *s, const char *const *sel,
-	     unsigned int nr_sel);
+int ops_open(struct ops_session *s, const struct ops_select *sel);
 
 /*
  * Counting: one context per vCPU, the events in ceil(nr_ev / 8) event sets
@@ -129,7 +138,8 @@ int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out);
 
 /*
  * Sampling: event ev[0] with (period), the other events recorded in every
- * sample, a default-format buffer of (buf_size) bytes per vCPU.
+ * sample, a default-format buffer of (buf_size) bytes per vCPU; with
+ * (s->callchain) > 0 each sample carries up to that many guest callers.
  */
 int ops_start_sampling(struct ops_session *s, uint64_t period,
 		       uint64_t buf_size);
@@ -140,6 +150,8 @@ struct ops_sample {
 	uint64_t tstamp, ip;
 	unsigned int nr_vals;
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
+	unsigned int nr_chain; /* guest callers, innermost first */
+	uint64_t chain[VMM_CTL_CHAIN_MAX];
 };
 
 typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);
@@ -160,18 +172,40 @@ void ops_check_alive(struct ops_session *s);
 /* Disconnect from every VM (the VMMs destroy the contexts). */
 void ops_close(struct ops_session *s);
 
-/* Common selection options: -a, -m VM (repeatable). */
+/*
+ * VM and vCPU selection, like perf's -a/-p/-C: OPS_SELECT_ROWS are the
+ * option rows of stat, record and top; the command's options struct must
+ * begin with a struct ops_select (the handlers get it as their ctx).
+ *   -p/--pid VM, -m/--vm VM  a VM by name, uuid, uuid prefix or VMM pid;
+ *                            repeatable, or a comma-separated list
+ *   -a/--all                 every VM (the default without -p); for root
+ *                            also the VMs of every other user
+ *   -C/--cpu VCPUS           only these vCPUs, e.g. 0,2-3
+ * Without -a, root sees only its own runtime directory (/run/vpmu).
+ */
 struct ops_select {
 	const char *names[64];
 	unsigned int nr;
+	bool all;
+	bool has_vcpus;
+	uint64_t vcpus; /* bit per vCPU when (has_vcpus) */
 };
 
-/*
- * If argv[*i] is -a or -m VM, consume it (and its value) into (sel) and
- * return 1; 0 if not a selection option; -EINVAL (message printed) on a
- * missing value.
- */
-int ops_select_arg(struct ops_select *sel, int argc, char **argv, int *i,
-		   const char *prog);
+int ops_select_vm(const struct cli_cmd *cmd, void *sel, const char *value);
+int ops_select_all(const struct cli_cmd *cmd, void *sel, const char *value);
+int ops_select_vcpus(const struct cli_cmd *cmd, void *sel, const char *value);
+
+#define OPS_SELECT_ROWS                                                        \
+	CLI_FN('a', "all", NULL, ops_select_all,                               \
+	       "every VM (default; as root also other users')"),               \
+		CLI_FN('p', "pid", "VM", ops_select_vm,                        \
+		       "the VM named by name, uuid, uuid prefix or\n"          \
+		       "VMM pid (repeatable, or VM,VM...)"),                   \
+		CLI_FN('m', "vm", "VM", ops_select_vm, "same as -p"),          \
+		CLI_FN('C', "cpu", "VCPUS", ops_select_vcpus,                  \
+		       "only these vCPUs, e.g. 0,2-3")
+
+/* Is vCPU (cpu) chosen by (sel)? */
+bool ops_vcpu_chosen(const struct ops_select *sel, unsigned int cpu);
 
 #endif /* VMM_CLIENT_H */

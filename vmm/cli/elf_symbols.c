@@ -1,23 +1,41 @@
 // SPDX-License-Identifier: MIT
 /*
- * elf_symbols.c: ELF64 .symtab reader (see elf_symbols.h). Small on purpose:
- * the section headers, the SHT_SYMTAB section and its linked string table.
+ * elf_symbols.c: guest symbols with elfutils (see elf_symbols.h). libelf
+ * walks the symbol tables and bounds-checks the file; libdw answers source
+ * lines; libdwelf finds the GNU build-id note.
  */
 #include "elf_symbols.h"
 
-#include <elf.h>
-#include <stdbool.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool in_file(size_t size, uint64_t off, uint64_t len)
+#define MAP_FILE_MAX (256u << 20) /* a System.map is a few MiB */
+
+/*
+ * Open (path) read-only if it is a regular file. O_NONBLOCK makes the
+ * open of a FIFO return at once instead of waiting for a writer; fstat
+ * then refuses it (and devices, directories, sockets).
+ */
+static int open_regular(const char *path, struct stat *st)
 {
-	return off <= size && len <= size - off;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -27,83 +45,181 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Copy the FUNC symbols of (symtab) with names from (strtab). */
-static int collect(struct symtab *t, const unsigned char *f, size_t size,
-		   const Elf64_Shdr *sh, const Elf64_Shdr *str)
+/* The STT_FUNC symbols of one symbol-table section. */
+static int collect(struct symtab *t, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-	const Elf64_Sym *s = (const void *)(f + sh->sh_offset);
-	size_t i, n = sh->sh_size / sizeof(Elf64_Sym);
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+	GElf_Sym s;
 
-	t->strs = malloc(str->sh_size + 1);
+	if (!data || !sh->sh_entsize)
+		return -ENOEXEC;
+	n       = sh->sh_size / sh->sh_entsize;
 	t->syms = calloc(n ? n : 1, sizeof(*t->syms));
-	if (!t->strs || !t->syms)
+	if (!t->syms)
 		return -ENOMEM;
-	memcpy(t->strs, f + str->sh_offset, str->sh_size);
-	t->strs[str->sh_size] = '\0';
 	for (i = 0; i < n; i++) {
-		if (ELF64_ST_TYPE(s[i].st_info) != STT_FUNC ||
-		    s[i].st_name >= str->sh_size || !s[i].st_value)
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			return -ENOEXEC;
+		if (GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+		    s.st_shndx == SHN_UNDEF || !s.st_value)
 			continue;
-		t->syms[t->nr++] = (struct sym){.addr = s[i].st_value,
-						.size = s[i].st_size,
-						.name = t->strs + s[i].st_name};
+		name = elf_strptr(t->elf, sh->sh_link, s.st_name);
+		if (!name)
+			continue;
+		t->syms[t->nr++] = (struct sym){
+			.addr = s.st_value, .size = s.st_size, .name = name};
 	}
 	qsort(t->syms, t->nr, sizeof(*t->syms), by_addr);
-	(void)size;
 	return 0;
 }
 
-static int parse(struct symtab *t, const unsigned char *f, size_t size)
+/* .symtab, else .dynsym (a stripped image), else no symbols. */
+static int read_symbols(struct symtab *t)
 {
-	const Elf64_Ehdr *eh = (const void *)f;
-	const Elf64_Shdr *sh;
-	unsigned int i;
+	Elf_Scn *scn = NULL, *dyn = NULL;
+	GElf_Shdr sh, dsh;
+	size_t shnum;
 
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    !in_file(size, eh->e_shoff,
-		     (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
-	    eh->e_shoff % 8)
+	if (elf_kind(t->elf) != ELF_K_ELF || gelf_getclass(t->elf) == 0 ||
+	    elf_getshdrnum(t->elf, &shnum) < 0)
 		return -ENOEXEC;
-	sh = (const void *)(f + eh->e_shoff);
-	for (i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
-			continue;
-		if (!in_file(size, sh[i].sh_offset, sh[i].sh_size) ||
-		    sh[i].sh_offset % 8 ||
-		    !in_file(size, sh[sh[i].sh_link].sh_offset,
-			     sh[sh[i].sh_link].sh_size))
+	while ((scn = elf_nextscn(t->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
 			return -ENOEXEC;
-		return collect(t, f, size, &sh[i], &sh[sh[i].sh_link]);
+		if (sh.sh_type == SHT_SYMTAB)
+			return collect(t, scn, &sh);
+		if (sh.sh_type == SHT_DYNSYM && !dyn) {
+			dyn = scn;
+			dsh = sh;
+		}
 	}
-	return 0; /* stripped: no symbols */
+	if (elf_errno())
+		return -ENOEXEC;
+	return dyn ? collect(t, dyn, &dsh) : 0;
 }
 
 int symtab_load(struct symtab *t, const char *path)
 {
+	const void *id;
 	struct stat st;
-	void *f;
+	ssize_t n;
 	int fd, ret;
 
 	memset(t, 0, sizeof(*t));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	fd = open_regular(path, &st);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		return fd;
+	/* Mapped whole; FDREAD makes libelf let go of the descriptor. */
+	t->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (t->elf && elf_cntl(t->elf, ELF_C_FDREAD))
 		ret = -ENOEXEC;
-		close(fd);
-		return ret;
-	}
-	f = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	else
+		ret = t->elf ? read_symbols(t) : -ENOEXEC;
 	close(fd);
-	if (f == MAP_FAILED)
-		return -errno;
-	ret = parse(t, f, (size_t)st.st_size);
-	munmap(f, (size_t)st.st_size);
 	if (ret)
-		symtab_free(t);
+		goto fail;
+	n = dwelf_elf_gnu_build_id(t->elf, &id);
+	if (n > 0 && (size_t)n <= sizeof(t->build_id)) {
+		memcpy(t->build_id, id, (size_t)n);
+		t->build_id_len = (size_t)n;
+	}
+	/* NULL without debug info: then there are no source lines. */
+	t->dwarf = dwarf_begin_elf(t->elf, DWARF_C_READ, NULL);
+	return 0;
+fail:
+	symtab_free(t);
 	return ret;
+}
+
+/* Read all of a regular file, NUL-terminated. */
+static int slurp(const char *path, char **out, size_t *len)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t n;
+	char *buf;
+	int fd = open_regular(path, &st);
+
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > MAP_FILE_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	while (buf && got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!buf)
+		return -ENOMEM;
+	buf[got] = '\0';
+	*out     = buf;
+	*len     = got;
+	return 0;
+}
+
+/* "ADDRESS TYPE NAME[ \t[module]]": a text symbol, or false. */
+static bool map_line(char *line, struct sym *s)
+{
+	char *end, *name;
+	char type;
+
+	errno   = 0;
+	s->addr = strtoull(line, &end, 16);
+	if (errno || end == line || *end != ' ')
+		return false;
+	type = end[1];
+	if (!type || end[2] != ' ' || !strchr("tTwW", type))
+		return false;
+	name                         = end + 3;
+	name[strcspn(name, " \t\r")] = '\0';
+	s->name                      = name;
+	s->size                      = 0;
+	return *name && s->addr;
+}
+
+int symtab_load_map(struct symtab *t, const char *path)
+{
+	size_t len, lines = 1, i;
+	char *p, *nl;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	ret = slurp(path, &t->strs, &len);
+	if (ret)
+		return ret;
+	for (i = 0; i < len; i++)
+		lines += t->strs[i] == '\n';
+	t->syms = calloc(lines, sizeof(*t->syms));
+	if (!t->syms) {
+		symtab_free(t);
+		return -ENOMEM;
+	}
+	for (p = t->strs; p && *p; p = nl) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl++ = '\0';
+		if (map_line(p, &t->syms[t->nr]))
+			t->nr++;
+	}
+	if (!t->nr) {
+		symtab_free(t);
+		return -ENOEXEC;
+	}
+	qsort(t->syms, t->nr, sizeof(*t->syms), by_addr);
+	/* Each symbol ends where the next begins. */
+	for (i = 0; i + 1 < t->nr; i++)
+		t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;
+	return 0;
 }
 
 const struct sym *symtab_find(const struct symtab *t, uint64_t ip)
@@ -129,8 +245,38 @@ const struct sym *symtab_find(const struct symtab *t, uint64_t ip)
 	return s;
 }
 
+int symtab_srcline(const struct symtab *t, uint64_t ip, const char **file,
+		   int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+
+	if (!t->dwarf || !dwarf_addrdie(t->dwarf, ip, &cu))
+		return -ENOENT;
+	l = dwarf_getsrc_die(&cu, ip);
+	if (!l || dwarf_lineno(l, line) != 0)
+		return -ENOENT;
+	*file = dwarf_linesrc(l, NULL, NULL);
+	return *file ? 0 : -ENOENT;
+}
+
+void symtab_build_id_hex(const struct symtab *t, char *buf, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < t->build_id_len && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", t->build_id[i]);
+}
+
 void symtab_free(struct symtab *t)
 {
+	if (t->dwarf)
+		dwarf_end(t->dwarf);
+	if (t->elf)
+		elf_end(t->elf);
 	free(t->syms);
 	free(t->strs);
 	memset(t, 0, sizeof(*t));

@@ -81,6 +81,22 @@ static bool chosen(const struct vmm_reg_entry *e, const char *const *sel,
 	return hit;
 }
 
+static bool has_chosen_vcpu(struct ops_session *s,
+			    const struct vmm_reg_entry *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->nr_vcpus && i < VMM_CTL_SESSION_VCPUS; i++) {
+		if (ops_vcpu_chosen(s->sel, i))
+			return true;
+	}
+	fprintf(stderr,
+		"%s: VM '%s' (%s) has none of the vCPUs of -C (it "
+		"has %u): skipped\n",
+		s->prog, e->name, e->uuid, e->nr_vcpus);
+	return false;
+}
+
 static int connect_vm(struct ops_session *s, struct ops_vm *v)
 {
 	unsigned int i;
@@ -101,15 +117,20 @@ static int connect_vm(struct ops_session *s, struct ops_vm *v)
 	return 0;
 }
 
-int ops_open(struct ops_session *s, const char *const *sel, unsigned int nr_sel)
+int ops_open(struct ops_session *s, const struct ops_select *osel)
 {
-	bool used[64] = {false};
+	const char *const *sel = osel->names;
+	unsigned int nr_sel    = osel->nr;
+	bool used[64]          = {false};
 	struct vmm_reg_entry *all;
 	char dir[PATH_MAX] = "";
 	unsigned int i, n;
 	int ret;
 
-	ret = vmm_client_discover_all(dir, sizeof(dir), &all, &n, stderr);
+	s->sel = osel;
+	/* Other users' VMs only when asked for: -a, or by name. */
+	ret = vmm_client_discover_all(dir, sizeof(dir), &all, &n, stderr,
+				      osel->all || nr_sel);
 	if (ret) {
 		fprintf(stderr, "%s: %s%s%s%s\n", s->prog,
 			dir[0] ? "runtime directory " : "", dir,
@@ -118,7 +139,8 @@ int ops_open(struct ops_session *s, const char *const *sel, unsigned int nr_sel)
 	}
 	s->vms = calloc(n ? n : 1, sizeof(*s->vms));
 	for (i = 0; s->vms && i < n; i++) {
-		if (!chosen(&all[i], sel, nr_sel, used))
+		if (!chosen(&all[i], sel, nr_sel, used) ||
+		    !has_chosen_vcpu(s, &all[i]))
 			continue;
 		s->vms[s->nr_vms].e = all[i];
 		if (!connect_vm(s, &s->vms[s->nr_vms]))
@@ -126,18 +148,18 @@ int ops_open(struct ops_session *s, const char *const *sel, unsigned int nr_sel)
 		s->nr_vms++;
 	}
 	free(all);
-	for (i = 0; i < nr_sel; i++) {
-		if (!used[i])
+	for (i = 0, n = 0; i < nr_sel; i++) {
+		if (!used[i] && ++n)
 			fprintf(stderr, "%s: no running VM matches '%s'\n",
 				s->prog, sel[i]);
 	}
-	if (!s->nr_live) {
+	if (!s->nr_live && !n)
 		fprintf(stderr,
 			"%s: no running VM to monitor (runtime "
 			"directory %s)\n",
 			s->prog, dir);
+	if (!s->nr_live)
 		return -ENOENT;
-	}
 	return 0;
 }
 
@@ -271,6 +293,9 @@ static struct json_object *sampling_request(struct ops_session *s,
 	json_object_object_add(r, "pmds", arr);
 	json_object_object_add(r, "smpl_buf_size",
 			       json_object_new_int64((int64_t)buf_size));
+	if (s->callchain)
+		json_object_object_add(r, "callchain",
+				       json_object_new_int((int)s->callchain));
 	return r;
 }
 
@@ -294,9 +319,31 @@ static void keep_session(struct ops_vm *v, struct json_object *rep)
 	}
 }
 
+/* With -C: the "vcpus" of (v)'s session_open request (a copy of req). */
+static struct json_object *vm_request(struct ops_session *s,
+				      const struct ops_vm *v,
+				      struct json_object *req)
+{
+	struct json_object *r, *arr;
+	unsigned int i;
+
+	if (!s->sel || !s->sel->has_vcpus)
+		return json_object_get(req);
+	r = NULL;
+	if (json_object_deep_copy(req, &r, NULL) || !r)
+		return json_object_get(req);
+	arr = json_object_new_array();
+	for (i = 0; i < v->e.nr_vcpus; i++) {
+		if (ops_vcpu_chosen(s->sel, i))
+			json_object_array_add(arr, json_object_new_int((int)i));
+	}
+	json_object_object_add(r, "vcpus", arr);
+	return r;
+}
+
 /*
- * One session_open (req) per live VM: every vCPU programmed, loaded and
- * started by the VMM in one round trip. Takes (req).
+ * One session_open (req) per live VM: every chosen vCPU programmed, loaded
+ * and started by the VMM in one round trip. Takes (req).
  */
 static int open_all(struct ops_session *s, struct json_object *req)
 {
@@ -309,7 +356,7 @@ static int open_all(struct ops_session *s, struct json_object *req)
 
 		if (v->gone)
 			continue;
-		ret = call(s, vm, json_object_get(req), &rep);
+		ret = call(s, vm, vm_request(s, v, req), &rep);
 		if (!ret) {
 			keep_session(v, rep);
 			json_object_put(rep);
@@ -418,7 +465,8 @@ static void emit_samples(struct json_object *arr, unsigned int vm,
 
 	for (i = 0; i < n; i++) {
 		a = json_object_array_get_idx(arr, i);
-		if (json_object_array_length(a) != 8)
+		if (json_object_array_length(a) != 8 &&
+		    json_object_array_length(a) != 9)
 			continue;
 		memset(&smp, 0, sizeof(smp));
 		smp.vm   = vm;
@@ -440,6 +488,15 @@ static void emit_samples(struct json_object *arr, unsigned int vm,
 			smp.vals[k] = json_object_get_uint64(
 				json_object_array_get_idx(vals, k));
 		smp.nr_vals = (unsigned int)nv;
+		/* Callers (session_open with callchain). */
+		vals = json_object_array_get_idx(a, 8);
+		nv   = vals ? json_object_array_length(vals) : 0;
+		if (nv > VMM_CTL_CHAIN_MAX)
+			nv = VMM_CTL_CHAIN_MAX;
+		for (k = 0; k < nv; k++)
+			smp.chain[k] = json_object_get_uint64(
+				json_object_array_get_idx(vals, k));
+		smp.nr_chain = (unsigned int)nv;
 		fn(opaque, &smp);
 	}
 }
@@ -455,6 +512,8 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 
 	*lost = 0;
 	for (i = 0; !v->gone && i < v->e.nr_vcpus; i++) {
+		if (v->ctx[i] < 0)
+			continue; /* not chosen by -C */
 		do {
 			ret = call(s, vm, ctx_req("smpl_drain", v->ctx[i]),
 				   &rep);
@@ -500,23 +559,73 @@ void ops_close(struct ops_session *s)
 	s->nr_vms = s->nr_live = 0;
 }
 
-int ops_select_arg(struct ops_select *sel, int argc, char **argv, int *i,
-		   const char *prog)
+int ops_select_all(const struct cli_cmd *cmd, void *ctx, const char *value)
 {
-	char *tok, *save = NULL;
+	struct ops_select *sel = ctx;
 
-	if (!strcmp(argv[*i], "-a") || !strcmp(argv[*i], "--all"))
-		return 1;
-	if (strcmp(argv[*i], "-m") && strcmp(argv[*i], "--vm"))
-		return 0;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "%s: %s needs a VM name or uuid\n", prog,
-			argv[*i]);
-		return -EINVAL;
+	(void)cmd;
+	(void)value;
+	sel->all = true;
+	return 0;
+}
+
+int ops_select_vm(const struct cli_cmd *cmd, void *ctx, const char *value)
+{
+	struct ops_select *sel = ctx;
+	const char *p          = value;
+	size_t n;
+
+	/* -p a,b or -p a -p b: each name is cut out of (value) in place. */
+	while (*p) {
+		n = strcspn(p, ",");
+		if (!n || sel->nr == ARRAY_SIZE(sel->names))
+			return cli_error(cmd, "-p '%s': %s", value,
+					 n ? "too many VMs"
+					   : "an empty VM name");
+		sel->names[sel->nr++] = p;
+		if (!p[n])
+			break;
+		((char *)p)[n] = '\0';
+		p += n + 1;
 	}
-	/* -m a,b or -m a -m b. (argv) strings are ours to cut. */
-	for (tok = strtok_r(argv[++*i], ",", &save); tok && sel->nr < 64;
-	     tok = strtok_r(NULL, ",", &save))
-		sel->names[sel->nr++] = tok;
-	return 1;
+	if (!*value)
+		return cli_error(cmd, "-p needs a VM");
+	return 0;
+}
+
+/* "0,2-3" into a bit mask of vCPUs below VMM_CTL_SESSION_VCPUS. */
+int ops_select_vcpus(const struct cli_cmd *cmd, void *ctx, const char *value)
+{
+	struct ops_select *sel = ctx;
+	unsigned long lo, hi;
+	const char *p = value;
+	char *end;
+
+	do {
+		errno = 0;
+		lo    = strtoul(p, &end, 10);
+		hi    = lo;
+		if (end != p && *end == '-') {
+			p  = end + 1;
+			hi = strtoul(p, &end, 10);
+		}
+		if (end == p || errno || (*end && *end != ',') || hi < lo ||
+		    hi >= VMM_CTL_SESSION_VCPUS || *p == '-' || *p == '+')
+			return cli_error(cmd,
+					 "-C '%s': not a vCPU list like 0,2-3 "
+					 "(vCPUs 0..%d)",
+					 value, VMM_CTL_SESSION_VCPUS - 1);
+		for (; lo <= hi; lo++)
+			sel->vcpus |= 1ULL << lo;
+		p = end + (*end == ',');
+	} while (*end);
+	sel->has_vcpus = true;
+	return 0;
+}
+
+bool ops_vcpu_chosen(const struct ops_select *sel, unsigned int cpu)
+{
+	if (!sel || !sel->has_vcpus)
+		return true;
+	return cpu < VMM_CTL_SESSION_VCPUS && (sel->vcpus >> cpu & 1);
 }

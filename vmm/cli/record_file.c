@@ -5,6 +5,7 @@
 #include "record_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -44,9 +45,15 @@ static struct json_object *header_json(const struct rec_header *h)
 		json_object_object_add(
 			v, "tsc_khz",
 			json_object_new_uint64(h->vms[i].tsc_khz));
+		json_object_object_add(
+			v, "build_id",
+			json_object_new_string(h->vms[i].build_id));
 		json_object_array_add(a, v);
 	}
 	json_object_object_add(o, "vms", a);
+	if (h->callchain)
+		json_object_object_add(o, "callchain",
+				       json_object_new_boolean(1));
 	return o;
 }
 
@@ -62,16 +69,23 @@ static int put_line(struct rec_writer *w, struct json_object *o)
 
 int rec_open(struct rec_writer *w, const char *path, const struct rec_header *h)
 {
-	int ret;
+	int fd, ret;
 
 	memset(w, 0, sizeof(*w));
 	if (snprintf(w->path, sizeof(w->path), "%s", path) >=
 	    (int)sizeof(w->path))
 		return -ENAMETOOLONG;
 	snprintf(w->tmp, sizeof(w->tmp), "%s.tmp", path);
-	w->f = fopen(w->tmp, "we");
-	if (!w->f)
-		return -errno;
+	fd = vmm_file_create_new(w->tmp);
+	if (fd < 0)
+		return fd;
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		ret = -errno;
+		close(fd);
+		unlink(w->tmp);
+		return ret;
+	}
 	ret = put_line(w, header_json(h));
 	if (ret)
 		rec_abort(w);
@@ -92,6 +106,11 @@ int rec_sample(struct rec_writer *w, const struct rec_sample *s)
 	for (i = 0; n >= 0 && i < s->nr_vals && i < REC_VALS_MAX; i++)
 		n = fprintf(w->f, "%s%llu", i ? "," : "",
 			    (unsigned long long)s->vals[i]);
+	if (n >= 0 && s->nr_chain)
+		n = fputs("],\"chain\":[", w->f);
+	for (i = 0; n >= 0 && i < s->nr_chain && i < REC_CHAIN_MAX; i++)
+		n = fprintf(w->f, "%s%llu", i ? "," : "",
+			    (unsigned long long)s->chain[i]);
 	if (n >= 0)
 		n = fputs("]}\n", w->f);
 	if (n < 0)
@@ -154,6 +173,7 @@ void rec_abort(struct rec_writer *w)
 struct reader {
 	const char *path;
 	unsigned long line;
+	uint64_t lost;
 	char *err;
 	size_t errlen;
 };
@@ -215,6 +235,10 @@ static int parse_vms(struct json_object *a, struct rec_header *h)
 		h->vms[i].nr_vcpus = (unsigned int)json_object_get_int(v);
 		if (get(o, "tsc_khz", json_type_int, &v))
 			h->vms[i].tsc_khz = json_object_get_uint64(v);
+		if (json_object_object_get_ex(o, "build_id", &v) &&
+		    str_field(o, "build_id", h->vms[i].build_id,
+			      sizeof(h->vms[i].build_id)))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -254,6 +278,8 @@ static int parse_header(struct reader *r, struct json_object *o,
 	h->nr_events = (unsigned int)n;
 	if (!get(o, "vms", json_type_array, &a) || parse_vms(a, h))
 		return bad(r, "header: bad vms");
+	if (get(o, "callchain", json_type_boolean, &v))
+		h->callchain = json_object_get_boolean(v);
 	return 0;
 }
 
@@ -284,6 +310,19 @@ static int parse_sample(struct reader *r, struct json_object *o,
 		s->vals[i] =
 			json_object_get_uint64(json_object_array_get_idx(a, i));
 	s->nr_vals = (unsigned int)n;
+	if (!json_object_object_get_ex(o, "chain", &a))
+		return 0;
+	if (!json_object_is_type(a, json_type_array) ||
+	    (n = json_object_array_length(a)) > REC_CHAIN_MAX)
+		return bad(r, "sample: bad 'chain'");
+	for (i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(c, json_type_int))
+			return bad(r, "sample: bad 'chain'");
+		s->chain[i] = json_object_get_uint64(c);
+	}
+	s->nr_chain = (unsigned int)n;
 	return 0;
 }
 
@@ -303,6 +342,8 @@ static int parse_line(struct reader *r, struct json_object *o,
 				   "end: sample count does not match the "
 				   "file (%llu samples read)",
 				   (unsigned long long)*count);
+		if (get(e, "lost", json_type_int, &v))
+			r->lost = json_object_get_uint64(v);
 		return 1;
 	}
 	if (get(o, "note", json_type_string, &v))
@@ -314,35 +355,67 @@ static int parse_line(struct reader *r, struct json_object *o,
 	return fn && fn(opaque, &s) ? -ECANCELED : 0;
 }
 
-int rec_read(const char *path, struct rec_header *h, rec_sample_fn_t fn,
-	     void *opaque, char *err, size_t errlen)
+/* stdin for "-" (not closed by us), else the named file. */
+static FILE *open_input(const char *path)
 {
-	struct reader r = {.path = path, .err = err, .errlen = errlen};
-	struct json_object *o;
-	uint64_t count = 0;
-	size_t cap     = 0;
-	char *line     = NULL;
+	int fd;
+
+	if (strcmp(path, "-"))
+		return fopen(path, "re");
+	fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	return fd < 0 ? NULL : fdopen(fd, "r");
+}
+
+/* One line: 1 at the end line, 0 to go on, -EINVAL/-ECANCELED. */
+static int one_line(struct reader *r, const struct rec_read_args *a,
+		    const char *line, struct rec_header *h, uint64_t *count)
+{
+	struct json_object *o = json_tokener_parse(line);
+	int ret;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		ret = bad(r, "not a JSON object");
+	else if (r->line == 1)
+		ret = parse_header(r, o, h);
+	else
+		ret = parse_line(r, o, h, count, a->fn, a->opaque);
+	json_object_put(o);
+	if (!ret && r->line == 1 && a->hdr_fn && a->hdr_fn(a->opaque, h))
+		ret = -ECANCELED;
+	return ret;
+}
+
+int rec_read_ex(const struct rec_read_args *a, struct rec_header *h)
+{
+	struct reader r = {.path = a->path, .err = a->err, .errlen = a->errlen};
+	bool partial    = a->flags & REC_READ_PARTIAL;
+	uint64_t count  = 0;
+	size_t cap      = 0;
+	char *line      = NULL;
 	ssize_t n;
 	int ret = 0, done = 0;
 	FILE *f;
 
 	memset(h, 0, sizeof(*h));
-	f = fopen(path, "re");
+	f = open_input(a->path);
 	if (!f) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(a->err, a->errlen, "%s: %s", a->path, strerror(errno));
 		return ret;
 	}
 	while (!ret && !done && (n = getline(&line, &cap, f)) > 0) {
 		r.line++;
-		o = json_tokener_parse(line);
-		if (!o || !json_object_is_type(o, json_type_object))
-			ret = bad(&r, "not a JSON object");
-		else if (r.line == 1)
-			ret = parse_header(&r, o, h);
-		else
-			ret = parse_line(&r, o, h, &count, fn, opaque);
-		json_object_put(o);
+		ret = one_line(&r, a, line, h, &count);
+		/* A killed writer cuts its last line anywhere: drop it. */
+		if (ret == -EINVAL && line[n - 1] != '\n') {
+			if (partial && r.line > 1) {
+				h->torn_line = true;
+				ret          = 0;
+				break;
+			}
+			ret = bad(&r, "line cut short: the file is "
+				      "incomplete (was its writer killed?)");
+		}
 		if (ret == 1) {
 			done = 1;
 			ret  = 0;
@@ -350,19 +423,36 @@ int rec_read(const char *path, struct rec_header *h, rec_sample_fn_t fn,
 	}
 	if (!ret && !done) {
 		r.line++;
-		ret = r.line == 1
-			      ? bad(&r, "empty file")
-			      : bad(&r, "no end line: the file is truncated");
+		if (r.line == 1)
+			ret = bad(&r, "empty file");
+		else if (partial)
+			h->truncated = true;
+		else
+			ret = bad(&r, "no end line: the file is truncated");
 	}
 	if (!ret && done && getline(&line, &cap, f) > 0) {
 		r.line++;
 		ret = bad(&r, "data after the end line");
 	}
+	h->lost  = r.lost;
+	h->lines = r.line;
 	free(line);
 	fclose(f);
 	if (ret)
 		rec_header_free(h);
 	return ret;
+}
+
+int rec_read(const char *path, struct rec_header *h, rec_sample_fn_t fn,
+	     void *opaque, char *err, size_t errlen)
+{
+	const struct rec_read_args a = {.path   = path,
+					.fn     = fn,
+					.opaque = opaque,
+					.err    = err,
+					.errlen = errlen};
+
+	return rec_read_ex(&a, h);
 }
 
 void rec_header_free(struct rec_header *h)

@@ -7,30 +7,41 @@
  *                     "code":N, "period":P, "freq":HZ (0 with -c),
  *                     "events":[NAME...] (what each PMD value is: the
  *                     sampled event first), "vms":[{"idx":I,"uuid":U,
- *                     "name":S,"image":PATH,"nr_vcpus":N,"tsc_khz":K}]}
+ *                     "name":S,"image":PATH,"nr_vcpus":N,"tsc_khz":K,
+ *                     "build_id":HEX (optional: the image's GNU build-id
+ *                     when recorded, "" if it has none)}],
+ *                     "callchain":true (optional: samples carry chains)}
  *   samples  {"vm":I, "cpu":C, "ip":IP, "set":S, "t":TSTAMP,
- *             "pmd":[VALUES...]}   vm indexes header.vms; t is the vCPU
+ *             "pmd":[VALUES...], "chain":[RET...] (optional)}
+ *             vm indexes header.vms; t is the vCPU
  *             run time in ns at the overflow (per-vCPU, increasing);
- *             pmd are the values of the header's events at the sample
+ *             pmd are the values of the header's events at the sample;
+ *             chain are the return addresses of the callers, innermost
+ *             first (from `vpmu record -g`; empty when none was found)
  *   notes    {"note":"vm_gone", "vm":I, "msg":TEXT}
  *   last     {"end":{"samples":N, "lost":L, "duration_ns":D,
  *             "reason":TEXT}}
  * A file without its "end" line, or whose sample count differs from it, is
  * invalid. The writer writes FILE.tmp and renames it to FILE only after
- * the end line is flushed and synced, so FILE is always complete.
+ * the end line is flushed and synced, so FILE is always complete. A writer
+ * killed mid-run leaves the temporary file cut anywhere: REC_READ_PARTIAL
+ * accepts such a file up to its last complete line and says so.
  */
 #ifndef VMM_RECFILE_H
 #define VMM_RECFILE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "vm_config.h"
 
-#define REC_VERSION    1
-#define REC_EVENTS_MAX 8
-#define REC_VALS_MAX   16
+#define REC_VERSION      1
+#define REC_EVENTS_MAX   8
+#define REC_VALS_MAX     16
+#define REC_CHAIN_MAX    64  /* callers per sample */
+#define REC_BUILD_ID_HEX 129 /* 64 bytes as hex + NUL */
 
 struct rec_vm {
 	char uuid[37];
@@ -38,6 +49,7 @@ struct rec_vm {
 	char image[PATH_MAX];
 	unsigned int nr_vcpus;
 	uint64_t tsc_khz;
+	char build_id[REC_BUILD_ID_HEX]; /* "" when unknown */
 };
 
 struct rec_header {
@@ -49,6 +61,12 @@ struct rec_header {
 	char events[REC_EVENTS_MAX][64];
 	struct rec_vm *vms; /* malloc'd by rec_read() */
 	unsigned int nr_vms;
+	bool callchain; /* samples carry "chain" */
+	/* Filled by rec_read(): */
+	bool truncated; /* no end line (REC_READ_PARTIAL) */
+	bool torn_line; /* and its last line was cut and dropped */
+	uint64_t lost;  /* from the end line */
+	unsigned long lines;
 };
 
 struct rec_sample {
@@ -56,6 +74,8 @@ struct rec_sample {
 	uint64_t ip, tstamp;
 	unsigned int nr_vals;
 	uint64_t vals[REC_VALS_MAX];
+	unsigned int nr_chain;
+	uint64_t chain[REC_CHAIN_MAX];
 };
 
 struct rec_writer {
@@ -83,17 +103,45 @@ int rec_finish(struct rec_writer *w, uint64_t lost, uint64_t duration_ns,
 /* Give up: close and remove (path).tmp. */
 void rec_abort(struct rec_writer *w);
 
+/*
+ * Create (path) as a new, empty regular file open for writing (mode 0666
+ * less the umask, close-on-exec) without following a symlink: whatever
+ * already has that name (a stale file, a symlink another user planted) is
+ * unlinked first, never written through, and if something reappears in
+ * between the create fails with -EEXIST. Returns the fd or -errno
+ * (safe_file.c).
+ */
+int vmm_file_create_new(const char *path);
+
 /* Called for every sample in file order; non-zero stops the read. */
 typedef int (*rec_sample_fn_t)(void *opaque, const struct rec_sample *s);
 
+/* Called once, after the header, before any sample; non-zero stops. */
+typedef int (*rec_header_fn_t)(void *opaque, const struct rec_header *h);
+
 /*
- * Read and check the whole file (path): header, every line, the end line
- * and the sample count. Fills (*h) (free with rec_header_free()) and calls
- * (fn) (may be NULL) per sample. Returns 0, or -EINVAL/-errno with a
- * message naming the line in (err).
+ * Read and check the whole file (path, "-" for standard input), opened
+ * once: header, every line, the end line and the sample count. Fills (*h)
+ * (free with rec_header_free()) and calls (fn) (may be NULL) per sample;
+ * every sample's vm and cpu index the header just read. Returns 0, or
+ * -EINVAL/-errno with a message naming the line in (err).
  */
 int rec_read(const char *path, struct rec_header *h, rec_sample_fn_t fn,
 	     void *opaque, char *err, size_t errlen);
+
+#define REC_READ_PARTIAL 1u /* a file without end line is h->truncated */
+
+struct rec_read_args {
+	const char *path;
+	unsigned int flags;     /* REC_READ_* */
+	rec_header_fn_t hdr_fn; /* may be NULL */
+	rec_sample_fn_t fn;     /* may be NULL */
+	void *opaque;
+	char *err;
+	size_t errlen;
+};
+
+int rec_read_ex(const struct rec_read_args *a, struct rec_header *h);
 
 void rec_header_free(struct rec_header *h);
 

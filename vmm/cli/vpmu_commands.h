@@ -3,6 +3,10 @@
  * vpmu_commands.h: host commands of the `vpmu` program other than `run`, each
  * in its own cmd_*.c file. main.c dispatches to them; they print their own
  * output and messages and return the exit status (they never exit).
+ * Each parses its arguments with the shared table-driven parser of
+ * cli_parse.h (one row per flag; see there how to add a flag or a
+ * command); main.c's command table dispatches, and answers `vpmu help CMD`
+ * by calling the command with "--help".
  */
 #ifndef VMM_COMMANDS_H
 #define VMM_COMMANDS_H

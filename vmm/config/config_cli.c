@@ -22,7 +22,7 @@
 #define OPTIONS_LIST                                                           \
 	"--vcpus, --mem, --name, --console, --stats, --pmu, --kernel, "        \
 	"--initrd, "                                                           \
-	"--append"
+	"--append, --no-sandbox"
 
 enum opt_id {
 	OPT_VCPUS,
@@ -34,17 +34,23 @@ enum opt_id {
 	OPT_KERNEL,
 	OPT_INITRD,
 	OPT_APPEND,
+	OPT_NO_SANDBOX,
 };
 
 static const struct {
 	const char *name; /* without the leading "--" */
 	bool has_arg;
 } options[] = {
-	[OPT_VCPUS] = {"vcpus", true},   [OPT_MEM] = {"mem", true},
-	[OPT_NAME] = {"name", true},     [OPT_CONSOLE] = {"console", true},
-	[OPT_STATS] = {"stats", false},  [OPT_PMU] = {"pmu", true},
-	[OPT_KERNEL] = {"kernel", true}, [OPT_INITRD] = {"initrd", true},
-	[OPT_APPEND] = {"append", true},
+	[OPT_VCPUS]      = {"vcpus", true},
+	[OPT_MEM]        = {"mem", true},
+	[OPT_NAME]       = {"name", true},
+	[OPT_CONSOLE]    = {"console", true},
+	[OPT_STATS]      = {"stats", false},
+	[OPT_PMU]        = {"pmu", true},
+	[OPT_KERNEL]     = {"kernel", true},
+	[OPT_INITRD]     = {"initrd", true},
+	[OPT_APPEND]     = {"append", true},
+	[OPT_NO_SANDBOX] = {"no-sandbox", false},
 };
 
 #define NR_OPTIONS (ARRAY_SIZE(options))
@@ -237,6 +243,8 @@ static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
 					  err, errlen);
 	if (!ret && v[OPT_APPEND])
 		cfg->has_cmdline = true;
+	if (!ret && v[OPT_NO_SANDBOX])
+		cfg->no_sandbox = true; /* vmm/sandbox: debugging only */
 	return ret;
 }
 

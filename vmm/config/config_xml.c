@@ -3,7 +3,9 @@
  * config_xml.c: read a libvirt domain XML file into a struct vmm_config.
  *
  * Three gates, all of which must pass before (cfg) is written:
- *   1. the file is well-formed XML (namespaces included); no network access;
+ *   1. the file is a regular file of at most 1 MiB and well-formed XML
+ *      (namespaces included) without a DTD, so without entities: nothing
+ *      in it expands, and memory stays bounded; no network access;
  *   2. vpmu's own reading of the elements it uses (<name>, <uuid>,
  *      <memory>/<currentMemory>, <vcpu>, <os><type>/<kernel>/<initrd>/
  *      <cmdline>, and its
@@ -19,12 +21,14 @@
 #include "vm_config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libxml/globals.h>
@@ -489,28 +493,130 @@ out_free_schema:
 	return ret;
 }
 
-/* Parse (src->path); no network, no messages on stderr. */
-static int parse_file(const struct vmm_xml_src *src, xmlDoc **out)
+/*
+ * Read the whole of (src->path) into (*buf, *len): a regular file of at
+ * most VMM_CONFIG_XML_MAX bytes (O_NONBLOCK: a FIFO must not hang us
+ * before fstat() refuses it). Bounding the input bounds the parse: with no
+ * DTD (refuse_dtd) nothing in the file expands.
+ */
+static int read_config(const struct vmm_xml_src *src, char **buf, size_t *len)
 {
+	size_t max = VMM_CONFIG_XML_MAX, n = 0;
+	struct stat st;
+	ssize_t got;
+	int fd, ret = 0;
+
+	fd = open(src->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = -errno;
+		vmm_config_errf(src->err, src->errlen, "%s: %s", src->path,
+				strerror(-ret));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		vmm_config_errf(src->err, src->errlen, "%s: not a regular file",
+				src->path);
+		ret = -EINVAL;
+		goto out_close;
+	}
+	*buf = malloc(max + 1);
+	if (!*buf) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	/* One byte more than allowed tells a file that grew past the limit. */
+	while (n <= max && (got = read(fd, *buf + n, max + 1 - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			ret = -errno;
+			vmm_config_errf(src->err, src->errlen, "%s: %s",
+					src->path, strerror(-ret));
+			break;
+		}
+		n += (size_t)got;
+	}
+	if (!ret && (n > max || (uint64_t)st.st_size > max)) {
+		vmm_config_errf(
+			src->err, src->errlen,
+			"%s: %llu bytes: a config may have at most "
+			"1 MiB",
+			src->path,
+			(unsigned long long)((uint64_t)st.st_size > n
+						     ? (uint64_t)st.st_size
+						     : n));
+		ret = -EFBIG;
+	}
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
+	*len = n;
+out_close:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* Where the SAX hook below leaves its verdict (ctxt->_private). */
+struct parse_guard {
+	int dtd_line; /* line of a <!DOCTYPE>, 0 if none */
+};
+
+/*
+ * libxml2 calls this at "<!DOCTYPE", before any declaration in it is
+ * read. A libvirt domain has no DTD; one is the only way to declare
+ * entities (internal ones expand wherever text is read: a few KiB of file
+ * can become gigabytes) or to pull external files in. So the parse stops
+ * here, having expanded nothing.
+ */
+static void refuse_dtd(void *ctx, const xmlChar *name, const xmlChar *ext_id,
+		       const xmlChar *sys_id)
+{
+	xmlParserCtxtPtr ctxt  = ctx;
+	struct parse_guard *pg = ctxt->_private;
+
+	(void)name;
+	(void)ext_id;
+	(void)sys_id;
+	pg->dtd_line = ctxt->input ? ctxt->input->line : 1;
+	if (pg->dtd_line <= 0)
+		pg->dtd_line = 1;
+	xmlStopParser(ctxt);
+}
+
+/*
+ * Parse (buf, len) read from (src->path): no network, no DTD (neither
+ * loaded nor used: no XML_PARSE_DTDLOAD, XML_PARSE_NOENT or
+ * XML_PARSE_HUGE, so libxml2's own limits stay on), no messages on stderr.
+ */
+static int parse_buf(const struct vmm_xml_src *src, const char *buf, size_t len,
+		     xmlDoc **out)
+{
+	struct parse_guard pg = {0};
 	xmlParserCtxtPtr ctxt;
 	xmlDoc *doc;
 	xmlErrorPtr e;
 	char msg[256];
 	int ret = 0;
 
-	if (access(src->path, R_OK)) {
-		ret = -errno;
-		vmm_config_errf(src->err, src->errlen, "%s: %s", src->path,
-				strerror(-ret));
-		return ret;
-	}
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt)
 		return -ENOMEM;
-	doc = xmlCtxtReadFile(ctxt, src->path, NULL,
-			      XML_PARSE_NONET | XML_PARSE_BIG_LINES |
-				      XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	if (!doc || !ctxt->wellFormed || !ctxt->nsWellFormed) {
+	ctxt->_private            = &pg;
+	ctxt->sax->internalSubset = refuse_dtd;
+	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, src->path, NULL,
+				XML_PARSE_NONET | XML_PARSE_BIG_LINES |
+					XML_PARSE_NOERROR |
+					XML_PARSE_NOWARNING);
+	if (pg.dtd_line) {
+		vmm_config_errf(src->err, src->errlen,
+				"%s:%d: <!DOCTYPE> is not allowed: a vpmu "
+				"config has no DTD and no entity declarations "
+				"(libvirt domain XML needs none)",
+				src->path, pg.dtd_line);
+		ret = -EINVAL;
+	} else if (!doc || !ctxt->wellFormed || !ctxt->nsWellFormed) {
 		e = xmlCtxtGetLastError(ctxt);
 		snprintf(msg, sizeof(msg), "%s",
 			 e && e->message ? e->message : "unreadable");
@@ -518,17 +624,30 @@ static int parse_file(const struct vmm_xml_src *src, xmlDoc **out)
 		vmm_config_errf(src->err, src->errlen,
 				"%s:%d: not well-formed XML: %s", src->path,
 				e ? e->line : 0, msg);
-		xmlFreeDoc(doc);
 		ret = -EINVAL;
 	} else if (!xmlDocGetRootElement(doc)) {
 		vmm_config_errf(src->err, src->errlen, "%s: no root element",
 				src->path);
-		xmlFreeDoc(doc);
 		ret = -EINVAL;
-	} else {
-		*out = doc;
 	}
+	if (ret)
+		xmlFreeDoc(doc);
+	else
+		*out = doc;
 	xmlFreeParserCtxt(ctxt);
+	return ret;
+}
+
+static int parse_file(const struct vmm_xml_src *src, xmlDoc **out)
+{
+	char *buf  = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = read_config(src, &buf, &len);
+	if (!ret)
+		ret = parse_buf(src, buf, len, out);
+	free(buf);
 	return ret;
 }
 

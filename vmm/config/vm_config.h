@@ -24,6 +24,7 @@
 #define VMM_CONFIG_ERR_LEN 512
 #define VMM_PMU_MODEL_LEN  16
 #define VMM_CMDLINE_MAX    4096 /* bytes of a Linux command line, with NUL */
+#define VMM_CONFIG_XML_MAX (1U << 20) /* bytes of a libvirt XML config */
 
 /* Defaults of struct vmm_pmu_limits; every limit must be > 0. */
 #define VMM_LIMIT_CONTEXTS 144 /* 64 vCPUs x (guest + operator) + 16 */
@@ -61,7 +62,8 @@ struct vmm_config {
 	char cmdline[VMM_CMDLINE_MAX]; /* Linux command line, "" default */
 	bool has_cmdline;              /* cmdline given (even empty) */
 	char console[PATH_MAX];        /* "" means stdout */
-	bool stats; /* print per-vCPU exit statistics at end */
+	bool stats;      /* print per-vCPU exit statistics at end */
+	bool no_sandbox; /* --no-sandbox: no seccomp filter (vmm/sandbox) */
 	char pmu_model[VMM_PMU_MODEL_LEN]; /* "auto", "intel-v2", ... */
 	struct vmm_pmu_limits limits;
 	char source[PATH_MAX]; /* config file read, "" for the CLI */
@@ -115,8 +117,11 @@ int vmm_config_parse_run_args(struct vmm_config *cfg, int argc, char **argv,
  * against libvirt's RelaxNG domain schema, and pass vpmu's own checks of
  * the elements it reads; when both vpmu and the schema object, vpmu's more
  * precise message is reported. (cfg->source) is set to (path).
- * (cfg) is only written on success.
- * Returns 0, or -ENOENT/-EACCES (file or schema unreadable), -EINVAL (not
+ * (cfg) is only written on success. The file is untrusted input: it must
+ * be a regular file of at most VMM_CONFIG_XML_MAX bytes and have no DTD
+ * (<!DOCTYPE>, hence no entities), so reading it takes bounded memory.
+ * Returns 0, or -ENOENT/-EACCES (file or schema unreadable), -EFBIG (over
+ * VMM_CONFIG_XML_MAX), -EINVAL (not a regular file, a DTD, not
  * well-formed, schema-invalid or bad value) or -ENOMEM, with a message in
  * (err) naming (path), the line and element where known, and the problem.
  */

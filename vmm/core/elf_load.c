@@ -183,10 +183,11 @@ int vmm_elf_load(const void *file, size_t file_size, void *mem,
 		return ret;
 
 	for (i = 0; i < eh->e_phnum; i++) {
-		char *dst = (char *)mem + ph[i].p_paddr;
+		char *dst;
 
 		if (ph[i].p_type != PT_LOAD)
-			continue;
+			continue; /* only PT_LOAD addresses were checked */
+		dst = (char *)mem + ph[i].p_paddr;
 		memcpy(dst, (const char *)file + ph[i].p_offset,
 		       ph[i].p_filesz);
 		memset(dst + ph[i].p_filesz, 0, ph[i].p_memsz - ph[i].p_filesz);

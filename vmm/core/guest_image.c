@@ -49,15 +49,18 @@ const char *vmm_image_kind_name(enum vmm_image_kind kind)
 /* Does the note segment [p, p + len) hold a note owned by "Linux"? */
 static bool has_linux_note(const uint8_t *p, uint64_t len)
 {
-	while (len >= sizeof(Elf64_Nhdr)) {
-		const Elf64_Nhdr *n = (const void *)p;
-		uint64_t size = sizeof(*n) + (uint64_t)NOTE_ALIGN(n->n_namesz) +
-				NOTE_ALIGN(n->n_descsz);
+	Elf64_Nhdr n; /* copied: the file need not align it */
+	uint64_t size;
 
-		if (n->n_namesz > len || n->n_descsz > len || size > len)
+	while (len >= sizeof(n)) {
+		memcpy(&n, p, sizeof(n));
+		size = sizeof(n) + (uint64_t)NOTE_ALIGN(n.n_namesz) +
+		       NOTE_ALIGN(n.n_descsz);
+
+		if (n.n_namesz > len || n.n_descsz > len || size > len)
 			return false;
-		if (n->n_namesz == sizeof(LINUX_NOTE_OWNER) &&
-		    memcmp(p + sizeof(*n), LINUX_NOTE_OWNER,
+		if (n.n_namesz == sizeof(LINUX_NOTE_OWNER) &&
+		    memcmp(p + sizeof(n), LINUX_NOTE_OWNER,
 			   sizeof(LINUX_NOTE_OWNER)) == 0)
 			return true;
 		p += size;
@@ -77,12 +80,12 @@ static bool elf_is_linux(const uint8_t *file, size_t size)
 	if (eh->e_phoff > size || phend > size)
 		return false;
 	for (i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph =
-			(const void *)(file + eh->e_phoff + i * sizeof(*ph));
+		Elf64_Phdr ph; /* copied: e_phoff need not be aligned */
 
-		if (ph->p_type == PT_NOTE && ph->p_offset <= size &&
-		    ph->p_filesz <= size - ph->p_offset &&
-		    has_linux_note(file + ph->p_offset, ph->p_filesz))
+		memcpy(&ph, file + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type == PT_NOTE && ph.p_offset <= size &&
+		    ph.p_filesz <= size - ph.p_offset &&
+		    has_linux_note(file + ph.p_offset, ph.p_filesz))
 			return true;
 	}
 	return false;

@@ -16,6 +16,7 @@
 
 #include "arch_msrs.h"
 #include "ctl_server.h"
+#include "vmm_sandbox.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -277,6 +278,7 @@ static void run_loop(struct vmm_vcpu *vcpu)
 		ret = ioctl(vcpu->fd, KVM_RUN, 0);
 		dt  = vpmu_monotonic_ns() - t0;
 		vcpu->stats.run_ns += dt;
+		vcpu->stats.cpu_ns = vmm_thread_cpu_ns();
 		if (ret < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
 				run->immediate_exit = 0;
@@ -307,7 +309,14 @@ void *vmm_vcpu_thread(void *arg)
 		      VMM_STATUS_INTERNAL);
 		return NULL;
 	}
-	run_loop(vcpu);
+	/* Set up: from here on only the run loop's system calls. */
+	if (vcpu->vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_VCPU))
+		fatal(vcpu,
+		      "cannot enter the seccomp sandbox (--no-sandbox "
+		      "runs without it)",
+		      VMM_STATUS_INTERNAL);
+	else
+		run_loop(vcpu);
 	vmm_pmu_vcpu_end(vcpu);
 	__atomic_store_n(&vcpu->tid, 0, __ATOMIC_RELEASE);
 	tls_run = NULL;

@@ -4,6 +4,17 @@
  */
 #include "vmm_core_priv.h"
 
+#include <time.h>
+
+uint64_t vmm_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static const char *const exit_names[VMM_EXIT_REASONS] = {
 	[KVM_EXIT_UNKNOWN]        = "unknown",
 	[KVM_EXIT_IO]             = "io",
@@ -27,10 +38,10 @@ static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)
 	for (r = 0; r < VMM_EXIT_REASONS; r++)
 		total += s->exits[r];
 	fprintf(out,
-		"vcpu %u: %llu exits, %.3f ms in KVM_RUN, %llu hypercalls, "
-		"%llu guest errors\n",
+		"vcpu %u: %llu exits, %.3f ms in KVM_RUN (%.3f ms of CPU), "
+		"%llu hypercalls, %llu guest errors\n",
 		vcpu->index, (unsigned long long)total, s->run_ns / 1e6,
-		(unsigned long long)s->hypercalls,
+		s->cpu_ns / 1e6, (unsigned long long)s->hypercalls,
 		(unsigned long long)s->guest_errors);
 	for (r = 0; r < VMM_EXIT_REASONS; r++) {
 		if (!s->exits[r])

@@ -264,6 +264,7 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 	vm->kvm_fd = vm->vm_fd = -1;
 	vm->mem_size           = cfg->mem_size;
 	vm->nr_vcpus           = cfg->nr_vcpus;
+	vm->sandbox            = !cfg->no_sandbox; /* issue 13 */
 	pthread_mutex_init(&vm->lock, NULL);
 	pthread_cond_init(&vm->cond, NULL);
 	vmm_uart_init(&vm->uart, console);

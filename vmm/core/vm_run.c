@@ -6,6 +6,7 @@
 #include "vmm_core_priv.h"
 
 #include "ctl_server.h"
+#include "vmm_sandbox.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -34,6 +35,8 @@ int vmm_vm_run(struct vmm_vm *vm)
 	int ret;
 
 	ret = vmm_vcpu_signal_init();
+	if (!ret && vm->sandbox)
+		ret = vmm_sandbox_init(); /* threads enter it once set up */
 	if (ret)
 		return ret;
 	/* vCPU threads inherit this mask; only they take the kick signal. */

@@ -275,10 +275,18 @@ struct vmm_vcpu_stats {
 	uint64_t halted_ns;    /* time blocked in HLT */
 	uint64_t irqs;         /* interrupts injected */
 	uint64_t steal_ns;     /* runnable, not running (host) */
+	uint64_t cpu_ns;       /* the thread's CPU time, after each KVM_RUN */
 	uint64_t kicks;        /* KVM_RUN interrupted by a kick */
 	uint64_t guest_errors; /* bad hypercalls, #GP on MSRs */
 	uint64_t quirks;       /* host-refused instructions finished (PVM) */
 };
+
+/*
+ * CPU time the calling thread has received, ns (CLOCK_THREAD_CPUTIME_ID).
+ * The vCPU loop stores it in stats.cpu_ns after every KVM_RUN, before
+ * accounting: the hv_cpu_ns event, next to run_ns (wall time in KVM_RUN).
+ */
+uint64_t vmm_thread_cpu_ns(void);
 
 /* Print every vCPU's statistics to (out). */
 void vmm_stats_print(struct vmm_vm *vm, FILE *out);
@@ -348,5 +356,34 @@ uint64_t vmm_vm_mem_size(const struct vmm_vm *vm);
 const char *vmm_vm_name(const struct vmm_vm *vm);
 enum vmm_image_kind vmm_vm_image_kind(const struct vmm_vm *vm);
 void vmm_vm_uuid(const struct vmm_vm *vm, uuid_t out);
+
+/*
+ * Guest-virtual reads for call chains (guest_walk.c). (m) is guest RAM as
+ * [0, size) at host (base); every access is bounds-checked against it.
+ * Translation is x86-64 4-level paging from (cr3) (4 KiB, 2 MiB and 1 GiB
+ * pages); a non-canonical address, a non-present entry or one pointing
+ * outside RAM is -EFAULT.
+ */
+struct vmm_gmem_view {
+	const unsigned char *base;
+	uint64_t size;
+};
+
+int vmm_gva_to_gpa(const struct vmm_gmem_view *m, uint64_t cr3, uint64_t va,
+		   uint64_t *gpa);
+
+/* Copy (len) bytes at guest-virtual (va), across pages: 0 or -EFAULT. */
+int vmm_gva_read(const struct vmm_gmem_view *m, uint64_t cr3, uint64_t va,
+		 void *dst, size_t len);
+
+/*
+ * Walk the frame-pointer chain from (rbp) (each frame: saved rbp, return
+ * address) of a stack whose top is (rsp): store up to (max) return
+ * addresses, innermost first, in (out) and return how many. The walk ends
+ * at the first unreadable, misaligned, non-increasing or far-off frame.
+ */
+unsigned int vmm_fp_unwind(const struct vmm_gmem_view *m, uint64_t cr3,
+			   uint64_t rbp, uint64_t rsp, uint64_t *out,
+			   unsigned int max);
 
 #endif /* VMM_H */

@@ -93,7 +93,8 @@ struct vmm_vm {
 	struct vmm_control *ctl; /* operator control socket (ctl_server.h) */
 	enum vmm_image_kind image_kind; /* of the configured image */
 	bool irqchip;                   /* KVM's PIC, I/O APIC, LAPICs, PIT */
-	char initrd[PATH_MAX];          /* Linux: from the config */
+	bool sandbox; /* vCPU and control threads seccomp-filtered (issue 13) */
+	char initrd[PATH_MAX]; /* Linux: from the config */
 	char cmdline[VMM_CMDLINE_MAX];
 	bool has_cmdline;
 

@@ -144,10 +144,10 @@ int vmm_ctl_do_resolve(struct vmm_ctl_call *x)
 	code = d && d->source != PVPMU_SRC_KVMSTAT ? d->code : -1;
 	if (code < 0) {
 		snprintf(x->err, sizeof(x->err),
-			 "unknown event '%.64s' for host contexts (catalogue "
+			 "unknown event '%.*s' for host contexts (catalogue "
 			 "names, see 'vpmu events'; kvmstat statistics are "
 			 "not available to operators)",
-			 name);
+			 vmm_ctl_utf8_prefix(name, 64), name);
 		return -ENOENT;
 	}
 	add_int(x->rep, "code", code);
@@ -205,6 +205,12 @@ int vmm_ctl_do_create(struct vmm_ctl_call *x)
 	ret = vmm_ctl_hctx_create(x, (unsigned int)vcpu, (uint64_t)bsz, &hc);
 	if (ret)
 		return ret;
+	ret = vmm_ctl_hctx_chains(
+		x, hc, (unsigned int)vmm_ctl_get_int(x->req, "callchain", 0));
+	if (ret) {
+		vmm_ctl_hctx_free(x->ctl, hc);
+		return ret;
+	}
 	add_int(x->rep, "ctx", hc->handle);
 	add_u64(x->rep, "buf_size", hc->buf_size);
 	return 0;
@@ -213,6 +219,7 @@ int vmm_ctl_do_create(struct vmm_ctl_call *x)
 void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 {
 	vpmu_ctx_destroy(ctl->vm->pmu.domain, &host, hc->handle);
+	vmm_ctl_hctx_chains_off(ctl, hc);
 	free(hc->spill);
 	memset(hc, 0, sizeof(*hc));
 	hc->handle = -1;

@@ -86,6 +86,15 @@ struct vmm_ctl_hctx *vmm_ctl_hctx_find(struct vmm_ctl_client *c, int handle);
 void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);
 
 /*
+ * Issue 17 (ctl_smpl_cmds.c): samples of (hc) carry up to (depth) guest
+ * callers (0: none). 0, -EINVAL (no sampling buffer) or -ENOMEM, with
+ * x->err set. _off undoes it (hctx_free calls it).
+ */
+int vmm_ctl_hctx_chains(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
+			unsigned int depth);
+void vmm_ctl_hctx_chains_off(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);
+
+/*
  * Copy the JSON array (arr) of PMC (PMD) descriptions, checked by the
  * schema (at most VMM_CTL_REGS_MAX), into (regs). Return how many.
  */
@@ -99,6 +108,33 @@ size_t vmm_ctl_fill_sets(struct json_object *arr, struct pfarg_setdesc *sets);
  */
 int vmm_ctl_write_pmcs(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 		       struct pfarg_pmc *regs, size_t n);
+
+/* ---- one connection's buffers and clocks (ctl_conn.c) ---------------- */
+
+/* Bytes of replies queued on (c), not yet sent. */
+size_t vmm_ctl_tx_pending(const struct vmm_ctl_client *c);
+
+/* Append (msg) as one frame to (c)'s queue. 0, -EMSGSIZE or -ENOMEM. */
+int vmm_ctl_queue(struct vmm_ctl_client *c, struct json_object *msg,
+		  uint64_t now);
+
+/* Send what the socket takes now, never waiting. 0 or -errno (close). */
+int vmm_ctl_flush(struct vmm_ctl_client *c, uint64_t now);
+void vmm_ctl_tx_free(struct vmm_ctl_client *c);
+
+/* May the server read and serve (c)'s requests (queue below the mark)? */
+bool vmm_ctl_conn_readable(const struct vmm_ctl_client *c);
+
+/* After reading or serving: start or stop the incomplete-frame clock. */
+void vmm_ctl_frame_clock(struct vmm_ctl_client *c, uint64_t now);
+
+/* When (c) expires (CLOCK_MONOTONIC ns), UINT64_MAX if never. */
+uint64_t vmm_ctl_conn_deadline(const struct vmm_control *ctl,
+			       const struct vmm_ctl_client *c);
+
+/* Why (c) must be closed at (now), or NULL. */
+const char *vmm_ctl_conn_expired(const struct vmm_control *ctl,
+				 const struct vmm_ctl_client *c, uint64_t now);
 
 /* ---- vCPU accounting (ctl_vcpu_sync.c) ------------------------------- */
 

@@ -2,7 +2,9 @@
 /*
  * ctl_server.c: the control thread of a VM (see ctl_server.h): the listening
  * socket, peer credential checks, one poll loop over the clients and the
- * wake eventfd, and the registry entry's life.
+ * wake eventfd, and the registry entry's life. The thread never blocks on
+ * one client (issue 13): replies are queued and sent when the socket has
+ * room (ctl_conn.c), and connection limits close what would hold a slot.
  */
 #include "ctl_priv.h"
 
@@ -21,8 +23,9 @@
 
 #include "arch_msrs.h"
 #include "vmm_core_priv.h"
+#include "vmm_sandbox.h"
+#include "vpmu_common.h"
 
-#define CTL_SEND_MS 2000
 #define CTL_BACKLOG 16
 
 int vmm_control_init(struct vmm_vm *vm, const struct vmm_config *cfg)
@@ -40,6 +43,8 @@ int vmm_control_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	}
 	ctl->vm        = vm;
 	ctl->listen_fd = ctl->wake_fd = -1;
+	ctl->frame_timeout_ns         = VMM_CTL_FRAME_TIMEOUT_NS;
+	ctl->stall_timeout_ns         = VMM_CTL_STALL_TIMEOUT_NS;
 	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
 		ctl->clients[i].fd = -1;
 		for (j = 0; j < VMM_CTL_CTX_MAX; j++)
@@ -79,8 +84,20 @@ static void close_client(struct vmm_control *ctl, struct vmm_ctl_client *c)
 {
 	vmm_ctl_client_release(ctl, c);
 	vmm_ctl_rx_free(&c->rx);
+	vmm_ctl_tx_free(c);
 	close(c->fd);
 	c->fd = -1;
+}
+
+/* A limit closes (c): say why on stderr (issue 13). */
+static void drop_client(struct vmm_control *ctl, struct vmm_ctl_client *c,
+			const char *why)
+{
+	vmm_log(ctl->vm, VMM_LOG_WARN,
+		"control socket: closing operator connection %u: %s",
+		(unsigned int)(c - ctl->clients), why);
+	atomic_fetch_add(&ctl->nr_dropped, 1);
+	close_client(ctl, c);
 }
 
 /* Same uid as the VMM, or root (SO_PEERCRED). */
@@ -104,20 +121,22 @@ static int check_peer(int fd, char *err, size_t errlen)
 
 /*
  * One error reply, then close: the refused client learns why instead of
- * seeing a bare EOF. Short timeout: it may never read.
+ * seeing a bare EOF. Never waits: a fresh socket has room for it, and a
+ * peer that filled it loses the reply.
  */
 static void refuse(int fd, int ret, const char *why)
 {
 	struct json_object *r = vmm_ctl_reply_err(-1, -ret, why);
 
-	vmm_ctl_send(fd, r, 200);
+	vmm_ctl_send(fd, r, 0);
 	json_object_put(r);
 	close(fd);
 }
 
 /* Accept one connection: peer check first, then a free client slot. */
-static void accept_client(struct vmm_control *ctl)
+static void accept_client(struct vmm_control *ctl, uint64_t now)
 {
+	struct vmm_ctl_client *c;
 	char err[160];
 	unsigned int i;
 	int fd, ret;
@@ -131,8 +150,13 @@ static void accept_client(struct vmm_control *ctl)
 		return;
 	}
 	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
-		if (ctl->clients[i].fd < 0) {
-			ctl->clients[i].fd = fd;
+		c = &ctl->clients[i];
+		if (c->fd < 0) {
+			c->fd     = fd;
+			c->served = false;
+			/* Its first request must come in time (issue 13). */
+			c->frame_start_ns = now;
+			c->tx_moved_ns    = now;
 			return;
 		}
 	}
@@ -140,13 +164,15 @@ static void accept_client(struct vmm_control *ctl)
 }
 
 /*
- * Serve every complete frame of (c). Returns false to close (c).
- * Requests are answered in order, one reply each, so a client may
- * pipeline them. A parse or validation error is answered like any other
- * error; only a broken frame length (or a client that stops reading)
- * ends the connection.
+ * Serve the complete frames of (c) while its output queue is below the
+ * mark; the rest wait in (c->rx) for it to read its replies. Requests are
+ * answered in order, one reply each, so a client may pipeline them. A
+ * parse or validation error is answered like any other error; only a
+ * broken frame length ends the connection (its reply is tried first).
+ * Returns NULL, or why to close (c).
  */
-static bool serve_frames(struct vmm_control *ctl, struct vmm_ctl_client *c)
+static const char *serve_frames(struct vmm_control *ctl,
+				struct vmm_ctl_client *c, uint64_t now)
 {
 	const struct vmm_ctl_cmd *cmd;
 	struct json_object *req, *rep;
@@ -154,98 +180,183 @@ static bool serve_frames(struct vmm_control *ctl, struct vmm_ctl_client *c)
 	char err[256];
 	int64_t id;
 	size_t len;
-	int ret;
+	int ret = 0;
 
-	while ((ret = vmm_ctl_rx_next(&c->rx, &body, &len)) == 1) {
+	while (vmm_ctl_conn_readable(c) &&
+	       (ret = vmm_ctl_rx_next(&c->rx, &body, &len)) == 1) {
 		ret = vmm_ctl_parse_request(body, len, &req, &cmd, &id, err,
 					    sizeof(err));
 		vmm_ctl_rx_drop(&c->rx, len);
 		ctl->nr_frames++;
+		c->served         = true;
+		c->frame_start_ns = 0;
 		if (ret) {
 			rep = vmm_ctl_reply_err(id, -ret, err);
 		} else {
 			rep = vmm_ctl_handle(ctl, c, cmd, req, id);
 			json_object_put(req);
 		}
-		ret = vmm_ctl_send(c->fd, rep, CTL_SEND_MS);
+		ret = vmm_ctl_queue(c, rep, now);
 		json_object_put(rep);
 		if (ret)
-			return false;
+			return "no memory for its reply";
 	}
 	if (ret == -EMSGSIZE) {
 		snprintf(err, sizeof(err),
 			 "bad frame length (must be 1..%u bytes): closing",
 			 VMM_CTL_MSG_MAX);
 		rep = vmm_ctl_reply_err(-1, EMSGSIZE, err);
-		vmm_ctl_send(c->fd, rep, 200);
+		if (!vmm_ctl_queue(c, rep, now))
+			vmm_ctl_flush(c, now);
 		json_object_put(rep);
-		return false;
+		return "bad frame length";
 	}
-	return true;
+	vmm_ctl_frame_clock(c, now);
+	return NULL;
 }
 
-static void serve_client(struct vmm_control *ctl, struct vmm_ctl_client *c,
-			 short revents)
+/*
+ * (c) is ready: send queued replies, serve frames held back until now,
+ * read if the queue allows, serve, and send what that answered. Returns
+ * NULL, or why (c) is closed: "" for the peer's own end (hang-up, reset),
+ * which is not logged.
+ */
+static const char *serve_client(struct vmm_control *ctl,
+				struct vmm_ctl_client *c, short revents,
+				uint64_t now)
 {
+	const char *why;
 	int ret;
 
-	if (revents & POLLIN) {
+	if (vmm_ctl_flush(c, now))
+		return "";
+	why = serve_frames(ctl, c, now);
+	if (why)
+		return why;
+	if ((revents & POLLIN) && vmm_ctl_conn_readable(c)) {
 		ret = vmm_ctl_rx_fill(&c->rx, c->fd);
-		if ((ret && ret != -EAGAIN) || !serve_frames(ctl, c)) {
-			close_client(ctl, c);
-			return;
-		}
-	} else if (revents & (POLLHUP | POLLERR | POLLNVAL)) {
-		close_client(ctl, c);
+		if (ret == -EMSGSIZE)
+			return "bad frame length";
+		if (ret && ret != -EAGAIN)
+			return "";
+		why = serve_frames(ctl, c, now);
+		if (why)
+			return why;
+	} else if (!(revents & POLLIN) &&
+		   (revents & (POLLHUP | POLLERR | POLLNVAL))) {
+		return "";
+	}
+	return vmm_ctl_flush(c, now) ? "" : NULL;
+}
+
+/* Poll timeout (ms) until the first connection deadline, -1 if none. */
+static int next_timeout(struct vmm_control *ctl, uint64_t now)
+{
+	uint64_t d = UINT64_MAX, t;
+	unsigned int i;
+
+	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
+		if (ctl->clients[i].fd < 0)
+			continue;
+		t = vmm_ctl_conn_deadline(ctl, &ctl->clients[i]);
+		if (t < d)
+			d = t;
+	}
+	if (d == UINT64_MAX)
+		return -1;
+	if (d <= now)
+		return 0;
+	/* Round up: waking a little late is fine, early is a wasted loop. */
+	return (d - now + 999999) / 1000000 > 60000
+		       ? 60000
+		       : (int)((d - now + 999999) / 1000000);
+}
+
+/* Close every connection a limit has expired (issue 13). */
+static void expire_clients(struct vmm_control *ctl, uint64_t now)
+{
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
+		if (ctl->clients[i].fd < 0)
+			continue;
+		why = vmm_ctl_conn_expired(ctl, &ctl->clients[i], now);
+		if (why)
+			drop_client(ctl, &ctl->clients[i], why);
 	}
 }
 
 /*
  * The loop: poll the listening socket, the wake eventfd (notifications,
- * stop) and every client; after any wake-up copy the samples of every
- * host context first, so a full buffer is restarted before requests are
- * served. No timeout: an idle VM's control thread sleeps until a client
- * writes, a notification arrives or the VM stops (both write the eventfd,
- * whose counter keeps a wake-up until it is read, so none is lost).
+ * stop) and every client (POLLIN while its queue is below the mark,
+ * POLLOUT while it has replies queued); after any wake-up copy the samples
+ * of every host context first, so a full buffer is restarted before
+ * requests are served. The timeout is the first connection deadline: an
+ * idle VM's control thread sleeps until a client writes, a notification
+ * arrives or the VM stops (both write the eventfd, whose counter keeps a
+ * wake-up until it is read, so none is lost).
  */
 static void *control_thread(void *arg)
 {
 	struct vmm_control *ctl = arg;
 	struct pollfd pfd[2 + VMM_CTL_CLIENTS_MAX];
 	int who[2 + VMM_CTL_CLIENTS_MAX];
+	struct vmm_ctl_client *c;
+	const char *why;
 	unsigned int i, n;
-	uint64_t cnt;
+	uint64_t cnt, now;
 	sigset_t all;
 
 	/* Kick signals are for vCPU threads only. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/* Set up: from here on only the loop's system calls (issue 13). */
+	if (ctl->vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_CONTROL)) {
+		vmm_log(ctl->vm, VMM_LOG_ERROR,
+			"control thread: cannot enter the seccomp sandbox "
+			"(--no-sandbox runs without it)");
+		vmm_vm_stop(ctl->vm, VMM_STATUS_INTERNAL);
+		return NULL;
+	}
 	while (!atomic_load(&ctl->stop)) {
 		pfd[0] =
 			(struct pollfd){.fd = ctl->listen_fd, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = ctl->wake_fd, .events = POLLIN};
 		for (i = 0, n = 2; i < VMM_CTL_CLIENTS_MAX; i++) {
-			if (ctl->clients[i].fd < 0)
+			c = &ctl->clients[i];
+			if (c->fd < 0)
 				continue;
-			pfd[n]   = (struct pollfd){.fd     = ctl->clients[i].fd,
-						   .events = POLLIN};
+			pfd[n] = (struct pollfd){.fd = c->fd};
+			if (vmm_ctl_conn_readable(c))
+				pfd[n].events |= POLLIN;
+			if (vmm_ctl_tx_pending(c))
+				pfd[n].events |= POLLOUT;
 			who[n++] = (int)i;
 		}
-		if (poll(pfd, n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, n, next_timeout(ctl, vpmu_monotonic_ns())) < 0 &&
+		    errno != EINTR)
 			break;
 		ctl->nr_wakeups++;
+		now = vpmu_monotonic_ns();
 		if (pfd[1].revents & POLLIN &&
 		    read(ctl->wake_fd, &cnt, sizeof(cnt)) < 0)
 			cnt = 0;
 		/* Drain full buffers promptly, whoever woke us. */
 		vmm_ctl_collect_all(ctl);
 		for (i = 2; i < n; i++) {
-			if (pfd[i].revents)
-				serve_client(ctl, &ctl->clients[who[i]],
-					     pfd[i].revents);
+			c = &ctl->clients[who[i]];
+			if (!pfd[i].revents || c->fd < 0)
+				continue;
+			why = serve_client(ctl, c, pfd[i].revents, now);
+			if (why && why[0])
+				drop_client(ctl, c, why);
+			else if (why)
+				close_client(ctl, c);
 		}
+		expire_clients(ctl, now);
 		if (pfd[0].revents & POLLIN)
-			accept_client(ctl);
+			accept_client(ctl, now);
 	}
 	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
 		if (ctl->clients[i].fd >= 0)
@@ -369,7 +480,7 @@ int vmm_control_start(struct vmm_vm *vm)
 			"see this VM",
 			ctl->dir[0] ? ctl->dir : "(no runtime dir)",
 			ret == -EEXIST ? "another running VM has this uuid"
-				       : strerror(-ret));
+				       : vmm_runtime_strerror(ret));
 		return ret;
 	}
 	ctl->has_thread = true;

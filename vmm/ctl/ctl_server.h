@@ -32,10 +32,18 @@ struct vmm_config;
 #define VMM_CTL_CTX_MAX     64    /* host contexts per client */
 #define VMM_CTL_SPILL_MAX   65536 /* samples kept per context between drains */
 #define VMM_CTL_NVALS_MAX   64    /* (set, pmd) sample sizes tracked */
+/*
+ * Host operators' share of a VM's PMU (issue 13), apart from the guest's
+ * (the config's limits): every context the clients can hold, and 64 MiB
+ * of sampling buffers (`vpmu record` takes 256 KiB per vCPU by default).
+ */
+#define VMM_CTL_HOST_CONTEXTS (VMM_CTL_CLIENTS_MAX * VMM_CTL_CTX_MAX)
+#define VMM_CTL_HOST_SMPL_MEM (64ULL << 20)
 
 /* One sample copied out of a host sampling buffer. */
 struct vmm_ctl_sample {
 	uint16_t cpu, set, ovfl_pmd, nr_vals;
+	uint16_t nr_chain; /* callers in vmm_ctl_hctx.chains */
 	int32_t pid, tid;
 	uint64_t tstamp, ip;
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
@@ -56,6 +64,10 @@ struct vmm_ctl_hctx {
 	unsigned int nr_nvals;
 	struct vmm_ctl_sample *spill; /* copied, not yet drained */
 	unsigned int nr_spill, cap_spill;
+	/* Issue 17: callers per sample (chain_depth slots each, in spill
+	 * order) when the client asked for call chains. */
+	unsigned int chain_depth;
+	uint64_t *chains;
 	uint64_t lost; /* samples dropped: spill full, unknown size */
 };
 
@@ -77,9 +89,30 @@ struct vmm_ctl_session {
 	uint16_t set_id[VMM_CTL_SETS_MAX]; /* their times are read too */
 };
 
+/* Replies not yet sent: bytes [off, len) of buf (ctl_conn.c). */
+struct vmm_ctl_tx {
+	unsigned char *buf;
+	size_t off, len, cap;
+};
+
+/*
+ * Connection limits (issue 13). Above VMM_CTL_TX_HIGH bytes of unsent
+ * replies a connection is not read until it takes some; a request frame
+ * (and a new connection's first one) must arrive whole within the frame
+ * timeout; a connection held back by its queue must read within the stall
+ * timeout. Either timeout closes the connection with a logged reason.
+ */
+#define VMM_CTL_TX_HIGH          (256U << 10)
+#define VMM_CTL_FRAME_TIMEOUT_NS (5ULL * 1000000000ULL)
+#define VMM_CTL_STALL_TIMEOUT_NS (30ULL * 1000000000ULL)
+
 struct vmm_ctl_client {
 	int fd; /* -1 when free */
 	struct vmm_ctl_rx rx;
+	struct vmm_ctl_tx tx;
+	bool served;             /* a request was answered */
+	uint64_t frame_start_ns; /* unfinished frame (or none yet) since */
+	uint64_t tx_moved_ns;    /* replies last queued from empty or sent */
 	struct vmm_ctl_hctx ctx[VMM_CTL_CTX_MAX];
 	struct vmm_ctl_session sessions[VMM_CTL_SESSIONS_MAX];
 };
@@ -108,6 +141,10 @@ struct vmm_control {
 	/* Shown by `info`: the cost of the control plane. */
 	uint64_t nr_frames;  /* request frames received, all clients */
 	uint64_t nr_wakeups; /* returns from the control thread's poll */
+
+	/* Connection limits (VMM_CTL_*_TIMEOUT_NS; tests shorten them). */
+	uint64_t frame_timeout_ns, stall_timeout_ns;
+	atomic_uint_fast64_t nr_dropped; /* connections closed by a limit */
 };
 
 /*

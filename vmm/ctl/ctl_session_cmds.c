@@ -24,7 +24,8 @@ struct session_setup {
 	struct pfarg_setdesc sets[VMM_CTL_SETS_MAX];
 	size_t nr_pmcs, nr_pmds, nr_sets;
 	uint64_t buf_size;
-	uint16_t set; /* loaded and started */
+	unsigned int chain; /* callers per sample (issue 17) */
+	uint16_t set;       /* loaded and started */
 	bool has_set;
 };
 
@@ -89,6 +90,7 @@ static void read_setup(struct vmm_ctl_call *x, struct session_setup *su)
 	if (json_object_object_get_ex(x->req, "sets", &arr))
 		su->nr_sets = vmm_ctl_fill_sets(arr, su->sets);
 	su->buf_size = (uint64_t)vmm_ctl_get_int(x->req, "smpl_buf_size", 0);
+	su->chain    = (unsigned int)vmm_ctl_get_int(x->req, "callchain", 0);
 	su->has_set  = json_object_object_get_ex(x->req, "set", NULL);
 	su->set      = (uint16_t)vmm_ctl_get_int(x->req, "set", 0);
 }
@@ -109,8 +111,9 @@ static int program_one(struct vmm_ctl_call *x, const struct session_setup *su,
 	ret = vmm_ctl_hctx_create(x, vcpu, su->buf_size, &hc);
 	if (ret)
 		return ret;
+	ret = vmm_ctl_hctx_chains(x, hc, su->chain);
 	memcpy(sets, su->sets, su->nr_sets * sizeof(sets[0]));
-	if (su->nr_sets)
+	if (!ret && su->nr_sets)
 		ret = vpmu_ctx_create_evtsets(dom(x), &host, hc->handle, sets,
 					      (int)su->nr_sets);
 	memcpy(pmcs, su->pmcs, su->nr_pmcs * sizeof(pmcs[0]));
@@ -149,7 +152,8 @@ static void name_vcpu(struct vmm_ctl_call *x, unsigned int vcpu, int ret)
 	char msg[sizeof(x->err)];
 
 	snprintf(msg, sizeof(msg), "%s", x->err[0] ? x->err : strerror(-ret));
-	snprintf(x->err, sizeof(x->err), "vCPU %u: %.200s", vcpu, msg);
+	snprintf(x->err, sizeof(x->err), "vCPU %u: %.*s", vcpu,
+		 vmm_ctl_utf8_prefix(msg, 200), msg);
 }
 
 static void remember(struct vmm_ctl_session *s, const struct session_setup *su)

@@ -3,6 +3,8 @@
  * ctl_smpl_cmds.c: copying samples out of the host contexts' default-format
  * buffers (see the ordering argument at the top of ctl_pmu_cmds.c) into a
  * per-context spill list, and the smpl_drain command that hands them out.
+ * With call chains (issue 17) each sample gets the guest callers its vCPU
+ * captured at the sample's time (pv_callchain.c).
  */
 #include "ctl_priv.h"
 
@@ -32,12 +34,20 @@ static struct vmm_ctl_sample *spill_slot(struct vmm_ctl_hctx *hc)
 {
 	struct vmm_ctl_sample *ns;
 	unsigned int cap;
+	uint64_t *nc;
 
 	if (hc->nr_spill == hc->cap_spill) {
 		if (hc->cap_spill >= VMM_CTL_SPILL_MAX)
 			return NULL;
 		cap = hc->cap_spill ? hc->cap_spill * 2 : 1024;
-		ns  = realloc(hc->spill, cap * sizeof(*ns));
+		if (hc->chain_depth) {
+			nc = realloc(hc->chains, (size_t)cap * hc->chain_depth *
+							 sizeof(*nc));
+			if (!nc)
+				return NULL;
+			hc->chains = nc;
+		}
+		ns = realloc(hc->spill, cap * sizeof(*ns));
 		if (!ns)
 			return NULL;
 		hc->spill     = ns;
@@ -46,8 +56,39 @@ static struct vmm_ctl_sample *spill_slot(struct vmm_ctl_hctx *hc)
 	return &hc->spill[hc->nr_spill++];
 }
 
+int vmm_ctl_hctx_chains(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
+			unsigned int depth)
+{
+	int ret;
+
+	if (!depth)
+		return 0;
+	if (!hc->buf) {
+		snprintf(x->err, sizeof(x->err),
+			 "callchain needs a sampling buffer (smpl_buf_size)");
+		return -EINVAL;
+	}
+	ret = vmm_chain_enable(&x->ctl->vm->vcpus[hc->vcpu]);
+	if (ret) {
+		snprintf(x->err, sizeof(x->err), "no memory for call chains");
+		return ret;
+	}
+	hc->chain_depth = depth;
+	return 0;
+}
+
+void vmm_ctl_hctx_chains_off(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
+{
+	if (hc->chain_depth)
+		vmm_chain_disable(&ctl->vm->vcpus[hc->vcpu]);
+	free(hc->chains);
+	hc->chains      = NULL;
+	hc->chain_depth = 0;
+}
+
 /* Copy the complete samples in [hc->consumed, end) to the spill list. */
-static void copy_samples(struct vmm_ctl_hctx *hc, size_t end)
+static void copy_samples(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
+			 size_t end)
 {
 	const unsigned char *base = hc->buf;
 	struct pfm_default_smpl_entry e;
@@ -84,6 +125,12 @@ static void copy_samples(struct vmm_ctl_hctx *hc, size_t end)
 			s->nr_vals = (uint16_t)(nv < VMM_CTL_SAMPLE_VALS
 							? nv
 							: VMM_CTL_SAMPLE_VALS);
+			if (hc->chain_depth)
+				s->nr_chain = (uint16_t)vmm_chain_lookup(
+					&ctl->vm->vcpus[hc->vcpu], e.tstamp,
+					hc->chains + (size_t)(s - hc->spill) *
+							     hc->chain_depth,
+					hc->chain_depth);
 		} else {
 			hc->lost++;
 		}
@@ -106,7 +153,7 @@ static void collect(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 		end = hc->buf_size;
 	if (end < hc->consumed)
 		hc->consumed = DFL_HDR; /* restarted by someone: start over */
-	copy_samples(hc, end);
+	copy_samples(ctl, hc, end);
 	if (ovf != hc->overflows) {
 		/* Full and masked: nothing more is written until restart. */
 		hc->overflows = ovf;
@@ -137,7 +184,8 @@ void vmm_ctl_collect_all(struct vmm_control *ctl)
 	}
 }
 
-static struct json_object *sample_json(const struct vmm_ctl_sample *s)
+static struct json_object *sample_json(const struct vmm_ctl_hctx *hc,
+				       const struct vmm_ctl_sample *s)
 {
 	struct json_object *a = json_object_new_array(), *v;
 	unsigned int k;
@@ -152,6 +200,16 @@ static struct json_object *sample_json(const struct vmm_ctl_sample *s)
 	v = json_object_new_array();
 	for (k = 0; k < s->nr_vals; k++)
 		json_object_array_add(v, json_object_new_uint64(s->vals[k]));
+	json_object_array_add(a, v);
+	if (!hc->chain_depth)
+		return a;
+	v = json_object_new_array();
+	for (k = 0; k < s->nr_chain; k++)
+		json_object_array_add(
+			v, json_object_new_uint64(
+				   hc->chains[(size_t)(s - hc->spill) *
+						      hc->chain_depth +
+					      k]));
 	json_object_array_add(a, v);
 	return a;
 }
@@ -169,10 +227,16 @@ int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 	n   = hc->nr_spill < max ? hc->nr_spill : max;
 	arr = json_object_new_array_ext((int)n);
 	for (i = 0; i < n; i++)
-		json_object_array_add(arr, sample_json(&hc->spill[i]));
-	if (n < hc->nr_spill)
+		json_object_array_add(arr, sample_json(hc, &hc->spill[i]));
+	if (n < hc->nr_spill) {
 		memmove(hc->spill, hc->spill + n,
 			(hc->nr_spill - n) * sizeof(*hc->spill));
+		if (hc->chain_depth)
+			memmove(hc->chains,
+				hc->chains + (size_t)n * hc->chain_depth,
+				(size_t)(hc->nr_spill - n) * hc->chain_depth *
+					sizeof(*hc->chains));
+	}
 	hc->nr_spill -= n;
 	json_object_object_add(rep, "samples", arr);
 	json_object_object_add(rep, "lost", json_object_new_uint64(hc->lost));

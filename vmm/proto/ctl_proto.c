@@ -152,8 +152,8 @@ int vmm_ctl_check_fields(struct json_object *obj,
 			continue;
 		f = find_field(fields, key);
 		if (!f)
-			return bad(err, errlen, "%s: unknown field '%.64s'",
-				   where, key);
+			return bad(err, errlen, "%s: unknown field '%.*s'",
+				   where, vmm_ctl_utf8_prefix(key, 64), key);
 		ret = check_value(val, f, where, err, errlen);
 		if (ret)
 			return ret;
@@ -173,6 +173,7 @@ static int parse_header(struct json_object *obj, int64_t *id,
 {
 	struct json_object *v, *jid, *jcmd;
 	const struct vmm_ctl_cmd *c;
+	const char *name;
 	int64_t x;
 
 	if (json_object_object_get_ex(obj, "id", &jid) && is_int(jid)) {
@@ -195,10 +196,11 @@ static int parse_header(struct json_object *obj, int64_t *id,
 	if (!json_object_object_get_ex(obj, "cmd", &jcmd) ||
 	    !json_object_is_type(jcmd, json_type_string))
 		return bad(err, errlen, "request: 'cmd' must be a string");
-	c = vmm_ctl_cmd_find(json_object_get_string(jcmd));
+	name = json_object_get_string(jcmd);
+	c    = vmm_ctl_cmd_find(name);
 	if (!c)
-		return bad(err, errlen, "request: unknown command '%.64s'",
-			   json_object_get_string(jcmd));
+		return bad(err, errlen, "request: unknown command '%.*s'",
+			   vmm_ctl_utf8_prefix(name, 64), name);
 	*cmd = c;
 	return 0;
 }
@@ -210,12 +212,18 @@ int vmm_ctl_parse_request(const char *text, size_t len,
 {
 	struct json_tokener *tok;
 	struct json_object *obj;
+	size_t off;
 	int ret;
 
 	*id  = -1;
 	*req = NULL;
 	if (len == 0 || len > VMM_CTL_MSG_MAX || memchr(text, '\0', len))
 		return bad(err, errlen, "request: not JSON text");
+	/* JSON is UTF-8 (RFC 8259); json-c would take any bytes. */
+	off = vmm_ctl_utf8_check(text, len);
+	if (off != len)
+		return bad(err, errlen,
+			   "request: not UTF-8 text (at offset %zu)", off);
 	tok = json_tokener_new_ex(32);
 	if (!tok)
 		return bad(err, errlen, "request: out of memory");
@@ -275,9 +283,13 @@ struct json_object *vmm_ctl_reply_ok(int64_t id)
 struct json_object *vmm_ctl_reply_err(int64_t id, int err, const char *msg)
 {
 	struct json_object *r = vmm_ctl_reply_ok(id);
+	size_t len;
+	char *text = vmm_ctl_utf8_clean(msg, strlen(msg), &len);
 
 	json_object_object_add(r, "ok", json_object_new_boolean(0));
-	json_object_object_add(r, "error", json_object_new_string(msg));
+	json_object_object_add(r, "error",
+			       json_object_new_string(text ? text : "?"));
+	free(text);
 	json_object_object_add(r, "errno", json_object_new_int(err));
 	return r;
 }
@@ -407,9 +419,15 @@ static int write_all(int fd, const void *buf, size_t len, int64_t deadline)
 	return 0;
 }
 
+/*
+ * json-c escapes what JSON requires ('"', '\\', control characters) and
+ * copies every byte >= 0x80 as it is: those are only ever inside strings,
+ * so replacing the invalid ones keeps the JSON intact.
+ */
 int vmm_ctl_send(int fd, struct json_object *msg, int timeout_ms)
 {
 	const char *text;
+	char *clean = NULL;
 	unsigned char hdr[VMM_CTL_HDR];
 	size_t len;
 	int64_t deadline = now_ms() + timeout_ms;
@@ -417,10 +435,13 @@ int vmm_ctl_send(int fd, struct json_object *msg, int timeout_ms)
 
 	text = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN,
 						 &len);
+	if (text && vmm_ctl_utf8_check(text, len) != len)
+		text = clean = vmm_ctl_utf8_clean(text, len, &len);
 	if (!text)
 		return -ENOMEM;
+	ret = -EMSGSIZE;
 	if (len == 0 || len > VMM_CTL_MSG_MAX)
-		return -EMSGSIZE;
+		goto out_free;
 	hdr[0] = (unsigned char)(len >> 24);
 	hdr[1] = (unsigned char)(len >> 16);
 	hdr[2] = (unsigned char)(len >> 8);
@@ -428,6 +449,8 @@ int vmm_ctl_send(int fd, struct json_object *msg, int timeout_ms)
 	ret    = write_all(fd, hdr, sizeof(hdr), deadline);
 	if (!ret)
 		ret = write_all(fd, text, len, deadline);
+out_free:
+	free(clean);
 	return ret;
 }
 

@@ -25,8 +25,10 @@
  * the contexts it created, and they are destroyed when it closes)
  *   hello, info          VM identity; info adds uptime and active contexts
  *   resolve   name       event name -> code (catalogue and KVM statistics)
- *   ctx_create vcpu [smpl_buf_size]   one vCPU-wide context (a default-
- *                        format buffer when smpl_buf_size > 0) -> ctx
+ *   ctx_create vcpu [smpl_buf_size] [callchain]   one vCPU-wide context
+ *                        (a default-format buffer when smpl_buf_size > 0;
+ *                        callchain N > 0: each sample carries up to N
+ *                        guest return addresses, issue 17) -> ctx
  *   write_pmcs ctx pmcs[{num,set,value,flags,reset_pmds,smpl_pmds,eventid}]
  *   write_pmds ctx pmds[{num,set,value,long_reset,short_reset}]
  *   create_evtsets ctx sets[{id,flags,next,timeout_ns}] -> timeout_ns[]
@@ -34,12 +36,15 @@
  *   read_pmds ctx pmds[{num,set}] -> values[]
  *   getinfo_evtsets ctx sets[ids] -> sets[{id,runs,act_ns}]
  *   smpl_drain ctx [max] -> samples[[cpu,set,ovfl_pmd,tstamp,ip,pid,tid,
- *                        [values]]], lost, more: samples recorded since the
- *                        last drain; a full buffer is restarted by the VMM
+ *                        [values](, [callers])]], lost, more: samples
+ *                        recorded since the last drain (callers, innermost
+ *                        first, with callchain); a full buffer is restarted
+ *                        by the VMM
  *   destroy ctx
  * Sessions: one request per VM for what the commands above do per vCPU
  *   session_open [vcpus[]] pmcs[...] [pmds[...]] [sets[...]] [set]
- *                        [smpl_buf_size] -> session, vcpus[], ctx[]: one
+ *                        [smpl_buf_size] [callchain] -> session, vcpus[],
+ *                        ctx[]: one
  *                        context per vCPU (every vCPU when vcpus is
  *                        absent), each with these sets, PMCs and PMDs,
  *                        loaded and started on its vCPU
@@ -80,6 +85,7 @@
 #define VMM_CTL_SMPL_BUF_MAX       (64LL << 20)
 #define VMM_CTL_DRAIN_MAX          65536 /* samples in one smpl_drain reply */
 #define VMM_CTL_SAMPLE_VALS        16 /* PMD values a drained sample carries */
+#define VMM_CTL_CHAIN_MAX          32 /* callers a drained sample carries */
 #define VMM_CTL_SET_TIMEOUT_MAX_NS (3600LL * 1000000000LL)
 
 /* Field types of the request tables. */
@@ -164,7 +170,27 @@ int64_t vmm_ctl_get_int(struct json_object *obj, const char *key, int64_t def);
 uint64_t vmm_ctl_get_u64(struct json_object *obj, const char *key,
 			 uint64_t def);
 
-/* New reply objects: {"v":1,"id":id,"ok":true} / ok false + error. */
+/*
+ * UTF-8 (ctl_utf8.c). Requests must be UTF-8 and every reply is: strict
+ * RFC 3629, no overlong forms, surrogates or code points above U+10FFFF.
+ *
+ * vmm_ctl_utf8_check: the offset of the first byte of (s, len) that is not
+ * part of a valid character, or (len) when all of it is valid.
+ * vmm_ctl_utf8_prefix: the bytes of the longest prefix of the string (s),
+ * at most (max), that ends between characters: request text echoed in a
+ * message is printed with "%.*s" of this, never cutting a character.
+ * vmm_ctl_utf8_clean: a malloc'd copy of (s, len), NUL-terminated, with
+ * every invalid byte replaced by U+FFFD and a character cut short at the
+ * end dropped; its length in (*out_len). NULL if out of memory.
+ */
+size_t vmm_ctl_utf8_check(const char *s, size_t len);
+int vmm_ctl_utf8_prefix(const char *s, size_t max);
+char *vmm_ctl_utf8_clean(const char *s, size_t len, size_t *out_len);
+
+/*
+ * New reply objects: {"v":1,"id":id,"ok":true} / ok false + error; the
+ * error text (msg) is made valid UTF-8 (vmm_ctl_utf8_clean).
+ */
 struct json_object *vmm_ctl_reply_ok(int64_t id);
 struct json_object *vmm_ctl_reply_err(int64_t id, int err, const char *msg);
 
@@ -192,7 +218,9 @@ void vmm_ctl_rx_free(struct vmm_ctl_rx *rx);
 
 /*
  * Write (msg) as one frame to (fd), waiting at most (timeout_ms) for room.
- * Returns 0, -EMSGSIZE, -ETIMEDOUT or -errno.
+ * Text that is not valid UTF-8 (a string json-c took as given) is sent
+ * cleaned with vmm_ctl_utf8_clean(). Returns 0, -EMSGSIZE, -ETIMEDOUT or
+ * -errno.
  */
 int vmm_ctl_send(int fd, struct json_object *msg, int timeout_ms);
 

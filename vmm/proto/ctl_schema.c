@@ -46,13 +46,14 @@
 #define VCPU     F_INT("vcpu", true, 0, VMM_CTL_VCPU_ID_MAX)
 #define SESSION  F_INT("session", true, 0, VMM_CTL_SESSIONS_MAX - 1)
 #define SMPL_BUF F_INT("smpl_buf_size", false, 0, VMM_CTL_SMPL_BUF_MAX)
+#define CHAIN    F_INT("callchain", false, 0, VMM_CTL_CHAIN_MAX)
 
 static const struct vmm_ctl_field no_fields[] = {F_END};
 
 static const struct vmm_ctl_field f_resolve[] = {
 	F_STR("name", 1, VMM_CTL_NAME_MAX), F_END};
 
-static const struct vmm_ctl_field f_create[] = {VCPU, SMPL_BUF, F_END};
+static const struct vmm_ctl_field f_create[] = {VCPU, SMPL_BUF, CHAIN, F_END};
 
 static const struct vmm_ctl_field f_ctx[] = {CTX, F_END};
 
@@ -115,6 +116,7 @@ static const struct vmm_ctl_field f_session_open[] = {
 	F_OBJS("sets", false, VMM_CTL_SETS_MAX, f_set),
 	SET,
 	SMPL_BUF,
+	CHAIN,
 	F_END,
 };
 

@@ -6,7 +6,9 @@
  */
 #include "vm_registry.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -37,7 +39,35 @@ const char *vmm_runtime_strerror(int ret)
 	    !getenv("XDG_RUNTIME_DIR"))
 		return "no runtime directory: set " VMM_RUNTIME_ENV
 		       " or XDG_RUNTIME_DIR";
+	if (ret == -EPERM)
+		return "refused: a runtime directory must be this user's own, "
+		       "closed to others (mode 0700): chmod 0700 it if it is "
+		       "yours, else set " VMM_RUNTIME_ENV;
+	if (ret == -ENOTDIR)
+		return "not a directory (a symlink or a file is in the way)";
 	return strerror(-ret);
+}
+
+/*
+ * The directory holds the VM's control socket and registry entry: whoever
+ * else may write there could plant entries that point operators elsewhere
+ * or replace the socket, and whoever may read it sees every VM. So it must
+ * be a real directory (not a symlink) of this user with no group or other
+ * permissions. It is refused, not repaired: the path may be one the user
+ * named ($VPMU_RUNTIME_DIR=/tmp, or /run for root), whose mode is not ours
+ * to change.
+ */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid() || (st.st_mode & 07077))
+		return -EPERM;
+	return 0;
 }
 
 int vmm_runtime_dir_create(const char *dir)
@@ -57,7 +87,7 @@ int vmm_runtime_dir_create(const char *dir)
 	}
 	if (mkdir(tmp, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	return 0;
+	return check_dir(tmp);
 }
 
 int vmm_registry_path(char *buf, size_t len, const char *dir, const char *uuid,
@@ -192,4 +222,29 @@ int vmm_registry_read(const char *path, struct vmm_reg_entry *e)
 	e->tsc_khz  = (uint64_t)khz;
 	e->started  = started;
 	return 0;
+}
+
+int vmm_registry_find_name(const char *dir, const char *name,
+			   struct vmm_reg_entry *e)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	int found = 0;
+	size_t n;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (!dp)
+		return errno == ENOENT ? 0 : -errno;
+	while (!found && (d = readdir(dp))) {
+		n = strlen(d->d_name);
+		if (n < 6 || strcmp(d->d_name + n - 5, ".json") ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) >=
+			    (int)sizeof(path) ||
+		    vmm_registry_read(path, e) || strcmp(e->name, name))
+			continue;
+		found = kill(e->pid, 0) == 0 || errno == EPERM;
+	}
+	closedir(dp);
+	return found;
 }

@@ -42,12 +42,18 @@ struct vmm_reg_entry {
 int vmm_runtime_dir(char *buf, size_t len);
 
 /*
- * Text for an error (ret) of vmm_runtime_dir() or of reading the
- * directory: -ENOENT from vmm_runtime_dir() says which variable to set.
+ * Text for an error (ret) of vmm_runtime_dir(), vmm_runtime_dir_create()
+ * or of reading the directory: -ENOENT from vmm_runtime_dir() says which
+ * variable to set, -EPERM and -ENOTDIR why a directory was refused.
  */
 const char *vmm_runtime_strerror(int ret);
 
-/* Create (dir) (and missing parents) with mode 0700: 0 or -errno. */
+/*
+ * Create (dir) (and missing parents) with mode 0700. An existing (dir) must
+ * be a directory of this user without group or other permissions (nor
+ * set-id or sticky bits), else -EPERM (-ENOTDIR for a symlink or a file);
+ * it is never chmod'ed. 0 or -errno.
+ */
 int vmm_runtime_dir_create(const char *dir);
 
 /* (dir)/(uuid)(suffix) into (buf): 0 or -ENAMETOOLONG. */
@@ -62,5 +68,13 @@ void vmm_registry_remove(const char *dir, const char *uuid);
 
 /* Read and check the entry at (path) into (*e): 0, -errno or -EINVAL. */
 int vmm_registry_read(const char *path, struct vmm_reg_entry *e);
+
+/*
+ * Is a VM named (name) registered in (dir) with a live VMM (its pid
+ * exists)? 1 with its entry in (*e), 0 if none (or no directory), -errno.
+ * `vpmu run --name` refuses a name a running VM has.
+ */
+int vmm_registry_find_name(const char *dir, const char *name,
+			   struct vmm_reg_entry *e);
 
 #endif /* VMM_REGISTRY_H */

@@ -8,6 +8,11 @@
  * queued between the attempt and the sleep is never missed. Waiting
  * forever counts as halted for the "all vCPUs halted" rule: no other
  * vCPU running means no overflow can ever come.
+ *
+ * The deadline is on CLOCK_MONOTONIC, and so is the condvar
+ * (vmm_pmu_msg_init): a timed wait sleeps until it, however the wall
+ * clock is set (issue 13: a condvar on the realtime clock timed out at
+ * once and the vCPU spun until the deadline).
  */
 #include "vm_pmu.h"
 
@@ -16,11 +21,32 @@
 
 #include "vmm_core_priv.h"
 
+int vmm_pmu_msg_init(struct vmm_pmu *p)
+{
+	pthread_condattr_t attr;
+	int ret;
+
+	ret = -pthread_condattr_init(&attr);
+	if (ret)
+		return ret;
+	ret = -pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!ret)
+		ret = -pthread_cond_init(&p->msg_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (ret)
+		return ret;
+	ret = -pthread_mutex_init(&p->msg_lock, NULL);
+	if (ret)
+		pthread_cond_destroy(&p->msg_cond);
+	return ret;
+}
+
 /* Sleep until the generation moves past (gen), (deadline) or a stop. */
 static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 {
 	struct vmm_pmu *p = &vm->pmu;
 	struct timespec ts;
+	int ret;
 
 	ts.tv_sec  = deadline / 1000000000ULL;
 	ts.tv_nsec = deadline % 1000000000ULL;
@@ -28,9 +54,12 @@ static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 	while (p->msg_gen == gen &&
 	       !__atomic_load_n(&vm->stopping, __ATOMIC_ACQUIRE)) {
 		if (deadline == UINT64_MAX)
-			pthread_cond_wait(&p->msg_cond, &p->msg_lock);
-		else if (pthread_cond_timedwait(&p->msg_cond, &p->msg_lock,
-						&ts) == ETIMEDOUT)
+			ret = pthread_cond_wait(&p->msg_cond, &p->msg_lock);
+		else
+			ret = pthread_cond_timedwait(&p->msg_cond, &p->msg_lock,
+						     &ts);
+		p->msg_sleeps++;
+		if (ret == ETIMEDOUT)
 			break;
 	}
 	pthread_mutex_unlock(&p->msg_lock);

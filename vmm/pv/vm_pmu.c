@@ -46,6 +46,7 @@ static const size_t stat_offset[VPMU_HV_STAT_EXIT_REASON] = {
 	[VPMU_HV_STAT_HALTS]      = offsetof(struct vmm_vcpu_stats, halts),
 	[VPMU_HV_STAT_HALTED_NS]  = offsetof(struct vmm_vcpu_stats, halted_ns),
 	[VPMU_HV_STAT_STEAL_NS]   = offsetof(struct vmm_vcpu_stats, steal_ns),
+	[VPMU_HV_STAT_CPU_NS]     = offsetof(struct vmm_vcpu_stats, cpu_ns),
 };
 
 _Static_assert(VPMU_HV_EXIT_REASONS <= VMM_EXIT_REASONS,
@@ -117,14 +118,17 @@ void vmm_pmu_wake_waiters(struct vmm_vm *vm)
 static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 {
 	vpmu_limits_default(l);
-	l->max_contexts  = cfg->limits.max_contexts;
-	l->arch_contexts = cfg->nr_vcpus; /* issue 6: one per vCPU */
-	l->max_sets      = cfg->limits.max_sets;
-	l->msgq_depth    = cfg->limits.max_msgs;
-	l->arg_size_max  = cfg->limits.max_arg_size;
-	l->smpl_mem_max  = cfg->limits.max_smpl_mem;
-	l->timer_gran_ns = VMM_TIMER_GRAN_NS;
-	l->min_kick_ns   = VMM_TIMER_MIN_NS;
+	l->max_contexts  = cfg->limits.max_contexts; /* the guest's */
+	l->arch_contexts = cfg->nr_vcpus;            /* issue 6: one per vCPU */
+	/* Issue 13: operators never compete with the guest. */
+	l->host_contexts     = VMM_CTL_HOST_CONTEXTS;
+	l->host_smpl_mem_max = VMM_CTL_HOST_SMPL_MEM;
+	l->max_sets          = cfg->limits.max_sets;
+	l->msgq_depth        = cfg->limits.max_msgs;
+	l->arg_size_max      = cfg->limits.max_arg_size;
+	l->smpl_mem_max      = cfg->limits.max_smpl_mem;
+	l->timer_gran_ns     = VMM_TIMER_GRAN_NS;
+	l->min_kick_ns       = VMM_TIMER_MIN_NS;
 }
 
 int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
@@ -135,8 +139,9 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	unsigned int i;
 	int ret, khz;
 
-	pthread_mutex_init(&p->msg_lock, NULL);
-	pthread_cond_init(&p->msg_cond, NULL);
+	ret = vmm_pmu_msg_init(p);
+	if (ret)
+		return ret;
 	pthread_mutex_init(&p->map_lock, NULL);
 	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++)
 		p->maps[i].fd = -1;
@@ -167,6 +172,8 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 			vmm_smpl_unmap(vm, p->maps[i].fd);
 	}
 	vmm_arch_pmu_destroy(vm); /* issue 6 */
+	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++)
+		vmm_chain_free(&vm->vcpus[i]); /* issue 17 */
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
 	pthread_mutex_destroy(&p->map_lock);
@@ -342,11 +349,16 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
+	bool chains                = atomic_load(&p->chain_users) > 0;
+	uint64_t due = chains ? vpmu_cpu_next_deadline(p->cpu) : 0;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
 	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
+	/* Issue 17: a sample was due (timer or predicted overflow). */
+	if (chains && (kicked || vpmu_cpu_run_ns(p->cpu) >= due))
+		vmm_chain_capture(vcpu, vpmu_cpu_run_ns(p->cpu));
 	/* Complete an operator's pending read: its counts are now current. */
 	vmm_control_vcpu_accounted(vcpu);
 	/* A kick may be our timer firing: arm it again before the next run. */

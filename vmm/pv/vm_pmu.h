@@ -40,16 +40,37 @@ struct vmm_pmu {
 	uint64_t tsc_khz;
 	uint64_t arg_size_max; /* bytes of one vector argument */
 
-	/* Message waiters (PVPMU_HC_READ_MSG): generation + condvar. */
+	/*
+	 * Message waiters (PVPMU_HC_READ_MSG): generation + condvar on
+	 * CLOCK_MONOTONIC; (msg_sleeps) counts returns from its waits.
+	 */
 	pthread_mutex_t msg_lock;
 	pthread_cond_t msg_cond;
 	uint64_t msg_gen;
+	uint64_t msg_sleeps;
 
 	/* Sampling buffer mappings, under (map_lock). */
 	pthread_mutex_t map_lock;
 	struct vmm_smpl_map maps[VMM_SMPL_MAPS_MAX];
 
 	struct vmm_arch *arch; /* issue 6: PMU model, NULL for "none" */
+};
+
+#define VMM_CHAIN_DEPTH_MAX 32   /* callers walked per sample */
+#define VMM_CHAIN_RING      2048 /* chains kept per vCPU until drained */
+
+/*
+ * Call chains of one vCPU (pv_callchain.c): captured by its thread when a
+ * sample is due, looked up by sample time by the control thread.
+ */
+struct vmm_chain_ring {
+	pthread_mutex_t lock;
+	unsigned int head; /* next slot to write */
+	struct {
+		uint64_t tstamp; /* vCPU run time of the sample, 0 = empty */
+		uint32_t n;
+		uint64_t ret[VMM_CHAIN_DEPTH_MAX];
+	} slot[VMM_CHAIN_RING];
 };
 
 /* Per-vCPU PMU state, embedded in struct vmm_vcpu. */
@@ -65,6 +86,9 @@ struct vmm_vcpu_pmu {
 	atomic_uint pmi;     /* issue 6: pending PMI, vector or VMM_PMI_NMI */
 	uint64_t shared_gpa; /* struct pvpmu_shared_page, 0 = none */
 	int64_t tsc_offset;  /* guest TSC - host TSC */
+	/* Issue 17: chains for host contexts that asked (record -g). */
+	struct vmm_chain_ring *_Atomic chains; /* set once, freed at end */
+	atomic_uint chain_users;
 };
 
 /* Create the domain and the vCPU objects of (vm). */
@@ -76,6 +100,26 @@ void vmm_pmu_destroy(struct vmm_vm *vm);
 /* Called on the vCPU thread when it starts and ends. */
 int vmm_pmu_vcpu_start(struct vmm_vcpu *vcpu);
 void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu);
+
+/*
+ * Call chains (pv_callchain.c). Control thread: a host context that wants
+ * chains enables them on its vCPU (allocates the ring once: 0 or
+ * -ENOMEM) and disables them when destroyed; it looks the chain of a
+ * sample up by the sample's time (number of return addresses, innermost
+ * first, 0 when none was captured). vCPU thread: capture the chain of
+ * the guest's current stack for a sample at run time (tstamp): its frame
+ * pointers walked through its page tables (long mode, 4-level paging),
+ * every access bounds-checked against guest RAM.
+ */
+int vmm_chain_enable(struct vmm_vcpu *vcpu);
+void vmm_chain_disable(struct vmm_vcpu *vcpu);
+unsigned int vmm_chain_lookup(struct vmm_vcpu *vcpu, uint64_t tstamp,
+			      uint64_t *out, unsigned int max);
+void vmm_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp);
+/* What capture stores: (n) callers for the sample at (tstamp). */
+void vmm_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
+		     const uint64_t *ret, unsigned int n);
+void vmm_chain_free(struct vmm_vcpu *vcpu);
 
 /* Before KVM_RUN: arm the deadline timer, inject a pending interrupt. */
 void vmm_pmu_before_run(struct vmm_vcpu *vcpu);
@@ -94,7 +138,11 @@ void vmm_shared_update(struct vmm_vcpu *vcpu);
 void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid);
 void vmm_shared_stamp_entry(struct vmm_vcpu *vcpu);
 
-/* pv_read_msg.c: PVPMU_HC_READ_MSG; pv.c: host errno -> ABI status. */
+/*
+ * pv_read_msg.c: PVPMU_HC_READ_MSG; pv.c: host errno -> ABI status.
+ * vmm_pmu_msg_init() creates the waiters' lock and CLOCK_MONOTONIC condvar.
+ */
+int vmm_pmu_msg_init(struct vmm_pmu *p);
 int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque);
 int vmm_pv_status(int err);
 

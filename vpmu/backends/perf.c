@@ -97,6 +97,39 @@ static enum kind kind_of(uint16_t code, const struct pvpmu_event_desc **out)
 	return KIND_RAW;
 }
 
+/*
+ * Host facts the probes explain with, read once when a perf source is
+ * created: probes run later, on vCPU and control threads whose seccomp
+ * sandbox (vmm/sandbox) refuses to open files.
+ */
+static int host_paranoid = -9;
+static int host_hw_pmu   = -1; /* unknown */
+
+static int read_paranoid(void)
+{
+	FILE *f;
+	int v = -9;
+
+	if (host_hw_pmu >= 0)
+		return host_paranoid;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -9;
+		fclose(f);
+	}
+	return v;
+}
+
+static bool has_hw_pmu(void)
+{
+	if (host_hw_pmu >= 0)
+		return host_hw_pmu;
+	/* "cpu" (or the hybrid "cpu_core") is the core PMU in sysfs. */
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+}
+
 int vpmu_perf_create(const struct vpmu_perf_source *src, struct vpmu_perf **out)
 {
 	struct vpmu_perf *p = calloc(1, sizeof(*p));
@@ -105,8 +138,10 @@ int vpmu_perf_create(const struct vpmu_perf_source *src, struct vpmu_perf **out)
 		return -ENOMEM;
 	p->src = *src;
 	/* Idempotent and process-wide; never terminated (other users). */
-	p->pfm_err = pfm_initialize();
-	*out       = p;
+	p->pfm_err    = pfm_initialize();
+	host_paranoid = read_paranoid();
+	host_hw_pmu   = has_hw_pmu();
+	*out          = p;
 	return 0;
 }
 
@@ -206,26 +241,6 @@ static void raw_describe(struct probe *pr)
 			return;
 		}
 	}
-}
-
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v   = -9;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -9;
-		fclose(f);
-	}
-	return v;
-}
-
-static bool has_hw_pmu(void)
-{
-	/* "cpu" (or the hybrid "cpu_core") is the core PMU in sysfs. */
-	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
-	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
 }
 
 /* Explain a failed probe open (err = errno) in pr->reason. */

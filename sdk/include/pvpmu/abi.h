@@ -910,6 +910,7 @@ PVPMU_HC_SIZE_CHECK(pvpmu_hc_read_msg, PVPMU_HC_READ_MSG_SIZE_VER1);
 #define PVPMU_EV_HV_IRQS         PVPMU_EV_HV(0x08) /* interrupts injected */
 #define PVPMU_EV_HV_HALTS        PVPMU_EV_HV(0x09) /* HLT exits */
 #define PVPMU_EV_HV_HALTED_NS    PVPMU_EV_HV(0x0a) /* time halted, ns */
+#define PVPMU_EV_HV_CPU_NS       PVPMU_EV_HV(0x0b) /* vCPU thread CPU, ns */
 /* VM exits of one KVM exit reason r (KVM_EXIT_*, 0..63). */
 #define PVPMU_EV_HV_EXIT_REASON(r) PVPMU_EV_CODE(r, PVPMU_EVSEL_HV_EXIT_REASON)
 /* The i-th statistic of KVM_GET_STATS_FD for the vCPU (host-discovered). */

@@ -201,15 +201,15 @@ Test(vmm_config_cli, bad_command_lines_name_the_option)
 		ROW(.argv = {"g.elf", "--cpus", "2"},
 		    .msg  = "unknown option '--cpus' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append)"),
+			    "--initrd, --append, --no-sandbox)"),
 		ROW(.argv = {"g.elf", "--vcpu=2"},
 		    .msg  = "unknown option '--vcpu' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append)"),
+			    "--initrd, --append, --no-sandbox)"),
 		ROW(.argv = {"g.elf", "-v"},
 		    .msg  = "unknown option '-v' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append)"),
+			    "--initrd, --append, --no-sandbox)"),
 		ROW(.argv = {"g.elf", "--vcpus"},
 		    .msg  = "option '--vcpus' needs a value"),
 		ROW(.argv = {"g.elf", "--console", "--stats"},
@@ -328,4 +328,31 @@ Test(vmm_config_cli, repeated_calls_are_independent)
 		cr_assert(eq(str, cfg.name, "b"));
 		cr_assert(eq(str, cfg.image, "b.elf"));
 	}
+}
+
+/* Issue 13: the sandbox is on unless --no-sandbox asks otherwise. */
+Test(vmm_config_cli, no_sandbox_flag)
+{
+	char *with[]    = {"g.elf", "--no-sandbox"};
+	char *without[] = {"g.elf"};
+	char err[256]   = "";
+	struct vmm_config cfg;
+
+	cr_assert(eq(int,
+		     vmm_config_parse_run_args(&cfg, 1, without, err,
+					       sizeof(err)),
+		     0),
+		  "%s", err);
+	cr_expect(not(cfg.no_sandbox));
+	cr_assert(eq(int,
+		     vmm_config_parse_run_args(&cfg, 2, with, err, sizeof(err)),
+		     0),
+		  "%s", err);
+	cr_expect(cfg.no_sandbox);
+	cr_assert(not(eq(int,
+			 vmm_config_parse_run_args(
+				 &cfg, 2, (char *[]){"g.elf", "--no-sandbox=1"},
+				 err, sizeof(err)),
+			 0)),
+		  "the flag takes no value");
 }

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "vm_config.h"
@@ -369,4 +371,173 @@ Test(vmm_config_xml, uuid_with_or_without_dashes)
 		cr_assert(cfg.has_uuid);
 		cr_assert(uuid_compare(cfg.uuid, want) == 0, "%s", forms[i]);
 	}
+}
+
+/* ---- Untrusted files: entities, DTDs, size (issue 13, item 1) --------- */
+
+/* Peak resident set of this test process, bytes. */
+static uint64_t max_rss(void)
+{
+	struct rusage ru;
+
+	cr_assert(eq(int, getrusage(RUSAGE_SELF, &ru), 0));
+	return (uint64_t)ru.ru_maxrss << 10;
+}
+
+/*
+ * Write (head), then (body) repeated (n) times, then (tail) into a new
+ * temporary file named into (path).
+ */
+static void write_parts(char *path, const char *head, const char *body,
+			size_t n, const char *tail)
+{
+	FILE *f;
+	int fd;
+
+	strcpy(path, "/tmp/vpmu_test_XXXXXX.xml");
+	fd = mkstemps(path, 4);
+	cr_assert(fd >= 0);
+	f = fdopen(fd, "w");
+	cr_assert(f != NULL);
+	fputs(head, f);
+	while (n--)
+		fputs(body, f);
+	fputs(tail, f);
+	cr_assert(eq(int, fclose(f), 0));
+}
+
+/*
+ * An internal entity of 64 KiB referenced 2048 times in <name>: 128 MiB of
+ * text from a 70 KiB file if the reader expanded it (the probe's 1 GB
+ * config is this, scaled). It must be refused with one message naming the
+ * file, before anything is expanded: the peak memory of the load stays
+ * far below the expansion.
+ */
+Test(vmm_config_xml, entity_expansion_is_refused_in_bounded_memory)
+{
+	static char head[(64 << 10) + 256];
+	struct vmm_config cfg;
+	uint64_t before, grew;
+	char path[64];
+	int n, ret;
+
+	n = snprintf(head, sizeof(head),
+		     "<?xml version='1.0'?>\n<!DOCTYPE domain [\n"
+		     "<!ENTITY e \"");
+	memset(head + n, 'x', 64 << 10);
+	snprintf(head + n + (64 << 10), sizeof(head) - n - (64 << 10),
+		 "\">\n]>\n<domain type='kvm'><name>");
+	write_parts(path, head, "&e;", 2048,
+		    "</name><os><type>hvm</type><kernel>/g.elf</kernel>"
+		    "</os></domain>\n");
+	before = max_rss();
+	ret    = load(path, &cfg);
+	grew   = max_rss() - before;
+	unlink(path);
+	cr_log_info("entity bomb: refused with %llu KiB more peak memory",
+		    (unsigned long long)(grew >> 10));
+	cr_expect(eq(int, ret, -EINVAL), "%s", err);
+	cr_expect(strstr(err, path) != NULL, "'%s' lacks the path", err);
+	cr_expect(strstr(err, ":2: <!DOCTYPE> is not allowed") != NULL,
+		  "'%s' does not say what is refused", err);
+	cr_expect(lt(u64, grew, 16ULL << 20),
+		  "loading took %llu KiB more peak memory",
+		  (unsigned long long)(grew >> 10));
+}
+
+/*
+ * Every way of bringing a DTD or entities in is refused at the
+ * <!DOCTYPE>; an entity reference without one is not well-formed.
+ */
+Test(vmm_config_xml, dtds_and_entity_references_are_refused)
+{
+	static const struct mem_case cases[] = {
+		ROW(.xml = "<!DOCTYPE domain>\n", .msg = ":1: <!DOCTYPE>"),
+		ROW(.xml = "<!DOCTYPE domain SYSTEM '/etc/passwd'>\n",
+		    .msg = ":1: <!DOCTYPE>"),
+		ROW(.xml = "<?xml version='1.0'?>\n\n<!DOCTYPE domain "
+			   "PUBLIC '-//x//y' 'http://example.com/d.dtd'>\n",
+		    .msg = ":3: <!DOCTYPE>"),
+		ROW(.xml = "<!DOCTYPE domain [<!ENTITY % p SYSTEM "
+			   "'/etc/passwd'> %p;]>\n",
+		    .msg = ":1: <!DOCTYPE>"),
+		ROW(.xml = "<!DOCTYPE domain [<!ENTITY a 'x'>]>\n",
+		    .msg = ":1: <!DOCTYPE>"),
+	};
+	static const char body[] =
+		"<domain type='kvm'><name>m</name><os><type>hvm</type>"
+		"<kernel>/g.elf</kernel></os></domain>\n";
+	struct vmm_config cfg;
+	char path[64];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_parts(path, cases[i].xml, body, 1, "");
+		ret = load(path, &cfg);
+		unlink(path);
+		cr_expect(eq(int, ret, -EINVAL), "row at line %d: %s",
+			  cases[i].line, err);
+		cr_expect(strstr(err, cases[i].msg) && strstr(err, path),
+			  "row at line %d: '%s' lacks '%s' or the path",
+			  cases[i].line, err, cases[i].msg);
+	}
+	write_parts(path, "<domain type='kvm'><name>&e;</name>", "", 0,
+		    "<os><type>hvm</type><kernel>/g.elf</kernel></os>"
+		    "</domain>\n");
+	ret = load(path, &cfg);
+	unlink(path);
+	cr_expect(eq(int, ret, -EINVAL), "%s", err);
+	cr_expect(strstr(err, ":1: not well-formed XML: Entity 'e' not "
+			      "defined") != NULL,
+		  "%s", err);
+}
+
+/*
+ * A config may have up to VMM_CONFIG_XML_MAX bytes (1 MiB): one of exactly
+ * that size loads, one byte more is refused before it is parsed.
+ */
+Test(vmm_config_xml, size_limit_is_one_mib)
+{
+	static const char head[] =
+		"<domain type='kvm'><name>big</name><os><type>hvm</type>"
+		"<kernel>/g.elf</kernel></os><!--";
+	static const char tail[] = "--></domain>\n";
+	size_t pad = VMM_CONFIG_XML_MAX - strlen(head) - strlen(tail);
+	struct vmm_config cfg;
+	char path[64];
+	int ret;
+
+	cr_assert(eq(u64, VMM_CONFIG_XML_MAX, 1ULL << 20));
+	write_parts(path, head, " ", pad, tail);
+	ret = load(path, &cfg);
+	unlink(path);
+	cr_expect(eq(int, ret, 0), "%s", err);
+	cr_expect(eq(str, cfg.name, "big"));
+
+	write_parts(path, head, " ", pad + 1, tail);
+	ret = load(path, &cfg);
+	unlink(path);
+	cr_expect(eq(int, ret, -EFBIG), "%s", err);
+	cr_expect(strstr(err, path) &&
+			  strstr(err, ": 1048577 bytes: a config may have at "
+				      "most 1 MiB"),
+		  "%s", err);
+}
+
+/* A FIFO or a directory is refused at once (a FIFO must not block). */
+Test(vmm_config_xml, only_regular_files_are_read, .timeout = 10)
+{
+	char dir[] = "/tmp/vpmu_test_XXXXXX", fifo[64];
+	struct vmm_config cfg;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/c.xml", dir);
+	cr_assert(eq(int, mkfifo(fifo, 0600), 0));
+	cr_expect(eq(int, load(fifo, &cfg), -EINVAL), "%s", err);
+	cr_expect(strstr(err, "c.xml: not a regular file") != NULL, "%s", err);
+	cr_expect(eq(int, load(dir, &cfg), -EINVAL), "%s", err);
+	cr_expect(strstr(err, ": not a regular file") != NULL, "%s", err);
+	unlink(fifo);
+	rmdir(dir);
 }

@@ -8,6 +8,9 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <iconv.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -130,6 +133,20 @@ static const struct req_case cases[] = {
 	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_close\","
 		    "\"session\":-1}",
 	    .want = -EINVAL, .msg = "out of range"),
+	/* Issue 17: call chains of up to VMM_CTL_CHAIN_MAX (32) callers. */
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,"
+		    "\"smpl_buf_size\":4096,\"callchain\":32}",
+	    .want = 0),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,"
+		    "\"smpl_buf_size\":4096,\"callchain\":33}",
+	    .want = -EINVAL, .msg = "callchain"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"pmcs\":[{\"num\":0,\"value\":1}],\"callchain\":-1}",
+	    .want = -EINVAL, .msg = "callchain"),
+	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_open\","
+		    "\"pmcs\":[{\"num\":0,\"value\":1}],\"callchain\":8,"
+		    "\"smpl_buf_size\":65536}",
+	    .want = 0),
 };
 
 /* Table-driven (libpfm4 validate style): every row reports its line. */
@@ -263,4 +280,220 @@ Test(vmm_ctl, send_recv_round_trip)
 	close(sv[0]);
 	cr_assert(eq(int, vmm_ctl_recv(sv[1], &r, 50), -ECONNRESET));
 	close(sv[1]);
+}
+
+/* ---- Replies are valid UTF-8 JSON (issue 13, item 7) ------------------- */
+
+/*
+ * Strict UTF-8 (RFC 3629: no overlong forms, surrogates or code points
+ * above U+10FFFF), checked by glibc's converter rather than by the code
+ * under test.
+ */
+static bool is_utf8(const char *s, size_t len)
+{
+	iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
+	char out[4096], *in = (char *)s, *o;
+	size_t il = len, ol, r = 0;
+
+	cr_assert(cd != (iconv_t)-1);
+	while (il && r != (size_t)-1) {
+		o  = out;
+		ol = sizeof(out);
+		r  = iconv(cd, &in, &il, &o, &ol);
+		if (r == (size_t)-1 && errno == E2BIG)
+			r = 0;
+	}
+	iconv_close(cd);
+	return r != (size_t)-1 && il == 0;
+}
+
+/*
+ * Send (rep) as the server does and read the frame's raw bytes: they must
+ * be valid UTF-8 and one JSON object (json-c, strict, UTF-8 checked).
+ * Returns the parsed reply.
+ */
+static struct json_object *wire(struct json_object *rep, const char *what)
+{
+	struct json_tokener *tok;
+	struct json_object *obj;
+	unsigned char h[4];
+	char *body;
+	size_t n;
+	int sv[2];
+
+	pair(sv);
+	cr_assert(eq(int, vmm_ctl_send(sv[0], rep, 1000), 0), "%s", what);
+	cr_assert(eq(int, (int)read(sv[1], h, 4), 4));
+	n    = (size_t)h[0] << 24 | (size_t)h[1] << 16 | h[2] << 8 | h[3];
+	body = malloc(n);
+	cr_assert(eq(int, (int)recv(sv[1], body, n, MSG_WAITALL), (int)n));
+	close(sv[0]);
+	close(sv[1]);
+	cr_expect(is_utf8(body, n), "%s: reply is not UTF-8: %.*s", what,
+		  (int)n, body);
+	tok = json_tokener_new();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+					    JSON_TOKENER_VALIDATE_UTF8);
+	obj = json_tokener_parse_ex(tok, body, (int)n);
+	cr_expect(obj && json_object_is_type(obj, json_type_object) &&
+			  tok->char_offset == (int)n,
+		  "%s: reply is not one JSON object: %.*s", what, (int)n, body);
+	json_tokener_free(tok);
+	free(body);
+	return obj;
+}
+
+/* What the server answers (text, len) with, as it arrives at the client. */
+static struct json_object *answer(const char *text, size_t len,
+				  const char *what)
+{
+	const struct vmm_ctl_cmd *cmd;
+	struct json_object *req, *rep, *got;
+	char err[256];
+	int64_t id;
+	int ret;
+
+	ret = vmm_ctl_parse_request(text, len, &req, &cmd, &id, err,
+				    sizeof(err));
+	rep = ret ? vmm_ctl_reply_err(id, -ret, err) : vmm_ctl_reply_ok(id);
+	json_object_put(req);
+	got = wire(rep, what);
+	json_object_put(rep);
+	return got;
+}
+
+static const char *error_of(struct json_object *rep)
+{
+	struct json_object *v;
+
+	if (!rep || !json_object_object_get_ex(rep, "error", &v))
+		return "";
+	return json_object_get_string(v);
+}
+
+Test(vmm_ctl, replies_to_hostile_bytes_are_utf8_json)
+{
+	static const char *const bodies[] = {
+		"\xff\xfe",         /* never UTF-8 */
+		"\xc0\xaf",         /* overlong '/' */
+		"\xe0\x80\xaf",     /* overlong, 3 bytes */
+		"\xf0\x80\x80\xaf", /* overlong, 4 bytes */
+		"\xed\xa0\x80",     /* UTF-16 surrogate */
+		"\xf4\x90\x80\x80", /* above U+10FFFF */
+		"\xf8\x88\x80\x80\x80",
+		"\x80",            /* lone continuation byte */
+		"\xc3",            /* lead byte at the end of the string */
+		"a\xe2\x82z",      /* cut three-byte character */
+		"\\ud800",         /* lone surrogate escape */
+		"\\udc00\\ud800x", /* reversed pair */
+	};
+	/* Where the bytes go: between these two halves of a request. */
+	static const char *const forms[][2] = {
+		{"{\"v\":1,\"id\":1,\"cmd\":\"", "\"}"},
+		{"{\"v\":1,\"id\":1,\"cmd\":\"hello\",\"", "\":1}"},
+		{"{\"v\":1,\"id\":1,\"cmd\":\"resolve\",\"name\":1,\"",
+		 "\":2}"},
+		{"{\"v\":1,\"id\":\"", "\",\"cmd\":\"hello\"}"},
+		{"{\"v\":1,\"id\":1,\"cmd\":\"hello\"", "}"},
+	};
+	struct json_object *rep;
+	char text[256], what[300];
+	unsigned int i, j, b;
+
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		for (j = 0; j < sizeof(bodies) / sizeof(bodies[0]); j++) {
+			snprintf(text, sizeof(text), "%s%s%s", forms[i][0],
+				 bodies[j], forms[i][1]);
+			snprintf(what, sizeof(what), "form %u body %u: %s", i,
+				 j, text);
+			rep = answer(text, strlen(text), what);
+			cr_expect(error_of(rep)[0] != '\0', "%s", what);
+			json_object_put(rep);
+		}
+	}
+	/* Every byte 0x80..0xff alone and doubled in a command name. */
+	for (b = 0x80; b <= 0xff; b++) {
+		snprintf(text, sizeof(text),
+			 "{\"v\":1,\"id\":1,\"cmd\":\"x%c%cy\"}", b, b);
+		snprintf(what, sizeof(what), "byte 0x%02x", b);
+		rep = answer(text, strlen(text), what);
+		json_object_put(rep);
+	}
+}
+
+/*
+ * Request text echoed in a message is cut at a character boundary: a
+ * two-byte character straddling the 64-byte limit is left out whole.
+ */
+Test(vmm_ctl, echoes_never_cut_a_character)
+{
+	char name[80], text[256], want[128];
+	struct json_object *rep;
+
+	memset(name, 'a', 63);
+	strcpy(name + 63, "\xc3\xa9tc"); /* "é" at bytes 63-64 */
+	snprintf(text, sizeof(text), "{\"v\":1,\"id\":1,\"cmd\":\"%s\"}", name);
+	rep = answer(text, strlen(text), "long command");
+	snprintf(want, sizeof(want), "unknown command '%.63s'", name);
+	cr_expect(strstr(error_of(rep), want) != NULL, "'%s' lacks '%s'",
+		  error_of(rep), want);
+	json_object_put(rep);
+
+	snprintf(text, sizeof(text),
+		 "{\"v\":1,\"id\":1,\"cmd\":\"hello\",\"%s\":1}", name);
+	rep = answer(text, strlen(text), "long field");
+	snprintf(want, sizeof(want), "unknown field '%.63s'", name);
+	cr_expect(strstr(error_of(rep), want) != NULL, "'%s' lacks '%s'",
+		  error_of(rep), want);
+	json_object_put(rep);
+
+	/* Whole characters up to the limit are kept. */
+	cr_expect(eq(int, vmm_ctl_utf8_prefix(name, 64), 63));
+	cr_expect(eq(int, vmm_ctl_utf8_prefix(name, 65), 65));
+	cr_expect(eq(int, vmm_ctl_utf8_prefix("\xf0\x9f\x98\x80", 3), 0));
+	cr_expect(eq(int, vmm_ctl_utf8_prefix("ab", 64), 2));
+}
+
+/* Requests must be UTF-8 text: others are refused, saying where. */
+Test(vmm_ctl, non_utf8_requests_are_refused)
+{
+	static const char text[] =
+		"{\"v\":1,\"id\":7,\"cmd\":\"hel\xc0\xafo\"}";
+	struct json_object *rep, *v;
+
+	rep = answer(text, strlen(text), "overlong");
+	cr_expect(strstr(error_of(rep),
+			 "request: not UTF-8 text (at offset 24)") != NULL,
+		  "%s", error_of(rep));
+	cr_expect(json_object_object_get_ex(rep, "errno", &v) &&
+		  json_object_get_int(v) == EINVAL);
+	json_object_put(rep);
+}
+
+/*
+ * Whatever text a reply carries (a message, an image path from the
+ * command line), what goes on the wire is valid UTF-8: invalid bytes
+ * become U+FFFD, a character cut at the end of a string is dropped.
+ */
+Test(vmm_ctl, any_reply_text_is_sent_as_utf8)
+{
+	struct json_object *m, *got, *v;
+
+	m   = vmm_ctl_reply_err(3, 22, "bad \xff byte \xe2\x82");
+	got = wire(m, "error text");
+	cr_expect(eq(str, (char *)error_of(got), "bad \xef\xbf\xbd byte "));
+	json_object_put(got);
+	json_object_put(m);
+
+	m = vmm_ctl_reply_ok(4);
+	json_object_object_add(m, "image",
+			       json_object_new_string("/g/\xc0\xaf\xed\xa0\x80"
+						      "\xf0\x9f\x98\x80.elf"));
+	got = wire(m, "ok reply");
+	cr_expect(json_object_object_get_ex(got, "image", &v));
+	cr_expect(eq(str, (char *)json_object_get_string(v),
+		     "/g/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+		     "\xef\xbf\xbd\xf0\x9f\x98\x80.elf"));
+	json_object_put(got);
+	json_object_put(m);
 }

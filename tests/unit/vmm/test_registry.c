@@ -8,16 +8,21 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctl_client.h"
 #include "vm_registry.h"
+#include "vpmu_commands.h"
 
 static char dir[] = "/tmp/vpmu-reg-XXXXXX";
 
@@ -123,4 +128,157 @@ Test(vmm_registry, discovery_removes_stale_entries)
 	cr_assert(ne(int, access(path, F_OK), 0), "stale entry kept");
 	cr_assert(ne(int, access(dead.socket, F_OK), 0), "stale socket kept");
 	close(fd);
+}
+
+/* ---- Who owns the runtime directory (issue 13) ------------------------- */
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	cr_assert(eq(int, lstat(path, &st), 0), "%s", path);
+	return st.st_mode & 07777;
+}
+
+/*
+ * Ours but open to others: refused and left as it is (the user may have
+ * named /tmp or /run); 0700 and a new directory are fine.
+ */
+Test(vmm_registry, own_dir_open_to_others_is_refused)
+{
+	static const mode_t modes[] = {0777, 0755, 0750, 0701, 0710, 01700};
+	char sub[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		cr_assert(eq(int, chmod(dir, modes[i]), 0));
+		cr_expect(eq(int, vmm_runtime_dir_create(dir), -EPERM),
+			  "mode %o", modes[i]);
+		cr_expect(eq(u32, mode_of(dir), modes[i]), "mode changed");
+	}
+	cr_assert(eq(int, chmod(dir, 0700), 0));
+	cr_expect(eq(int, vmm_runtime_dir_create(dir), 0));
+	/* A new one is created 0700, whatever the umask. */
+	snprintf(sub, sizeof(sub), "%s/a/b", dir);
+	umask(0);
+	cr_assert(eq(int, vmm_runtime_dir_create(sub), 0));
+	cr_expect(eq(u32, mode_of(sub), 0700));
+}
+
+/*
+ * Someone else's directory is refused and left alone. Root gives the
+ * directory away; another user uses "/", which root owns.
+ */
+Test(vmm_registry, dir_of_another_user_is_refused)
+{
+	const char *other = dir;
+	mode_t before;
+
+	if (geteuid() == 0)
+		cr_assert(eq(int, chown(dir, 65534, 65534), 0));
+	else
+		other = "/";
+	cr_assert(eq(int, chmod(dir, 0700), 0));
+	before = mode_of(other);
+	cr_expect(eq(int, vmm_runtime_dir_create(other), -EPERM));
+	cr_expect(eq(u32, mode_of(other), before), "mode changed");
+	cr_expect(not(eq(ptr,
+			 strstr(vmm_runtime_strerror(-EPERM),
+				"must be this user's own"),
+			 NULL)),
+		  "%s", vmm_runtime_strerror(-EPERM));
+	if (geteuid() == 0)
+		cr_assert(eq(int, chown(dir, 0, 0), 0));
+}
+
+/* A symlink or a file where the directory should be is refused. */
+Test(vmm_registry, symlink_or_file_is_refused)
+{
+	char real[128], link[128], file[128];
+	FILE *f;
+
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	cr_assert(eq(int, mkdir(real, 0700), 0));
+	cr_assert(eq(int, symlink(real, link), 0));
+	cr_expect(eq(int, vmm_runtime_dir_create(link), -ENOTDIR));
+	f = fopen(file, "w");
+	cr_assert(f != NULL);
+	fclose(f);
+	cr_expect(eq(int, vmm_runtime_dir_create(file), -ENOTDIR));
+}
+
+/*
+ * `vpmu list --no-libvirt` run by a user who cannot read (dir): in a child
+ * (as uid 65534 when the test runs as root). Returns its exit status and
+ * its stderr in (msg).
+ */
+static int list_as_other(char *msg, size_t len)
+{
+	char errf[128];
+	bool exited;
+	ssize_t n;
+	pid_t pid;
+	int fd, st;
+
+	snprintf(errf, sizeof(errf), "%s.err", dir);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		char *argv[] = {"--no-libvirt", NULL};
+
+		fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd < 0 || dup2(fd, 2) < 0 ||
+		    !freopen("/dev/null", "w", stdout))
+			_exit(90);
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) || setgid(65534) || setuid(65534)))
+			_exit(91);
+		setenv(VMM_RUNTIME_ENV, dir, 1);
+		_exit(vmm_cmd_list(1, argv));
+	}
+	cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+	fd = open(errf, O_RDONLY);
+	cr_assert(fd >= 0);
+	n                  = read(fd, msg, len - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(errf);
+	exited = WIFEXITED(st);
+	cr_assert(exited, "child status %d", st);
+	return WEXITSTATUS(st);
+}
+
+Test(vmm_registry, list_refuses_an_unreadable_dir)
+{
+	char msg[512];
+	int ret;
+
+	cr_assert(eq(int, chmod(dir, 0300), 0)); /* no read for anyone */
+	ret = list_as_other(msg, sizeof(msg));
+	chmod(dir, 0700);
+	cr_expect(eq(int, ret, 1), "%s", msg);
+	cr_expect(strstr(msg, "vpmu list: cannot read the runtime directory") &&
+			  strstr(msg, dir) && strstr(msg, "Permission denied"),
+		  "%s", msg);
+}
+
+/* Entries the user may not read are an error too, not an empty list. */
+Test(vmm_registry, list_refuses_unreadable_entries)
+{
+	struct vmm_reg_entry e;
+	char path[256], msg[512];
+	int ret;
+
+	entry(&e, "dddddddd-0000-0000-0000-000000000000", getpid());
+	cr_assert(eq(int, vmm_registry_write(dir, &e), 0));
+	snprintf(path, sizeof(path), "%s/%s.json", dir, e.uuid);
+	cr_assert(eq(int, chmod(path, 0), 0));
+	cr_assert(eq(int, chmod(dir, 0755), 0));
+	ret = list_as_other(msg, sizeof(msg));
+	cr_expect(eq(int, ret, 1), "%s", msg);
+	cr_expect(strstr(msg, "vpmu list: cannot read the runtime directory") &&
+			  strstr(msg, "Permission denied"),
+		  "%s", msg);
 }

@@ -160,6 +160,21 @@ Test(vpmu_host_domain, counts_hv_events_from_the_vmm_statistics)
 	cr_assert(eq(uint, vmm.nr_reads_other_cpu, 0));
 }
 
+/* hv_cpu_ns: the vCPU thread's CPU time, next to hv_run_ns (wall time). */
+Test(vpmu_host_domain, hv_cpu_time_is_the_vmm_statistic_not_run_time)
+{
+	const uint16_t codes[] = {PVPMU_EV_HV_RUN_NS, PVPMU_EV_HV_CPU_NS};
+	int fd;
+
+	vmm.stats[VPMU_HV_STAT_CPU_NS] = 1000000; /* before LOAD */
+	fd                             = counting(codes, 2);
+	/* 2 ms in KVM_RUN of which the thread got 0.5 ms of CPU. */
+	vmm.stats[VPMU_HV_STAT_CPU_NS] += 500000;
+	cr_assert(eq(int, vpmu_cpu_account(cpu0, 2000000, NULL), 0));
+	cr_assert(eq(u64, pmd(fd, 0), 2000000));
+	cr_assert(eq(u64, pmd(fd, 1), 500000));
+}
+
 Test(vpmu_host_domain, hv_run_time_comes_from_libvpmu_not_the_vmm)
 {
 	const uint16_t codes[] = {PVPMU_EV_HV_RUN_NS};

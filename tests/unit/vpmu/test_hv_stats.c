@@ -33,6 +33,7 @@ static const struct stat_case cases[] = {
 	ROW(PVPMU_EV_HV_IRQS, VPMU_HV_STAT_IRQS),
 	ROW(PVPMU_EV_HV_HALTS, VPMU_HV_STAT_HALTS),
 	ROW(PVPMU_EV_HV_HALTED_NS, VPMU_HV_STAT_HALTED_NS),
+	ROW(PVPMU_EV_HV_CPU_NS, VPMU_HV_STAT_CPU_NS),
 	ROW(PVPMU_EV_HV_EXIT_REASON(0), VPMU_HV_STAT_EXIT_REASON),
 	ROW(PVPMU_EV_HV_EXIT_REASON(63), VPMU_HV_STAT_EXIT_REASON + 63),
 	ROW(PVPMU_EV_HV_EXIT_REASON(64), -ENOENT),
@@ -82,5 +83,6 @@ Test(vpmu_hv_stats, every_catalogued_hv_event_has_a_meaning)
 			  "%s", d->name);
 		nr_read++;
 	}
-	cr_assert(eq(uint, nr_read, 10)); /* 9 fixed + the exit-reason family */
+	cr_assert(
+		eq(uint, nr_read, 11)); /* 10 fixed + the exit-reason family */
 }

@@ -22,21 +22,71 @@ static void init_with(void (*tweak)(struct vpmu_limits *))
 
 static void three_contexts(struct vpmu_limits *l)
 {
-	l->max_contexts = 3;
+	l->max_contexts  = 3;
+	l->host_contexts = 2;
 }
 
-/* 3.1.1: contexts are limited ("by memory"): -ENOMEM past the limit. */
+/*
+ * 3.1.1: contexts are limited ("by memory"): -ENOMEM past the limit.
+ * Guest and host operators have separate limits (issue 13): a guest
+ * holding every one of its contexts leaves the operator's free, and the
+ * other way round.
+ */
 Test(vpmu_limits, contexts_per_vm, .fini = h_teardown)
 {
-	int fd[3], extra = -1, i;
+	int fd[3], host[2], extra = -1, i;
 
 	init_with(three_contexts);
 	for (i = 0; i < 3; i++)
 		fd[i] = h_ctx(0);
+	cr_assert(eq(int, h_ctx_raw(&H.guest, 0, &extra), -ENOMEM),
+		  "the guest's limit holds");
+	for (i = 0; i < 2; i++)
+		cr_assert(eq(int, h_ctx_raw(&H.host, 0, &host[i]), 0),
+			  "a full guest does not lock the operator out (%d)",
+			  i);
 	cr_assert(eq(int, h_ctx_raw(&H.host, 0, &extra), -ENOMEM),
-		  "guest and host share the VM's budget");
+		  "the host's limit holds");
 	cr_assert(eq(int, vpmu_ctx_destroy(H.d, &H.guest, fd[1]), 0));
-	cr_assert(eq(int, h_ctx_raw(&H.host, 0, &extra), 0));
+	cr_assert(eq(int, h_ctx_raw(&H.host, 0, &extra), -ENOMEM),
+		  "a guest slot is not the host's");
+	cr_assert(eq(int, h_ctx_raw(&H.guest, 0, &fd[1]), 0));
+	cr_assert(eq(int, vpmu_ctx_destroy(H.d, &H.host, host[0]), 0));
+	cr_assert(eq(int, h_ctx_raw(&H.guest, 0, &extra), -ENOMEM),
+		  "a host slot is not the guest's");
+	cr_assert(eq(int, h_ctx_raw(&H.host, 0, &host[0]), 0));
+}
+
+static void no_host_contexts(struct vpmu_limits *l)
+{
+	l->host_contexts = 0;
+}
+
+/* host_contexts 0: no operator context at all; the guest keeps its own. */
+Test(vpmu_limits, zero_host_contexts, .fini = h_teardown)
+{
+	int fd = -1;
+
+	init_with(no_host_contexts);
+	cr_assert(eq(int, h_ctx_raw(&H.host, 0, &fd), -ENOMEM));
+	cr_assert(eq(int, h_ctx_raw(&H.guest, 0, &fd), 0));
+}
+
+static void too_many_slots(struct vpmu_limits *l)
+{
+	l->max_contexts  = 40000;
+	l->host_contexts = 30000;
+}
+
+/* Handles keep their slot in 16 bits: every owner's slots together. */
+Test(vpmu_limits, slots_fit_a_handle)
+{
+	struct vpmu_domain_config cfg = {0};
+	struct vpmu_domain *d         = NULL;
+
+	vpmu_limits_default(&cfg.limits);
+	too_many_slots(&cfg.limits);
+	cr_assert(eq(int, vpmu_domain_create(&cfg, &d), -EINVAL));
 }
 
 static void four_sets(struct vpmu_limits *l)

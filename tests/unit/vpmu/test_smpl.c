@@ -253,6 +253,40 @@ Test(vpmu_smpl, sampling_memory_budget)
 	cr_assert(eq(u64, vpmu_domain_smpl_mem(H.d), 4096), "uncharged");
 }
 
+/*
+ * Issue 13: host operators' buffers have a budget of their own: a guest
+ * that spent all of its sampling memory leaves the operator's, and an
+ * operator's buffer never counts against the guest.
+ */
+Test(vpmu_smpl, host_sampling_memory_is_separate)
+{
+	struct vpmu_limits l;
+	struct pfm_default_smpl_arg a = {.buf_size = 8192};
+	struct pfarg_ctx c = {.ctx_smpl_buf_id = PFM_DEFAULT_SMPL_UUID};
+	int fd             = -1;
+
+	vpmu_limits_default(&l);
+	l.smpl_mem_max      = 8192;
+	l.host_smpl_mem_max = 16384;
+	h_init(&l);
+	cr_assert(eq(int, fmt_ctx_raw(dfl_uuid, &a, sizeof(a), &fd), 0));
+	cr_assert(eq(int, fmt_ctx_raw(dfl_uuid, &a, sizeof(a), &fd), -ENOMEM),
+		  "the guest's budget is spent");
+	cr_assert(
+		eq(int, vpmu_ctx_create(H.d, &H.host, &c, 1, &a, sizeof(a)), 0),
+		"the operator's is not");
+	cr_assert(eq(int, vpmu_ctx_create(H.d, &H.host, &c, 1, &a, sizeof(a)),
+		     0));
+	cr_assert(eq(u64, vpmu_domain_smpl_mem(H.d), 3 * 8192));
+	cr_assert(eq(int, vpmu_ctx_create(H.d, &H.host, &c, 1, &a, sizeof(a)),
+		     -ENOMEM),
+		  "the operator's budget holds too");
+	cr_assert(eq(int, vpmu_ctx_destroy(H.d, &H.host, c.ctx_fd), 0));
+	cr_assert(eq(int, fmt_ctx_raw(dfl_uuid, &a, sizeof(a), &fd), -ENOMEM),
+		  "freeing host memory gives the guest nothing");
+	cr_assert(eq(u64, vpmu_domain_smpl_mem(H.d), 2 * 8192));
+}
+
 /* 3.1.1: ctx_smpl_buf_size reports the (page-rounded) buffer size. */
 Test(vpmu_smpl, create_reports_buffer_size)
 {

@@ -76,8 +76,8 @@ enum vpmu_owner {
 	 * An emulated architectural PMU (vpmu/arch/, issue 6): one
 	 * vCPU-wide context per vCPU, driven by trapped RDMSR/WRMSR. Its
 	 * contexts live in their own handle slots (limits.arch_contexts),
-	 * never count against max_contexts and overflow with hardware
-	 * semantics: notified, never masked (vpmu_cmd.h).
+	 * never count against max_contexts or host_contexts and overflow with
+	 * hardware semantics: notified, never masked (vpmu_cmd.h).
 	 */
 	VPMU_OWNER_ARCH = 2,
 };
@@ -91,14 +91,23 @@ struct vpmu_caller {
 
 /* Host limits (all per VM unless stated). */
 struct vpmu_limits {
-	uint32_t max_contexts;  /* contexts per VM (guest + host) */
-	uint32_t arch_contexts; /* extra slots, VPMU_OWNER_ARCH only (0) */
-	uint32_t max_sets;      /* sets per context, set0 included */
-	uint32_t msgq_depth;    /* messages per context queue (>= 1) */
-	uint32_t counter_width; /* emulated hardware width, 8..64 bits */
-	uint64_t arg_size_max;  /* bytes per vector argument (>= 4096) */
-	uint64_t smpl_mem_max;  /* bytes of sampling buffers per VM */
-	uint64_t timer_gran_ns; /* set-switch timeout granularity (> 0) */
+	/*
+	 * Contexts per VM, by owner, each in handle slots of its own so
+	 * that one owner never runs the other out (issue 13: a guest
+	 * holding every context locked host operators out).
+	 * max_contexts: the guest's (>= 1); host_contexts: host operators'
+	 * (0: none); arch_contexts: VPMU_OWNER_ARCH only (0).
+	 */
+	uint32_t max_contexts;
+	uint32_t host_contexts;
+	uint32_t arch_contexts;
+	uint32_t max_sets;          /* sets per context, set0 included */
+	uint32_t msgq_depth;        /* messages per context queue (>= 1) */
+	uint32_t counter_width;     /* emulated hardware width, 8..64 bits */
+	uint64_t arg_size_max;      /* bytes per vector argument (>= 4096) */
+	uint64_t smpl_mem_max;      /* bytes of the guest's sampling buffers */
+	uint64_t host_smpl_mem_max; /* bytes of host operators' buffers */
+	uint64_t timer_gran_ns;     /* set-switch timeout granularity (> 0) */
 	/*
 	 * Host protection (spec 4.4.4, left open there). 0 disables each.
 	 * min_kick_ns: vpmu_cpu_next_deadline() is never closer than this
@@ -151,6 +160,7 @@ enum vpmu_hv_stat {
 	VPMU_HV_STAT_HALTS,       /* HLT exits */
 	VPMU_HV_STAT_HALTED_NS,   /* time blocked in HLT, ns */
 	VPMU_HV_STAT_STEAL_NS,    /* runnable but not running (host), ns */
+	VPMU_HV_STAT_CPU_NS,      /* CPU time of the vCPU thread, ns */
 	VPMU_HV_STAT_EXIT_REASON, /* first of VPMU_HV_EXIT_REASONS: exits of
 				     KVM exit reason r are stat
 				     VPMU_HV_STAT_EXIT_REASON + r */

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * op_chain.c: a known three-deep call path for call graphs (issue 17).
+ * Every vCPU calls outer() -> middle() -> hot() in ring 3 forever; hot()
+ * spins ~10 ms of TSC time without exits, so nearly every sample lands in
+ * hot() with the callers middle, outer, user_main. vCPU 0 prints
+ * "op_chain: ready" first. Only the host ends the VM. The line of the
+ * hot loop carries the tag OP_CHAIN_HOT_LINE (tests look it up).
+ */
+#include "user.h"
+
+/* noinline: each is its own frame and symbol. */
+__attribute__((noinline)) uint64_t hot(uint64_t cycles);
+__attribute__((noinline)) uint64_t middle(uint64_t cycles);
+__attribute__((noinline)) uint64_t outer(uint64_t cycles);
+
+uint64_t hot(uint64_t cycles)
+{
+	uint64_t t0 = rdtsc(), n = 0;
+	unsigned int i;
+
+	/* The inner loop is the hot spot, on this file's line (not rdtsc's). */
+	while (rdtsc() - t0 < cycles) {
+		for (i = 0; i < 4096; i++) /* OP_CHAIN_HOT_LINE */
+			__asm__ __volatile__("" : "+r"(n));
+		n++;
+	}
+	return n;
+}
+
+uint64_t middle(uint64_t cycles)
+{
+	/* Not a tail call: the frame of middle stays on the stack. */
+	return hot(cycles) + 1;
+}
+
+uint64_t outer(uint64_t cycles)
+{
+	return middle(cycles) + 1;
+}
+
+int user_main(unsigned int vcpu)
+{
+	uint64_t khz = user_boot_info()->tsc_khz;
+	volatile uint64_t sink;
+
+	if (!khz)
+		khz = 1000000;
+	if (vcpu == 0)
+		uprintf("op_chain: ready\n");
+	for (;;)
+		sink = outer(khz * 10);
+	(void)sink;
+	return 0;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cli_ops.c: operator tools (issue 17) against real VMs, each test in
+ * its own runtime directory:
+ *   - `vpmu run ... | head`: the reader going away stops the VM cleanly
+ *     (status 128 + SIGPIPE, one message, registry entry removed);
+ *   - `vpmu stat -p PID` selects a VM by the pid of its VMM, -C by vCPU;
+ *   - `vpmu stat -- COMMAND` counts while COMMAND runs; -o FILE; the
+ *     interval header once and a labelled total in text and CSV.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kvm_harness.h"
+#include "vm_bg.h"
+
+#define VPMU VPMU_BUILD_DIR "/vmm/vpmu"
+
+static char rundir[64];
+static struct vm_bg vm;
+
+static void setup(void)
+{
+	kvm_require();
+	cr_assert_eq(rundir_make(rundir, sizeof(rundir)), 0);
+}
+
+static void teardown(void)
+{
+	vm_bg_kill(&vm, SIGKILL);
+	rundir_remove(rundir);
+}
+
+TestSuite(cli_ops, .init = setup, .fini = teardown, .timeout = 60);
+
+static unsigned int registry_entries(void)
+{
+	unsigned int n = 0;
+	struct dirent *d;
+	DIR *dp = opendir(rundir);
+
+	while (dp && (d = readdir(dp)))
+		n += strstr(d->d_name, ".json") != NULL;
+	if (dp)
+		closedir(dp);
+	return n;
+}
+
+Test(cli_ops, broken_console_pipe_stops_the_vm_cleanly)
+{
+	char buf[4096], err_path[PATH_MAX], err[OUT_MAX];
+	size_t have = 0;
+	int fds[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(err_path, sizeof(err_path), "%s/err.txt", rundir);
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		if (!freopen(err_path, "w", stderr))
+			_exit(126);
+		execl(VPMU, VPMU, "run", GUEST("op_hot"), "--name", "piped",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	/* Like `head -1`: read the first line, then go away. */
+	while (have < sizeof(buf) - 1 &&
+	       (n = read(fds[0], buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = '\0';
+		if (strstr(buf, "op_hot: ready"))
+			break;
+	}
+	cr_assert(strstr(buf, "op_hot: ready") != NULL, "console: %s", buf);
+	cr_expect_eq(registry_entries(), 1, "the VM is registered");
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st), "ended by a signal: %d",
+		  WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	cr_expect_eq(WEXITSTATUS(st), 128 + SIGPIPE);
+	cr_assert_eq(slurp_file(err_path, err, sizeof(err)), 0);
+	cr_expect(strstr(err, "vpmu: piped: console output closed (broken "
+			      "pipe): stopping the VM") != NULL,
+		  "%s", err);
+	cr_expect_eq(registry_entries(), 0, "entry removed: a clean stop");
+}
+
+/* `vpmu stat -p PID -C 1`: the VM of that VMM, only vCPU 1. */
+Test(cli_ops, stat_selects_by_vmm_pid_and_vcpu_list)
+{
+	char out_path[PATH_MAX], err_path[PATH_MAX], out[OUT_MAX];
+	char pid_text[16];
+	const char *argv[] = {"stat", "-p", pid_text,    "-C", "1", "-A", "-x",
+			      ",",    "-e", "hv_run_ns", "--", "1", NULL};
+	pid_t pid;
+
+	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "sel", 2), 0);
+	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)vm.pid);
+	snprintf(out_path, sizeof(out_path), "%s/out.txt", rundir);
+	snprintf(err_path, sizeof(err_path), "%s/err.txt", rundir);
+	pid = vpmu_bg(argv, out_path, err_path);
+	cr_assert_gt(pid, 0);
+	cr_assert_eq(vpmu_bg_wait(pid, 20000), 0);
+	cr_assert_eq(slurp_file(out_path, out, sizeof(out)), 0);
+	cr_expect(strstr(out, ",sel,") != NULL, "%s", out);
+	cr_expect(strstr(out, ",1,hv_run_ns,") != NULL, "vCPU 1: %s", out);
+	cr_expect(strstr(out, ",0,hv_run_ns,") == NULL, "no vCPU 0: %s", out);
+}
+
+static void run_stat(const char *const *argv, char *out, size_t len)
+{
+	char out_path[PATH_MAX], err_path[PATH_MAX];
+	pid_t pid;
+
+	snprintf(out_path, sizeof(out_path), "%s/out.txt", rundir);
+	snprintf(err_path, sizeof(err_path), "%s/err.txt", rundir);
+	pid = vpmu_bg(argv, out_path, err_path);
+	cr_assert_gt(pid, 0);
+	cr_assert_eq(vpmu_bg_wait(pid, 20000), 0);
+	cr_assert_eq(slurp_file(out_path, out, len), 0);
+}
+
+static unsigned int occurrences(const char *text, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (; (text = strstr(text, needle)); text++)
+		n++;
+	return n;
+}
+
+Test(cli_ops, stat_command_output_file_header_once_and_total)
+{
+	char file[PATH_MAX], out[OUT_MAX], text[OUT_MAX];
+	const char *txt[] = {"stat",  "-p",  "cmd", "-e", "hv_run_ns",
+			     "-I",    "300", "-o",  file, "--",
+			     "sleep", "1",   NULL};
+	const char *csv[] = {"stat",  "-p",  "cmd", "-e", "hv_run_ns",
+			     "-I",    "300", "-x",  ",",  "--",
+			     "sleep", "1",   NULL};
+
+	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "cmd", 1), 0);
+	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
+	snprintf(file, sizeof(file), "%s/stat.txt", rundir);
+	run_stat(txt, out, sizeof(out));
+	cr_expect_str_empty(out, "-o: nothing on stdout: %s", out);
+	cr_assert_eq(slurp_file(file, text, sizeof(text)), 0);
+	cr_expect_eq(occurrences(text, "TIME(s)"), 1, "one header: %s", text);
+	cr_expect_eq(occurrences(text, "# total over"), 1, "%s", text);
+	cr_expect(strstr(text, "# 'sleep' exited with status 0") != NULL, "%s",
+		  text);
+	cr_expect_geq(occurrences(text, "hv_run_ns"), 3,
+		      "intervals of 0.3 s in a 1 s command, then the total");
+	run_stat(csv, out, sizeof(out));
+	cr_expect_geq(occurrences(out, ",interval\n"), 2, "%s", out);
+	cr_expect_eq(occurrences(out, ",total\n"), 1, "%s", out);
+}

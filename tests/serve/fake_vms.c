@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fake_vms.c: real vpmu control servers without KVM, for the tests of
+ * `vpmu serve` on hosts without /dev/kvm. Each VM is the VMM's own VM
+ * state (libvpmu domain, vCPU objects, control server on a socket in
+ * $VPMU_RUNTIME_DIR with its registry entry) whose vCPUs are plain threads
+ * (as in tests/unit/vmm/test_ctl_vcpu_sync.c): every millisecond a vCPU
+ * "exits" after 1 ms of guest run time with its RIP in fake_guest_hot
+ * (9 times in 10, at random) or fake_guest_cold, and is accounted by the VMM's
+ * own vmm_pmu_after_run(). The image of every VM is this program, so symbols
+ * resolve. Once the file GO exists, vCPU i of VM v makes exactly
+ * HYPERCALLS doorbell hypercalls (PIO exits), then no more.
+ *
+ *   fake_vms GO HYPERCALLS NAME:VCPUS [NAME:VCPUS...]
+ *
+ * Runs until SIGTERM/SIGINT; stderr says "fake_vms: ready" once every VM
+ * is registered and "fake_vms: hypercalls done" when all are made.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl_server.h"
+#include "elf_symbols.h"
+#include "vm_config.h"
+#include "vmm_core_priv.h"
+
+#define MAX_VMS 8
+
+static atomic_bool stopping;
+static atomic_uint nr_left; /* vCPUs still making hypercalls */
+static const char *go_file;
+static uint64_t hypercalls;
+static uint64_t hot_ip, cold_ip;
+
+/* The guest's "functions": only their addresses matter. */
+__attribute__((noinline, used)) void fake_guest_hot(void);
+__attribute__((noinline, used)) void fake_guest_cold(void);
+void fake_guest_hot(void)
+{
+	__asm__ volatile("nop; nop; nop; nop");
+}
+void fake_guest_cold(void)
+{
+	__asm__ volatile("nop; nop; nop; nop");
+}
+
+static void on_kick(int sig)
+{
+	(void)sig; /* interrupts the nanosleep, as a kick leaves KVM_RUN */
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vmm_vcpu *v = arg;
+	struct timespec ms = {0, 1000000};
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL + v->index, made = 0;
+	bool counted = false;
+
+	__atomic_store_n(&v->tid, gettid(), __ATOMIC_RELEASE);
+	while (!atomic_load(&stopping)) {
+		nanosleep(&ms, NULL);
+		/* 9 in 10 hot, at random: no aliasing with a sampling period.
+		 */
+		rnd ^= rnd << 13;
+		rnd ^= rnd >> 7;
+		rnd ^= rnd << 17;
+		v->run->s.regs.regs.rip = rnd % 10 ? hot_ip : cold_ip;
+		v->stats.nr_exits++;
+		v->stats.exits[KVM_EXIT_IO]++;
+		v->stats.pio++;
+		if (made < hypercalls && access(go_file, F_OK) == 0) {
+			v->stats.hypercalls++;
+			made++;
+		}
+		if (made == hypercalls && !counted) {
+			counted = true;
+			if (atomic_fetch_sub(&nr_left, 1) == 1)
+				fprintf(stderr, "fake_vms: hypercalls done\n");
+		}
+		vmm_pmu_after_run(v, 1000000, false);
+	}
+	return NULL;
+}
+
+static int start_vm(struct vmm_vm *vm, const char *spec, const char *image)
+{
+	struct vmm_config cfg;
+	unsigned int i;
+	const char *colon = strchr(spec, ':');
+	int ret;
+
+	vmm_config_defaults(&cfg);
+	cfg.nr_vcpus = colon ? (unsigned int)atoi(colon + 1) : 1;
+	if (!colon || !cfg.nr_vcpus || cfg.nr_vcpus > 8)
+		return -EINVAL;
+	snprintf(vm->name, sizeof(vm->name), "%.*s", (int)(colon - spec), spec);
+	uuid_generate(vm->uuid);
+	vm->nr_vcpus      = cfg.nr_vcpus;
+	vm->has_sync_regs = true;
+	vm->kvm_fd = vm->vm_fd = -1;
+	pthread_mutex_init(&vm->lock, NULL);
+	pthread_cond_init(&vm->cond, NULL);
+	vm->vcpus = calloc(vm->nr_vcpus, sizeof(*vm->vcpus));
+	if (!vm->vcpus)
+		return -ENOMEM;
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		vm->vcpus[i].vm    = vm;
+		vm->vcpus[i].index = i;
+		vm->vcpus[i].fd    = -1;
+		vm->vcpus[i].run   = calloc(1, sizeof(struct kvm_run));
+		if (!vm->vcpus[i].run)
+			return -ENOMEM;
+	}
+	ret = vmm_pmu_init(vm, &cfg);
+	if (!ret)
+		ret = vmm_control_init(vm, &cfg);
+	if (ret)
+		return ret;
+	vmm_control_set_image(vm, image);
+	ret = vmm_control_start(vm);
+	for (i = 0; !ret && i < vm->nr_vcpus; i++) {
+		ret = -pthread_create(&vm->vcpus[i].thread, NULL, vcpu_thread,
+				      &vm->vcpus[i]);
+		vm->vcpus[i].has_thread = !ret;
+	}
+	return ret;
+}
+
+static void stop_vm(struct vmm_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		if (vm->vcpus[i].has_thread)
+			pthread_join(vm->vcpus[i].thread, NULL);
+		vm->vcpus[i].has_thread = false;
+	}
+	vmm_control_free(vm);
+	vmm_pmu_destroy(vm);
+}
+
+static uint64_t symbol(const struct symtab *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++) {
+		if (!strcmp(st->syms[i].name, name))
+			return st->syms[i].addr + 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct vmm_vm vms[MAX_VMS];
+	struct sigaction sa = {.sa_handler = on_kick};
+	char image[PATH_MAX];
+	struct symtab st;
+	sigset_t set;
+	int i, nr, sig;
+	ssize_t n;
+
+	if (argc < 4 || argc - 3 > MAX_VMS) {
+		fprintf(stderr,
+			"usage: fake_vms GO HYPERCALLS NAME:VCPUS...\n");
+		return 2;
+	}
+	go_file    = argv[1];
+	hypercalls = strtoull(argv[2], NULL, 10);
+	n          = readlink("/proc/self/exe", image, sizeof(image) - 1);
+	if (n <= 0 || symtab_load(&st, (image[n] = '\0', image))) {
+		fprintf(stderr, "fake_vms: no symbols in %s\n", image);
+		return 1;
+	}
+	hot_ip  = symbol(&st, "fake_guest_hot");
+	cold_ip = symbol(&st, "fake_guest_cold");
+	symtab_free(&st);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	nr = argc - 3;
+	for (i = 0; i < nr; i++) {
+		if (start_vm(&vms[i], argv[3 + i], image)) {
+			fprintf(stderr, "fake_vms: cannot start VM '%s'\n",
+				argv[3 + i]);
+			return 1;
+		}
+		atomic_fetch_add(&nr_left, vms[i].nr_vcpus);
+	}
+	fprintf(stderr, "fake_vms: ready\n");
+	sigwait(&set, &sig);
+	atomic_store(&stopping, true);
+	for (i = 0; i < nr; i++)
+		stop_vm(&vms[i]);
+	return 0;
+}

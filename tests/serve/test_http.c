@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_http.c: the HTTP rules of vpmu serve (vmm/serve/http.c): listen
+ * addresses, the TLS requirement off loopback (refused with a clear
+ * reason), and, against the real libmicrohttpd daemon on 127.0.0.1, the
+ * 429 when the profile slots are taken, 503 before the first collection,
+ * 405 for other methods, 404 elsewhere and 400 for bad parameters.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "serve_priv.h"
+
+Test(serve_http, listen_addresses)
+{
+	struct sockaddr_storage sa;
+	char err[256];
+
+	cr_expect(
+		eq(int,
+		   serve_parse_listen("127.0.0.1:9464", &sa, err, sizeof(err)),
+		   0));
+	cr_expect(serve_is_loopback(&sa));
+	cr_expect(eq(int, serve_parse_listen("[::1]:80", &sa, err, sizeof(err)),
+		     0));
+	cr_expect(serve_is_loopback(&sa));
+	cr_expect(eq(int,
+		     serve_parse_listen("10.1.2.3:80", &sa, err, sizeof(err)),
+		     0));
+	cr_expect(not(serve_is_loopback(&sa)));
+	cr_expect(eq(int,
+		     serve_parse_listen("localhost:80", &sa, err, sizeof(err)),
+		     -EINVAL));
+	cr_expect(
+		eq(int,
+		   serve_parse_listen("127.0.0.1:65536", &sa, err, sizeof(err)),
+		   -EINVAL));
+	cr_expect(eq(int,
+		     serve_parse_listen("127.0.0.1", &sa, err, sizeof(err)),
+		     -EINVAL));
+	cr_expect(not(eq(ptr, strstr(err, "ADDR:PORT"), NULL)), "%s", err);
+}
+
+Test(serve_http, non_loopback_needs_tls)
+{
+	struct serve_opts o = {.listen = "0.0.0.0:9464"};
+	struct sockaddr_storage sa;
+	char err[512] = "";
+
+	serve_parse_listen(o.listen, &sa, err, sizeof(err));
+	cr_expect(eq(int, serve_check_tls(&o, &sa, err, sizeof(err)), -EPERM));
+	cr_expect(not(eq(ptr, strstr(err, "--tls-cert"), NULL)), "%s", err);
+	cr_expect(not(eq(ptr, strstr(err, "0.0.0.0:9464"), NULL)), "%s", err);
+	o.tls_cert = "c.pem";
+	cr_expect(eq(int, serve_check_tls(&o, &sa, err, sizeof(err)), -EINVAL),
+		  "a certificate without its key");
+	o.tls_key = "k.pem";
+	cr_expect(eq(int, serve_check_tls(&o, &sa, err, sizeof(err)), 0));
+	o = (struct serve_opts){.listen = "[::1]:1", .tls_client_ca = "ca"};
+	serve_parse_listen(o.listen, &sa, err, sizeof(err));
+	cr_expect(eq(int, serve_check_tls(&o, &sa, err, sizeof(err)), -EINVAL),
+		  "a client CA without TLS");
+	o.tls_client_ca = NULL;
+	cr_expect(eq(int, serve_check_tls(&o, &sa, err, sizeof(err)), 0));
+}
+
+/* The status code of one request (text) to 127.0.0.1:(port). */
+static int status_of(unsigned int port, const char *text)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port   = htons((uint16_t)port)};
+	char buf[256]         = "";
+	int fd = socket(AF_INET, SOCK_STREAM, 0), code = 0;
+	ssize_t n;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert(eq(int, connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0));
+	cr_assert(eq(sz, (size_t)write(fd, text, strlen(text)), strlen(text)));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0)
+		sscanf(buf, "HTTP/1.%*d %d", &code);
+	return code;
+}
+
+Test(serve_http, statuses_from_the_real_daemon, .timeout = 20)
+{
+	struct serve sv = {.o = {.listen = "127.0.0.1:0", .max_profile_s = 5}};
+	const union MHD_DaemonInfo *di;
+	struct MHD_Daemon *d;
+	char err[256];
+	unsigned int port;
+
+	pthread_mutex_init(&sv.lock, NULL);
+	pthread_cond_init(&sv.cond, NULL);
+	cr_assert(eq(int, serve_http_start(&sv, &d, err, sizeof(err)), 0), "%s",
+		  err);
+	di   = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = di->port;
+	/* Every profile slot taken: the next request is refused at once. */
+	atomic_store(&sv.nr_profiles, SERVE_PROFILES_MAX);
+	cr_expect(eq(int,
+		     status_of(port, "GET /debug/pprof/profile?seconds=1 "
+				     "HTTP/1.0\r\n\r\n"),
+		     429));
+	cr_expect(eq(u32, atomic_load(&sv.nr_profiles), SERVE_PROFILES_MAX),
+		  "the refused request gave its slot back");
+	cr_expect(eq(int,
+		     status_of(port, "GET /debug/pprof/profile?seconds=6 "
+				     "HTTP/1.0\r\n\r\n"),
+		     400),
+		  "above --max-profile-seconds");
+	cr_expect(eq(int,
+		     status_of(port, "GET /debug/pprof/profile?hz=0 "
+				     "HTTP/1.0\r\n\r\n"),
+		     400));
+	cr_expect(
+		eq(int, status_of(port, "GET /metrics HTTP/1.0\r\n\r\n"), 503),
+		"no collection yet");
+	sv.snap[OM_TEXT_004] = strdup("vpmu_serve_vms 0\n");
+	cr_expect(
+		eq(int, status_of(port, "GET /metrics HTTP/1.0\r\n\r\n"), 200));
+	cr_expect(eq(int, status_of(port, "DELETE /metrics HTTP/1.0\r\n\r\n"),
+		     405));
+	cr_expect(eq(int, status_of(port, "GET /etc/passwd HTTP/1.0\r\n\r\n"),
+		     404));
+	MHD_stop_daemon(d);
+	free(sv.snap[OM_TEXT_004]);
+}

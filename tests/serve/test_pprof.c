@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_pprof.c: the pprof builder of vpmu serve (vmm/serve/pprof_build.c)
+ * and its gzip framing: the output is one gzip member (RFC 1952 magic,
+ * ISIZE trailer) whose content protobuf-c decodes back into the profile
+ * that was built: string_table[0] "", sample types, merged samples with
+ * their vm/vcpu labels, one location per address, functions named from
+ * the symbols, addresses without a symbol left unnamed.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+#include "serve_priv.h"
+
+static uint8_t *gunzip(const uint8_t *in, size_t len, size_t *out_len)
+{
+	z_stream z   = {0};
+	size_t cap   = 1 << 20;
+	uint8_t *out = malloc(cap);
+
+	cr_assert(eq(int, inflateInit2(&z, 15 + 16), Z_OK));
+	z.next_in   = (Bytef *)(uintptr_t)in;
+	z.avail_in  = (uInt)len;
+	z.next_out  = out;
+	z.avail_out = (uInt)cap;
+	cr_assert(eq(int, inflate(&z, Z_FINISH), Z_STREAM_END));
+	*out_len = z.total_out;
+	inflateEnd(&z);
+	return out;
+}
+
+Test(serve_gzip, one_gzip_member_with_its_size)
+{
+	const char text[] = "vpmu vpmu vpmu vpmu vpmu";
+	uint8_t *gz, *back;
+	size_t len, n;
+
+	cr_assert(eq(int, serve_gzip(text, sizeof(text), &gz, &len), 0));
+	cr_expect(eq(u8, gz[0], 0x1f));
+	cr_expect(eq(u8, gz[1], 0x8b));
+	cr_expect(eq(u8, gz[2], 8), "deflate");
+	/* ISIZE: the input length mod 2^32, little endian, last. */
+	cr_expect(eq(u32,
+		     (uint32_t)gz[len - 4] | (uint32_t)gz[len - 3] << 8 |
+			     (uint32_t)gz[len - 2] << 16 |
+			     (uint32_t)gz[len - 1] << 24,
+		     (uint32_t)sizeof(text)));
+	back = gunzip(gz, len, &n);
+	cr_expect(eq(sz, n, sizeof(text)));
+	cr_expect(eq(int, memcmp(back, text, n), 0));
+	free(gz);
+	free(back);
+}
+
+static const char *str(const Perftools__Profiles__Profile *p, int64_t i)
+{
+	cr_assert(lt(i64, i, (int64_t)p->n_string_table));
+	return p->string_table[i];
+}
+
+static const Perftools__Profiles__Location *
+location(const Perftools__Profiles__Profile *p, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_location; i++) {
+		if (p->location[i]->id == id)
+			return p->location[i];
+	}
+	cr_assert(false, "no location %llu", (unsigned long long)id);
+	return NULL;
+}
+
+static const char *func_name(const Perftools__Profiles__Profile *p,
+			     uint64_t loc)
+{
+	const Perftools__Profiles__Location *l = location(p, loc);
+	size_t i;
+
+	if (!l->n_line)
+		return NULL;
+	for (i = 0; i < p->n_function; i++) {
+		if (p->function[i]->id == l->line[0]->function_id)
+			return str(p, p->function[i]->name);
+	}
+	cr_assert(false, "no function %llu",
+		  (unsigned long long)l->line[0]->function_id);
+	return NULL;
+}
+
+Test(serve_pprof, decodes_back_to_what_was_built)
+{
+	struct sym syms[2] = {{0x1000, 0x100, "hot"}, {0x2000, 0x100, "cold"}};
+	struct symtab st   = {.syms = syms, .nr = 2};
+	const struct pprof_type t[] = {{"samples", "count"},
+				       {"hv_run_ns", "nanoseconds"},
+				       {"hv_exits", "count"}};
+	struct pprof_sample s       = {.nr_ips = 1};
+	Perftools__Profiles__Profile *p;
+	struct pprof_builder *b;
+	uint8_t *gz, *raw;
+	size_t len, n, i;
+	uint64_t hot_samples = 0;
+	int k;
+
+	cr_assert(eq(int, pprof_new(&b, t, 3, 1, 1000000), 0));
+	cr_assert(eq(int, pprof_add_vm(b, 0, "alpha", "u-a", "/img", &st), 0));
+	cr_assert(eq(int, pprof_add_vm(b, 1, "beta", "u-b", "/img", NULL), 0));
+	for (k = 0; k < 9; k++) { /* 9 hot samples on alpha vCPU 1 */
+		s.vm        = 0;
+		s.vcpu      = 1;
+		s.ips[0]    = 0x1010 + (uint64_t)(k % 3); /* 3 addresses */
+		s.values[0] = 1;
+		s.values[1] = 1000000;
+		s.values[2] = 2;
+		cr_assert(eq(int, pprof_add(b, &s), 0));
+	}
+	s.ips[0] = 0x2004; /* one cold one */
+	cr_assert(eq(int, pprof_add(b, &s), 0));
+	s.vm     = 1; /* beta: no symbols */
+	s.vcpu   = 0;
+	s.ips[0] = 0x1010;
+	cr_assert(eq(int, pprof_add(b, &s), 0));
+	s.vm = 7; /* no such VM */
+	cr_expect(eq(int, pprof_add(b, &s), -EINVAL));
+	cr_expect(eq(u64, pprof_nr_samples(b), 11));
+	cr_assert(eq(int, pprof_finish(b, 123, 456, &gz, &len), 0));
+	pprof_free(b);
+
+	raw = gunzip(gz, len, &n);
+	p   = perftools__profiles__profile__unpack(NULL, n, raw);
+	cr_assert(not(eq(ptr, p, NULL)), "protobuf-c decodes it");
+	cr_expect(eq(str, p->string_table[0], ""));
+	cr_assert(eq(sz, p->n_sample_type, 3));
+	cr_expect(
+		eq(str, (char *)str(p, p->sample_type[1]->type), "hv_run_ns"));
+	cr_expect(eq(str, (char *)str(p, p->sample_type[1]->unit),
+		     "nanoseconds"));
+	cr_expect(eq(str, (char *)str(p, p->default_sample_type), "hv_run_ns"));
+	cr_expect(eq(i64, p->period, 1000000));
+	cr_expect(eq(i64, p->time_nanos, 123));
+	cr_expect(eq(i64, p->duration_nanos, 456));
+	/* alpha: 3 hot addresses + 1 cold; beta: 1 -> 5 merged samples. */
+	cr_expect(eq(sz, p->n_sample, 5));
+	cr_expect(eq(sz, p->n_location, 5));
+	cr_expect(eq(sz, p->n_function, 2));
+	cr_expect(eq(sz, p->n_mapping, 2));
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *x = p->sample[i];
+		const char *fn;
+
+		cr_assert(eq(sz, x->n_location_id, 1));
+		cr_assert(eq(sz, x->n_value, 3));
+		cr_assert(eq(sz, x->n_label, 2));
+		cr_expect(eq(str, (char *)str(p, x->label[0]->key), "vm"));
+		cr_expect(eq(str, (char *)str(p, x->label[1]->key), "vcpu"));
+		fn = func_name(p, x->location_id[0]);
+		if (!strcmp(str(p, x->label[0]->str), "beta")) {
+			cr_expect(eq(ptr, (void *)fn, NULL),
+				  "no symbols: address only");
+			cr_expect(eq(i64, x->label[1]->num, 0));
+			continue;
+		}
+		cr_expect(eq(i64, x->label[1]->num, 1));
+		cr_assert(not(eq(ptr, (void *)fn, NULL)));
+		if (!strcmp(fn, "hot")) {
+			hot_samples += (uint64_t)x->value[0];
+			cr_expect(eq(i64, x->value[1], 3 * 1000000));
+			cr_expect(eq(i64, x->value[2], 3 * 2));
+		} else {
+			cr_expect(eq(str, (char *)fn, "cold"));
+			cr_expect(eq(i64, x->value[0], 1));
+		}
+	}
+	cr_expect(eq(u64, hot_samples, 9));
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
+	free(gz);
+}
+
+Test(serve_pprof, chains_are_kept_leaf_first)
+{
+	struct sym syms[3]          = {{0x1000, 0x10, "outer"},
+				       {0x1010, 0x10, "middle"},
+				       {0x1020, 0x10, "leaf"}};
+	struct symtab st            = {.syms = syms, .nr = 3};
+	const struct pprof_type t[] = {{"samples", "count"}};
+	struct pprof_sample s       = {
+		      .nr_ips = 3, .ips = {0x1024, 0x1014, 0x1004}, .values = {1}};
+	Perftools__Profiles__Profile *p;
+	struct pprof_builder *b;
+	uint8_t *gz, *raw;
+	size_t len, n;
+
+	cr_assert(eq(int, pprof_new(&b, t, 1, 0, 1), 0));
+	cr_assert(eq(int, pprof_add_vm(b, 0, "vm", "u", "/img", &st), 0));
+	cr_assert(eq(int, pprof_add(b, &s), 0));
+	cr_assert(eq(int, pprof_add(b, &s), 0));
+	cr_assert(eq(int, pprof_finish(b, 0, 0, &gz, &len), 0));
+	pprof_free(b);
+	raw = gunzip(gz, len, &n);
+	p   = perftools__profiles__profile__unpack(NULL, n, raw);
+	cr_assert(not(eq(ptr, p, NULL)));
+	cr_assert(eq(sz, p->n_sample, 1));
+	cr_expect(eq(i64, p->sample[0]->value[0], 2));
+	cr_assert(eq(sz, p->sample[0]->n_location_id, 3));
+	cr_expect(eq(str, (char *)func_name(p, p->sample[0]->location_id[0]),
+		     "leaf"));
+	cr_expect(eq(str, (char *)func_name(p, p->sample[0]->location_id[2]),
+		     "outer"));
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
+	free(gz);
+}

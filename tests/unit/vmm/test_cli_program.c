@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_cli_program.c: the built `vpmu` program's flags and errors, run as
+ * a child process with an empty runtime directory (no VM, no KVM):
+ * --help on every command, `vpmu help CMD`, --version, and one clear line
+ * with a non-zero exit for each bad input.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_program.h"
+#include "vm_registry.h"
+
+Test(cli_program, help_on_every_command)
+{
+	static const char *const cmds[] = {"run",    "events", "list", "stat",
+					   "record", "report", "top"};
+	struct vpmu_out r, h;
+	char want[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		vpmu_prog((const char *[]){cmds[i], "--help", NULL}, &r);
+		cr_expect_eq(r.status, 0, "vpmu %s --help: %d", cmds[i],
+			     r.status);
+		snprintf(want, sizeof(want), "usage: vpmu %s ", cmds[i]);
+		cr_expect(!strncmp(r.out, want, strlen(want)), "%s", r.out);
+		cr_expect(strstr(r.out, "-h, --help") != NULL, "%s", cmds[i]);
+		cr_expect_str_empty(r.err, "%s: %s", cmds[i], r.err);
+		vpmu_prog((const char *[]){"help", cmds[i], NULL}, &h);
+		cr_expect_eq(h.status, 0);
+		cr_expect_str_eq(h.out, r.out, "vpmu help %s", cmds[i]);
+		vpmu_prog((const char *[]){cmds[i], "-h", NULL}, &h);
+		cr_expect_str_eq(h.out, r.out, "vpmu %s -h", cmds[i]);
+	}
+}
+
+Test(cli_program, help_lists_every_command)
+{
+	struct vpmu_out r;
+
+	vpmu_prog((const char *[]){"help", NULL}, &r);
+	cr_expect_eq(r.status, 0);
+	cr_expect(strstr(r.out, "  stat ") && strstr(r.out, "  top ") &&
+			  strstr(r.out, "  run ") && strstr(r.out, "  events "),
+		  "%s", r.out);
+	vpmu_prog((const char *[]){"--help", NULL}, &r);
+	cr_expect_eq(r.status, 0);
+	vpmu_prog((const char *[]){NULL}, &r);
+	cr_expect_eq(r.status, 1, "no command: usage on stderr, status 1");
+	cr_expect(strstr(r.err, "usage: vpmu") != NULL);
+}
+
+Test(cli_program, version)
+{
+	struct vpmu_out r;
+
+	vpmu_prog((const char *[]){"--version", NULL}, &r);
+	cr_expect_eq(r.status, 0);
+	cr_expect(!strncmp(r.out, "vpmu ", 5) && strchr(r.out, '\n') &&
+			  strlen(r.out) > 6,
+		  "%s", r.out);
+	vpmu_prog((const char *[]){"-V", NULL}, &r);
+	cr_expect_eq(r.status, 0);
+}
+
+/* (argv) fails with status 1 and one stderr line containing (msg). */
+static void expect_fail(const char *const *argv, const char *msg)
+{
+	struct vpmu_out r;
+
+	vpmu_prog(argv, &r);
+	cr_expect_eq(r.status, 1, "vpmu %s %s: status %d", argv[0],
+		     argv[1] ? argv[1] : "", r.status);
+	cr_expect(strstr(r.err, msg) != NULL, "'%s' not in '%s'", msg, r.err);
+	cr_expect(strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+		  "one line: '%s'", r.err);
+	cr_expect_str_empty(r.out, "%s", r.out);
+}
+
+Test(cli_program, each_error_is_one_line_and_status_1)
+{
+	expect_fail((const char *[]){"frob", NULL},
+		    "vpmu: unknown command 'frob' (try 'vpmu help')");
+	expect_fail((const char *[]){"help", "frob", NULL},
+		    "unknown command 'frob'");
+	expect_fail((const char *[]){"--frob", NULL},
+		    "vpmu: unknown or ambiguous option '--frob'");
+	expect_fail((const char *[]){"stat", "--frob", NULL},
+		    "vpmu stat: unknown or ambiguous option '--frob' (try "
+		    "'vpmu stat --help')");
+	expect_fail((const char *[]){"stat", "-e", NULL},
+		    "vpmu stat: option '-e/--event' needs a value");
+	expect_fail((const char *[]){"stat", "-I", "0", NULL},
+		    "-I/--interval-print needs a positive integer, not '0'");
+	expect_fail((const char *[]){"stat", "--", "0", NULL},
+		    "-- needs a positive number, not '0'");
+	expect_fail((const char *[]){"stat", "-e", "nosuch", NULL},
+		    "unknown event 'nosuch'");
+	expect_fail((const char *[]){"stat", "-C", "2-1", NULL},
+		    "not a vCPU list");
+	expect_fail((const char *[]){"top", "-n", "0", NULL},
+		    "vpmu top: -n/--iterations needs a positive integer");
+	expect_fail((const char *[]){"top", "-d", "0", NULL},
+		    "-d/--delay needs a positive number");
+	expect_fail((const char *[]){"top", "extra", NULL},
+		    "vpmu top: unexpected argument 'extra'");
+	expect_fail((const char *[]){"record", "-c", "10", "-F", "10", NULL},
+		    "-c and -F exclude each other");
+	/* Issue 17: the default input is vpmu.rec (not here). */
+	expect_fail((const char *[]){"report", NULL},
+		    "vpmu report: vpmu.rec: No such file or directory");
+	expect_fail((const char *[]){"report", "a", "b", NULL},
+		    "unexpected argument 'b'");
+	expect_fail((const char *[]){"list", "--json=1", NULL},
+		    "option '-j/--json' takes no value");
+	expect_fail((const char *[]){"events", "--frob", NULL},
+		    "vpmu events: unknown or ambiguous option '--frob'");
+	expect_fail((const char *[]){"run", "--frob", NULL},
+		    "vpmu run: unknown or ambiguous option '--frob'");
+	expect_fail((const char *[]){"run", NULL}, "no guest image");
+}
+
+Test(cli_program, no_vm_to_monitor_is_one_line)
+{
+	expect_fail((const char *[]){"stat", "--", "1", NULL},
+		    "no running VM to monitor");
+	expect_fail((const char *[]){"stat", "-p", "web", "--", "1", NULL},
+		    "no running VM matches 'web'");
+}
+
+/* Two live VMs never share a name: the second `vpmu run --name` fails. */
+Test(cli_program, run_refuses_the_name_of_a_running_vm)
+{
+	struct vmm_reg_entry e = {
+		.uuid     = "0123abcd-0000-4000-8000-000000000001",
+		.name     = "web",
+		.nr_vcpus = 1,
+		.pmu      = "none",
+		.image    = "/x.elf",
+		.socket   = "/nonexistent.sock",
+	};
+	char dir[]         = "/tmp/vpmu-cli-name-XXXXXX";
+	const char *argv[] = {"run", VPMU_BUILD_DIR "/guests/hello.elf",
+			      "--name", "web", NULL};
+	struct vpmu_out r;
+
+	cr_assert_not_null(mkdtemp(dir));
+	e.pid = getpid(); /* alive */
+	cr_assert_eq(vmm_registry_write(dir, &e), 0);
+	vpmu_prog_in(dir, argv, &r);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "a VM named 'web' is already running") != NULL,
+		  "%s", r.err);
+	cr_expect(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s",
+		  r.err);
+	vmm_registry_remove(dir, e.uuid);
+	rmdir(dir);
+}
+
+Test(cli_program, registry_finds_live_names_only)
+{
+	struct vmm_reg_entry
+		e =
+			{
+				.uuid = "0123abcd-0000-4000-8000-000000000002",
+				.name = "db",
+				.nr_vcpus = 1,
+				.pmu      = "none",
+				.image    = "/x.elf",
+				.socket   = "/nonexistent.sock",
+			},
+		found;
+	char dir[] = "/tmp/vpmu-cli-name-XXXXXX";
+	pid_t dead;
+
+	cr_assert_not_null(mkdtemp(dir));
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0); /* reaped: its pid is gone */
+	e.pid = dead;
+	cr_assert_eq(vmm_registry_write(dir, &e), 0);
+	cr_expect_eq(vmm_registry_find_name(dir, "db", &found), 0,
+		     "the VMM of that entry is dead");
+	e.pid = getpid();
+	cr_assert_eq(vmm_registry_write(dir, &e), 0);
+	cr_expect_eq(vmm_registry_find_name(dir, "db", &found), 1);
+	cr_expect_eq(found.pid, getpid());
+	cr_expect_eq(vmm_registry_find_name(dir, "dbx", &found), 0);
+	cr_expect_eq(vmm_registry_find_name("/nonexistent/x", "db", &found), 0);
+	vmm_registry_remove(dir, e.uuid);
+	rmdir(dir);
+}

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_report.c: `vpmu report` (issues 13 and 17) on record files written
+ * here: the file is read once (a FIFO that can be read only once is
+ * reported), an image path that is a FIFO is refused at once, a file cut
+ * short by a killed writer is reported up to its last complete sample,
+ * call chains give call graphs and full folded stacks, symbols and source
+ * lines come from a built guest (op_chain.elf) with elfutils, a build-id
+ * mismatch is warned, --image/--symfs/System.map pick other symbols.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pvpmu/abi.h>
+
+#include "elf_symbols.h"
+#include "rec_profile.h"
+#include "record_file.h"
+#include "vpmu_commands.h"
+
+#define IMAGE  VPMU_BUILD_DIR "/guests/op_chain.elf"
+#define SOURCE VPMU_SOURCE_DIR "/tests/kvm/guests/op_chain.c"
+
+static char dir[] = "/tmp/vpmu-rep-XXXXXX";
+static char path[128], out[160], errf[160];
+static char *text, *errs; /* captured stdout and stderr of one report */
+
+static void setup(void)
+{
+	cr_assert(not(eq(ptr, mkdtemp(dir), NULL)));
+	snprintf(path, sizeof(path), "%s/t.rec", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(errf, sizeof(errf), "%s/err", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[200];
+
+	free(text);
+	free(errs);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert(eq(int, system(cmd), 0));
+}
+
+TestSuite(vmm_report, .init = setup, .fini = teardown);
+
+static char *slurp(const char *p)
+{
+	FILE *f   = fopen(p, "r");
+	char *buf = calloc(1, 1 << 20);
+
+	cr_assert(not(eq(ptr, f, NULL)));
+	cr_assert(
+		lt(sz, fread(buf, 1, (1 << 20) - 1, f), (size_t)(1 << 20) - 1));
+	fclose(f);
+	return buf;
+}
+
+/* Run `vpmu report ARGS...` with stdout/stderr captured into text/errs. */
+static int report(const char *a0, ...)
+{
+	char *argv[16];
+	int argc = 0, o, e, so, se, ret;
+	va_list ap;
+
+	va_start(ap, a0);
+	for (const char *a = a0; a && argc < 15; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	o  = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	e  = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(o, 1);
+	dup2(e, 2);
+	ret = vmm_cmd_report(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(o);
+	close(e);
+	close(so);
+	close(se);
+	free(text);
+	free(errs);
+	text = slurp(out);
+	errs = slurp(errf);
+	return ret;
+}
+
+static void header(struct rec_header *h, struct rec_vm *vm, const char *image,
+		   const char *build_id)
+{
+	memset(h, 0, sizeof(*h));
+	memset(vm, 0, sizeof(*vm));
+	snprintf(h->event, sizeof(h->event), "hv_guest_cycles");
+	h->code      = PVPMU_EV_HV_GUEST_CYCLES;
+	h->period    = 1000;
+	h->nr_events = 1;
+	snprintf(h->events[0], sizeof(h->events[0]), "hv_guest_cycles");
+	snprintf(vm->uuid, sizeof(vm->uuid),
+		 "11111111-2222-3333-4444-555555555555");
+	snprintf(vm->name, sizeof(vm->name), "vmA");
+	snprintf(vm->image, sizeof(vm->image), "%s", image);
+	snprintf(vm->build_id, sizeof(vm->build_id), "%s", build_id);
+	vm->nr_vcpus = 1;
+	h->vms       = vm;
+	h->nr_vms    = 1;
+	h->callchain = true;
+}
+
+/* The address of function (name) in op_chain.elf, and its size. */
+static uint64_t addr_of(const char *name, uint64_t *size)
+{
+	struct symtab t;
+	uint64_t a = 0;
+	size_t i;
+
+	cr_assert(eq(int, symtab_load(&t, IMAGE), 0));
+	for (i = 0; i < t.nr; i++) {
+		if (!strcmp(t.syms[i].name, name)) {
+			a = t.syms[i].addr;
+			if (size)
+				*size = t.syms[i].size;
+		}
+	}
+	symtab_free(&t);
+	cr_assert(ne(u64, a, 0), "%s not in %s", name, IMAGE);
+	return a;
+}
+
+/* The line of op_chain.c that carries the tag OP_CHAIN_HOT_LINE. */
+static int hot_line(void)
+{
+	char *src = slurp(SOURCE), *p = strstr(src, "/* OP_CHAIN_HOT_LINE */");
+	int line = 1;
+
+	cr_assert(not(eq(ptr, p, NULL)));
+	for (char *q = src; q < p; q++)
+		line += *q == '\n';
+	free(src);
+	return line;
+}
+
+/* An address inside hot() whose source line is the hot loop's. */
+static uint64_t hot_loop_ip(void)
+{
+	uint64_t size = 0, a = addr_of("hot", &size), ip;
+	const char *file;
+	struct symtab t;
+	int line, want = hot_line();
+
+	cr_assert(eq(int, symtab_load(&t, IMAGE), 0));
+	for (ip = a; ip < a + size; ip++) {
+		if (!symtab_srcline(&t, ip, &file, &line) && line == want)
+			break;
+	}
+	cr_assert(lt(u64, ip, a + size), "no address of hot() is on line %d",
+		  want);
+	cr_assert(not(eq(ptr, strstr(file, "op_chain.c"), NULL)), "%s", file);
+	symtab_free(&t);
+	return ip;
+}
+
+static void write_samples(const struct rec_header *h, unsigned int n,
+			  const struct rec_sample *s, bool finish)
+{
+	struct rec_writer w;
+	unsigned int i;
+
+	cr_assert(eq(int, rec_open(&w, path, h), 0));
+	for (i = 0; i < n; i++)
+		cr_assert(eq(int, rec_sample(&w, &s[i]), 0));
+	if (finish) {
+		cr_assert(eq(int, rec_finish(&w, 0, 1, "done"), 0));
+		return;
+	}
+	/* A killed writer: what stdio flushed stays in FILE.tmp. */
+	fflush(w.f);
+	fclose(w.f);
+	char tmp[160];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	cr_assert(eq(int, rename(tmp, path), 0));
+}
+
+/* 9 samples in hot() called by middle <- outer, 1 with no chain. */
+static void chain_file(const char *build_id)
+{
+	struct rec_sample s[10];
+	struct rec_header h;
+	struct rec_vm vm;
+	unsigned int i;
+
+	header(&h, &vm, IMAGE, build_id);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 10; i++) {
+		s[i].ip = hot_loop_ip();
+		if (i == 9)
+			continue;
+		s[i].nr_chain = 2;
+		s[i].chain[0] = addr_of("middle", NULL) + 4;
+		s[i].chain[1] = addr_of("outer", NULL) + 4;
+	}
+	write_samples(&h, 10, s, true);
+}
+
+Test(vmm_report, call_graph_and_folded_stacks)
+{
+	cr_assert(eq(int, report("-i", path, NULL), 1), "no file yet");
+	chain_file("");
+	cr_assert(eq(int, report("-i", path, "--stdio", NULL), 0), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(text, "100.00%         10  hot"), NULL)),
+		  "%s", text);
+	cr_expect(not(eq(ptr, strstr(text, "--90.00%-- hot <- middle <- outer"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(
+		not(eq(ptr, strstr(text, "--10.00%-- hot (no callers)"), NULL)),
+		"%s", text);
+	cr_assert(eq(int, report("-g", "caller", path, NULL), 0));
+	cr_expect(not(eq(ptr, strstr(text, "outer -> middle -> hot"), NULL)),
+		  "%s", text);
+	cr_assert(eq(int, report("--folded", path, NULL), 0));
+	cr_expect(not(eq(ptr, strstr(text, "vmA;vcpu0;outer;middle;hot 9\n"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(not(eq(ptr, strstr(text, "vmA;vcpu0;hot 1\n"), NULL)), "%s",
+		  text);
+}
+
+Test(vmm_report, srcline_names_the_hot_loop)
+{
+	char want[64];
+
+	chain_file("");
+	snprintf(want, sizeof(want), "hot op_chain.c:%d\n", hot_line());
+	cr_assert(eq(int, report("--sort", "sym,srcline", path, NULL), 0), "%s",
+		  errs);
+	cr_expect(not(eq(ptr, strstr(text, want), NULL)), "%s", text);
+	snprintf(want, sizeof(want), "  op_chain.c:%d\n", hot_line());
+	cr_assert(
+		eq(int, report("-s", "srcline", "-g", "none", path, NULL), 0));
+	cr_expect(not(eq(ptr, strstr(text, want), NULL)), "%s", text);
+	cr_assert(eq(int, report("-s", "dso", path, NULL), 1));
+	cr_expect(not(eq(ptr, strstr(errs, "unknown sort key 'dso'"), NULL)),
+		  "%s", errs);
+}
+
+Test(vmm_report, build_id_mismatch_is_warned)
+{
+	struct symtab t;
+	char id[REC_BUILD_ID_HEX];
+
+	cr_assert(eq(int, symtab_load(&t, IMAGE), 0));
+	symtab_build_id_hex(&t, id, sizeof(id));
+	symtab_free(&t);
+	cr_assert(eq(sz, strlen(id), 40), "sha1 build-id: '%s'", id);
+	chain_file(id);
+	cr_assert(eq(int, report(path, NULL), 0));
+	cr_expect(eq(ptr, strstr(errs, "build-id"), NULL), "%s", errs);
+	chain_file("00112233445566778899aabbccddeeff00112233");
+	cr_assert(eq(int, report(path, NULL), 0));
+	cr_expect(not(eq(ptr, strstr(errs, "build-id"), NULL)), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(text, "hot"), NULL)), "%s", text);
+}
+
+Test(vmm_report, image_and_symfs_and_system_map)
+{
+	struct rec_sample s = {.ip = 0xffffffff81000123ULL};
+	struct rec_header h;
+	struct rec_vm vm;
+	char map[160], arg[200];
+	FILE *f;
+
+	/* A Linux guest: its vmlinux is not here, a System.map is. */
+	header(&h, &vm, "/nonexistent/vmlinux", "");
+	write_samples(&h, 1, &s, true);
+	cr_assert(eq(int, report(path, NULL), 0));
+	cr_expect(not(eq(ptr, strstr(errs, "no symbols"), NULL)), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(text, "[unknown]"), NULL)), "%s", text);
+	snprintf(map, sizeof(map), "%s/System.map", dir);
+	f = fopen(map, "w");
+	fputs("ffffffff81000000 T _stext\n"
+	      "ffffffff81000100 T do_work\n"
+	      "ffffffff81000200 t helper\n"
+	      "ffffffff82000000 D some_data\n"
+	      "garbage line\n",
+	      f);
+	fclose(f);
+	snprintf(arg, sizeof(arg), "vmA=%s", map);
+	cr_assert(eq(int, report("--image", arg, path, NULL), 0), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(text, "do_work"), NULL)), "%s", text);
+	/* --symfs DIR looks for DIR/<recorded path>. */
+	snprintf(map, sizeof(map), "%s/nonexistent", dir);
+	cr_assert(eq(int, mkdir(map, 0700), 0));
+	snprintf(map, sizeof(map), "%s/nonexistent/vmlinux", dir);
+	f = fopen(map, "w");
+	fputs("ffffffff81000000 T start_kernel\n", f);
+	fclose(f);
+	cr_assert(eq(int, report("--symfs", dir, path, NULL), 0), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(text, "start_kernel"), NULL)), "%s", text);
+	cr_assert(eq(int, report("--image", "novalue", path, NULL), 1));
+}
+
+/* Issue 13 item 8: a recorded image path that is a FIFO. */
+Test(vmm_report, fifo_image_is_refused_at_once, .timeout = 20)
+{
+	struct rec_sample s = {.ip = 0x100000};
+	struct rec_header h;
+	struct rec_vm vm;
+	char fifo[160];
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	cr_assert(eq(int, mkfifo(fifo, 0600), 0));
+	header(&h, &vm, fifo, "");
+	write_samples(&h, 1, &s, true);
+	cr_assert(eq(int, report(path, NULL), 0));
+	cr_expect(not(eq(ptr, strstr(errs, "not a regular file"), NULL)), "%s",
+		  errs);
+}
+
+static void *feed(void *arg)
+{
+	char *data = arg;
+	int fd     = open(path, O_WRONLY); /* waits for the reader */
+
+	if (fd >= 0) {
+		if (write(fd, data, strlen(data)) < 0)
+			perror("write");
+		close(fd);
+	}
+	return NULL;
+}
+
+/*
+ * Issue 13 item 2: the record file is opened once. A FIFO yields its
+ * content to one open only: a second open would wait forever.
+ */
+Test(vmm_report, record_file_is_read_once, .timeout = 20)
+{
+	pthread_t t;
+	char *data;
+
+	chain_file("");
+	data = slurp(path);
+	cr_assert(eq(int, unlink(path), 0));
+	cr_assert(eq(int, mkfifo(path, 0600), 0));
+	cr_assert(eq(int, pthread_create(&t, NULL, feed, data), 0));
+	cr_assert(eq(int, report(path, NULL), 0), "%s", errs);
+	pthread_join(t, NULL);
+	cr_expect(not(eq(ptr, strstr(text, "hot"), NULL)), "%s", text);
+	free(data);
+}
+
+/* A record client killed mid-run: report what is complete, say so. */
+Test(vmm_report, truncated_file_reports_complete_samples)
+{
+	struct rec_sample s[5];
+	struct rec_header h;
+	struct rec_vm vm;
+	struct stat st;
+	unsigned int i;
+
+	header(&h, &vm, IMAGE, "");
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 5; i++)
+		s[i].ip = hot_loop_ip();
+	write_samples(&h, 5, s, false);
+	cr_assert(eq(int, report(path, NULL), 0), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(errs, "incomplete"), NULL)), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(text, "5  hot"), NULL)), "%s", text);
+	/* Cut in the middle of the last sample line. */
+	cr_assert(eq(int, stat(path, &st), 0));
+	cr_assert(eq(int, truncate(path, st.st_size - 7), 0));
+	cr_assert(eq(int, report(path, NULL), 0), "%s", errs);
+	cr_expect(eq(ptr, strstr(errs, "not a JSON object"), NULL), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(errs, "last line dropped"), NULL)), "%s",
+		  errs);
+	cr_expect(not(eq(ptr, strstr(text, "4  hot"), NULL)), "%s", text);
+	/* Cut inside the header: nothing to report, one clear line. */
+	cr_assert(eq(int, truncate(path, 20), 0));
+	cr_assert(eq(int, report(path, NULL), 1));
+	cr_expect(not(eq(ptr, strstr(errs, "incomplete"), NULL)), "%s", errs);
+}
+
+/* Default input vpmu.rec in the current directory; one file only. */
+Test(vmm_report, default_input_file)
+{
+	char cwd[256];
+
+	chain_file("");
+	cr_assert(not(eq(ptr, getcwd(cwd, sizeof(cwd)), NULL)));
+	cr_assert(eq(int, chdir(dir), 0));
+	cr_assert(eq(int, rename(path, "vpmu.rec"), 0));
+	cr_expect(eq(int, report(NULL), 0), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(text, "hot"), NULL)), "%s", text);
+	cr_expect(eq(int, report("a.rec", "b.rec", NULL), 1));
+	cr_assert(eq(int, chdir(cwd), 0));
+}

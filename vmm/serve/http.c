@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: MIT
+/*
+ * http.c: the HTTP front end of `vpmu serve` (libmicrohttpd, one thread
+ * per connection, so a slow client holds only its own thread; it never
+ * reaches the collector, whose results it copies from snapshots). Routes
+ * are one table; GET and HEAD only; bodies are refused; at most
+ * SERVE_PROFILES_MAX profiles at once, more get 429. TLS (GnuTLS) with an
+ * optional client CA whose verification every request must pass.
+ */
+#include "serve_priv.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+int serve_parse_listen(const char *s, struct sockaddr_storage *sa, char *err,
+		       size_t errlen)
+{
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+	struct sockaddr_in *in4  = (struct sockaddr_in *)sa;
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *colon;
+	unsigned long port;
+	char *end;
+	size_t n;
+
+	memset(sa, 0, sizeof(*sa));
+	colon = strrchr(s, ':');
+	if (!colon || colon == s)
+		goto bad;
+	n = (size_t)(colon - s);
+	if (s[0] == '[') { /* [v6]:port */
+		if (n < 3 || s[n - 1] != ']')
+			goto bad;
+		s++;
+		n -= 2;
+	}
+	if (n >= sizeof(host))
+		goto bad;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	errno   = 0;
+	port    = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || errno || port > 65535)
+		goto bad;
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port   = htons((uint16_t)port);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port   = htons((uint16_t)port);
+		return 0;
+	}
+bad:
+	snprintf(err, errlen,
+		 "--listen '%s': expected ADDR:PORT with a numeric IPv4 "
+		 "address or [IPv6] and a port 0-65535",
+		 s);
+	return -EINVAL;
+}
+
+bool serve_is_loopback(const struct sockaddr_storage *sa)
+{
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+	const struct sockaddr_in *in4  = (const struct sockaddr_in *)sa;
+
+	if (sa->ss_family == AF_INET)
+		return (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
+	return sa->ss_family == AF_INET6 &&
+	       IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+}
+
+int serve_check_tls(const struct serve_opts *o,
+		    const struct sockaddr_storage *sa, char *err, size_t errlen)
+{
+	if (!o->tls_cert != !o->tls_key) {
+		snprintf(err, errlen, "--tls-cert and --tls-key go together");
+		return -EINVAL;
+	}
+	if (o->tls_client_ca && !o->tls_cert) {
+		snprintf(err, errlen,
+			 "--tls-client-ca needs --tls-cert and "
+			 "--tls-key");
+		return -EINVAL;
+	}
+	if (serve_is_loopback(sa) || o->tls_cert)
+		return 0;
+	snprintf(err, errlen,
+		 "refusing to serve guest metrics and profiles in clear text "
+		 "on the non-loopback address '%s': give --tls-cert and "
+		 "--tls-key (and --tls-client-ca to require client "
+		 "certificates), or listen on 127.0.0.1",
+		 o->listen);
+	return -EPERM;
+}
+
+/* ---- Requests -------------------------------------------------------- */
+
+static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
+			       const char *type, void *data, size_t len,
+			       bool must_free)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, data,
+					    must_free ? MHD_RESPMEM_MUST_FREE
+						      : MHD_RESPMEM_MUST_COPY);
+	if (!r) {
+		if (must_free)
+			free(data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (status == MHD_HTTP_TOO_MANY_REQUESTS)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "10");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+__attribute__((format(printf, 3, 4))) static enum MHD_Result
+error(struct MHD_Connection *c, unsigned int status, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n > sizeof(msg) - 2)
+		n = sizeof(msg) - 2;
+	msg[n++] = '\n';
+	msg[n]   = '\0';
+	return respond(c, status, "text/plain; charset=utf-8", msg, (size_t)n,
+		       false);
+}
+
+/* A copy of snapshot (*snap), taken under the lock. */
+static enum MHD_Result from_snapshot(struct serve *sv, struct MHD_Connection *c,
+				     char *const *snap, const char *type)
+{
+	char *copy;
+
+	pthread_mutex_lock(&sv->lock);
+	copy = *snap ? strdup(*snap) : NULL;
+	sv->nr_scrapes++;
+	pthread_mutex_unlock(&sv->lock);
+	if (!copy)
+		return error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+			     "no collection yet: try again in a second");
+	return respond(c, MHD_HTTP_OK, type, copy, strlen(copy), true);
+}
+
+static enum MHD_Result do_metrics(struct serve *sv, struct MHD_Connection *c)
+{
+	enum om_format f = om_negotiate(MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+
+	return from_snapshot(sv, c, &sv->snap[f], om_content_type(f));
+}
+
+static enum MHD_Result do_vms(struct serve *sv, struct MHD_Connection *c)
+{
+	return from_snapshot(sv, c, &sv->vms_json, "application/json");
+}
+
+struct args_check {
+	const char *const *known;
+	const char *bad;
+};
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind,
+				 const char *key, const char *value)
+{
+	struct args_check *a = cls;
+	unsigned int i;
+
+	(void)kind;
+	(void)value;
+	for (i = 0; a->known[i]; i++) {
+		if (!strcmp(key, a->known[i]))
+			return MHD_YES;
+	}
+	a->bad = key;
+	return MHD_NO;
+}
+
+/* A decimal in [lo, hi], or the default when absent; -1 when bad. */
+static long num_arg(struct MHD_Connection *c, const char *key, long def,
+		    long lo, long hi)
+{
+	const char *v =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+	char *end;
+	long n;
+
+	if (!v)
+		return def;
+	errno = 0;
+	n     = strtol(v, &end, 10);
+	if (!*v || *end || errno || n < lo || n > hi)
+		return -1;
+	return n;
+}
+
+static enum MHD_Result do_profile(struct serve *sv, struct MHD_Connection *c)
+{
+	static const char *const known[] = {"seconds", "vm", "hz", NULL};
+	struct args_check a              = {.known = known};
+	struct serve_profile *p;
+	const char *vm;
+	enum MHD_Result ret;
+	long secs, hz;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_arg, &a);
+	if (a.bad)
+		return error(c, MHD_HTTP_BAD_REQUEST,
+			     "unknown query parameter '%.64s' (seconds, vm, "
+			     "hz)",
+			     a.bad);
+	secs = num_arg(c, "seconds",
+		       SERVE_PROFILE_DEFAULT_S < sv->o.max_profile_s
+			       ? SERVE_PROFILE_DEFAULT_S
+			       : sv->o.max_profile_s,
+		       1, sv->o.max_profile_s);
+	if (secs < 0)
+		return error(c, MHD_HTTP_BAD_REQUEST,
+			     "seconds: an integer from 1 to %u",
+			     sv->o.max_profile_s);
+	hz = num_arg(c, "hz", 100, 1, 1000);
+	if (hz < 0)
+		return error(c, MHD_HTTP_BAD_REQUEST,
+			     "hz: an integer from 1 to 1000");
+	vm = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "vm");
+	if (vm && (!vm[0] || strlen(vm) >= VMM_NAME_MAX))
+		return error(c, MHD_HTTP_BAD_REQUEST,
+			     "vm: a VM name, uuid or uuid prefix");
+	if (atomic_fetch_add(&sv->nr_profiles, 1) >= SERVE_PROFILES_MAX) {
+		atomic_fetch_sub(&sv->nr_profiles, 1);
+		return error(c, MHD_HTTP_TOO_MANY_REQUESTS,
+			     "a profile is already being taken (at most %d at "
+			     "once): retry later",
+			     SERVE_PROFILES_MAX);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		atomic_fetch_sub(&sv->nr_profiles, 1);
+		return error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     "out of memory");
+	}
+	p->seconds = (unsigned int)secs;
+	p->hz      = (unsigned int)hz;
+	snprintf(p->vm, sizeof(p->vm), "%s", vm ? vm : "");
+	serve_profile_run(sv, p);
+	atomic_fetch_sub(&sv->nr_profiles, 1);
+	if (p->status == MHD_HTTP_OK) {
+		ret     = respond(c, MHD_HTTP_OK, "application/octet-stream",
+				  p->data, p->len, true);
+		p->data = NULL;
+	} else {
+		ret = error(c, (unsigned int)p->status, "%s", p->err);
+	}
+	free(p->data);
+	free(p);
+	return ret;
+}
+
+static enum MHD_Result do_index(struct serve *sv, struct MHD_Connection *c)
+{
+	static const char text[] =
+		"vpmu serve\n"
+		"  /metrics                       Prometheus / OpenMetrics\n"
+		"  /debug/pprof/profile?seconds=N[&vm=NAME][&hz=HZ]\n"
+		"                                 guest CPU profile (pprof)\n"
+		"  /debug/vpmu/vms                the VMs (JSON)\n";
+
+	(void)sv;
+	return respond(c, MHD_HTTP_OK, "text/plain; charset=utf-8",
+		       (void *)text, sizeof(text) - 1, false);
+}
+
+typedef enum MHD_Result (*route_fn_t)(struct serve *sv,
+				      struct MHD_Connection *c);
+
+static const struct route {
+	const char *path;
+	route_fn_t fn;
+} routes[] = {
+	{"/", do_index},
+	{"/metrics", do_metrics},
+	{"/debug/pprof/profile", do_profile},
+	{"/debug/vpmu/vms", do_vms},
+};
+
+/* With a client CA, the peer's certificate must verify against it. */
+static bool client_verified(struct serve *sv, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+	unsigned int status = 0;
+
+	if (!sv->o.tls_client_ca)
+		return true;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return false;
+	if (!gnutls_certificate_get_peers((gnutls_session_t)ci->tls_session,
+					  NULL))
+		return false;
+	return gnutls_certificate_verify_peers2(
+		       (gnutls_session_t)ci->tls_session, &status) == 0 &&
+	       status == 0;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **req_cls)
+{
+	static int first;
+	struct serve *sv = cls;
+	unsigned int i;
+
+	(void)version;
+	(void)upload_data;
+	if (!*req_cls) { /* headers only so far: refuse early */
+		*req_cls = &first;
+		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+		    strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				     "method %.16s not allowed: GET or HEAD",
+				     method);
+		if (MHD_lookup_connection_value(
+			    c, MHD_HEADER_KIND,
+			    MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+		    MHD_lookup_connection_value(
+			    c, MHD_HEADER_KIND,
+			    MHD_HTTP_HEADER_TRANSFER_ENCODING))
+			return error(c, MHD_HTTP_CONTENT_TOO_LARGE,
+				     "request bodies are not accepted");
+		return MHD_YES;
+	}
+	if (*upload_data_size)
+		return MHD_NO; /* a body after all: close the connection */
+	if (!client_verified(sv, c))
+		return error(c, MHD_HTTP_FORBIDDEN,
+			     "a client certificate signed by the configured "
+			     "CA is required");
+	for (i = 0; i < ARRAY_SIZE(routes); i++) {
+		if (!strcmp(url, routes[i].path))
+			return routes[i].fn(sv, c);
+	}
+	return error(c, MHD_HTTP_NOT_FOUND,
+		     "no such page: /metrics, /debug/pprof/profile, "
+		     "/debug/vpmu/vms");
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fputs("vpmu serve: http: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+/* The whole file (path) as a NUL-terminated string, or NULL (err set). */
+static char *slurp(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	long n;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || n > (1 << 20) ||
+	    fseek(f, 0, SEEK_SET)) {
+		snprintf(err, errlen, "%s: not a readable PEM file", path);
+		fclose(f);
+		return NULL;
+	}
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (!buf)
+		snprintf(err, errlen, "%s: cannot read", path);
+	return buf;
+}
+
+static struct MHD_Daemon *start(struct serve *sv, unsigned int flags,
+				struct sockaddr_storage *sa, char *cert,
+				char *key, char *ca)
+{
+	struct MHD_OptionItem o[12];
+	unsigned int n = 0;
+
+#define OPT(opt, val, ptr)                                                     \
+	(o[n++] = (struct MHD_OptionItem){(opt), (intptr_t)(val), (ptr)})
+	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL); /* first */
+	OPT(MHD_OPTION_SOCK_ADDR, 0, sa);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, 15, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, 64, NULL);
+	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, 32, NULL);
+	/* Request line and headers beyond this get 431/414 from MHD. */
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32768, NULL);
+	if (cert) {
+		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, cert);
+		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, key);
+	}
+	if (ca)
+		OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, ca);
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, sv,
+				MHD_OPTION_ARRAY, o, MHD_OPTION_END);
+}
+
+int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
+		     size_t errlen)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG;
+	char *cert = NULL, *key = NULL, *ca = NULL;
+	struct sockaddr_storage sa;
+	struct MHD_Daemon *d;
+	int ret;
+
+	ret = serve_parse_listen(sv->o.listen, &sa, err, errlen);
+	if (!ret)
+		ret = serve_check_tls(&sv->o, &sa, err, errlen);
+	if (ret)
+		return ret;
+	if (sa.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (sv->o.tls_cert) {
+		flags |= MHD_USE_TLS;
+		cert = slurp(sv->o.tls_cert, err, errlen);
+		key  = cert ? slurp(sv->o.tls_key, err, errlen) : NULL;
+		ca   = key && sv->o.tls_client_ca
+			       ? slurp(sv->o.tls_client_ca, err, errlen)
+			       : NULL;
+		if (!key || (sv->o.tls_client_ca && !ca)) {
+			ret = -EINVAL;
+			goto out_free;
+		}
+	}
+	d = start(sv, flags, &sa, cert, key, ca);
+	if (!d) {
+		snprintf(err, errlen,
+			 "cannot listen on %s (address in use, not local, or "
+			 "a bad certificate or key)",
+			 sv->o.listen);
+		ret = -EADDRNOTAVAIL;
+		goto out_free;
+	}
+	*out       = d;
+	sv->pem[0] = cert; /* libmicrohttpd keeps pointers to them */
+	sv->pem[1] = key;
+	sv->pem[2] = ca;
+	return 0;
+out_free:
+	free(cert);
+	free(key);
+	free(ca);
+	return ret;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * metrics.c: the /metrics exposition and the /debug/vpmu/vms JSON, both
+ * rendered by the collector thread from the VMs it follows (HTTP threads
+ * only copy the result).
+ *
+ * Families (labels vm, uuid; vcpu and event where per vCPU and event):
+ *   vpmu_vm_info                 gauge 1, with pid, pmu and image labels
+ *   vpmu_vm_start_time_seconds   gauge: when the VMM started (Unix time);
+ *                                a restarted VM shows a new value
+ *   vpmu_vm_vcpus                gauge
+ *   vpmu_events                  counter: what the event counted on the
+ *                                vCPU since vpmu serve attached (never
+ *                                lower than before: serve_counter)
+ *   vpmu_vcpu_stale              gauge 1 when the last read was stale
+ *   vpmu_serve_vms, vpmu_serve_collect_duration_seconds   the daemon
+ */
+#include "serve_priv.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void vm_gauges(struct om_buf *b, enum om_format f, struct serve_vm **vms,
+		      unsigned int nr)
+{
+	struct om_label l[5];
+	char pid[16];
+	unsigned int i;
+
+	om_family(b, f, "vpmu_vm_info", "gauge",
+		  "A VM vpmu serve follows (value 1).");
+	for (i = 0; i < nr; i++) {
+		const struct vmm_reg_entry *e = &vms[i]->s.vms[0].e;
+
+		snprintf(pid, sizeof(pid), "%d", (int)e->pid);
+		l[0] = (struct om_label){"vm", e->name};
+		l[1] = (struct om_label){"uuid", e->uuid};
+		l[2] = (struct om_label){"pid", pid};
+		l[3] = (struct om_label){"pmu", e->pmu};
+		l[4] = (struct om_label){"image", e->image};
+		om_sample_u64(b, "vpmu_vm_info", NULL, l, 5, 1);
+	}
+	om_family(b, f, "vpmu_vm_start_time_seconds", "gauge",
+		  "Start time of the VM's VMM process, Unix seconds.");
+	for (i = 0; i < nr; i++) {
+		const struct vmm_reg_entry *e = &vms[i]->s.vms[0].e;
+
+		l[0] = (struct om_label){"vm", e->name};
+		l[1] = (struct om_label){"uuid", e->uuid};
+		om_sample_u64(b, "vpmu_vm_start_time_seconds", NULL, l, 2,
+			      (uint64_t)e->started);
+	}
+	om_family(b, f, "vpmu_vm_vcpus", "gauge", "vCPUs of the VM.");
+	for (i = 0; i < nr; i++) {
+		const struct vmm_reg_entry *e = &vms[i]->s.vms[0].e;
+
+		l[0] = (struct om_label){"vm", e->name};
+		l[1] = (struct om_label){"uuid", e->uuid};
+		om_sample_u64(b, "vpmu_vm_vcpus", NULL, l, 2, e->nr_vcpus);
+	}
+}
+
+static void vm_counters(struct om_buf *b, enum om_format f,
+			struct serve_vm **vms, unsigned int nr)
+{
+	struct om_label l[4];
+	unsigned int i, cpu, k;
+	char vcpu[16];
+
+	om_family(b, f, "vpmu_events", "counter",
+		  "Events counted by vpmu serve's host context on the vCPU "
+		  "(hv_run_ns: ns inside KVM_RUN; hv_guest_cycles: TSC cycles "
+		  "of it), monotonic.");
+	for (i = 0; i < nr; i++) {
+		const struct serve_vm *v      = vms[i];
+		const struct vmm_reg_entry *e = &v->s.vms[0].e;
+
+		l[0] = (struct om_label){"vm", e->name};
+		l[1] = (struct om_label){"uuid", e->uuid};
+		for (cpu = 0; cpu < e->nr_vcpus; cpu++) {
+			snprintf(vcpu, sizeof(vcpu), "%u", cpu);
+			l[2] = (struct om_label){"vcpu", vcpu};
+			for (k = 0; k < v->nr_metric; k++) {
+				l[3] = (struct om_label){"event",
+							 v->metric[k].name};
+				om_sample_u64(
+					b, "vpmu_events", "_total", l, 4,
+					v->ctr[cpu * v->nr_metric + k].pub);
+				if (f == OM_OPENMETRICS_1)
+					om_sample_u64(b, "vpmu_events",
+						      "_created", l, 4,
+						      (uint64_t)v->created);
+			}
+		}
+	}
+	om_family(b, f, "vpmu_vcpu_stale", "gauge",
+		  "1 when the vCPU could not be brought up to date at the "
+		  "last read (its counts are older).");
+	for (i = 0; i < nr; i++) {
+		const struct vmm_reg_entry *e = &vms[i]->s.vms[0].e;
+
+		l[0] = (struct om_label){"vm", e->name};
+		l[1] = (struct om_label){"uuid", e->uuid};
+		for (cpu = 0; cpu < e->nr_vcpus; cpu++) {
+			snprintf(vcpu, sizeof(vcpu), "%u", cpu);
+			l[2] = (struct om_label){"vcpu", vcpu};
+			om_sample_u64(b, "vpmu_vcpu_stale", NULL, l, 3,
+				      vms[i]->stale[cpu]);
+		}
+	}
+}
+
+char *serve_render_metrics(struct serve *sv, enum om_format f)
+{
+	struct om_buf b = {0};
+
+	vm_gauges(&b, f, sv->vms, sv->nr_vms);
+	vm_counters(&b, f, sv->vms, sv->nr_vms);
+	om_family(&b, f, "vpmu_serve_vms", "gauge",
+		  "VMs vpmu serve is attached to.");
+	om_sample_u64(&b, "vpmu_serve_vms", NULL, NULL, 0, sv->nr_vms);
+	om_family(&b, f, "vpmu_serve_collect_duration_seconds", "gauge",
+		  "Time the previous collection round took.");
+	om_sample_f64(&b, "vpmu_serve_collect_duration_seconds", NULL, NULL, 0,
+		      sv->last_collect_s);
+	om_end(&b, f);
+	if (b.err) {
+		om_buf_free(&b);
+		return NULL;
+	}
+	return b.s;
+}
+
+char *serve_render_vms(struct serve *sv)
+{
+	struct json_object *arr = json_object_new_array(), *o, *ev;
+	unsigned int i, k;
+	char *text;
+
+	for (i = 0; i < sv->nr_vms; i++) {
+		const struct serve_vm *v      = sv->vms[i];
+		const struct vmm_reg_entry *e = &v->s.vms[0].e;
+
+		o  = json_object_new_object();
+		ev = json_object_new_array();
+		json_object_object_add(o, "name",
+				       json_object_new_string(e->name));
+		json_object_object_add(o, "uuid",
+				       json_object_new_string(e->uuid));
+		json_object_object_add(o, "pid", json_object_new_int(e->pid));
+		json_object_object_add(o, "nr_vcpus",
+				       json_object_new_int((int)e->nr_vcpus));
+		json_object_object_add(o, "pmu",
+				       json_object_new_string(e->pmu));
+		json_object_object_add(o, "image",
+				       json_object_new_string(e->image));
+		json_object_object_add(o, "tsc_khz",
+				       json_object_new_uint64(e->tsc_khz));
+		json_object_object_add(o, "started",
+				       json_object_new_int64(e->started));
+		json_object_object_add(o, "attached",
+				       json_object_new_int64(v->created));
+		for (k = 0; k < v->nr_metric; k++)
+			json_object_array_add(
+				ev, json_object_new_string(v->metric[k].name));
+		json_object_object_add(o, "events", ev);
+		json_object_object_add(o, "profiling",
+				       json_object_new_boolean(v->sampling));
+		json_object_array_add(arr, o);
+	}
+	text = strdup(json_object_to_json_string_ext(
+		arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(arr);
+	return text;
+}
