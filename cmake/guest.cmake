@@ -9,7 +9,8 @@
 set(VPMU_GUEST_CFLAGS
 	-ffreestanding -fno-pic -fno-pie -mno-red-zone -fno-stack-protector
 	-fno-asynchronous-unwind-tables -fno-builtin -fcf-protection=none
-	-mgeneral-regs-only -fno-omit-frame-pointer -O2 -g)
+	-mgeneral-regs-only -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+	-O2 -g)
 set(VPMU_GUEST_LDFLAGS -nostdlib -static -no-pie -Wl,--build-id=sha1
 	-Wl,-z,noexecstack -Wl,-z,max-page-size=4096)
 set(VPMU_GUEST_LDS ${CMAKE_SOURCE_DIR}/guest-driver/kernel/guest.ld)

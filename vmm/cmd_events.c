@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
 #include <vpmu/vpmu.h>
 
@@ -25,11 +26,16 @@
 
 struct events_opts {
 	bool json;
+	const char *fmt_dir;
 };
 
 static const struct cli_opt events_opts[] = {
 	CLI_FLAG('j', "json", struct events_opts, json,
-		 "one JSON object {\"events\": [...], \"raw\": {...}}"),
+		 "one JSON object {\"events\": [...], \"raw\": {...}, "
+		 "\"formats\": [...]}"),
+	CLI_STR(0, "format-dir", "DIR", struct events_opts, fmt_dir,
+		"also load the run-time sampling formats of DIR, as\n"
+		"`vpmu run --format-dir` does (refusals on stderr)"),
 	{0},
 };
 
@@ -40,7 +46,9 @@ static const struct cli_cmd events_cmd = {
 	.opts    = events_opts,
 	.help = "  Columns: code (the PMC event select, umask << 8 | event), "
 		"name,\n"
-		"  backend, whether this host can count it, and why not.\n",
+		"  backend, whether this host can count it, and why not; then "
+		"the\n  sampling formats a guest can name by UUID (spec "
+		"3.5.2).\n",
 };
 
 struct listing {
@@ -156,7 +164,51 @@ static void print_raw(struct listing *l, const char *why)
 		json_str(stdout, why);
 	else
 		fputs("null", stdout);
-	fputs("}\n}\n", stdout);
+	fputs("}", stdout);
+}
+
+static void fmt_refused(void *opaque, const char *msg)
+{
+	(void)opaque;
+	fprintf(stderr, "vpmu events: sampling format refused: %s\n", msg);
+}
+
+/* Spec 3.5.2: every format with its UUID and logical name. */
+static void print_formats(bool json)
+{
+	struct vpmu_format_info fi[64];
+	size_t i, n = vpmu_format_list(fi, 64);
+	char id[37];
+
+	if (n > 64)
+		n = 64;
+	if (json)
+		fputs(",\n  \"formats\": [", stdout);
+	else
+		printf("\nsampling formats (spec 3.5.2):\n%-36s  %-16s %-8s "
+		       "%s\n",
+		       "UUID", "NAME", "KIND", "FROM");
+	for (i = 0; i < n; i++) {
+		uuid_unparse(fi[i].uuid, id);
+		if (!json) {
+			printf("%-36s  %-16s %-8s %s\n", id, fi[i].name,
+			       fi[i].builtin ? "built-in" : "run-time",
+			       fi[i].builtin ? "vpmu" : fi[i].origin);
+			continue;
+		}
+		printf("%s\n    {\"uuid\": \"%s\", \"name\": ", i ? "," : "",
+		       id);
+		json_str(stdout, fi[i].name);
+		printf(", \"builtin\": %s, \"origin\": ",
+		       fi[i].builtin ? "true" : "false");
+		if (fi[i].builtin)
+			fputs("null", stdout);
+		else
+			json_str(stdout, fi[i].origin);
+		fputs("}", stdout);
+	}
+	if (json)
+		fputs("\n  ]\n}\n", stdout);
 }
 
 /* A never-run VM with one vCPU: the source of KVM statistics. */
@@ -202,6 +254,7 @@ static int list(struct vmm_vm *vm, bool json)
 		       "AVAIL", "DESCRIPTION (or why unavailable)");
 	vpmu_domain_list_events(d, print_event, &l);
 	print_raw(&l, vpmu_domain_event_unavailable(d, RAW_EXAMPLE));
+	print_formats(json);
 	vpmu_domain_destroy(d);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "vpmu events: writing the listing: %s\n",
@@ -222,6 +275,8 @@ int vmm_cmd_events(int argc, char **argv)
 	if (status)
 		return status == CLI_HELP ? 0 : 1;
 	cli_rest_free(&rest);
+	if (o.fmt_dir && vpmu_format_load_dir(o.fmt_dir, fmt_refused, NULL) < 0)
+		return 1;
 	vm     = scratch_vm();
 	status = list(vm, o.json);
 	vmm_vm_destroy(vm);

@@ -174,7 +174,8 @@ static const struct cli_opt run_opts[] = {
 	CLI_FN(0, "initrd", "FILE", run_opt, "Linux initial ramdisk"),
 	CLI_FN(0, "append", "CMDLINE", run_opt, "Linux kernel command line"),
 	CLI_FN(0, "no-sandbox", NULL, run_opt,
-	       "run without the seccomp sandbox (debugging)"),
+	       "no seccomp filter on the vCPU and control\n"
+	       "threads (debugging; docs/security.md)"),
 	{0},
 };
 
@@ -186,24 +187,16 @@ static const struct cli_cmd run_cmd = {
 	.opts     = run_opts,
 	.operands = 1,
 	.help     = "  IMAGE is vpmu's freestanding ELF, a Linux vmlinux or "
-		    "bzImage "
-		    "(or\n"
+		    "bzImage (or\n"
 		    "  --kernel IMAGE); CONFIG.xml a libvirt domain XML (options "
 		    "override it).\n"
 		    "  Exit status: 0 when all vCPUs halted, the guest's exit-port "
 		    "value,\n"
 		    "  250 triple fault, 251 KVM error, 253 guest reset (Linux "
 		    "reboot or\n"
-		    "  panic), 159 forbidden system call (the seccomp sandbox;
-		    "
-		    "  --no-sandbox runs without), 128 + signal after "
-		    "SIGINT/SIGTERM,
-		    "
-		    "  141 (128 + SIGPIPE) when the console pipe's reader went "
-		    "away,
-		    "
-		    "  1 on bad input.
-		    ",
+		    "  panic), 128 + signal after SIGINT/SIGTERM, 159 forbidden "
+		    "system\n"
+		    "  call (seccomp sandbox), 1 on bad input.\n",
 };
 
 static int cmd_run(int argc, char **argv)

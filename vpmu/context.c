@@ -126,27 +126,34 @@ static int setup_format(struct vpmu_ctx *ctx, const struct pfarg_ctx *pc,
 
 	if (vpmu_smpl_uuid_is_null(pc->ctx_smpl_buf_id))
 		return 0;
+	/* A run-time format is referenced from here until the context dies. */
 	ret = vpmu_smpl_fmt_find(pc->ctx_smpl_buf_id, &fmt);
 	if (ret)
 		return ret;
 	if (arg_size < fmt->arg_size || (fmt->arg_size && !arg))
-		return -EINVAL;
-	if (arg_size > fmt->arg_size &&
-	    !all_zero((const char *)arg + fmt->arg_size,
-		      arg_size - fmt->arg_size))
-		return -EINVAL;
-	if (fmt->msgq_depth > d->cfg.limits.msgq_depth)
-		return -ENOMEM;
+		ret = -EINVAL;
+	else if (arg_size > fmt->arg_size &&
+		 !all_zero((const char *)arg + fmt->arg_size,
+			   arg_size - fmt->arg_size))
+		ret = -EINVAL;
+	else if (fmt->msgq_depth > d->cfg.limits.msgq_depth)
+		ret = -ENOMEM;
+	if (ret)
+		goto out_put;
 	ca.ctx_flags = pc->ctx_flags;
 	ca.num_pmds  = (uint16_t)__builtin_popcountll(d->pmu->impl_pmds);
 	ca.arg       = arg;
 	ca.size_max  = max > *used ? max - *used : 0;
 	ret          = vpmu_smpl_create(fmt, &ca, &ctx->smpl);
 	if (ret)
-		return ret;
+		goto out_put;
 	ctx->has_fmt = true;
 	*used += ctx->smpl.size;
 	return 0;
+
+out_put:
+	vpmu_smpl_fmt_put(fmt);
+	return ret;
 }
 
 /*
@@ -161,8 +168,11 @@ void vpmu_ctx_free(struct vpmu_ctx *ctx)
 	if (ctx->cpu)
 		unhook(ctx->cpu, ctx);
 	if (ctx->has_fmt) {
+		const struct vpmu_smpl_fmt *fmt = ctx->smpl.fmt;
+
 		*smpl_charge(ctx, NULL) -= ctx->smpl.size;
 		vpmu_smpl_destroy(&ctx->smpl);
+		vpmu_smpl_fmt_put(fmt); /* 3.5.9: now it may go away */
 	}
 	vpmu_msgq_free(&ctx->q);
 	vpmu_set_free_all(ctx);

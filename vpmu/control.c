@@ -82,6 +82,7 @@ static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 	ctx->is_active      = false;
 	ctx->is_masked      = false;
 	ctx->switch_pending = false;
+	ctx->is_blocked     = false;
 	ctx->ovfl_pending   = 0;
 	ctx->enabled_ns     = 0;
 	ctx->thr_count      = 0;
@@ -117,8 +118,9 @@ int vpmu_ctx_do_unload(struct vpmu_ctx *ctx)
 		return -EBUSY;
 	if (ctx->cpu)
 		vpmu_cpu_detach(ctx->cpu, ctx);
-	ctx->is_active = false;
-	ctx->state     = VPMU_CTX_UNLOADED;
+	ctx->is_active  = false;
+	ctx->is_blocked = false; /* a detached context blocks nobody */
+	ctx->state      = VPMU_CTX_UNLOADED;
 	return 0;
 }
 
@@ -141,6 +143,15 @@ int vpmu_ctx_unload(struct vpmu_domain *d, const struct vpmu_caller *who,
 
 	pthread_mutex_lock(&d->lock);
 	ret = loaded_ctx(d, who, fd, &ctx);
+	/*
+	 * 3.1.8: "To detach a system-wide context, the calling thread must be
+	 * running on the CPU core the context is bound to": a guest UNLOAD
+	 * from another vCPU cannot be executed at this time. A host operator
+	 * runs on no vCPU and may unload its contexts from anywhere.
+	 */
+	if (!ret && (ctx->flags & PFM_FL_SYSTEM_WIDE) &&
+	    who->owner == VPMU_OWNER_GUEST && who->cpu != ctx->cpu)
+		ret = -EBUSY;
 	if (!ret)
 		ret = vpmu_ctx_do_unload(ctx);
 	pthread_mutex_unlock(&d->lock);
@@ -306,4 +317,31 @@ int vpmu_ctx_thread_exit(struct vpmu_domain *d, const struct vpmu_caller *who,
 		vpmu_ctx_notify(ctx, PFM_MSG_END, 0, 0);
 	pthread_mutex_unlock(&d->lock);
 	return ret;
+}
+
+/* Does (ctx), a guest per-thread context, stand for thread (tid)/(cpu)? */
+static bool is_thread_of(const struct vpmu_ctx *ctx, uint32_t tid,
+			 const struct vpmu_cpu *cpu)
+{
+	if (!ctx || ctx->owner != VPMU_OWNER_GUEST ||
+	    ctx->state != VPMU_CTX_LOADED || (ctx->flags & PFM_FL_SYSTEM_WIDE))
+		return false;
+	return tid ? ctx->load_pid == tid : cpu && ctx->cpu == cpu;
+}
+
+int vpmu_thread_blocked(struct vpmu_domain *d, const struct vpmu_caller *who,
+			uint32_t tid)
+{
+	bool blocked = false;
+	uint32_t i;
+
+	if (!who || who->owner != VPMU_OWNER_GUEST)
+		return -EINVAL;
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < vpmu_nr_slots(d) && !blocked; i++) {
+		if (is_thread_of(d->ctx[i], tid, who->cpu))
+			blocked = d->ctx[i]->is_blocked;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return blocked;
 }

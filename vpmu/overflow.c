@@ -272,6 +272,9 @@ void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl)
 	}
 	if (c.reset)
 		short_reset(ctx, s, c.reset);
+	/* 3.1.9: a blocked thread stays blocked until PFM_RESTART. */
+	if (c.notify && c.block)
+		ctx->is_blocked = true;
 	if (c.notify)
 		vpmu_ctx_notify(ctx, PFM_MSG_OVFL, ovfl,
 				c.block ? VPMU_NOTIFY_BLOCK : 0);
@@ -296,6 +299,11 @@ int vpmu_ctx_do_restart(struct vpmu_ctx *ctx, uint64_t restart_arg)
 		ret = fmt->restart(&ctx->smpl, is_active, restart_arg, &ctl);
 		if (ret)
 			return ret;
+		/*
+		 * 3.1.9: "if the monitored thread had been blocked, it is
+		 * awoken" (block_thread is ignored at restart, 3.5.15).
+		 */
+		ctx->is_blocked = false;
 		if (ctl & VPMU_SMPL_CTRL_MASK_MONITORING) {
 			ctx->is_masked = true;
 			return 0;
@@ -304,6 +312,7 @@ int vpmu_ctx_do_restart(struct vpmu_ctx *ctx, uint64_t restart_arg)
 	} else if (is_active) {
 		return fmt ? 0 : -EBUSY;
 	}
+	ctx->is_blocked = false; /* 3.1.9: the blocked thread is awoken */
 	if (reset && ctx->ovfl_pending)
 		vpmu_reset_pmds(ctx, ctx->active, ctx->ovfl_pending, true);
 	if (reset)

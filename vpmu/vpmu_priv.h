@@ -93,6 +93,7 @@ struct vpmu_ctx {
 	bool is_masked;         /* masked until RESTART */
 	bool is_self;           /* loaded by the monitored thread */
 	bool switch_pending;    /* overflow switch deferred to RESTART */
+	bool is_blocked;        /* its thread is blocked until RESTART */
 	uint32_t load_pid;      /* guest tid or vCPU index */
 	struct vpmu_cpu *cpu;   /* cpu it is counted on, or NULL */
 	struct vpmu_set **sets; /* sorted by id */

@@ -6,9 +6,11 @@
  * A sampling format records samples into a buffer on 64-bit counter
  * overflows and decides, per overflow, whether to notify the user, mask
  * monitoring or reset the overflowed PMDs (§3.5.14 ovfl_ctrl). Formats are
- * built in (no runtime registration, §4.4.5 / digest §9.4 [VMM]) and found
- * by UUID in a const table. There is no global mutable state: everything a
- * context needs lives in its struct vpmu_smpl_buf.
+ * built in (a const table) or registered at run time by the host (§3.5.8,
+ * shared objects the VMM loads: vpmu/vpmu_format.h, formats/loader.c),
+ * never by a guest (§4.4.5), and found by UUID. The run-time registry is
+ * the only global mutable state; everything a context needs lives in its
+ * struct vpmu_smpl_buf.
  *
  * Life cycle, driven by the context code (the "core"):
  *
@@ -76,127 +78,53 @@
 
 #include <pvpmu/abi.h>
 
-/* Upper bound of PMD indexes a sample can carry (PFM_MAX_PMDS). */
-#define VPMU_SMPL_MAX_PMDS 64
-#define VPMU_SMPL_PMD_BV   ((VPMU_SMPL_MAX_PMDS + 63) / 64)
+#include <vpmu/vpmu_format.h>
+
 #ifdef PFM_MAX_PMDS
 _Static_assert(VPMU_SMPL_MAX_PMDS == PFM_MAX_PMDS,
 	       "sample bodies are sized by the ABI's PFM_MAX_PMDS");
 #endif
 
-/* Output control bits of handler/restart (§3.5.14, §3.5.15 ovfl_ctrl). */
-#define VPMU_SMPL_CTRL_NOTIFY_USER (1U << 0) /* queue an overflow msg */
-#define VPMU_SMPL_CTRL_RESET_OVFL_PMDS                                         \
-	(1U << 1)                                /* short (handler) or long    \
-						    (restart) reset */
-#define VPMU_SMPL_CTRL_BLOCK_THREAD    (1U << 2) /* honoured if eligible */
-#define VPMU_SMPL_CTRL_MASK_MONITORING (1U << 3) /* wins over the reset */
-
-/* Format capability flags (fmt_flags, §3.5.7). */
-#define VPMU_SMPL_FMTFL_NOSET (1U << 0) /* only set0 may exist */
-
 /*
- * One 64-bit counter overflow, as the core describes it to the handler
- * (§3.5.14 pfm_ovfl_arg_t plus its tstamp and "data" arguments). Host
- * internal; not ABI.
- */
-struct vpmu_smpl_ovfl_arg {
-	uint16_t ovfl_pmd;   /* index of the overflowed PMD */
-	uint16_t active_set; /* set active at the overflow (the PMD's set) */
-	uint16_t cpu;        /* vCPU index the overflow was taken on */
-	bool ovfl_notify;    /* the PMC has PFM_REGFL_OVFL_NOTIFY */
-	int32_t pid;         /* guest pid from the shared page, 0 unknown */
-	int32_t tid;         /* guest tid from the shared page, 0 unknown */
-	uint64_t pmd_last_reset; /* last value loaded in the PMD (random or
-				    short/long reset value) */
-	uint64_t pmd_value;      /* current 64-bit value of the PMD */
-	uint64_t pmd_eventid;    /* reg_smpl_eventid of the PMC */
-	uint64_t ip;             /* guest RIP when the overflow was taken */
-	uint64_t tstamp;         /* per-vCPU unique, increasing; identical
-				    for all PMDs of one overflow event */
-	uint64_t smpl_pmds[VPMU_SMPL_PMD_BV]; /* reg_smpl_pmds of the PMC */
-	/*
-	 * Values of the PMDs set in smpl_pmds, packed in increasing PMD
-	 * index: smpl_pmds_values[k] belongs to the k-th set bit. Only the
-	 * first popcount(smpl_pmds) entries are read.
-	 */
-	uint64_t smpl_pmds_values[VPMU_SMPL_MAX_PMDS];
-};
-
-/*
- * A context's sampling buffer. Owned by the context; the core zeroes it,
- * then vpmu_smpl_create() (or the core, step by step) fills it.
- */
-struct vpmu_smpl_buf {
-	const struct vpmu_smpl_fmt *fmt; /* the format in use */
-	void *base;         /* page-aligned host mapping; NULL if none */
-	size_t size;        /* mapped bytes, a multiple of the page size;
-			       this is ctx_smpl_buf_size */
-	uint32_t ctx_flags; /* ctx_flags given at create */
-	uint16_t num_pmds;  /* implemented PMDs (max_sample_size) */
-	void *priv;         /* format-private host state (init/exit) */
-};
-
-/*
- * The operations of one format (§3.5.7 pfm_buffer_fmt_t). All callbacks
- * return 0 or -errno. (arg) always points at exactly (arg_size) bytes of
- * format arguments copied once from the guest (§3.5.3); it is only read.
- */
-struct vpmu_smpl_fmt {
-	const char *name;    /* logical name, listed to guests (§3.5.2) */
-	uuid_t uuid;         /* identity (§3.5.2) */
-	size_t arg_size;     /* bytes of per-context arguments; 0 if none */
-	uint32_t msgq_depth; /* messages the format may need queued (>= 1) */
-	uint32_t flags;      /* VPMU_SMPL_FMTFL_* */
-
-	/*
-	 * §3.5.10: check (arg) and that the context (ctx_flags) suits the
-	 * format; (num_pmds) is the number of implemented PMDs. Errors:
-	 * -EINVAL for bad arguments (reserved flags, buffer too small to
-	 * hold one sample). Optional (NULL: nothing to check).
-	 */
-	int (*validate)(uint32_t ctx_flags, uint16_t num_pmds, const void *arg);
-	/*
-	 * §3.5.11: store in (*size) the bytes to allocate (page-rounded);
-	 * 0 means no buffer. Called after validate. Optional.
-	 */
-	int (*getsize)(uint32_t ctx_flags, const void *arg, size_t *size);
-	/*
-	 * §3.5.12: initialise (buf) (base/size/ctx_flags/num_pmds filled,
-	 * memory zeroed) from (arg). May set buf->priv. Optional.
-	 */
-	int (*init)(struct vpmu_smpl_buf *buf, const void *arg);
-	/*
-	 * §3.5.14: record the overflow (arg) and store in (*ovfl_ctrl) the
-	 * VPMU_SMPL_CTRL_* bits the core applies on return (it starts at 0).
-	 * Required. Runs in the overflow path: no allocation, no syscalls.
-	 */
-	int (*handler)(struct vpmu_smpl_buf *buf,
-		       const struct vpmu_smpl_ovfl_arg *arg,
-		       uint32_t *ovfl_ctrl);
-	/*
-	 * §3.5.15: PFM_RESTART. (is_active) is false when monitoring is
-	 * masked. (restart_arg) is the format-specific restart argument the
-	 * guest passed (0 when none; the default format ignores it, the
-	 * n-way format reads it as the regions to release). Store
-	 * MASK_MONITORING / RESET_OVFL_PMDS (long reset) in (*ctrl); other
-	 * bits are ignored by the core. Optional (NULL: the core unmasks and
-	 * long-resets as without a format).
-	 */
-	int (*restart)(struct vpmu_smpl_buf *buf, bool is_active,
-		       uint64_t restart_arg, uint32_t *ctrl);
-	/* §3.5.13: release buf->priv; the buffer is freed after. Optional. */
-	int (*exit)(struct vpmu_smpl_buf *buf);
-};
-
-/*
- * Find the built-in format whose UUID is (uuid). Returns 0 and sets (*out),
+ * Find the format (built-in, else run-time) whose UUID is (uuid); a
+ * run-time format is referenced until vpmu_smpl_fmt_put(). Returns 0 and
+ * sets (*out),
  * or -EINVAL if no format has that UUID (all-zero means "no format"; the
  * caller checks vpmu_smpl_uuid_is_null() first).
  */
 int vpmu_smpl_fmt_find(const uuid_t uuid, const struct vpmu_smpl_fmt **out);
 
-/* Number of built-in formats; they are listed to guests (§3.5.2). */
+/*
+ * Drop the reference vpmu_smpl_fmt_find() took on a run-time format (a
+ * context stops using it). No-op for built-in formats and NULL.
+ */
+void vpmu_smpl_fmt_put(const struct vpmu_smpl_fmt *fmt);
+
+/*
+ * The checks a run-time format passes before it is registered (see
+ * vpmu/vpmu_format.h). Returns 0, or -EINVAL with a message in (err).
+ */
+int vpmu_smpl_fmt_check(const struct vpmu_smpl_fmt *fmt, char *err,
+			size_t errlen);
+
+/*
+ * Register (fmt) at run time (§3.5.8): checked, and refused with -EBUSY if
+ * its UUID is taken (built in or registered). (handle) (a dlopen handle or
+ * NULL) and (origin) are kept for unregistration and listing. Returns 0,
+ * -EINVAL, -EBUSY (message in (err)) or -ENOMEM. (fmt) must stay valid
+ * until unregistered.
+ */
+int vpmu_smpl_fmt_register(const struct vpmu_smpl_fmt *fmt, void *handle,
+			   const char *origin, char *err, size_t errlen);
+
+/*
+ * Unregister run-time format (uuid) (§3.5.9); its handle goes to (*handle)
+ * (if not NULL) for the caller to close. Returns 0, -EBUSY (in use by a
+ * context) or -EINVAL (not registered, or built in).
+ */
+int vpmu_smpl_fmt_unregister(const uint8_t *uuid, void **handle);
+
+/* Number of built-in formats (run-time ones: vpmu_format_list()). */
 size_t vpmu_smpl_fmt_count(void);
 
 /* The (i)-th built-in format, or NULL if (i) >= vpmu_smpl_fmt_count(). */

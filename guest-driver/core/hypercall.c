@@ -195,6 +195,31 @@ int pvpmu_hc_sched(const struct pvpmu_drv *drv, int fd, pvpmu_u32 op,
 	return pvpmu_call(drv, PVPMU_HC_SCHED, &req, sizeof(req));
 }
 
+int pvpmu_hc_block(const struct pvpmu_drv *drv, pvpmu_u32 tid,
+		   pvpmu_u64 timeout_ns)
+{
+	struct pvpmu_hc_block req = {
+		.size       = sizeof(req),
+		.tid        = tid,
+		.timeout_ns = timeout_ns,
+	};
+
+	return pvpmu_call(drv, PVPMU_HC_BLOCK, &req, sizeof(req));
+}
+
+int pvpmu_hc_fmt_info(const struct pvpmu_drv *drv, pvpmu_u32 index,
+		      struct pvpmu_hc_fmt_info *out)
+{
+	struct pvpmu_hc_fmt_info req = {.size = sizeof(req), .index = index};
+	int ret;
+
+	if (!out)
+		return -PVPMU_EFAULT;
+	ret  = pvpmu_call(drv, PVPMU_HC_FMT_INFO, &req, sizeof(req));
+	*out = req;
+	return ret;
+}
+
 int pvpmu_hc_nop(const struct pvpmu_drv *drv)
 {
 	return pvpmu_call(drv, PVPMU_HC_NOP, 0, 0);

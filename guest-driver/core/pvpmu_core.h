@@ -158,6 +158,22 @@ int pvpmu_shared_register(const struct pvpmu_drv *drv,
 int pvpmu_hc_sched(const struct pvpmu_drv *drv, int fd, pvpmu_u32 op,
 		   pvpmu_u32 tid);
 
+/*
+ * PVPMU_HC_BLOCK: wait (at most (timeout_ns)) while guest thread (tid) (0:
+ * the one scheduled in on this vCPU) is blocked by a PFM_FL_NOTIFY_BLOCK
+ * notification. Returns 0 (not or no longer blocked), -PVPMU_EAGAIN
+ * (blocked, timeout 0), -PVPMU_ETIMEDOUT.
+ */
+int pvpmu_hc_block(const struct pvpmu_drv *drv, pvpmu_u32 tid,
+		   pvpmu_u64 timeout_ns);
+
+/*
+ * PVPMU_HC_FMT_INFO: sampling format (index) into (*out) (out->nr: how
+ * many there are, also on -PVPMU_ENOENT for an index past the end).
+ */
+int pvpmu_hc_fmt_info(const struct pvpmu_drv *drv, pvpmu_u32 index,
+		      struct pvpmu_hc_fmt_info *out);
+
 /* PVPMU_HC_NOP and PVPMU_HC_ECHO ((*out) = ~in). */
 int pvpmu_hc_nop(const struct pvpmu_drv *drv);
 int pvpmu_hc_echo(const struct pvpmu_drv *drv, pvpmu_u64 in, pvpmu_u64 *out);

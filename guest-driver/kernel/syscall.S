@@ -19,7 +19,7 @@
  * Ring-0 instructions are emulated on PVM (~1 us each), so the paths are
  * counted (excluding the C handler):
  *   syscall_entry: 6 (cmp, jae, sub, call, add, iretq); yield adds 2
- *   notify_entry: 21 (9 push, cld, call, 9 pop, iretq)
+ *   notify_entry: 22 (9 push, cld, lea, call, 9 pop, iretq)
  */
 #define GDT_USER_DS     0x1b
 #define GDT_USER_CS     0x23
@@ -95,7 +95,8 @@ notify_entry:
 	push %r10
 	push %r11
 	cld
-	call *kernel_notify_fn
+	lea 72(%rsp), %rdi		/* the CPU's frame: rip, cs, ... */
+	call kernel_notify_dispatch
 	pop %r11
 	pop %r10
 	pop %r9

@@ -13,6 +13,8 @@
 
 #include <stdbool.h>
 
+#include "pvpmu_core.h"
+
 #define USER_MIN_ADDR 4096ULL      /* page 0 is unmapped (paging.c) */
 #define USER_MAX_ADDR (4ULL << 30) /* the identity map ends at 4 GiB */
 
@@ -36,11 +38,13 @@ void notify_entry(void);
 noreturn void user_enter(unsigned int vcpu, user_main_fn_t fn,
 			 uint64_t user_rsp, uint64_t kernel_rsp);
 
-/* Called by notify_entry; read there without a barrier (aligned store). */
+/* Called by notify_entry's C side; an aligned store, read without a lock. */
 kernel_notify_fn_t kernel_notify_fn;
+void kernel_notify_dispatch(const uint64_t *frame);
 static unsigned int notify_vector;
 
 volatile uint64_t user_notify_counts[KERNEL_MAX_VCPUS];
+volatile uint64_t kernel_blocked_counts[KERNEL_MAX_VCPUS];
 
 static uint8_t user_stacks[KERNEL_MAX_VCPUS][USER_STACK_SIZE]
 	__attribute__((aligned(16)));
@@ -152,6 +156,31 @@ noreturn void kernel_user_run(unsigned int vcpu)
 		guest_halt();
 	user_enter(vcpu, fn, (uintptr_t)user_stacks[vcpu] + USER_STACK_SIZE,
 		   (uintptr_t)this_cpu() + KERNEL_STACK_SIZE);
+}
+
+/*
+ * The notification vector's C side: the handler, then the spec's blocking
+ * rule (3.1.9, 3.4.3): a thread the VMM marked blocked
+ * (pvpmu_boot_info.block_vcpus, PFM_FL_NOTIFY_BLOCK) makes no user-level
+ * progress until PFM_RESTART. Interrupted in ring 3 (frame[1] is CS), it
+ * is held here: PVPMU_HC_BLOCK waits in the VMM, this vCPU halted there,
+ * until the controlling thread's RESTART (or UNLOAD, or close); the VMM
+ * clears the bit. Interrupted in ring 0, the kernel finishes first and
+ * the next notification (or this bit at the next one) holds the thread.
+ */
+void kernel_notify_dispatch(const uint64_t *frame)
+{
+	const struct pvpmu_boot_info *bi = kernel_boot_info;
+	unsigned int id                  = this_cpu()->id;
+
+	kernel_notify_fn();
+	if ((frame[1] & 3) != 3 || !bi || id >= 64)
+		return;
+	if (__atomic_load_n(&bi->block_vcpus, __ATOMIC_ACQUIRE) &
+	    (1ULL << id)) {
+		kernel_blocked_counts[id]++;
+		pvpmu_hc_block(&kernel_pvpmu_drv, 0, PVPMU_WAIT_FOREVER);
+	}
 }
 
 /* The default notification handler: count, for ring 3 to poll. */

@@ -172,6 +172,21 @@ static inline uint64_t user_notify_count(unsigned int vcpu)
 	return user_notify_counts[vcpu];
 }
 
+/*
+ * Blocking (spec 3.1.9, 3.4.3). When a PFM_FL_NOTIFY_BLOCK context of
+ * another thread notifies an overflow of the program on vCPU (vcpu), the
+ * kernel holds that program on the notification vector (so the vCPU must
+ * have one registered, PVPMU_HC_SET_VECTOR) until the controlling thread
+ * issues PFM_RESTART; it counts each time here. The program itself only
+ * schedules its context in (pvpmu_sched()), as a driver would.
+ */
+extern volatile uint64_t kernel_blocked_counts[];
+
+static inline uint64_t user_blocked_count(unsigned int vcpu)
+{
+	return kernel_blocked_counts[vcpu];
+}
+
 /* The VM's boot info (read-only by convention; readable from ring 3). */
 static inline const struct pvpmu_boot_info *user_boot_info(void)
 {

@@ -11,6 +11,8 @@
 
 #include "pvpmu_core.h"
 
+#define PFINFO_MAX_FORMATS 32
+
 static const char *const type_names[] = {
 	[PFM_REG_TYPE_PMC] = "pmc",      [PFM_REG_TYPE_PMD] = "pmd",
 	[PFM_REG_TYPE_MSR] = "msr",      [PFM_REG_TYPE_SPR] = "spr",
@@ -168,44 +170,34 @@ static int show_events(void)
 }
 
 /*
- * The sampling formats the VMM offers (spec 3.5.2 wants them listable; the
- * ABI has no list call): create a context with each known UUID.
+ * The sampling formats the VMM offers, built-in and loaded at run time
+ * (spec 3.5.2: UUID and logical name, listable without privilege).
  */
 static int show_formats(void)
 {
-	static const struct {
-		const char *name;
-		uint8_t uuid[16];
-	} fmts[] = {
-		{"default (spec 3.6)", PFM_DEFAULT_SMPL_UUID},
-		{"n-way (vpmu)", PVPMU_NWAY_SMPL_UUID},
-	};
-	unsigned int i, k;
-	int ret;
+	pfm_format_info_t fmts[PFINFO_MAX_FORMATS];
+	int i, k, n;
 
-	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-		struct {
-			pfarg_ctx_t ctx;
-			struct pvpmu_nway_smpl_arg arg;
-		} a = {.arg = {.buf_size = 8192}};
+	n = pfm_getinfo_formats(fmts, PFINFO_MAX_FORMATS);
+	if (n < 0)
+		return tool_err("pfinfo", "pfm_getinfo_formats", n);
+	uprintf("pfinfo: %d sampling formats\n", n);
+	for (i = 0; i < n && i < PFINFO_MAX_FORMATS; i++) {
+		char id[40];
+		int o = 0;
 
-		for (k = 0; k < 16; k++)
-			a.ctx.ctx_smpl_buf_id[k] = fmts[i].uuid[k];
-		/*
-		 * Both formats' arguments are buf_size, buf_flags and a
-		 * word that is padding (default) or nr_regions (n-way).
-		 */
-		a.arg.nr_regions = i ? PVPMU_NWAY_MIN_REGIONS : 0;
-		ret = pfm_create_context(&a.ctx, &a.arg, sizeof(a.arg));
-		uprintf("pfinfo: format %-20s %s", fmts[i].name,
-			ret ? pvpmu_strerror(ret) : "available");
-		if (ret) {
-			uprintf("\n");
-			continue;
+		for (k = 0; k < 16; k++) {
+			o += usnprintf(id + o, sizeof(id) - (size_t)o, "%02x",
+				       fmts[i].uuid[k]);
+			if (k == 3 || k == 5 || k == 7 || k == 9)
+				id[o++] = '-';
 		}
-		uprintf(" (an 8 KiB request gets %llu bytes)\n",
-			(unsigned long long)a.ctx.ctx_smpl_buf_size);
-		pfm_close(a.ctx.ctx_fd);
+		id[o] = '\0';
+		uprintf("pfinfo: format %-16s %s %s, %llu argument bytes\n",
+			(const char *)fmts[i].name, id,
+			(fmts[i].flags & PVPMU_FMT_BUILTIN) ? "built-in"
+							    : "run-time",
+			(unsigned long long)fmts[i].arg_size);
 	}
 	return 0;
 }

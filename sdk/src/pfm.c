@@ -184,6 +184,29 @@ int pvpmu_set_vector(pvpmu_u32 vector)
 	return pvpmu_hc_set_vector(sdk_drv(), vector);
 }
 
+int pfm_getinfo_formats(pfm_format_info_t *fmts, int max)
+{
+	struct pvpmu_hc_fmt_info fi;
+	pvpmu_u32 i, nr;
+	int ret;
+
+	if (max < 0 || (max > 0 && !fmts))
+		return -PVPMU_EFAULT;
+	ret = pvpmu_hc_fmt_info(sdk_drv(), 0, &fi);
+	if (ret && ret != -PVPMU_ENOENT)
+		return ret;
+	nr = fi.nr;
+	for (i = 0; i < nr && i < (pvpmu_u32)max; i++) {
+		if (i) {
+			ret = pvpmu_hc_fmt_info(sdk_drv(), i, &fi);
+			if (ret)
+				return ret;
+		}
+		fmts[i] = fi;
+	}
+	return (int)nr;
+}
+
 int pvpmu_sched(int fd, pvpmu_u32 op, pvpmu_u32 tid)
 {
 	return pvpmu_hc_sched(sdk_drv(), fd, op, tid);

@@ -435,6 +435,28 @@ Test(backends_vm, events_command_table_and_errors)
 	cr_assert(eq(str, out, ""));
 }
 
+/* Issue 14, spec 3.5.2: the formats, built-in and run-time, with UUIDs. */
+Test(backends_vm, events_command_lists_formats)
+{
+	static char out[OUT_MAX];
+	const char *table[] = {"--format-dir", VPMU_BUILD_DIR "/formats", NULL};
+	const char *json[]  = {"--json", NULL};
+	const char *bad[]   = {"--format-dir", NULL};
+
+	cr_assert(eq(int, run_events(table, 2, out, sizeof(out)), 0));
+	cr_assert(not(
+		eq(ptr, strstr(out, "sampling formats (spec 3.5.2)"), NULL)));
+	cr_assert(not(eq(ptr,
+			 strstr(out, "4d72bec0-0664-4143-82b4-d3fd27243c97  "
+				     "default"),
+			 NULL)));
+	cr_assert(not(eq(ptr, strstr(out, "last-n           run-time"), NULL)));
+	cr_assert(eq(int, run_events(json, 1, out, sizeof(out)), 0));
+	cr_assert(not(eq(ptr, strstr(out, "\"formats\": ["), NULL)));
+	cr_assert(not(eq(ptr, strstr(out, "\"name\": \"n-way\""), NULL)));
+	cr_assert(eq(int, run_events(bad, 1, out, sizeof(out)), 1));
+}
+
 /* ---- behind a libvpmu domain ----------------------------------------- */
 
 Test(backends_vm, domain_counts_kvm_exits_and_refuses_missing_events)

@@ -6,7 +6,8 @@
  *     (status 128 + SIGPIPE, one message, registry entry removed);
  *   - `vpmu stat -p PID` selects a VM by the pid of its VMM, -C by vCPU;
  *   - `vpmu stat -- COMMAND` counts while COMMAND runs; -o FILE; the
- *     interval header once and a labelled total in text and CSV.
+ *     interval header once and a labelled total in text and CSV;
+ *   - `vpmu top` under a pseudo-terminal quits on the key q.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -15,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pty.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "kvm_harness.h"
@@ -168,4 +172,48 @@ Test(cli_ops, stat_command_output_file_header_once_and_total)
 	run_stat(csv, out, sizeof(out));
 	cr_expect_geq(occurrences(out, ",interval\n"), 2, "%s", out);
 	cr_expect_eq(occurrences(out, ",total\n"), 1, "%s", out);
+}
+
+/* Read (fd) into (buf) until (needle) appears or (ms) pass. */
+static bool read_until(int fd, char *buf, size_t len, const char *needle,
+		       int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	size_t have     = strlen(buf);
+	ssize_t n;
+
+	while (!strstr(buf, needle) && poll(&p, 1, ms) == 1) {
+		n = read(fd, buf + have, len - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+	}
+	return strstr(buf, needle) != NULL;
+}
+
+Test(cli_ops, top_quits_on_q_under_a_pty)
+{
+	static char out[OUT_MAX];
+	int master, st, i;
+	pid_t pid;
+
+	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "topq", 1), 0);
+	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
+	pid = forkpty(&master, NULL, NULL, NULL);
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execl(VPMU, VPMU, "top", "-p", "topq", "-d", "0.2",
+		      (char *)NULL);
+		_exit(127);
+	}
+	out[0] = '\0';
+	cr_assert(read_until(master, out, sizeof(out), "q quit", 30000),
+		  "top never drew: %s", out);
+	cr_assert_eq(write(master, "q", 1), 1);
+	for (i = 0; i < 100 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(50000);
+	cr_assert_lt(i, 100, "top did not quit on q within 5 s");
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	close(master);
 }

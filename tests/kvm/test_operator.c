@@ -662,16 +662,16 @@ static int count_chain(void *opaque, const struct rec_sample *s)
 	return 0;
 }
 
-/* The line of op_chain.c tagged OP_CHAIN_HOT_LINE. */
+/* The line of op_chain.c after the tag OP_CHAIN_HOT_LINE. */
 static int chain_hot_line(void)
 {
 	static char src[1 << 16];
 	const char *p;
-	int line = 1;
+	int line = 2; /* the line after the tag */
 
 	slurp_file(VPMU_SOURCE_DIR "/tests/kvm/guests/op_chain.c", src,
 		   sizeof(src));
-	p = strstr(src, "/* OP_CHAIN_HOT_LINE */");
+	p = strstr(src, "/* OP_CHAIN_HOT_LINE is the next line. */");
 	cr_assert(not(eq(ptr, (void *)p, NULL)));
 	for (const char *q = src; q < p; q++)
 		line += *q == '\n';

@@ -136,8 +136,10 @@ Test(sdk_kvm, pfinfo)
 	HAS(res.out, "pfinfo: perfmon2 interface 1.0");
 	HAS(res.out, "pfinfo: PMC0  msr");
 	HAS(res.out, "pfinfo: PMD16 virtual");
-	HAS(res.out, "pfinfo: format default (spec 3.6)   available");
-	HAS(res.out, "pfinfo: format n-way (vpmu)         available");
+	/* 3.5.2: the list call names each format with its UUID. */
+	HAS(res.out, "pfinfo: format default          "
+		     "4d72bec0-0664-4143-82b4-d3fd27243c97 built-in");
+	HAS(res.out, "pfinfo: format n-way            ");
 	HAS(res.out, "pfinfo: hv_exits          0x02e0  hv       yes");
 	HAS(res.out, "catalogue events available on this host");
 }
@@ -193,4 +195,66 @@ Test(sdk_kvm, demo)
 	HAS(res.out, "pfinfo: cpuid (ring 0): vpmu ABI 1");
 	HAS(res.out, "pffast: stopped: fast read equals pfm_read_pmds");
 	HAS(res.out, "demo: all tools ok");
+}
+
+/*
+ * Issue 14, from a guest through libpvpmu (image sdk_conform, 2 vCPUs):
+ * 3.5.2 the format list, 3.3.7 OVFL_NO_MSG still raises the vector, 3.1.8
+ * a vCPU-wide context is unloaded only from its vCPU, 3.1.9 NOTIFY_BLOCK
+ * freezes the monitored thread from the notification to PFM_RESTART.
+ */
+Test(sdk_kvm, perfmon2_conformance_items)
+{
+	RUN_LONG("run", GUEST("sdk_conform"), "--vcpus", "2");
+	STATUS(0);
+	HAS(res.out, "sdk_conform: format default (built-in)");
+	HAS(res.out, "OVFL_NO_MSG notified without a message");
+	HAS(res.out, "vCPU-wide unload refused off its vCPU");
+	HAS(res.out, "blocked cycle 1: frozen at");
+	HAS(res.out, "sdk_conform: ok (");
+}
+
+/*
+ * Spec 3.5 / 3.5.8: run-time formats from --format-dir. The directory
+ * holds the example format and malformed objects (wrong version, the
+ * default format's UUID, no handler, no descriptor, not an ELF): each bad
+ * one is refused with a message naming it, the VM runs, and the guest
+ * lists and uses "last-n".
+ */
+Test(sdk_kvm, runtime_formats_loaded_bad_ones_refused)
+{
+	static const char *const bad[] = {"version.so", "dup_uuid.so",
+					  "no_handler.so", "no_symbol.so"};
+	char dir[]                     = "/tmp/vpmu-kvmfmt-XXXXXX", p[512];
+	unsigned int i;
+	FILE *f;
+
+	cr_assert(not(eq(ptr, mkdtemp(dir), NULL)));
+	snprintf(p, sizeof(p), "%s/lastn.so", dir);
+	cr_assert(eq(int, symlink(VPMU_BUILD_DIR "/formats/lastn.so", p), 0));
+	for (i = 0; i < 4; i++) {
+		char t[512];
+
+		snprintf(p, sizeof(p), "%s/%s", dir, bad[i]);
+		snprintf(t, sizeof(t), "%s/tests/formats-bad/%s",
+			 VPMU_BUILD_DIR, bad[i]);
+		cr_assert(eq(int, symlink(t, p), 0));
+	}
+	snprintf(p, sizeof(p), "%s/garbage.so", dir);
+	f = fopen(p, "w");
+	cr_assert(not(eq(ptr, f, NULL)));
+	fputs("not an object\n", f);
+	fclose(f);
+	RUN_LONG("run", GUEST("sdk_conform"), "--name", "fmts", "--format-dir",
+		 dir);
+	STATUS(0);
+	for (i = 0; i < 4; i++)
+		HAS(res.err, bad[i]);
+	HAS(res.err, "garbage.so: cannot load");
+	HAS(res.err, "format ABI version 99");
+	HAS(res.err, "already registered by 'default'");
+	HAS(res.err, "has no handler");
+	HAS(res.out, "sdk_conform: format last-n (run-time)");
+	HAS(res.out, "sdk_conform: last-n: ");
+	HAS(res.out, "sdk_conform: ok (");
 }

@@ -10,6 +10,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/timerfd.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_parse.h"
@@ -33,6 +37,7 @@ struct top_vm {
 	struct symtab st;
 	struct hit *hits; /* per symbol (index), last: unknown */
 	uint64_t total;
+	uint64_t per_vcpu[VMM_CTL_SESSION_VCPUS]; /* samples per vCPU */
 };
 
 struct top {
@@ -41,6 +46,8 @@ struct top {
 	struct top_vm *vms;
 	uint64_t freq, iterations, lines;
 	double delay;
+	bool by_name;  /* 's': sort by function name, not samples */
+	bool per_vcpu; /* 'v': samples of each vCPU too */
 };
 
 static void count(void *opaque, const struct ops_sample *smp)
@@ -52,6 +59,8 @@ static void count(void *opaque, const struct ops_sample *smp)
 
 	v->hits[i].n++;
 	v->total++;
+	if (smp->vcpu < VMM_CTL_SESSION_VCPUS)
+		v->per_vcpu[smp->vcpu]++;
 }
 
 static int by_n(const void *a, const void *b)
@@ -61,10 +70,27 @@ static int by_n(const void *a, const void *b)
 	return x->n > y->n ? -1 : x->n < y->n;
 }
 
+static const struct top_vm *sort_vm; /* by_sym's symbols (qsort) */
+
+static const char *sym_name(const struct top_vm *v, int64_t sym)
+{
+	return (size_t)sym < v->st.nr ? v->st.syms[sym].name : "[unknown]";
+}
+
+static int by_sym(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	if (!x->n != !y->n) /* functions with samples first */
+		return x->n ? -1 : 1;
+	return strcmp(sym_name(sort_vm, x->sym), sym_name(sort_vm, y->sym));
+}
+
 static void show_vm(struct top *t, unsigned int vm)
 {
 	struct top_vm *v = &t->vms[vm];
 	size_t i, n = v->st.nr + 1;
+	unsigned int c;
 
 	printf("\nVM %s (%s), %u vCPUs: %llu samples%s\n", t->s.vms[vm].e.name,
 	       t->s.vms[vm].e.uuid, t->s.vms[vm].e.nr_vcpus,
@@ -72,7 +98,11 @@ static void show_vm(struct top *t, unsigned int vm)
 	       t->s.vms[vm].gone ? " (gone)" : "");
 	for (i = 0; i < n; i++)
 		v->hits[i].sym = (int64_t)i;
-	qsort(v->hits, n, sizeof(*v->hits), by_n);
+	sort_vm = v;
+	qsort(v->hits, n, sizeof(*v->hits), t->by_name ? by_sym : by_n);
+	for (c = 0; t->per_vcpu && c < t->s.vms[vm].e.nr_vcpus; c++)
+		printf("  vCPU %u: %llu samples\n", c,
+		       (unsigned long long)v->per_vcpu[c]);
 	for (i = 0; i < n && i < t->lines && v->hits[i].n; i++)
 		printf("  %6.2f%% %8llu  %s\n",
 		       100.0 * (double)v->hits[i].n / (double)v->total,
@@ -81,6 +111,7 @@ static void show_vm(struct top *t, unsigned int vm)
 			       ? v->st.syms[v->hits[i].sym].name
 			       : "[unknown]");
 	memset(v->hits, 0, n * sizeof(*v->hits));
+	memset(v->per_vcpu, 0, sizeof(v->per_vcpu));
 	v->total = 0;
 }
 
@@ -95,9 +126,10 @@ static void refresh(struct top *t, unsigned int iter)
 	}
 	if (isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
-	printf("vpmu top: %s at %llu Hz, refresh %u, %u VM%s\n",
+	printf("vpmu top: %s at %llu Hz, refresh %u, %u VM%s, sorted by %s%s\n",
 	       t->s.ev[0].name, (unsigned long long)t->freq, iter, t->s.nr_live,
-	       t->s.nr_live == 1 ? "" : "s");
+	       t->s.nr_live == 1 ? "" : "s", t->by_name ? "name" : "samples",
+	       isatty(STDIN_FILENO) ? "  (q quit, s sort, v per-vCPU)" : "");
 	for (vm = 0; vm < t->s.nr_vms; vm++)
 		show_vm(t, vm);
 	fflush(stdout);
@@ -134,7 +166,12 @@ static const struct cli_cmd top_cmd = {
 	.help    = "  Samples every vCPU of the chosen VMs like 'vpmu record' "
 		   "and shows,\n"
 		   "  every refresh, the hottest guest functions of the last "
-		   "interval.\n",
+		   "interval.\n"
+		   "  Runs until -n refreshes, Ctrl-C or, on a terminal, the "
+		   "key q.\n"
+		   "  Keys: q quits, s sorts by samples or by name, v shows the\n"
+		   "  samples of each vCPU. Between refreshes it sleeps (no "
+		   "polling).\n",
 };
 
 static int parse(int argc, char **argv, struct top *t)
@@ -182,13 +219,104 @@ static int setup(struct top *t)
 	return ops_start_sampling(&t->s, period, 256 << 10);
 }
 
+/* Keys read from a terminal: raw (no echo, no line buffering). */
+struct term {
+	bool raw;
+	struct termios saved;
+};
+
+static void term_raw(struct term *tm)
+{
+	struct termios raw;
+
+	tm->raw = isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &tm->saved);
+	if (!tm->raw)
+		return;
+	raw = tm->saved;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO); /* ISIG: Ctrl-C works */
+	raw.c_cc[VMIN]  = 1;
+	raw.c_cc[VTIME] = 0;
+	tm->raw         = !tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+}
+
+static void term_restore(struct term *tm)
+{
+	if (tm->raw)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &tm->saved);
+	tm->raw = false;
+}
+
+/* One key: true to quit. */
+static bool key(struct top *t, char c)
+{
+	switch (c) {
+	case 'q':
+	case 'Q':
+		return true;
+	case 's':
+		t->by_name = !t->by_name;
+		return false;
+	case 'v':
+		t->per_vcpu = !t->per_vcpu;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Sleep in poll until the refresh timer (a timerfd), a key, or a VM's
+ * socket closing: no wake-up between refreshes otherwise. 1: refresh;
+ * 0: quit.
+ */
+static int wait_refresh(struct top *t, int tfd, bool keys)
+{
+	struct pollfd p[2 + 64];
+	unsigned int n = 0, vm;
+	uint64_t ticks;
+	char c;
+
+	p[n++] = (struct pollfd){.fd = tfd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd     = keys ? STDIN_FILENO : -1,
+				 .events = POLLIN};
+	for (vm = 0; vm < t->s.nr_vms && n < ARRAY_SIZE(p); vm++)
+		p[n++] = (struct pollfd){
+			.fd     = t->s.vms[vm].gone ? -1 : t->s.vms[vm].cl.fd,
+			.events = POLLIN};
+	for (;;) {
+		if (stop_flag || !t->s.nr_live)
+			return 0;
+		if (poll(p, n, -1) < 0)
+			continue; /* EINTR: stop_flag decides */
+		if (p[1].revents & POLLIN) {
+			if (read(STDIN_FILENO, &c, 1) == 1 && key(t, c))
+				return 0;
+			return 1; /* a key refreshes at once */
+		}
+		if (p[1].revents & (POLLHUP | POLLERR))
+			p[1].fd = -1;
+		for (vm = 2; vm < n; vm++) {
+			if (p[vm].revents)
+				p[vm].fd = -1;
+		}
+		ops_check_alive(&t->s);
+		if (p[0].revents & POLLIN) {
+			if (read(tfd, &ticks, sizeof(ticks)) < 0)
+				ticks = 0;
+			return 1;
+		}
+	}
+}
+
 int vmm_cmd_top(int argc, char **argv)
 {
 	struct top t        = {.s.prog = "vpmu top"};
 	struct sigaction sa = {.sa_handler = on_signal};
+	struct itimerspec its;
+	struct term tm = {0};
 	unsigned int iter, i;
-	uint64_t next;
-	int ret;
+	uint64_t ns;
+	int ret, tfd;
 
 	ret = parse(argc, argv, &t);
 	if (ret)
@@ -197,18 +325,29 @@ int vmm_cmd_top(int argc, char **argv)
 		return 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret  = setup(&t) ? 1 : 0;
-	next = vpmu_monotonic_ns();
-	for (iter = 1; !ret && !stop_flag && t.s.nr_live; iter++) {
-		next += (uint64_t)(t.delay * 1e9);
-		while (!stop_flag && vpmu_monotonic_ns() < next) {
-			ops_check_alive(&t.s);
-			usleep(10000);
-		}
+	ret = setup(&t) ? 1 : 0;
+	ns  = (uint64_t)(t.delay * 1e9);
+	its = (struct itimerspec){
+		.it_interval = {(time_t)(ns / 1000000000ULL),
+				(long)(ns % 1000000000ULL)},
+		.it_value    = {(time_t)(ns / 1000000000ULL),
+				(long)(ns % 1000000000ULL)},
+	};
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (!ret && (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL))) {
+		fprintf(stderr, "vpmu top: timerfd: %s\n", strerror(errno));
+		ret = 1;
+	}
+	if (!ret)
+		term_raw(&tm);
+	for (iter = 1; !ret && wait_refresh(&t, tfd, tm.raw); iter++) {
 		refresh(&t, iter);
 		if (t.iterations && iter >= t.iterations)
 			break;
 	}
+	term_restore(&tm);
+	if (tfd >= 0)
+		close(tfd);
 	for (i = 0; t.vms && i < t.s.nr_vms; i++) {
 		symtab_free(&t.vms[i].st);
 		free(t.vms[i].hits);

@@ -22,7 +22,7 @@
 #define OPTIONS_LIST                                                           \
 	"--vcpus, --mem, --name, --console, --stats, --pmu, --kernel, "        \
 	"--initrd, "                                                           \
-	"--append, --no-sandbox"
+	"--append, --no-sandbox, --format-dir"
 
 enum opt_id {
 	OPT_VCPUS,
@@ -35,6 +35,7 @@ enum opt_id {
 	OPT_INITRD,
 	OPT_APPEND,
 	OPT_NO_SANDBOX,
+	OPT_FORMAT_DIR,
 };
 
 static const struct {
@@ -51,6 +52,7 @@ static const struct {
 	[OPT_INITRD]     = {"initrd", true},
 	[OPT_APPEND]     = {"append", true},
 	[OPT_NO_SANDBOX] = {"no-sandbox", false},
+	[OPT_FORMAT_DIR] = {"format-dir", true},
 };
 
 #define NR_OPTIONS (ARRAY_SIZE(options))
@@ -245,6 +247,10 @@ static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
 		cfg->has_cmdline = true;
 	if (!ret && v[OPT_NO_SANDBOX])
 		cfg->no_sandbox = true; /* vmm/sandbox: debugging only */
+	if (!ret && v[OPT_FORMAT_DIR])
+		ret = vmm_config_copy_str("--format-dir", cfg->format_dir,
+					  sizeof(cfg->format_dir),
+					  v[OPT_FORMAT_DIR], err, errlen);
 	return ret;
 }
 

@@ -10,7 +10,9 @@
  *     <vpmu:console file="guest.log"/>     default: stdout
  *     <vpmu:stats/>                        print exit statistics at the end
  *     <vpmu:limits contexts="16" sets="32" smpl-mem="16M" queue-depth="64"
- *                  arg-size="64K"/>        any subset; each > 0
+ *                  arg-size="4K"/>         any subset; each > 0
+ *     <vpmu:formats dir="/usr/lib/vpmu/formats"/>   run-time sampling
+ *                                          formats: every *.so of dir
  *   </vpmu:vpmu>
  *
  * Every child is optional and may appear once. Anything else in the
@@ -156,6 +158,28 @@ static int read_limits(const struct vmm_xml_src *src, xmlNode *n,
 	return ret;
 }
 
+static int read_formats(const struct vmm_xml_src *src, xmlNode *n,
+			struct vmm_config *cfg)
+{
+	char w[VMM_CONFIG_ERR_LEN];
+	xmlChar *dir;
+	int ret;
+
+	dir = required(src, n, "dir", &ret);
+	if (ret)
+		return ret;
+	if (!dir[0]) {
+		ret = vmm_config_xml_fail(src, n, "dir='' names no directory");
+	} else {
+		vmm_config_xml_where(src, n, w, sizeof(w));
+		ret = vmm_config_copy_str(w, cfg->format_dir,
+					  sizeof(cfg->format_dir), s(dir),
+					  src->err, src->errlen);
+	}
+	xmlFree(dir);
+	return ret;
+}
+
 static const struct meta_elem meta_elems[] = {
 	{"pmu", {"model", NULL}, read_pmu},
 	{"console", {"file", NULL}, read_console},
@@ -163,6 +187,7 @@ static const struct meta_elem meta_elems[] = {
 	{"limits",
 	 {"contexts", "sets", "smpl-mem", "queue-depth", "arg-size", NULL},
 	 read_limits},
+	{"formats", {"dir", NULL}, read_formats},
 };
 
 #define NR_META_ELEMS (ARRAY_SIZE(meta_elems))
@@ -218,7 +243,7 @@ static int read_setting(const struct vmm_xml_src *src, xmlNode *c, bool *seen,
 	if (i == NR_META_ELEMS)
 		return vmm_config_xml_fail(src, c,
 					   "unknown vpmu setting (known: pmu, "
-					   "console, stats, limits)");
+					   "console, stats, limits, formats)");
 	if (seen[i])
 		return vmm_config_xml_fail(src, c, "given twice");
 	seen[i] = true;

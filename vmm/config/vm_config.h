@@ -31,7 +31,7 @@
 #define VMM_LIMIT_SETS     32
 #define VMM_LIMIT_SMPL_MEM (16ULL << 20)
 #define VMM_LIMIT_MSGS     64
-#define VMM_LIMIT_ARG_SIZE (64U << 10)
+#define VMM_LIMIT_ARG_SIZE 4096U /* one page: cf_arg_size_max (3.1.16) */
 
 /*
  * The XML namespace of vpmu's settings under a domain's <metadata>, and the
@@ -66,7 +66,8 @@ struct vmm_config {
 	bool no_sandbox; /* --no-sandbox: no seccomp filter (vmm/sandbox) */
 	char pmu_model[VMM_PMU_MODEL_LEN]; /* "auto", "intel-v2", ... */
 	struct vmm_pmu_limits limits;
-	char source[PATH_MAX]; /* config file read, "" for the CLI */
+	char format_dir[PATH_MAX]; /* run-time sampling formats, "" none */
+	char source[PATH_MAX];     /* config file read, "" for the CLI */
 };
 
 /*
@@ -90,7 +91,7 @@ int vmm_config_parse_size(const char *text, uint64_t *out);
  * Parse `vpmu run` arguments (argv[0] is the first argument after "run"):
  *   IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
  *   [--console FILE] [--stats] [--pmu MODEL]
- *   [--kernel IMAGE] [--initrd FILE] [--append CMDLINE]
+ *   [--kernel IMAGE] [--initrd FILE] [--append CMDLINE] [--format-dir DIR]
  * --kernel names the image instead of the positional argument (one of the
  * two, not both, unless the positional argument is a CONFIG.xml, whose
  * <kernel> it then replaces). --initrd and --append are for Linux images.

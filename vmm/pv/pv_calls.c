@@ -18,6 +18,9 @@
 
 #include "vmm_core_priv.h"
 
+/* Formats one PVPMU_HC_FMT_INFO can see (built-in + run-time). */
+#define VMM_FMT_LIST_MAX 64
+
 /* How a command takes its argument. */
 enum arg_kind {
 	ARG_UNKNOWN = 0, /* not a command */
@@ -237,6 +240,9 @@ static int hc_pfm(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 		}
 	}
 	ret = vmm_pv_status(run_cmd(vcpu, &req, arg));
+	/* 3.1.9: RESTART and UNLOAD wake a thread blocked by the context. */
+	if (!ret && (req.cmd == PFM_RESTART || req.cmd == PFM_UNLOAD_CONTEXT))
+		vmm_pmu_wake_waiters(vcpu->vm);
 	/* Answers (OUT fields, RETFL flags) go back even on failure. */
 	if (arg && vmm_guest_write(vcpu->vm, req.arg_gpa, arg, req.arg_size))
 		ret = -PVPMU_EFAULT;
@@ -280,7 +286,45 @@ static int hc_close(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	if (ret)
 		return ret;
 	vmm_smpl_unmap(vcpu->vm, fd);
-	return vmm_pv_status(vpmu_ctx_destroy(vcpu->vm->pmu.domain, &who, fd));
+	ret = vpmu_ctx_destroy(vcpu->vm->pmu.domain, &who, fd);
+	vmm_pmu_wake_waiters(vcpu->vm); /* a thread it blocked goes on */
+	return vmm_pv_status(ret);
+}
+
+/* 3.5.2: format (index) of this host, built-in first; no privilege. */
+static int hc_fmt_info(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
+{
+	struct vpmu_format_info fi[VMM_FMT_LIST_MAX];
+	struct pvpmu_hc_fmt_info req;
+	size_t nr;
+	int ret;
+
+	(void)opaque;
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req),
+			  PVPMU_HC_FMT_INFO_SIZE_VER1);
+	if (ret)
+		return ret;
+	nr = vpmu_format_list(fi, ARRAY_SIZE(fi));
+	if (nr > ARRAY_SIZE(fi))
+		nr = ARRAY_SIZE(fi);
+	req.nr = (uint32_t)nr;
+	memset(req.uuid, 0, sizeof(req.uuid));
+	memset(req.name, 0, sizeof(req.name));
+	req.flags     = 0;
+	req.arg_size  = 0;
+	req.reserved0 = 0;
+	if (req.index < nr) {
+		memcpy(req.uuid, fi[req.index].uuid, sizeof(req.uuid));
+		_Static_assert(PVPMU_FMT_NAME_MAX == VPMU_FORMAT_NAME_MAX,
+			       "format names fit");
+		memcpy(req.name, fi[req.index].name, sizeof(req.name));
+		req.flags    = fi[req.index].builtin ? PVPMU_FMT_BUILTIN : 0;
+		req.arg_size = fi[req.index].arg_size;
+	}
+	ret = vmm_hc_write(vcpu, gpa, &req, sizeof(req));
+	if (!ret && req.index >= nr)
+		ret = -PVPMU_ENOENT;
+	return ret;
 }
 
 static int hc_smpl_info(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
@@ -367,6 +411,8 @@ int vmm_pv_init(struct vmm_vm *vm)
 		{PVPMU_HC_SET_VECTOR, hc_set_vector},
 		{PVPMU_HC_SHARED, hc_shared},
 		{PVPMU_HC_SCHED, hc_sched},
+		{PVPMU_HC_BLOCK, vmm_hc_block},
+		{PVPMU_HC_FMT_INFO, hc_fmt_info},
 	};
 	unsigned int i;
 	int ret;

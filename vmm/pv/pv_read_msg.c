@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * pv_read_msg.c: PVPMU_HC_READ_MSG, read() on a context with an optional wait.
+ * pv_read_msg.c: the hypercalls that may wait: PVPMU_HC_READ_MSG, read() on
+ * a context with an optional wait, and PVPMU_HC_BLOCK, a guest thread held
+ * back by PFM_FL_NOTIFY_BLOCK until PFM_RESTART (spec 3.1.9).
  *
  * A waiting vCPU sleeps on the VM's message condvar (no spinning) until the
  * notification callback bumps the generation, the timeout passes or the VM
@@ -119,4 +121,55 @@ int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 	if (ret)
 		return vmm_pv_status(ret);
 	return vmm_hc_write(vcpu, gpa, &req, sizeof(req));
+}
+
+/*
+ * 3.1.9, 3.4.3: wait while the thread is blocked. RESTART, UNLOAD and close
+ * wake every waiter (hc_pfm, hc_close), like a message does.
+ */
+static int wait_unblocked(struct vmm_vcpu *vcpu, uint32_t tid,
+			  uint64_t timeout_ns)
+{
+	struct vmm_vm *vm      = vcpu->vm;
+	struct vpmu_caller who = {.owner = VPMU_OWNER_GUEST,
+				  .cpu   = vcpu->pmu.cpu};
+	bool forever           = timeout_ns == PVPMU_WAIT_FOREVER;
+	uint64_t deadline =
+		forever ? UINT64_MAX : vpmu_monotonic_ns() + timeout_ns;
+	uint64_t gen;
+	int ret;
+
+	for (;;) {
+		gen = generation(vm);
+		ret = vpmu_thread_blocked(vm->pmu.domain, &who, tid);
+		if (ret <= 0)
+			return ret;
+		if (!timeout_ns)
+			return -EAGAIN;
+		if (__atomic_load_n(&vm->stopping, __ATOMIC_ACQUIRE))
+			return -EINTR;
+		if (!forever && vpmu_monotonic_ns() >= deadline)
+			return -ETIMEDOUT;
+		if (forever)
+			vmm_vcpu_block_begin(vcpu);
+		wait_msg(vm, gen, deadline);
+		if (forever)
+			vmm_vcpu_block_end(vcpu);
+	}
+}
+
+int vmm_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
+{
+	struct pvpmu_hc_block req;
+	int ret;
+
+	(void)opaque;
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req),
+			  PVPMU_HC_BLOCK_SIZE_VER1);
+	if (ret)
+		return ret;
+	ret = wait_unblocked(vcpu, req.tid, req.timeout_ns);
+	if (!ret) /* the guest kernel lets its thread go on */
+		vmm_pmu_mark_blocked(vcpu->vm, vcpu->index, false);
+	return vmm_pv_status(ret);
 }

@@ -94,8 +94,9 @@ static void notify(void *opaque, const struct vpmu_notify *n)
 	}
 	if (n->owner == VPMU_OWNER_HOST) /* operator contexts (issue 7) */
 		vmm_control_notify(vm, n);
-	if (n->owner == VPMU_OWNER_GUEST && n->cpu_index < vm->nr_vcpus &&
-	    (n->flags & VPMU_NOTIFY_MSG))
+	if (n->owner == VPMU_OWNER_GUEST && (n->flags & VPMU_NOTIFY_BLOCK))
+		vmm_pmu_mark_blocked(vm, n->cpu_index, true);
+	if (vmm_pmu_notify_raises(n) && n->cpu_index < vm->nr_vcpus)
 		vmm_pmu_raise_irq(&vm->vcpus[n->cpu_index]);
 	vmm_pmu_wake_waiters(vm);
 }
@@ -106,6 +107,24 @@ static const struct vpmu_host_ops host_ops = {
 	.hv_stat  = hv_stat,
 	.notify   = notify,
 };
+
+void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked)
+{
+	struct pvpmu_boot_info *bi;
+	uint64_t bit;
+
+	/* Only vpmu's own images have the boot info (Linux has RAM there). */
+	if (cpu >= 64 || vmm_vm_image_kind(vm) != VMM_IMAGE_ELF)
+		return;
+	bi = vmm_gpa_ptr(vm, PVPMU_BOOT_INFO_GPA, sizeof(*bi));
+	if (!bi)
+		return;
+	bit = 1ULL << cpu;
+	if (blocked)
+		__atomic_or_fetch(&bi->block_vcpus, bit, __ATOMIC_RELEASE);
+	else
+		__atomic_and_fetch(&bi->block_vcpus, ~bit, __ATOMIC_RELEASE);
+}
 
 void vmm_pmu_wake_waiters(struct vmm_vm *vm)
 {
@@ -131,6 +150,46 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 	l->min_kick_ns       = VMM_TIMER_MIN_NS;
 }
 
+static void fmt_refused(void *opaque, const char *msg)
+{
+	vmm_log(opaque, VMM_LOG_ERROR, "sampling format refused: %s", msg);
+}
+
+/*
+ * Spec 3.5, 3.5.8: the run-time formats of cfg->format_dir, loaded during
+ * set-up (dlopen needs no more than that). A bad object is refused with a
+ * message naming it and the VM runs without it; an unreadable directory
+ * is a configuration error. The formats this VM added are remembered.
+ */
+static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
+{
+	struct vpmu_format_info fi[VMM_FMTS_MAX + 8];
+	size_t before, after, i;
+	int ret;
+
+	if (!cfg->format_dir[0])
+		return 0;
+	before = vpmu_format_list(NULL, 0);
+	ret    = vpmu_format_load_dir(cfg->format_dir, fmt_refused, vm);
+	if (ret < 0)
+		return ret;
+	after = vpmu_format_list(fi, ARRAY_SIZE(fi));
+	for (i = before; i < after && i < ARRAY_SIZE(fi); i++) {
+		if (vm->pmu.nr_fmts == VMM_FMTS_MAX)
+			break;
+		memcpy(vm->pmu.fmt_uuids[vm->pmu.nr_fmts++], fi[i].uuid, 16);
+		vmm_log(vm, VMM_LOG_INFO, "sampling format '%s' loaded from %s",
+			fi[i].name, fi[i].origin);
+	}
+	return 0;
+}
+
+static void unload_formats(struct vmm_vm *vm)
+{
+	while (vm->pmu.nr_fmts)
+		vpmu_format_unload(vm->pmu.fmt_uuids[--vm->pmu.nr_fmts]);
+}
+
 int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
 	struct vmm_pmu *p          = &vm->pmu;
@@ -149,6 +208,9 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	p->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
 	hc.tsc_khz = p->tsc_khz;
 
+	ret = load_formats(vm, cfg);
+	if (ret)
+		return ret;
 	set_limits(&hc.limits, cfg);
 	p->arg_size_max = hc.limits.arg_size_max;
 	ret             = vpmu_domain_create_hosted(&hc, &p->domain);
@@ -176,6 +238,7 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 		vmm_chain_free(&vm->vcpus[i]); /* issue 17 */
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
+	unload_formats(vm); /* after the contexts that used them */
 	pthread_mutex_destroy(&p->map_lock);
 	pthread_cond_destroy(&p->msg_cond);
 	pthread_mutex_destroy(&p->msg_lock);
@@ -349,16 +412,23 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
-	bool chains                = atomic_load(&p->chain_users) > 0;
-	uint64_t due = chains ? vpmu_cpu_next_deadline(p->cpu) : 0;
+	uint64_t now;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
 	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
+	/*
+	 * Issue 17: when a sample is due (the timer's kick, or the run time
+	 * passes the predicted overflow), its call chain is stored first,
+	 * under the time the sample will carry, so that the control thread
+	 * never sees the sample before its chain.
+	 */
+	if (atomic_load(&p->chain_users)) {
+		now = vpmu_cpu_run_ns(p->cpu) + run_ns;
+		if (kicked || now >= vpmu_cpu_next_deadline(p->cpu))
+			vmm_chain_capture(vcpu, now);
+	}
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
-	/* Issue 17: a sample was due (timer or predicted overflow). */
-	if (chains && (kicked || vpmu_cpu_run_ns(p->cpu) >= due))
-		vmm_chain_capture(vcpu, vpmu_cpu_run_ns(p->cpu));
 	/* Complete an operator's pending read: its counts are now current. */
 	vmm_control_vcpu_accounted(vcpu);
 	/* A kick may be our timer firing: arm it again before the next run. */

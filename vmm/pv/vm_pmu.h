@@ -23,6 +23,7 @@ struct vmm_config;
 struct vmm_arch; /* arch_msrs.h: the architectural PMU model (issue 6) */
 
 #define VMM_SMPL_MAPS_MAX  64
+#define VMM_FMTS_MAX       32            /* run-time formats one VM loads */
 #define VMM_SMPL_GPA_BASE  0xc0000000ULL /* the hole above RAM (<= 3 GiB) */
 #define VMM_SMPL_GPA_END   0xf0000000ULL
 #define VMM_SMPL_SLOT_BASE 1 /* memslot 0 is RAM */
@@ -54,6 +55,10 @@ struct vmm_pmu {
 	struct vmm_smpl_map maps[VMM_SMPL_MAPS_MAX];
 
 	struct vmm_arch *arch; /* issue 6: PMU model, NULL for "none" */
+
+	/* Run-time sampling formats this VM loaded (unloaded at destroy). */
+	unsigned int nr_fmts;
+	uint8_t fmt_uuids[VMM_FMTS_MAX][16];
 };
 
 #define VMM_CHAIN_DEPTH_MAX 32   /* callers walked per sample */
@@ -144,7 +149,20 @@ void vmm_shared_stamp_entry(struct vmm_vcpu *vcpu);
  */
 int vmm_pmu_msg_init(struct vmm_pmu *p);
 int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque);
+int vmm_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque);
 int vmm_pv_status(int err);
+
+/*
+ * Does guest notification (n) raise the guest's notification vector? Every
+ * overflow notification does, with or without a message (spec 3.3.7,
+ * Table 3.2: PFM_FL_OVFL_NO_MSG omits only the message), and so does any
+ * queued message (PFM_MSG_END); a throttle mask (no message) does not.
+ */
+static inline bool vmm_pmu_notify_raises(const struct vpmu_notify *n)
+{
+	return n->owner == VPMU_OWNER_GUEST &&
+	       (n->msg_type == PFM_MSG_OVFL || (n->flags & VPMU_NOTIFY_MSG));
+}
 
 /* Post notification interrupt on (vcpu) (any thread). */
 void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu);
@@ -182,6 +200,12 @@ bool vmm_smpl_contains(struct vmm_vm *vm, uint64_t gpa);
  * fault (present, write, user if CPL 3) with CR2 = (gpa) in the guest.
  */
 void vmm_smpl_write_fault(struct vmm_vcpu *vcpu, uint64_t gpa);
+
+/*
+ * Set or clear vCPU (cpu)'s bit of pvpmu_boot_info.block_vcpus (spec 3.1.9:
+ * tell the guest kernel its thread there is blocked); vpmu ELF images only.
+ */
+void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked);
 
 /* Wake every PVPMU_HC_READ_MSG waiter of (vm). */
 void vmm_pmu_wake_waiters(struct vmm_vm *vm);

@@ -5,4 +5,5 @@ set(VPMU_FORMAT_SOURCES
 	formats/default.c
 	formats/nway.c
 	formats/reader.c
+	formats/loader.c
 )

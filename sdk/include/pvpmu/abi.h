@@ -72,7 +72,15 @@ struct pvpmu_boot_info {
 	pvpmu_u64 tsc_khz;  /* OUT: guest TSC frequency, 0 if unknown */
 	pvpmu_u8 uuid[16];  /* OUT: the VM's UUID */
 	pvpmu_u8 name[64];  /* OUT: the VM's name, NUL-terminated */
-	pvpmu_u64 reserved[4];
+	/*
+	 * OUT, at run time: bit i set means the thread running on vCPU i was
+	 * blocked by a PFM_FL_NOTIFY_BLOCK notification (spec 3.1.9). The
+	 * guest kernel checks it on the notification vector and, before it
+	 * returns to user level there, calls PVPMU_HC_BLOCK (tid 0), which
+	 * waits for the RESTART and clears the bit.
+	 */
+	pvpmu_u64 block_vcpus;
+	pvpmu_u64 reserved[3];
 };
 _Static_assert(sizeof(struct pvpmu_boot_info) == 144,
 	       "pvpmu_boot_info layout is ABI");
@@ -177,15 +185,17 @@ enum pvpmu_status {
  * round trip. PVPMU_HC_ECHO copies the request's value to its answer.
  */
 #define PVPMU_HC_RESERVED   0
-#define PVPMU_HC_NOP        1 /* no block; answers 0 */
-#define PVPMU_HC_ECHO       2 /* struct pvpmu_hc_echo */
-#define PVPMU_HC_PFM        3 /* struct pvpmu_hc_pfm: a perfmonctl() */
-#define PVPMU_HC_CLOSE      4 /* struct pvpmu_hc_ctx: close(fd) */
-#define PVPMU_HC_READ_MSG   5 /* struct pvpmu_hc_read_msg: read(fd) */
-#define PVPMU_HC_SMPL_INFO  6 /* struct pvpmu_hc_smpl_info: mmap() info */
-#define PVPMU_HC_SET_VECTOR 7 /* struct pvpmu_hc_vector: this vCPU's IRQ */
-#define PVPMU_HC_SHARED     8 /* struct pvpmu_hc_shared: this vCPU's page */
-#define PVPMU_HC_SCHED      9 /* struct pvpmu_hc_sched: thread in/out/exit */
+#define PVPMU_HC_NOP        1  /* no block; answers 0 */
+#define PVPMU_HC_ECHO       2  /* struct pvpmu_hc_echo */
+#define PVPMU_HC_PFM        3  /* struct pvpmu_hc_pfm: a perfmonctl() */
+#define PVPMU_HC_CLOSE      4  /* struct pvpmu_hc_ctx: close(fd) */
+#define PVPMU_HC_READ_MSG   5  /* struct pvpmu_hc_read_msg: read(fd) */
+#define PVPMU_HC_SMPL_INFO  6  /* struct pvpmu_hc_smpl_info: mmap() info */
+#define PVPMU_HC_SET_VECTOR 7  /* struct pvpmu_hc_vector: this vCPU's IRQ */
+#define PVPMU_HC_SHARED     8  /* struct pvpmu_hc_shared: this vCPU's page */
+#define PVPMU_HC_SCHED      9  /* struct pvpmu_hc_sched: thread in/out/exit */
+#define PVPMU_HC_BLOCK      10 /* struct pvpmu_hc_block: wait while blocked */
+#define PVPMU_HC_FMT_INFO   11 /* struct pvpmu_hc_fmt_info: list formats */
 
 /* The largest request block a VMM accepts (section 5.1): one page. */
 #define PVPMU_HC_BLOCK_MAX 4096
@@ -202,6 +212,8 @@ enum pvpmu_status {
 #define PVPMU_HC_SHARED_SIZE_VER1    16
 #define PVPMU_HC_SCHED_SIZE_VER1     16
 #define PVPMU_HC_READ_MSG_SIZE_VER1  48
+#define PVPMU_HC_BLOCK_SIZE_VER1     16
+#define PVPMU_HC_FMT_INFO_SIZE_VER1  80
 
 /* PVPMU_HC_ECHO */
 struct pvpmu_hc_echo {
@@ -298,6 +310,48 @@ struct pvpmu_hc_sched {
 	pvpmu_u32 tid;  /* IN: the guest thread */
 };
 _Static_assert(sizeof(struct pvpmu_hc_sched) == 16, "pvpmu_hc_sched is ABI");
+
+/*
+ * PVPMU_HC_BLOCK (spec 3.1.9, 3.4.3): with PFM_FL_NOTIFY_BLOCK, the
+ * monitored thread of a per-thread context makes no user-level progress
+ * after an overflow notification until PFM_RESTART (or UNLOAD, or close).
+ * Only the guest kernel can hold a thread back: on the notification
+ * vector (which the VMM raises on the vCPU the thread runs on), before it
+ * returns to that thread's user level, it calls this for the thread. The
+ * VMM answers 0 at once when the thread is not blocked; otherwise the vCPU
+ * waits in the VMM (halted, not spinning) until the RESTART, or
+ * (timeout_ns) passes (-PVPMU_ETIMEDOUT; 0: never wait, -PVPMU_EAGAIN).
+ * (tid) 0 names the thread whose context is scheduled in on this vCPU.
+ */
+struct pvpmu_hc_block {
+	pvpmu_u32 size;       /* IN: sizeof(struct pvpmu_hc_block), §5.1 */
+	pvpmu_u32 tid;        /* IN: guest thread, 0: the one scheduled in */
+	pvpmu_u64 timeout_ns; /* IN: 0, nanoseconds, or PVPMU_WAIT_FOREVER */
+};
+_Static_assert(sizeof(struct pvpmu_hc_block) == 16, "pvpmu_hc_block is ABI");
+
+/*
+ * PVPMU_HC_FMT_INFO (spec 3.5.2: "a way for a user level application to
+ * figure out the list of available formats", UUID and name, without
+ * privileges): format (index) of the VM's host, built-in formats first,
+ * then those the VMM loaded at run time. (nr) is how many there are; an
+ * (index) >= nr gives -PVPMU_ENOENT (nr still written). Names are
+ * NUL-terminated.
+ */
+#define PVPMU_FMT_NAME_MAX 32
+#define PVPMU_FMT_BUILTIN  (1U << 0) /* flags: built into the VMM */
+struct pvpmu_hc_fmt_info {
+	pvpmu_u32 size;                    /* IN: sizeof, §5.1 */
+	pvpmu_u32 index;                   /* IN: which format */
+	pvpmu_u32 nr;                      /* OUT: formats available */
+	pvpmu_u32 flags;                   /* OUT: PVPMU_FMT_* */
+	pvpmu_u8 uuid[16];                 /* OUT: ctx_smpl_buf_id to use */
+	pvpmu_u8 name[PVPMU_FMT_NAME_MAX]; /* OUT: logical name */
+	pvpmu_u64 arg_size;                /* OUT: bytes of format arguments */
+	pvpmu_u64 reserved0;               /* OUT: zero */
+};
+_Static_assert(sizeof(struct pvpmu_hc_fmt_info) == 80,
+	       "pvpmu_hc_fmt_info is ABI");
 
 /*
  * The per-vCPU shared page (PVPMU_HC_SHARED), written by the VMM at every
@@ -839,6 +893,8 @@ PVPMU_HC_SIZE_CHECK(pvpmu_hc_vector, PVPMU_HC_VECTOR_SIZE_VER1);
 PVPMU_HC_SIZE_CHECK(pvpmu_hc_shared, PVPMU_HC_SHARED_SIZE_VER1);
 PVPMU_HC_SIZE_CHECK(pvpmu_hc_sched, PVPMU_HC_SCHED_SIZE_VER1);
 PVPMU_HC_SIZE_CHECK(pvpmu_hc_read_msg, PVPMU_HC_READ_MSG_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_block, PVPMU_HC_BLOCK_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_fmt_info, PVPMU_HC_FMT_INFO_SIZE_VER1);
 
 /*
  * 9. Event catalogue codes

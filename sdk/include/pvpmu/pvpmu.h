@@ -117,6 +117,16 @@ PVPMU_API int pfm_read_msg(int fd, pfm_msg_t *msg, pvpmu_u64 timeout_ns);
  */
 PVPMU_API int pfm_smpl_buf(int fd, const void **buf, pvpmu_u64 *size);
 
+/*
+ * The sampling formats this host offers (spec 3.5.2; no privilege needed):
+ * built-in ones first, then those the VMM loaded at run time. Fills up to
+ * (max) entries of (fmts) (uuid: the ctx_smpl_buf_id to use, name,
+ * flags PVPMU_FMT_BUILTIN, arg_size) and returns how many formats there
+ * are (may exceed max), or a negative status. (max) 0 only counts them.
+ */
+typedef struct pvpmu_hc_fmt_info pfm_format_info_t;
+PVPMU_API int pfm_getinfo_formats(pfm_format_info_t *fmts, int max);
+
 /* Notification vector of the calling vCPU (32..255, 0: none). */
 PVPMU_API int pvpmu_set_vector(pvpmu_u32 vector);
 

@@ -4,8 +4,8 @@
  * Every vCPU calls outer() -> middle() -> hot() in ring 3 forever; hot()
  * spins ~10 ms of TSC time without exits, so nearly every sample lands in
  * hot() with the callers middle, outer, user_main. vCPU 0 prints
- * "op_chain: ready" first. Only the host ends the VM. The line of the
- * hot loop carries the tag OP_CHAIN_HOT_LINE (tests look it up).
+ * "op_chain: ready" first. Only the host ends the VM. The hot loop's line
+ * follows the tag OP_CHAIN_HOT_LINE (tests look it up).
  */
 #include "user.h"
 
@@ -21,7 +21,8 @@ uint64_t hot(uint64_t cycles)
 
 	/* The inner loop is the hot spot, on this file's line (not rdtsc's). */
 	while (rdtsc() - t0 < cycles) {
-		for (i = 0; i < 4096; i++) /* OP_CHAIN_HOT_LINE */
+		for (i = 0; i < 4096; i++)
+			/* OP_CHAIN_HOT_LINE is the next line. */
 			__asm__ __volatile__("" : "+r"(n));
 		n++;
 	}

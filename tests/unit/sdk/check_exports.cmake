@@ -1,5 +1,6 @@
 # check_exports.cmake: libpvpmu.so exports exactly the symbols of its
-# version script, each in version node PVPMU_1, and not pfm_strerror
+# version script, each in the version node the script puts it in
+# (PVPMU_1, PVPMU_2 ...), and not pfm_strerror
 # (libpfm4's name).
 # Usage: cmake -DNM=nm -DLIB=libpvpmu.so -DMAP=libpvpmu.map -P check_exports.cmake
 cmake_minimum_required(VERSION 3.16)
@@ -20,9 +21,11 @@ foreach(line ${lines})
 		if(kind STREQUAL "A")
 			continue()
 		endif()
-		if(NOT node STREQUAL "PVPMU_1")
-			message(SEND_ERROR "${name}: version '${node}', want PVPMU_1")
+		if(NOT node MATCHES "^PVPMU_[0-9]+$")
+			message(SEND_ERROR "${name}: version '${node}', want PVPMU_n")
 		endif()
+		# Each name in the node the map puts it in.
+		set(node_of_${name} ${node})
 		list(APPEND exported ${name})
 	endif()
 endforeach()
@@ -30,9 +33,23 @@ endforeach()
 # The wanted names: every "name;" line of the map's global: list.
 file(READ ${MAP} map)
 string(REGEX REPLACE "/\\*([^*]|\\*[^/])*\\*/" "" map "${map}")
-string(REGEX MATCH "global:([^}]*)local:" globals "${map}")
-string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_]*;" wanted "${CMAKE_MATCH_1}")
-list(TRANSFORM wanted REPLACE ";$" "")
+# Every node: "NODE { global: names; [local: *;] } [PARENT];".
+# (";" would split CMake lists: the names end in "," here.)
+string(REPLACE ";" "," map "${map}")
+string(REGEX MATCHALL "PVPMU_[0-9]+[ \t\n]*[{][^}]*[}]" nodes "${map}")
+set(wanted)
+foreach(node IN LISTS nodes)
+	string(REGEX MATCH "^(PVPMU_[0-9]+)" _ "${node}")
+	set(nname ${CMAKE_MATCH_1})
+	string(REGEX REPLACE "local:.*" "" node "${node}")
+	string(REGEX MATCH "global:(.*)" _ "${node}")
+	string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_]*," names "${CMAKE_MATCH_1}")
+	list(TRANSFORM names REPLACE ",$" "")
+	foreach(n ${names})
+		set(want_node_${n} ${nname})
+	endforeach()
+	list(APPEND wanted ${names})
+endforeach()
 list(FILTER wanted EXCLUDE REGEX "^$")
 
 list(SORT exported)
@@ -52,7 +69,10 @@ endforeach()
 foreach(name ${wanted})
 	if(NOT name IN_LIST exported)
 		message(SEND_ERROR "public but not exported: ${name}")
+	elseif(NOT node_of_${name} STREQUAL want_node_${name})
+		message(SEND_ERROR "${name}: in ${node_of_${name}}, map says "
+			"${want_node_${name}}")
 	endif()
 endforeach()
 list(LENGTH exported nr)
-message(STATUS "libpvpmu.so exports ${nr} symbols, all PVPMU_1")
+message(STATUS "libpvpmu.so exports ${nr} symbols, each in its map node")

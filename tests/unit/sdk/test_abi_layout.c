@@ -38,7 +38,8 @@ static struct layout_row rows[] = {
 	OFF(struct pvpmu_boot_info, tsc_khz, 24),
 	OFF(struct pvpmu_boot_info, uuid, 32),
 	OFF(struct pvpmu_boot_info, name, 48),
-	OFF(struct pvpmu_boot_info, reserved, 112),
+	OFF(struct pvpmu_boot_info, block_vcpus, 112),
+	OFF(struct pvpmu_boot_info, reserved, 120),
 
 	SIZE(struct pvpmu_hc_echo, 24),
 	OFF(struct pvpmu_hc_echo, size, 0),
@@ -215,6 +216,19 @@ static struct layout_row rows[] = {
 	OFF(struct pvpmu_hc_read_msg, fd, 4),
 	OFF(struct pvpmu_hc_read_msg, timeout_ns, 8),
 	OFF(struct pvpmu_hc_read_msg, msg, 16),
+	/* Issue 14: PVPMU_HC_BLOCK and PVPMU_HC_FMT_INFO (spec 3.1.9, 3.5.2).
+	 */
+	SIZE(struct pvpmu_hc_block, 16),
+	OFF(struct pvpmu_hc_block, tid, 4),
+	OFF(struct pvpmu_hc_block, timeout_ns, 8),
+	SIZE(struct pvpmu_hc_fmt_info, 80),
+	OFF(struct pvpmu_hc_fmt_info, index, 4),
+	OFF(struct pvpmu_hc_fmt_info, nr, 8),
+	OFF(struct pvpmu_hc_fmt_info, flags, 12),
+	OFF(struct pvpmu_hc_fmt_info, uuid, 16),
+	OFF(struct pvpmu_hc_fmt_info, name, 32),
+	OFF(struct pvpmu_hc_fmt_info, arg_size, 64),
+	OFF(struct pvpmu_hc_fmt_info, reserved0, 72),
 
 	SIZE(struct pfm_default_smpl_arg, 16),
 	OFF(struct pfm_default_smpl_arg, buf_size, 0),

@@ -201,15 +201,15 @@ Test(vmm_config_cli, bad_command_lines_name_the_option)
 		ROW(.argv = {"g.elf", "--cpus", "2"},
 		    .msg  = "unknown option '--cpus' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox)"),
+			    "--initrd, --append, --no-sandbox, --format-dir)"),
 		ROW(.argv = {"g.elf", "--vcpu=2"},
 		    .msg  = "unknown option '--vcpu' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox)"),
+			    "--initrd, --append, --no-sandbox, --format-dir)"),
 		ROW(.argv = {"g.elf", "-v"},
 		    .msg  = "unknown option '-v' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox)"),
+			    "--initrd, --append, --no-sandbox, --format-dir)"),
 		ROW(.argv = {"g.elf", "--vcpus"},
 		    .msg  = "option '--vcpus' needs a value"),
 		ROW(.argv = {"g.elf", "--console", "--stats"},
@@ -328,6 +328,28 @@ Test(vmm_config_cli, repeated_calls_are_independent)
 		cr_assert(eq(str, cfg.name, "b"));
 		cr_assert(eq(str, cfg.image, "b.elf"));
 	}
+}
+
+/* Issue 14 (spec 3.5): vpmu run --format-dir DIR, both spellings. */
+Test(vmm_config_cli, format_dir_option)
+{
+	char *a1[] = {"g.elf", "--format-dir", "/x/fmts"};
+	char *a2[] = {"g.elf", "--format-dir=/y"};
+	char *a3[] = {"g.elf", "--format-dir"};
+	struct vmm_config cfg;
+	char e[VMM_CONFIG_ERR_LEN];
+
+	cr_assert(eq(int, vmm_config_parse_run_args(&cfg, 3, a1, e, sizeof(e)),
+		     0),
+		  "%s", e);
+	cr_assert(eq(str, cfg.format_dir, "/x/fmts"));
+	cr_assert(eq(int, vmm_config_parse_run_args(&cfg, 2, a2, e, sizeof(e)),
+		     0),
+		  "%s", e);
+	cr_assert(eq(str, cfg.format_dir, "/y"));
+	cr_assert(eq(int, vmm_config_parse_run_args(&cfg, 2, a3, e, sizeof(e)),
+		     -EINVAL));
+	cr_assert(not(eq(ptr, strstr(e, "--format-dir"), NULL)), "%s", e);
 }
 
 /* Issue 13: the sandbox is on unless --no-sandbox asks otherwise. */

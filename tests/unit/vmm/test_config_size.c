@@ -236,3 +236,15 @@ Test(vmm_config_validate, checks_ranges_and_names)
 				  "row at line %d", c->line);
 	}
 }
+
+/*
+ * Spec 3.1.16: "by default cf_arg_size_max is the page size" (4 KiB on
+ * x86), not more; the XML can still raise it.
+ */
+Test(vmm_config_size, arg_size_default_is_one_page)
+{
+	struct vmm_config cfg;
+
+	vmm_config_defaults(&cfg);
+	cr_assert(eq(u32, cfg.limits.max_arg_size, 4096));
+}

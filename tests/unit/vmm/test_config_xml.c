@@ -541,3 +541,25 @@ Test(vmm_config_xml, only_regular_files_are_read, .timeout = 10)
 	unlink(fifo);
 	rmdir(dir);
 }
+
+/* Issue 14 (spec 3.5): <vpmu:formats dir> names the run-time formats. */
+Test(vmm_config_xml, formats_dir_is_read)
+{
+	struct vmm_config cfg;
+
+	cr_assert(eq(int, load(DATA "formats.xml", &cfg), 0), "%s", err);
+	cr_assert(eq(str, cfg.format_dir, "/usr/lib/vpmu/formats"));
+	cr_assert(eq(int, load(DATA "minimal.xml", &cfg), 0), "%s", err);
+	cr_assert(eq(str, cfg.format_dir, ""), "no formats by default");
+}
+
+Test(vmm_config_xml, formats_dir_empty_is_refused)
+{
+	struct vmm_config cfg;
+
+	cr_assert(eq(int, load(DATA "formats_empty.xml", &cfg), -EINVAL));
+	cr_assert(not(eq(ptr, strstr(err, "formats_empty.xml:10"), NULL)), "%s",
+		  err);
+	cr_assert(not(eq(ptr, strstr(err, "names no directory"), NULL)), "%s",
+		  err);
+}

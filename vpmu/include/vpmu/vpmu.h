@@ -34,7 +34,8 @@
  *   which the guest driver calls around that thread's time on a vCPU.
  *
  * Driving it (the VMM): this header is the whole API (it includes
- * vpmu_cmd.h and vpmu_arch.h); the rest of vpmu/ is private to libvpmu.
+ * vpmu_cmd.h, vpmu_arch.h and vpmu_format.h, the sampling-format interface
+ * and registry); the rest of vpmu/ is private to libvpmu.
  *   vpmu_domain_create_hosted(cfg)   limits and the host callbacks
  *                                    (struct vpmu_host_ops); libvpmu
  *                                    builds its backends from them
@@ -360,5 +361,6 @@ const char *vpmu_domain_event_unavailable(struct vpmu_domain *d, uint16_t code);
 
 #include "vpmu_cmd.h"
 #include "vpmu_arch.h"
+#include "vpmu_format.h"
 
 #endif /* VPMU_H */

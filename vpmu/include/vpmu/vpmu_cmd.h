@@ -122,7 +122,11 @@ int vpmu_ctx_stop(struct vpmu_domain *d, const struct vpmu_caller *who, int fd);
 int vpmu_ctx_load(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
 		  const struct pfarg_load *load, int n);
 
-/* PFM_UNLOAD_CONTEXT (3.1.8). Errors: -EBADF, -EBUSY (not loaded). */
+/*
+ * PFM_UNLOAD_CONTEXT (3.1.8). A guest detaches a vCPU-wide context only
+ * from the vCPU it is bound to (who->cpu); a host caller from anywhere.
+ * Errors: -EBADF, -EBUSY (not loaded, or a guest on another vCPU).
+ */
 int vpmu_ctx_unload(struct vpmu_domain *d, const struct vpmu_caller *who,
 		    int fd);
 
@@ -198,6 +202,18 @@ int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
  */
 int vpmu_ctx_thread_exit(struct vpmu_domain *d, const struct vpmu_caller *who,
 			 int fd);
+
+/*
+ * Is guest thread (tid) blocked (3.1.9, 3.4.3)? A notification of a
+ * PFM_FL_NOTIFY_BLOCK per-thread context of the guest, loaded on (tid) by
+ * another thread, blocks it until PFM_RESTART (or UNLOAD, or close); the
+ * guest kernel keeps the thread from user level meanwhile. (tid) 0 means
+ * the thread whose context is scheduled in on who->cpu. Returns 1
+ * (blocked), 0 (not blocked, or no such context), -EINVAL (not a guest
+ * caller).
+ */
+int vpmu_thread_blocked(struct vpmu_domain *d, const struct vpmu_caller *who,
+			uint32_t tid);
 
 /*
  * The sampling buffer of (fd) for mapping into the guest: (*base) and
