@@ -158,8 +158,10 @@ int ops_open(struct ops_session *s, const struct ops_select *osel)
 			"%s: no running VM to monitor (runtime "
 			"directory %s)\n",
 			s->prog, dir);
-	if (!s->nr_live)
+	if (!s->nr_live) {
+		ops_close(s); /* nothing to monitor: nothing kept either */
 		return -ENOENT;
+	}
 	return 0;
 }
 

@@ -38,8 +38,9 @@ static int add(void *opaque, const struct rec_sample *s)
 		p->chains     = nc;
 		p->cap_chains = cap;
 	}
-	memcpy(p->chains + p->nr_chains, s->chain,
-	       s->nr_chain * sizeof(*s->chain));
+	if (s->nr_chain) /* p->chains may still be NULL otherwise */
+		memcpy(p->chains + p->nr_chains, s->chain,
+		       s->nr_chain * sizeof(*s->chain));
 	p->smp[p->nr++] = (struct rec_psample){.vm       = s->vm,
 					       .cpu      = s->cpu,
 					       .ip       = s->ip,

@@ -95,6 +95,8 @@ static const struct rule rules[] = {
 	{SCMP_SYS(tgkill), BOTH, OWN_TGID, 0},
 	{SCMP_SYS(rt_sigreturn), BOTH, ANY, 0},
 	{SCMP_SYS(rt_sigprocmask), BOTH, ANY, 0},
+	/* The sanitizers' runtime swaps a thread's alternate signal stack. */
+	{SCMP_SYS(sigaltstack), BOTH, ANY, 0},
 	{SCMP_SYS(restart_syscall), BOTH, ANY, 0},
 	{SCMP_SYS(getpid), BOTH, ANY, 0},
 	{SCMP_SYS(gettid), BOTH, ANY, 0},

@@ -37,6 +37,9 @@ static int add(void *opaque, const struct rec_sample *s)
 
 	if (s->vm >= c->h.nr_vms || s->cpu >= c->nr_cpus_max)
 		return 0; /* rec_read() checked the VM; be safe anyway */
+	/* Callers (`vpmu record -g`), leaf first: the call is at ret - 1. */
+	for (k = 0; k < s->nr_chain && ps.nr_ips < PPROF_FRAMES_MAX; k++)
+		ps.ips[ps.nr_ips++] = s->chain[k] - 1;
 	last         = &c->last[((size_t)s->vm * c->nr_cpus_max + s->cpu) *
                         REC_VALS_MAX];
 	ps.values[0] = 1;
@@ -50,11 +53,15 @@ static int add(void *opaque, const struct rec_sample *s)
 	return pprof_add(c->b, &ps);
 }
 
-static int setup(struct conv *c)
+/* After the header, before any sample: types, symbols, tables. */
+static int setup(void *opaque, const struct rec_header *h)
 {
+	struct conv *c                       = opaque;
 	struct pprof_type t[PPROF_TYPES_MAX] = {{"samples", "count"}};
 	unsigned int n                       = 1, i;
 	int ret;
+
+	(void)h; /* the same header as c->h: the read fills it in place */
 
 	snprintf(t[n].type, sizeof(t[n].type), "%s", c->h.event);
 	t[n++].unit = pprof_unit_of(c->h.event);
@@ -91,12 +98,20 @@ static int write_file(const char *out, const uint8_t *data, size_t len)
 {
 	char tmp[PATH_MAX + 8];
 	FILE *f;
-	int ret = 0;
+	int fd, ret = 0;
 
+	/* Never written through a symlink planted at OUT.tmp (issue 13). */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
+	fd = vmm_file_create_new(tmp);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
 	if (fwrite(data, 1, len, f) != len || fflush(f) || fsync(fileno(f)))
 		ret = -errno ? -errno : -EIO;
 	if (fclose(f) && !ret)
@@ -116,16 +131,23 @@ int vmm_report_pprof(const char *in, const char *out)
 	unsigned int i;
 	size_t len;
 	int ret;
+	const struct rec_read_args a = {
+		.path   = in,
+		.flags  = REC_READ_PARTIAL,
+		.hdr_fn = setup,
+		.fn     = add,
+		.opaque = &c,
+		.err    = err,
+		.errlen = sizeof(err),
+	};
 
-	ret = rec_read(in, &c.h, NULL, NULL, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "vpmu report: %s\n", err);
-		return 1;
-	}
-	ret = setup(&c);
-	rec_header_free(&c.h); /* read again with the samples */
-	if (!ret)
-		ret = rec_read(in, &c.h, add, &c, err, sizeof(err));
+	/* One read (issue 13 item 2): tables sized from the header it read. */
+	ret = rec_read_ex(&a, &c.h);
+	if (!ret && c.h.truncated)
+		fprintf(stderr,
+			"vpmu report: %s is incomplete (its recorder was "
+			"stopped): converting its complete samples\n",
+			in);
 	if (!ret)
 		ret = pprof_finish(c.b, c.h.created * 1000000000LL, 0, &data,
 				   &len);
