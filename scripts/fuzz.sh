@@ -29,8 +29,12 @@ fi
 echo "fuzz: building the fuzz targets in $BUILD_DIR (clang)"
 CC=clang cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DVPMU_WERROR=ON -DVPMU_FUZZ=ON >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)" --target fuzzers | grep -E \
-	'^\[100%\]|error|warning' || true
+if ! cmake --build "$BUILD_DIR" -j"$(nproc)" --target fuzzers \
+	>"$BUILD_DIR/fuzz-build.log" 2>&1; then
+	grep -E 'error|warning' "$BUILD_DIR/fuzz-build.log" | head -20
+	echo "fuzz.sh: build failed ($BUILD_DIR/fuzz-build.log)" >&2
+	exit 1
+fi
 
 ALL=$(cd tests/fuzz/corpus && ls)
 TARGETS=("$@")

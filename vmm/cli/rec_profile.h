@@ -73,7 +73,8 @@ int rec_profile_srcline(const struct rec_profile *p, uint32_t vm, uint64_t ip,
 static inline const uint64_t *rec_profile_chain(const struct rec_profile *p,
 						const struct rec_psample *s)
 {
-	return p->chains + s->chain;
+	/* No sample had a chain: nothing allocated, nr_chain is 0. */
+	return p->chains ? p->chains + s->chain : NULL;
 }
 
 void rec_profile_free(struct rec_profile *p);

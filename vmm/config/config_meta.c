@@ -76,25 +76,34 @@ static int read_pmu(const struct vmm_xml_src *src, xmlNode *n,
 	return ret;
 }
 
+/* A non-empty path attribute (attr) of (n) copied into (dst). */
+static int read_path(const struct vmm_xml_src *src, xmlNode *n,
+		     const char *attr, const char *empty_msg, char *dst,
+		     size_t len)
+{
+	char w[VMM_CONFIG_ERR_LEN];
+	xmlChar *v;
+	int ret;
+
+	v = required(src, n, attr, &ret);
+	if (ret)
+		return ret;
+	if (!v[0]) {
+		ret = vmm_config_xml_fail(src, n, "%s", empty_msg);
+	} else {
+		vmm_config_xml_where(src, n, w, sizeof(w));
+		ret = vmm_config_copy_str(w, dst, len, s(v), src->err,
+					  src->errlen);
+	}
+	xmlFree(v);
+	return ret;
+}
+
 static int read_console(const struct vmm_xml_src *src, xmlNode *n,
 			struct vmm_config *cfg)
 {
-	char w[VMM_CONFIG_ERR_LEN];
-	xmlChar *file;
-	int ret;
-
-	file = required(src, n, "file", &ret);
-	if (ret)
-		return ret;
-	if (!file[0]) {
-		ret = vmm_config_xml_fail(src, n, "file='' names no file");
-	} else {
-		vmm_config_xml_where(src, n, w, sizeof(w));
-		ret = vmm_config_copy_str(w, cfg->console, sizeof(cfg->console),
-					  s(file), src->err, src->errlen);
-	}
-	xmlFree(file);
-	return ret;
+	return read_path(src, n, "file", "file='' names no file", cfg->console,
+			 sizeof(cfg->console));
 }
 
 static int read_stats(const struct vmm_xml_src *src, xmlNode *n,
@@ -161,23 +170,8 @@ static int read_limits(const struct vmm_xml_src *src, xmlNode *n,
 static int read_formats(const struct vmm_xml_src *src, xmlNode *n,
 			struct vmm_config *cfg)
 {
-	char w[VMM_CONFIG_ERR_LEN];
-	xmlChar *dir;
-	int ret;
-
-	dir = required(src, n, "dir", &ret);
-	if (ret)
-		return ret;
-	if (!dir[0]) {
-		ret = vmm_config_xml_fail(src, n, "dir='' names no directory");
-	} else {
-		vmm_config_xml_where(src, n, w, sizeof(w));
-		ret = vmm_config_copy_str(w, cfg->format_dir,
-					  sizeof(cfg->format_dir), s(dir),
-					  src->err, src->errlen);
-	}
-	xmlFree(dir);
-	return ret;
+	return read_path(src, n, "dir", "dir='' names no directory",
+			 cfg->format_dir, sizeof(cfg->format_dir));
 }
 
 static const struct meta_elem meta_elems[] = {

@@ -77,8 +77,20 @@ static uint64_t generation(struct vmm_vm *vm)
 	return gen;
 }
 
-static int read_one(struct vmm_vcpu *vcpu, int fd, union pfm_msg *msg,
-		    uint64_t timeout_ns)
+/*
+ * What a waiting hypercall waits for: -EAGAIN while it must wait, anything
+ * else ends the wait with that result.
+ */
+typedef int (*wait_poll_fn)(struct vmm_vcpu *vcpu,
+			    const struct vpmu_caller *who, void *arg);
+
+/*
+ * Poll (poll) until it is done, (timeout_ns) passes (0: poll once;
+ * PVPMU_WAIT_FOREVER: no deadline, the vCPU counts as halted meanwhile) or
+ * the VM stops (-EINTR).
+ */
+static int wait_until(struct vmm_vcpu *vcpu, uint64_t timeout_ns,
+		      wait_poll_fn poll, void *arg)
 {
 	struct vmm_vm *vm      = vcpu->vm;
 	struct vpmu_caller who = {.owner = VPMU_OWNER_GUEST,
@@ -86,13 +98,12 @@ static int read_one(struct vmm_vcpu *vcpu, int fd, union pfm_msg *msg,
 	bool forever           = timeout_ns == PVPMU_WAIT_FOREVER;
 	uint64_t deadline =
 		forever ? UINT64_MAX : vpmu_monotonic_ns() + timeout_ns;
-	unsigned int nr;
 	uint64_t gen;
 	int ret;
 
 	for (;;) {
 		gen = generation(vm);
-		ret = vpmu_ctx_read_msgs(vm->pmu.domain, &who, fd, msg, 1, &nr);
+		ret = poll(vcpu, &who, arg);
 		if (ret != -EAGAIN || !timeout_ns)
 			return ret;
 		if (__atomic_load_n(&vm->stopping, __ATOMIC_ACQUIRE))
@@ -107,6 +118,22 @@ static int read_one(struct vmm_vcpu *vcpu, int fd, union pfm_msg *msg,
 	}
 }
 
+struct read_arg {
+	int fd;
+	union pfm_msg *msg;
+};
+
+/* A message of context (fd), or -EAGAIN while its queue is empty. */
+static int poll_msg(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
+		    void *arg)
+{
+	struct read_arg *a = arg;
+	unsigned int nr;
+
+	return vpmu_ctx_read_msgs(vcpu->vm->pmu.domain, who, a->fd, a->msg, 1,
+				  &nr);
+}
+
 int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 {
 	struct pvpmu_hc_read_msg req;
@@ -117,7 +144,8 @@ int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 			  PVPMU_HC_READ_MSG_SIZE_VER1);
 	if (ret)
 		return ret;
-	ret = read_one(vcpu, req.fd, &req.msg, req.timeout_ns);
+	ret = wait_until(vcpu, req.timeout_ns, poll_msg,
+			 &(struct read_arg){.fd = req.fd, .msg = &req.msg});
 	if (ret)
 		return vmm_pv_status(ret);
 	return vmm_hc_write(vcpu, gpa, &req, sizeof(req));
@@ -127,35 +155,13 @@ int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
  * 3.1.9, 3.4.3: wait while the thread is blocked. RESTART, UNLOAD and close
  * wake every waiter (hc_pfm, hc_close), like a message does.
  */
-static int wait_unblocked(struct vmm_vcpu *vcpu, uint32_t tid,
-			  uint64_t timeout_ns)
+static int poll_unblocked(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
+			  void *arg)
 {
-	struct vmm_vm *vm      = vcpu->vm;
-	struct vpmu_caller who = {.owner = VPMU_OWNER_GUEST,
-				  .cpu   = vcpu->pmu.cpu};
-	bool forever           = timeout_ns == PVPMU_WAIT_FOREVER;
-	uint64_t deadline =
-		forever ? UINT64_MAX : vpmu_monotonic_ns() + timeout_ns;
-	uint64_t gen;
-	int ret;
+	int ret = vpmu_thread_blocked(vcpu->vm->pmu.domain, who,
+				      *(const uint32_t *)arg);
 
-	for (;;) {
-		gen = generation(vm);
-		ret = vpmu_thread_blocked(vm->pmu.domain, &who, tid);
-		if (ret <= 0)
-			return ret;
-		if (!timeout_ns)
-			return -EAGAIN;
-		if (__atomic_load_n(&vm->stopping, __ATOMIC_ACQUIRE))
-			return -EINTR;
-		if (!forever && vpmu_monotonic_ns() >= deadline)
-			return -ETIMEDOUT;
-		if (forever)
-			vmm_vcpu_block_begin(vcpu);
-		wait_msg(vm, gen, deadline);
-		if (forever)
-			vmm_vcpu_block_end(vcpu);
-	}
+	return ret > 0 ? -EAGAIN : ret;
 }
 
 int vmm_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
@@ -168,7 +174,7 @@ int vmm_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 			  PVPMU_HC_BLOCK_SIZE_VER1);
 	if (ret)
 		return ret;
-	ret = wait_unblocked(vcpu, req.tid, req.timeout_ns);
+	ret = wait_until(vcpu, req.timeout_ns, poll_unblocked, &req.tid);
 	if (!ret) /* the guest kernel lets its thread go on */
 		vmm_pmu_mark_blocked(vcpu->vm, vcpu->index, false);
 	return vmm_pv_status(ret);

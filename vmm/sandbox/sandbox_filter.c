@@ -131,14 +131,14 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 	case OWN_TGID:
 		return seccomp_rule_add(
 			ctx, SCMP_ACT_ALLOW, r->nr, 1,
-			SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
+			SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid(), 0));
 	case IOC_TYPE:
 		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r->nr, 1,
 					SCMP_A1(SCMP_CMP_MASKED_EQ, 0xff00,
 						(scmp_datum_t)r->val << 8));
 	case IOC_EQ:
 		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r->nr, 1,
-					SCMP_A1(SCMP_CMP_EQ, r->val));
+					SCMP_A1(SCMP_CMP_EQ, r->val, 0));
 	case REFUSE:
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), r->nr, 0);
 	}
