@@ -25,13 +25,19 @@ static enum result check_module_load(struct report *r)
 	return RES_PASS;
 }
 
-/* Run (path) with (arg) (or none); its exit status, or a negative errno. */
+#define PROGRAM_SECS 180 /* a hung program becomes a FAIL, not a hang */
+
+/*
+ * Run (path) with (arg) (or none); its exit status, 128 + signal, or a
+ * negative errno. After PROGRAM_SECS it is killed and -ETIMEDOUT returned.
+ */
 static long run_program(const char *path, const char *arg)
 {
 	char *argv[3] = {(char *)path, (char *)arg, 0};
 	char *envp[1] = {0};
 	int status    = 0;
-	long pid      = sys_fork();
+	long pid      = sys_fork(), got;
+	unsigned int ms;
 
 	if (pid == 0) {
 		sys_execve(path, argv, envp);
@@ -39,14 +45,28 @@ static long run_program(const char *path, const char *arg)
 	}
 	if (pid < 0)
 		return pid;
+	for (ms = 0; ms < PROGRAM_SECS * 1000; ms += 100) {
+		got = sys_wait4((int)pid, &status, WNOHANG, 0);
+		if (got == pid)
+			return (status & 0x7f) ? 128 + (status & 0x7f)
+					       : (status >> 8) & 0xff;
+		if (got < 0)
+			return got;
+		msleep(100);
+	}
+	say("vpmu-init: %s still running after %u s: killed\n", path,
+	    PROGRAM_SECS);
+	sys_kill((int)pid, SIGKILL);
 	sys_wait4((int)pid, &status, 0, 0);
-	return (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
+	return -ETIMEDOUT;
 }
 
 static enum result check_pfinfo(struct report *r)
 {
 	long ret = run_program("/bin/pfinfo", 0);
 
+	if (ret < 0)
+		return fail_errno(r, "/bin/pfinfo", ret);
 	detail(r, "/bin/pfinfo exit %ld", ret);
 	return ret == 0 ? RES_PASS : RES_FAIL;
 }
@@ -55,6 +75,8 @@ static enum result check_programs(struct report *r)
 {
 	long ret = run_program("/bin/pvpmu-checks", 0);
 
+	if (ret < 0)
+		return fail_errno(r, "/bin/pvpmu-checks", ret);
 	detail(r, "/bin/pvpmu-checks: %ld failed", ret);
 	return ret == 0 ? RES_PASS : RES_FAIL;
 }
