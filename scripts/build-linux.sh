@@ -283,7 +283,8 @@ build_pvpmu() {
 		-o "$out/pvpmu-checks" "$ROOT/tests/linux/pvpmu/pvpmu_checks.c" \
 		$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --static \
 			--cflags --libs pvpmu)
-	strip "$out/pvpmu-checks" "$root/bin/pfinfo" "$root/bin/pfstat"
+	strip "$out/pvpmu-checks" "$root/bin/pfinfo" "$root/bin/pfstat" \
+		"$root/bin/pffast"
 }
 
 # newc cpio with /dev/console (init's first fds), /dev, /proc, /init, and
@@ -301,6 +302,7 @@ build_initrd() {
 		dir /bin 0755 0 0
 		file /bin/pfinfo $out/sdk-root/bin/pfinfo 0755 0 0
 		file /bin/pfstat $out/sdk-root/bin/pfstat 0755 0 0
+		file /bin/pffast $out/sdk-root/bin/pffast 0755 0 0
 		file /bin/pvpmu-checks $out/pvpmu-checks 0755 0 0
 	EOF
 	"$dir/src/usr/gen_init_cpio" "$out/initrd.list" >"$out/initrd.cpio"

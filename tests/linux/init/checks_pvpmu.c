@@ -4,7 +4,9 @@
  * Linux. The init loads /lib/pvpmu.ko (finit_module), runs /bin/pfinfo
  * (its listing goes to the console) and /bin/pvpmu-checks, the static
  * program of tests/linux/pvpmu/ that prints one "vpmu-test:" line per
- * check of the driver and exits with its number of failures. The files
+ * check of the driver and exits with its number of failures
+ * (`vpmutest=pvpmuclose`: only the module and `pvpmu-checks close-hold`,
+ * for the host's `vpmu list`). The files
  * are in the initrd that scripts/build-linux.sh builds.
  */
 #include "init.h"
@@ -71,6 +73,16 @@ static enum result check_pfinfo(struct report *r)
 	return ret == 0 ? RES_PASS : RES_FAIL;
 }
 
+static enum result check_pffast(struct report *r)
+{
+	long ret = run_program("/bin/pffast", 0);
+
+	if (ret < 0)
+		return fail_errno(r, "/bin/pffast", ret);
+	detail(r, "/bin/pffast exit %ld", ret);
+	return ret == 0 ? RES_PASS : RES_FAIL;
+}
+
 static enum result check_programs(struct report *r)
 {
 	long ret = run_program("/bin/pvpmu-checks", 0);
@@ -81,10 +93,28 @@ static enum result check_programs(struct report *r)
 	return ret == 0 ? RES_PASS : RES_FAIL;
 }
 
+/*
+ * `vpmutest=pvpmuclose`: pvpmu-checks opens and closes contexts with pauses
+ * announced on the console, while the host's `vpmu list` counts them
+ * (tests/linux/test_linux.c).
+ */
+static enum result check_close_hold(struct report *r)
+{
+	long ret = run_program("/bin/pvpmu-checks", "close-hold");
+
+	if (ret < 0)
+		return fail_errno(r, "/bin/pvpmu-checks close-hold", ret);
+	detail(r, "/bin/pvpmu-checks close-hold: exit %ld", ret);
+	return ret == 0 ? RES_PASS : RES_FAIL;
+}
+
 const struct check pvpmu_checks[] = {
-	{"pvpmu-module-load", GROUP_PVPMU, check_module_load},
+	{"pvpmu-module-load", GROUP_PVPMU | GROUP_PVPMU_CLOSE,
+	 check_module_load},
+	{"pvpmu-close-hold", GROUP_PVPMU_CLOSE, check_close_hold},
 	{"pvpmu-pfinfo", GROUP_PVPMU, check_pfinfo},
 	{"pvpmu-checks", GROUP_PVPMU, check_programs},
+	{"pvpmu-pffast", GROUP_PVPMU, check_pffast},
 };
 const unsigned int pvpmu_checks_count =
 	sizeof(pvpmu_checks) / sizeof(pvpmu_checks[0]);

@@ -34,6 +34,7 @@ static const struct selection selections[] = {
 	{"hold", GROUP_BOOT | GROUP_HOLD},
 	{"poweroff", GROUP_BOOT | GROUP_POWEROFF},
 	{"pvpmu", GROUP_BOOT | GROUP_PVPMU},
+	{"pvpmuclose", GROUP_BOOT | GROUP_PVPMU_CLOSE},
 };
 
 struct totals {
@@ -172,7 +173,8 @@ int main(int argc, char **argv, char **envp)
 	say("vpmu-init: vpmu Linux test init, vpmutest=%s\n", name);
 	if (!sel) {
 		say("vpmu-init: unknown vpmutest=%s "
-		    "(boot|sys|perf|mp|all|panic|hold|poweroff|pvpmu)\n",
+		    "(boot|sys|perf|mp|all|panic|hold|poweroff|pvpmu|"
+		    "pvpmuclose)\n",
 		    name);
 		end_vm(2, 0);
 	}

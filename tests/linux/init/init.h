@@ -25,10 +25,11 @@ enum result {
 #define GROUP_MP   (1U << 3) /* more than one user process */
 #define GROUP_HOLD (1U << 4) /* stay busy in ring 3 for host operators */
 #define GROUP_POWEROFF                                                         \
-	(1U << 5)             /* end with reboot(POWER_OFF), no exit port      \
-			       */
-#define GROUP_PVPMU (1U << 6) /* the pvpmu.ko driver and libpvpmu */
-#define GROUP_ALL   (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
+	(1U << 5) /* end with reboot(POWER_OFF), no exit port                  \
+		   */
+#define GROUP_PVPMU       (1U << 6) /* the pvpmu.ko driver and libpvpmu */
+#define GROUP_PVPMU_CLOSE (1U << 7) /* contexts held for `vpmu list` */
+#define GROUP_ALL         (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
 
 /* The detail text of one check, printed after its result. */
 struct report {

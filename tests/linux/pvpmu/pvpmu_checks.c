@@ -10,6 +10,9 @@
  *   pvpmu-checks            run every check
  *   pvpmu-checks hc N       make N PVPMU_HC_NOP hypercalls from ring 3
  *                           (the workload pfstat measures)
+ *   pvpmu-checks close-hold open a context, close it, let a child exit
+ *                           holding one; each step printed and held
+ *                           CLOSE_HOLD_SECS for the host's `vpmu list`
  *
  * Workload: NOP hypercalls from ring 3 (ioperm() grants the doorbells):
  * each is exactly one hv_hypercalls event (spec 3.2 counters; abi.h §5).
@@ -566,6 +569,55 @@ static const struct {
 	{"pvpmu-emul64", check_emul64},
 };
 
+#define CLOSE_HOLD_SECS 12
+
+/* A system-wide context loaded on CPU 0: the host lists it while loaded. */
+static int open_loaded(int *fd)
+{
+	int ret = make_ctx(PFM_FL_SYSTEM_WIDE, 0, 0, fd);
+
+	if (!ret)
+		ret = pfm_load_context(*fd, &(pfarg_load_t){.load_pid = 0});
+	if (ret)
+		fprintf(stderr, "pvpmu-close: context: %s\n",
+			pvpmu_strerror(ret));
+	return ret;
+}
+
+static void hold(const char *what)
+{
+	printf("pvpmu-close: %s; holding %d s\n", what, CLOSE_HOLD_SECS);
+	sleep(CLOSE_HOLD_SECS);
+}
+
+/*
+ * spec 3.1.9 close, 3.3.6: close destroys the context, and so does the
+ * exit of the last process holding its descriptor. The host test counts
+ * the VM's guest contexts in each pause: 1, 0, 1, 0.
+ */
+static int close_hold(void)
+{
+	int fd, status;
+	pid_t pid;
+
+	if (open_loaded(&fd))
+		return 1;
+	hold("context open");
+	pfm_close(fd);
+	hold("context closed");
+	pid = fork();
+	if (pid == 0) {
+		if (open_loaded(&fd))
+			_exit(1);
+		hold("child holds a context");
+		_exit(0); /* without closing it */
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+		return 1;
+	hold("child exited");
+	return 0;
+}
+
 /*
  * Each check runs in a child of its own that sends its result and report
  * through a pipe: a check that hangs is killed after CHECK_SECS and
@@ -635,6 +687,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setvbuf(stdout, 0, _IONBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "close-hold"))
+		return close_hold();
 	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
 		memset(&r, 0, sizeof(r));
 		res = run_check(checks[i].run, &r);
