@@ -13,6 +13,7 @@ PACKAGES=(
 	uuid-dev
 	libvirt-dev libvirt0
 	libpfm4-dev
+	linux-headers-amd64 musl-tools
 	libjson-c-dev
 	libseccomp-dev
 	libelf-dev libdw-dev
