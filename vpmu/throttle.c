@@ -127,8 +127,8 @@ void vpmu_thr_step(struct vpmu_ctx *ctx)
 		t->gap_ns = floor;
 	} else {
 		/* Over budget without a gap yet: start from what was seen. */
-		cur = t->gap_ns;
-		if (smpl_w && cur < run_w / smpl_w &&
+		cur = pct ? t->gap_ns : 0;
+		if (pct && smpl_w && cur < run_w / smpl_w &&
 		    (unsigned __int128)cost_w * 100 >
 			    (unsigned __int128)(run_w + cost_w) * pct)
 			cur = run_w / smpl_w;
