@@ -90,10 +90,30 @@ EOP
 }
 wait_for 60 query || fail "Prometheus query: $(cat "$T/q.json")"
 echo "ok: Prometheus: $Q = alpha $((2 * N)), beta $N"
+Q='sum by (vm) (vpmu_vcpu_pmis_total)'
+query_pmis() {
+	curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$Q" >"$T/q.json" 2>/dev/null
+	python3 - "$T/q.json" $((2 * N / 4)) $((N / 4)) 2>/dev/null <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = {s["metric"]["vm"]: s["value"][1] for s in r["data"]["result"]}
+sys.exit(0 if got == {"alpha": sys.argv[2], "beta": sys.argv[3]} else 1)
+EOP
+}
+wait_for 30 query_pmis || fail "Prometheus PMI query: $(cat "$T/q.json")"
+echo "ok: Prometheus: $Q = alpha $((2 * N / 4)), beta $((N / 4))"
 curl -s "http://127.0.0.1:$PP/api/v1/query" \
 	--data-urlencode 'query=count(vpmu_vm_start_time_seconds)' | grep -q '"2"' ||
 	fail "start_time series of both VMs"
 echo "ok: Prometheus has vpmu_vm_start_time_seconds of both VMs"
+
+# --- The local operator beside the daemon: several host contexts per vCPU.
+"$VPMU" stat -a -e hv_hypercalls,hv_pio -- 1 >"$T/stat.out" 2>"$T/stat.log" ||
+	fail "vpmu stat beside vpmu serve: $(cat "$T/stat.out" "$T/stat.log")"
+grep -q alpha "$T/stat.out" "$T/stat.log" && grep -q beta "$T/stat.out" "$T/stat.log" ||
+	fail "vpmu stat beside vpmu serve counted both VMs: $(cat "$T/stat.out" "$T/stat.log")"
+grep -qi busy "$T/stat.out" "$T/stat.log" && fail "vpmu stat got busy: $(cat "$T/stat.log")"
+echo "ok: vpmu stat -a beside vpmu serve counts both VMs"
 
 # --- go tool pprof reads /debug/pprof/profile.
 top_function() { # FILE: the first function of go tool pprof -top
@@ -104,6 +124,24 @@ curl -s -o "$T/p.pb.gz" "$U/debug/pprof/profile?seconds=2" || fail "profile"
 F=$(top_function "$T/p.pb.gz")
 [ "$F" = fake_guest_hot ] || fail "pprof -top first function '$F' ($(cat "$T/pprof.err"))"
 echo "ok: go tool pprof -top of /debug/pprof/profile: $F first"
+# Call chains and source lines, as `vpmu record -g` and `report` have them.
+go tool pprof -traces -sample_index=hv_run_ns "$T/p.pb.gz" 2>/dev/null >"$T/traces.txt"
+python3 - "$T/traces.txt" <<'EOP' || fail "pprof -traces: $(head -30 "$T/traces.txt")"
+import sys
+stacks = [b.split("\n") for b in open(sys.argv[1]).read().split("-----------+")[1:]]
+frames = [[l.split()[-1] for l in b[1:] if l.strip() and ":" not in l] for b in stacks]
+want = ["fake_guest_hot", "fake_guest_mid", "fake_guest_outer"]
+sys.exit(0 if any(f == want for f in frames) else 1)
+EOP
+go tool pprof -traces "$T/p.pb.gz" 2>/dev/null | grep -q 'vcpu:  0' || fail "no vcpu 0 label"
+L=$(go tool pprof -top -lines -sample_index=hv_run_ns "$T/p.pb.gz" 2>/dev/null |
+	awk '/flat%/ { getline; print $(NF-1), $NF; exit }')
+HL=$(grep -n 'fake_guest_hot(void)$' "$(dirname "$0")/fake_vms.c" | tail -1 | cut -d: -f1)
+case "$L" in
+"fake_guest_hot "*fake_vms.c:$((HL + 2))) ;;
+*) fail "pprof -top -lines first '$L' (fake_guest_hot at fake_vms.c:$((HL + 2)))" ;;
+esac
+echo "ok: go tool pprof -traces: fake_guest_hot <- fake_guest_mid <- fake_guest_outer; -lines: $L"
 curl -s -o "$T/b.pb.gz" "$U/debug/pprof/profile?seconds=1&vm=beta" || fail "vm=beta"
 go tool pprof -raw "$T/b.pb.gz" 2>/dev/null | grep -q 'vm:\[beta\]' || fail "vm=beta profile has no beta samples"
 go tool pprof -raw "$T/b.pb.gz" 2>/dev/null | grep -q 'vm:\[alpha\]' && fail "vm=beta profile has alpha samples"
@@ -119,6 +157,18 @@ wait $G
 wait_for 10 nr_vms 2 || fail "gamma not detached"
 grep -q "detached VM 'gamma'" "$T/serve.log" || fail "no detach message"
 echo "ok: a VM started later is attached, and detached when it stops"
+
+# --- vpmu record beside a running /debug/pprof/profile (both sample).
+curl -s -o "$T/pr.pb.gz" "$U/debug/pprof/profile?seconds=3" &
+CURL=$!
+sleep 0.5
+"$VPMU" record -a -e hv_run_ns -F 200 -o "$T/side.rec" -- 1 2>"$T/side.log" ||
+	fail "vpmu record beside a profile: $(cat "$T/side.log")"
+wait $CURL
+F=$(top_function "$T/pr.pb.gz")
+[ "$F" = fake_guest_hot ] || fail "profile beside vpmu record: first function '$F'"
+"$VPMU" report "$T/side.rec" 2>&1 | grep -q fake_guest_hot || fail "report of the record beside a profile"
+echo "ok: vpmu record and /debug/pprof/profile sample the same vCPUs at once"
 
 # --- Errors: clear statuses, and the daemon keeps serving.
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
@@ -151,13 +201,15 @@ grep -q 'vpmu serve: stopped' "$T/serve.log" || fail "no clean stop"
 echo "ok: SIGTERM stops vpmu serve with status 0"
 
 # --- vpmu report --pprof (serve is gone: its contexts too).
-"$VPMU" record -a -e hv_run_ns,hv_exits -F 200 -o "$T/r.rec" -- 2 2>"$T/rec.log" ||
+"$VPMU" record -g -a -e hv_run_ns,hv_exits -F 200 -o "$T/r.rec" -- 2 2>"$T/rec.log" ||
 	fail "record: $(cat "$T/rec.log")"
 "$VPMU" report --pprof "$T/r.pb.gz" "$T/r.rec" 2>"$T/rep.log" ||
 	fail "report --pprof: $(cat "$T/rep.log")"
 F=$(top_function "$T/r.pb.gz")
 [ "$F" = fake_guest_hot ] || fail "report --pprof: first function '$F'"
-echo "ok: go tool pprof -top of vpmu report --pprof: $F first"
+go tool pprof -traces "$T/r.pb.gz" 2>/dev/null | grep -A2 fake_guest_hot |
+	grep -q fake_guest_outer || fail "report --pprof: no chains"
+echo "ok: go tool pprof -top of vpmu report --pprof: $F first, with chains"
 
 # --- TLS: refused in clear text off loopback; HTTPS with client certs.
 "$VPMU" serve --listen 0.0.0.0:0 2>"$T/clear.log" && fail "clear text on 0.0.0.0"

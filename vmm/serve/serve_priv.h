@@ -146,6 +146,14 @@ int pprof_new(struct pprof_builder **out, const struct pprof_type *types,
 int pprof_add_vm(struct pprof_builder *b, unsigned int vm, const char *name,
 		 const char *uuid, const char *image, const struct symtab *st);
 
+/*
+ * The stack of (s): the sampled (ip), then the (nr) return addresses of
+ * its callers, innermost first, each as its call site (ret - 1), up to
+ * PPROF_FRAMES_MAX in all. Used by live profiles and `report --pprof`.
+ */
+void pprof_sample_stack(struct pprof_sample *s, uint64_t ip,
+			const uint64_t *callers, unsigned int nr);
+
 /* Add one sample (equal stacks of one vCPU are merged). 0 or -errno. */
 int pprof_add(struct pprof_builder *b, const struct pprof_sample *s);
 
@@ -189,6 +197,7 @@ struct serve_vm {
 	unsigned int nr_metric;
 	struct serve_counter *ctr; /* [vcpu * nr_metric + event] */
 	bool *stale;               /* [vcpu] */
+	uint64_t *pmis;            /* [vcpu]: PMIs injected, ever */
 	bool sampling;             /* the session samples for a profile */
 	int map[OPS_EVENTS_MAX];   /* sampling PMD k -> metric event, or -1 */
 	int tmap[OPS_EVENTS_MAX];  /* sampling PMD k -> pprof type, or -1 */
