@@ -103,6 +103,12 @@ static const struct cli_opt run_opts[] = {
 	CLI_FN(0, "no-sandbox", NULL, run_opt,
 	       "no seccomp filter on the vCPU and control\n"
 	       "threads (debugging; docs/security.md)"),
+	CLI_FN(0, "max-sample-rate", "HZ", run_opt,
+	       "hard maximum of samples/s per context; higher\n"
+	       "rates are refused (default 100000)"),
+	CLI_FN(0, "max-overhead", "PCT", run_opt,
+	       "share of a vCPU's time monitoring may take;\n"
+	       "past it samples are throttled (default 25)"),
 	{0},
 };
 

@@ -48,6 +48,7 @@ static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
 	}
 	if (ovfl)
 		vpmu_ctx_overflow(ctx, ovfl);
+	vpmu_thr_step(ctx); /* issue 15: rate and overhead limits */
 	/*
 	 * 3.7.6: switch when the timeout ran out, unless the overflow above
 	 * switched already or masked (the timeout then waits for RESTART).
@@ -85,10 +86,10 @@ int vpmu_cpu_account(struct vpmu_cpu *cpu, uint64_t run_ns_delta,
 	return first;
 }
 
-static uint64_t ctx_deadline(const struct vpmu_ctx *ctx)
+static uint64_t ctx_deadline(struct vpmu_ctx *ctx)
 {
 	const struct vpmu_set *s = ctx->active;
-	uint64_t when = VPMU_NO_DEADLINE, left = s->open_mask;
+	uint64_t when = VPMU_NO_DEADLINE, left = s->open_mask, ovfl = when;
 	unsigned int i;
 
 	if (!time_runs(ctx))
@@ -96,10 +97,13 @@ static uint64_t ctx_deadline(const struct vpmu_ctx *ctx)
 	if (s->flags & PFM_SETFL_TIME_SWITCH)
 		when = ctx->cpu->run_ns + s->timeout_left;
 	for (i = 0; left; i++, left >>= 1) {
-		if ((left & 1) && s->armed_at[i] < when)
-			when = s->armed_at[i];
+		if ((left & 1) && s->armed_at[i] < ovfl)
+			ovfl = s->armed_at[i];
 	}
-	return when;
+	/* Issue 15: no kick for a sample inside the throttle gap. */
+	if (ovfl != VPMU_NO_DEADLINE)
+		ovfl = vpmu_thr_deadline(ctx, ovfl);
+	return ovfl < when ? ovfl : when;
 }
 
 uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu)
@@ -183,7 +187,9 @@ int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap)
 		snap->sets[i].enabled_ns = ctx->enabled_ns;
 		snap->sets[i].running_ns = ctx->sets[i]->act_ns;
 	}
-	snap->nr_sets = i;
+	snap->nr_sets    = i;
+	snap->nr_dropped = ctx->st.nr_dropped;
+	snap->nr_missed  = ctx->st.nr_missed;
 out_unlock:
 	pthread_mutex_unlock(&cpu->dom->lock);
 	return ret;

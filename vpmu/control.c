@@ -106,6 +106,7 @@ static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 	if (cpu && vpmu_cpu_attach(cpu, ctx))
 		return -EBUSY;
 	ctx->state = VPMU_CTX_LOADED;
+	vpmu_thr_reset(ctx); /* issue 15 */
 	return 0;
 }
 

@@ -108,6 +108,7 @@ int vpmu_domain_create_hosted(const struct vpmu_host_config *cfg,
 	dc.vpmd_opaque   = h;
 	dc.release       = release;
 	dc.owner         = h;
+	dc.tsc_khz       = cfg->tsc_khz;
 	ret              = vpmu_domain_create(&dc, out);
 	if (ret)
 		goto out_release_backends;

@@ -104,6 +104,40 @@ static void ovfl_plain(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 	c->reset = c->notify ? 0 : ovfl;
 }
 
+/*
+ * The period of counting PMD (i) after its short reset (stretched in
+ * frequency mode), 0 for a period of 2^64.
+ */
+static uint64_t next_period(const struct vpmu_ctx *ctx,
+			    const struct vpmu_set *s, unsigned int i)
+{
+	uint64_t p = 0 - s->pmd[i].short_reset;
+	unsigned __int128 q;
+
+	if (!s->pmd[i].short_reset)
+		return 0;
+	if (ctx->thr.freq_mode && ctx->thr.scale > VPMU_THR_SCALE_ONE) {
+		q = (unsigned __int128)p * ctx->thr.scale / VPMU_THR_SCALE_ONE;
+		p = q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+	}
+	return p;
+}
+
+/*
+ * Issue 15: whole periods that elapsed after the one that overflowed
+ * before the overflow was seen: the skid (the value past the wrap) in
+ * units of the next period. short_reset() keeps the same remainder.
+ */
+static uint64_t missed_of(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
+			  unsigned int i)
+{
+	uint64_t p = next_period(ctx, s, i);
+
+	if (!p || !vpmu_is_counter(ctx, i))
+		return 0;
+	return vpmu_pmd_value(ctx, s, i) / p;
+}
+
 static void fill_arg(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
 		     struct vpmu_smpl_ovfl_arg *a)
 {
@@ -122,6 +156,7 @@ static void fill_arg(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
 	a->pmd_value      = vpmu_pmd_value(ctx, s, i);
 	a->pmd_eventid    = s->pmc[i].eventid;
 	a->tstamp         = ctx->cpu->run_ns;
+	a->nr_missed      = missed_of(ctx, s, i);
 	a->smpl_pmds[0]   = want;
 	for (j = 0; want; j++, want >>= 1) {
 		if (!(want & 1))
@@ -188,11 +223,17 @@ static void short_reset(struct vpmu_ctx *ctx, struct vpmu_set *s,
 	}
 	vpmu_reset_pmds(ctx, s, reset, false);
 	for (i = 0; i < nr; i++) {
+		if (reset & VPMU_BIT(i))
+			vpmu_thr_stretch(ctx, s, i); /* frequency mode */
 		if (!skid[i])
 			continue;
 		period = vpmu_pmd_to_ovfl(ctx, s, i);
 		if (skid[i] >= period) {
-			ctx->st.nr_missed += skid[i] / period;
+			/* Issue 15: the throttle's, or preemption's. */
+			if (ctx->thr.held)
+				ctx->st.nr_dropped += skid[i] / period;
+			else
+				ctx->st.nr_missed += skid[i] / period;
 			skid[i] %= period;
 		}
 		vpmu_pmd_set(ctx, s, i, vpmu_pmd_value(ctx, s, i) + skid[i]);
@@ -245,13 +286,50 @@ static void throttle(struct vpmu_ctx *ctx)
 	vpmu_ctx_notify(ctx, 0, 0, VPMU_NOTIFY_THROTTLED);
 }
 
+/* Is the overflow of (ovfl) a sample (a format, or a PMC notifies)? */
+static bool is_sample(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
+		      uint64_t ovfl)
+{
+	unsigned int i;
+
+	if (ctx->has_fmt)
+		return true;
+	for (i = 0; i < VPMU_NR_REGS; i++) {
+		if ((ovfl & VPMU_BIT(i)) &&
+		    (s->pmc[i].flags & PFM_REGFL_OVFL_NOTIFY))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Issue 15: a sample inside the throttle gap is not taken: counted in
+ * nr_dropped, the PMDs short-reset (skid kept) so that counting goes on.
+ */
+static bool drop_sample(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
+			bool sample)
+{
+	uint64_t n = (uint64_t)__builtin_popcountll(ovfl);
+
+	if (!sample || !vpmu_thr_drops(ctx))
+		return false;
+	ctx->st.nr_ovfl += n;
+	ctx->st.nr_dropped += n;
+	ctx->thr.held = true; /* its skid periods are the throttle's too */
+	short_reset(ctx, s, ovfl);
+	return true;
+}
+
 /* Process one overflow event of the active set: PMDs (ovfl) wrapped. */
 void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl)
 {
 	struct vpmu_set *s = ctx->active;
 	struct ovfl_ctl c  = {0};
+	bool sample        = is_sample(ctx, s, ovfl);
 	uint64_t trig;
 
+	if (drop_sample(ctx, s, ovfl, sample))
+		return;
 	ctx->st.nr_ovfl += (uint64_t)__builtin_popcountll(ovfl);
 	if (ctx->has_fmt)
 		ovfl_fmt(ctx, s, ovfl, &c);
@@ -280,6 +358,8 @@ void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl)
 				c.block ? VPMU_NOTIFY_BLOCK : 0);
 	if (!c.mask && trig)
 		vpmu_ctx_switch(ctx, vpmu_set_next(ctx, s), false);
+	if (sample)
+		vpmu_thr_sampled(ctx);
 	throttle(ctx);
 }
 

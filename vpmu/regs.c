@@ -69,6 +69,14 @@ static int write_pmc(struct vpmu_ctx *ctx, void *elem)
 		     pmu->pmcs[p->reg_num].rsvd_mask);
 	if (vpmu_pmc_bind(ctx->dom, &pmc, p->reg_num))
 		return bad(&p->reg_flags, PFM_REG_RETFL_NOTAVAIL);
+	/* Issue 15: a time event's reset periods above the maximum rate. */
+	if (vpmu_is_counter(ctx, p->reg_num) &&
+	    vpmu_thr_check_period(
+		    ctx, &pmc,
+		    (const uint64_t[]){s->pmd[p->reg_num].short_reset,
+				       s->pmd[p->reg_num].long_reset},
+		    2))
+		return bad(&p->reg_flags, PFM_REG_RETFL_EINVAL);
 	if (is_live(ctx, s))
 		vpmu_ctx_sync(ctx);
 	old                = vpmu_pmd_value(ctx, s, p->reg_num);
@@ -110,6 +118,14 @@ static int write_pmd(struct vpmu_ctx *ctx, void *elem)
 	/* 3.1.3: no input flags; 3.2.2: virtual PMDs are read-only. */
 	if (p->reg_flags || p->reg_reserved ||
 	    pmu->pmds[p->reg_num].kind == VPMU_REG_VIRT)
+		return bad(&p->reg_flags, PFM_REG_RETFL_EINVAL);
+	/* Issue 15: a sampling period above the maximum rate (vpmu.h). */
+	if (vpmu_is_counter(ctx, p->reg_num) &&
+	    vpmu_thr_check_period(ctx, &s->pmc[p->reg_num],
+				  (const uint64_t[]){p->reg_value,
+						     p->reg_short_reset,
+						     p->reg_long_reset},
+				  3))
 		return bad(&p->reg_flags, PFM_REG_RETFL_EINVAL);
 	if (is_live(ctx, s))
 		vpmu_ctx_sync(ctx);

@@ -90,6 +90,23 @@ struct vpmu_msgq {
 	uint32_t count;
 };
 
+/*
+ * Issue 15: a context's sampling throttle (throttle.c). Samples are at
+ * least (gap_ns) of run time apart; in frequency mode the period is
+ * stretched by scale / VPMU_THR_SCALE_ONE instead.
+ */
+struct vpmu_thr {
+	uint64_t gap_ns;    /* minimum run ns between samples, 0 none */
+	uint64_t last_ns;   /* run ns of the last sample */
+	uint64_t step_run;  /* run ns at the last controller step */
+	uint64_t step_cost; /* cpu cost ns at the last controller step */
+	uint64_t step_smpl; /* nr_samples at the last controller step */
+	uint32_t scale;     /* frequency mode period scale (>= ONE) */
+	uint32_t pct;       /* operator budget, 0: the domain's */
+	bool freq_mode;     /* stretch the period rather than drop */
+	bool held;          /* the gap held a kick back since last sample */
+};
+
 struct vpmu_ctx {
 	struct vpmu_domain *dom;
 	int handle;
@@ -114,6 +131,7 @@ struct vpmu_ctx {
 	uint64_t enabled_ns; /* run time active and unmasked since LOAD */
 	uint64_t thr_start;  /* run ns the throttle window began */
 	uint64_t thr_count;  /* overflow events in the window */
+	struct vpmu_thr thr; /* issue 15: rate and overhead limits */
 	struct vpmu_ctx_stats st;
 };
 
@@ -121,6 +139,7 @@ struct vpmu_cpu {
 	struct vpmu_domain *dom;
 	uint32_t index;
 	uint64_t run_ns;
+	uint64_t cost_ns; /* monitoring cost charged (vpmu_cpu_charge) */
 	bool is_idle;
 	struct vpmu_ctx *ctx[VPMU_CPU_MAX_CTX]; /* contexts counted here */
 	struct vpmu_guest_state gs; /* guest state at the last exit */
@@ -211,6 +230,19 @@ int vpmu_ctx_collect(struct vpmu_ctx *ctx, uint64_t *ovfl);
 void vpmu_ctx_rearm(struct vpmu_ctx *ctx);
 void vpmu_ctx_snap_vpmds(struct vpmu_ctx *ctx);
 uint64_t vpmu_vpmd_read(struct vpmu_ctx *ctx, unsigned int id);
+
+/* throttle.c (issue 15) */
+void vpmu_thr_reset(struct vpmu_ctx *ctx);
+void vpmu_thr_step(struct vpmu_ctx *ctx);
+bool vpmu_thr_drops(struct vpmu_ctx *ctx);
+void vpmu_thr_sampled(struct vpmu_ctx *ctx);
+uint64_t vpmu_thr_deadline(struct vpmu_ctx *ctx, uint64_t when);
+void vpmu_thr_stretch(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i);
+/* -EINVAL if a non-zero value of (vals) is a period of (pmc)'s time
+ * event above the domain's max_smpl_rate. */
+int vpmu_thr_check_period(const struct vpmu_ctx *ctx,
+			  const struct vpmu_pmc *pmc, const uint64_t *vals,
+			  unsigned int n);
 
 /* overflow.c */
 void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl);

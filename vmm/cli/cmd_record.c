@@ -27,6 +27,7 @@ struct record_opts {
 	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *out;
 	uint64_t period, freq, buf_kib;
+	uint64_t max_overhead; /* issue 15: %, 0: the VM's budget */
 	double duration;
 };
 
@@ -45,6 +46,7 @@ struct record {
 	int write_err;
 	uint64_t lost, t0;
 	uint64_t *vm_lost;
+	uint64_t *vm_samples; /* issue 15: samples written per VM */
 };
 
 static void put_sample(void *opaque, const struct ops_sample *smp)
@@ -57,6 +59,8 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 		.ip      = smp->ip,
 		.tstamp  = smp->tstamp,
 		.nr_vals = smp->nr_vals,
+		.missed  = smp->missed,
+		.period  = smp->period,
 	};
 
 	memcpy(rs.vals, smp->vals, sizeof(rs.vals));
@@ -65,6 +69,8 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 	memcpy(rs.chain, smp->chain, rs.nr_chain * sizeof(rs.chain[0]));
 	if (!r->write_err)
 		r->write_err = rec_sample(&r->w, &rs);
+	if (!r->write_err && smp->vm < r->s.nr_vms)
+		r->vm_samples[smp->vm]++;
 }
 
 /*
@@ -122,6 +128,11 @@ static const struct cli_opt record_opts[] = {
 		"write FILE (default vpmu.rec)"),
 	CLI_UINT(0, "buffer-kib", "N", struct record_opts, buf_kib, 1,
 		 "sampling buffer per vCPU (default 256)"),
+	CLI_UINT(0, "max-overhead", "PCT", struct record_opts, max_overhead, 1,
+		 "at most PCT % of each vCPU's time for this\n"
+		 "recording (1-100; never above the VM's budget,\n"
+		 "default 25): with -F the period is raised, with\n"
+		 "-c samples are dropped and counted"),
 	CLI_FN('g', "call-graph", NULL, set_callgraph,
 	       "record the guest's call chain with each sample: the\n"
 	       "VMM walks its frame pointers (up to 32 callers) through\n"
@@ -164,6 +175,21 @@ static int parse(int argc, char **argv, struct record *r)
 		ret = cli_error(&record_cmd, "-c and -F exclude each other");
 	if (!ret && !r->o.period && !r->o.freq)
 		r->o.freq = 1000;
+	if (!ret && r->o.max_overhead > 100)
+		ret = cli_error(&record_cmd,
+				"--max-overhead %llu: a percentage from 1 to "
+				"100",
+				(unsigned long long)r->o.max_overhead);
+	/* Issue 15: no VM accepts more (each VM may have a lower maximum). */
+	if (!ret && r->o.freq > VMM_SMPL_RATE_CAP)
+		ret = cli_error(&record_cmd,
+				"-F %llu: above the maximum sample rate of "
+				"%u Hz (a VM's own maximum, 'vpmu run "
+				"--max-sample-rate', may be lower)",
+				(unsigned long long)r->o.freq,
+				VMM_SMPL_RATE_CAP);
+	r->s.max_overhead = (unsigned int)r->o.max_overhead;
+	r->s.freq_mode    = r->o.freq != 0;
 	return ret;
 }
 
@@ -286,13 +312,91 @@ static const char *run(struct record *r)
 	return r->s.nr_live ? "done" : "every VM disappeared";
 }
 
+/* Issue 15: the rate -c or -F asked for, per vCPU of run time, or 0. */
+static double requested_hz(const struct record *r, const struct ops_vm *v)
+{
+	if (r->o.freq)
+		return (double)r->o.freq;
+	if (!strcmp(r->s.ev[0].name, "hv_run_ns"))
+		return 1e9 / (double)r->o.period;
+	if (!strcmp(r->s.ev[0].name, "hv_guest_cycles") && v->e.tsc_khz)
+		return (double)v->e.tsc_khz * 1e3 / (double)r->o.period;
+	return 0;
+}
+
+/*
+ * Issue 15: the achieved sample rate of VM (vm) per sampled vCPU and
+ * second of wall time, beside the requested one, and why it falls short
+ * (below 90 %): the throttle, vCPUs that did not run, or the host.
+ */
+static void print_rate(struct record *r, unsigned int vm, double wall_s)
+{
+	const struct ops_vm *v = &r->s.vms[vm];
+	uint64_t thr = 0, missed = 0, run = 0;
+	unsigned int i, n = 0, scale = 0;
+	double want = requested_hz(r, v), got, ran;
+
+	for (i = 0; i < VMM_CTL_SESSION_VCPUS; i++) {
+		if (!v->thr[i].seen)
+			continue;
+		n++;
+		thr += v->thr[i].throttled;
+		missed += v->thr[i].missed;
+		run += v->thr[i].run_ns - v->thr[i].run0;
+		if (v->thr[i].scale > scale)
+			scale = v->thr[i].scale;
+	}
+	r->w.throttled += thr;
+	r->w.missed += missed;
+	if (!n || wall_s <= 0)
+		return;
+	got = (double)r->vm_samples[vm] / wall_s / n;
+	ran = (double)run / 1e9 / wall_s / n;
+	fprintf(stderr,
+		"vpmu record: VM '%s': %.0f samples/s per vCPU achieved",
+		v->e.name, got);
+	if (want > 0)
+		fprintf(stderr, " of %.0f requested (%.0f %%)", want,
+			100.0 * got / want);
+	fprintf(stderr,
+		"; vCPUs ran %.0f %% of the time; throttled %llu, "
+		"missed %llu\n",
+		100.0 * ran, (unsigned long long)thr,
+		(unsigned long long)missed);
+	if (want <= 0 || got >= 0.9 * want)
+		return;
+	if (thr || scale > 1024)
+		fprintf(stderr,
+			"vpmu record: warning: VM '%s' below 90 %% of the "
+			"requested rate: throttled by its limits (%llu "
+			"samples dropped%s; see --max-overhead and 'vpmu run "
+			"--max-sample-rate')\n",
+			v->e.name, (unsigned long long)thr,
+			scale > 1024 ? ", period raised" : "");
+	else if (ran < 0.9)
+		fprintf(stderr,
+			"vpmu record: warning: VM '%s' below 90 %% of the "
+			"requested rate: its vCPUs were not running (%.0f %% "
+			"of the time: halted or not scheduled)\n",
+			v->e.name, 100.0 * ran);
+	else
+		fprintf(stderr,
+			"vpmu record: warning: VM '%s' below 90 %% of the "
+			"requested rate: host overloaded (kicks late, %llu "
+			"periods missed)\n",
+			v->e.name, (unsigned long long)missed);
+}
+
 static int finish(struct record *r, const char *why)
 {
+	double wall_s = (double)(vpmu_monotonic_ns() - r->t0) / 1e9;
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < r->s.nr_vms; i++)
+	for (i = 0; i < r->s.nr_vms; i++) {
 		r->lost += r->vm_lost[i];
+		print_rate(r, i, wall_s);
+	}
 	if (r->write_err) {
 		fprintf(stderr, "vpmu record: writing %s.tmp: %s (removed)\n",
 			r->o.out, strerror(-r->write_err));
@@ -323,11 +427,12 @@ int vmm_cmd_record(int argc, char **argv)
 		return ret == CLI_HELP ? 0 : 1;
 	if (ops_open(&r.s, &r.o.sel))
 		return 1;
-	r.vm_lost = calloc(r.s.nr_vms, sizeof(*r.vm_lost));
+	r.vm_lost    = calloc(r.s.nr_vms, sizeof(*r.vm_lost));
+	r.vm_samples = calloc(r.s.nr_vms, sizeof(*r.vm_samples));
 	/* Signals only stop the loop: the file is always finished. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = !r.vm_lost || period_of(&r) || open_file(&r);
+	ret = !r.vm_lost || !r.vm_samples || period_of(&r) || open_file(&r);
 	if (!ret && ops_start_sampling(&r.s, r.o.period, r.o.buf_kib << 10)) {
 		rec_abort(&r.w);
 		fprintf(stderr, "vpmu record: no VM could be sampled\n");
@@ -336,6 +441,7 @@ int vmm_cmd_record(int argc, char **argv)
 	if (ret) {
 		ops_close(&r.s);
 		free(r.vm_lost);
+		free(r.vm_samples);
 		return 1;
 	}
 	r.t0 = vpmu_monotonic_ns();
@@ -343,5 +449,6 @@ int vmm_cmd_record(int argc, char **argv)
 	ret  = finish(&r, why);
 	ops_close(&r.s);
 	free(r.vm_lost);
+	free(r.vm_samples);
 	return ret;
 }

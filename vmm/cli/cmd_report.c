@@ -100,7 +100,7 @@ static int build(struct report *r, bool sym, bool src)
 		a->vm = b->vm = s->vm;
 		a->cpu        = s->cpu;
 		b->cpu        = ALL_VCPUS;
-		a->n = b->n = 1;
+		a->n = b->n = s->weight; /* issue 15: missed periods count */
 		if (label_of(r, s->vm, s->ip, sym, src, &a->label) < 0)
 			return -ENOMEM;
 		a->stack = stack_of(r, s);
@@ -254,17 +254,23 @@ static void print_flat(const struct report *r)
 		printf("# incomplete file: %zu complete samples before the "
 		       "cut\n",
 		       r->p.nr);
+	/* Issue 15: what the counts stand for, and what is not in them. */
+	printf("# %zu samples; counts are periods (a sample counts 1 + the "
+	       "periods it missed)\n# throttled %llu, missed %llu, lost "
+	       "%llu\n",
+	       r->p.nr, (unsigned long long)h->throttled,
+	       (unsigned long long)h->missed, (unsigned long long)h->lost);
 	while (i < r->nr) {
 		const struct entry *g = &r->e[i];
 
 		for (j = i, total = 0; j < r->nr && !by_group(&r->e[j], g); j++)
 			total += r->e[j].n;
 		if (g->cpu == ALL_VCPUS)
-			printf("\n# VM %s (%s) all vCPUs: %llu samples\n",
+			printf("\n# VM %s (%s) all vCPUs: %llu periods\n",
 			       h->vms[g->vm].name, h->vms[g->vm].uuid,
 			       (unsigned long long)total);
 		else
-			printf("\n# VM %s (%s) vCPU %u: %llu samples, image "
+			printf("\n# VM %s (%s) vCPU %u: %llu periods, image "
 			       "%s\n",
 			       h->vms[g->vm].name, h->vms[g->vm].uuid, g->cpu,
 			       (unsigned long long)total, h->vms[g->vm].image);

@@ -71,6 +71,7 @@ struct stat_state {
 	struct ops_counts now[VMM_CTL_SESSION_VCPUS]; /* one VM's read */
 	uint64_t t0;
 	uint64_t stale_age_ns; /* oldest stale count of this report */
+	uint64_t throttled;    /* issue 15: of this report, all VMs */
 	bool has_stale;
 	FILE *out;        /* stdout, or -o FILE */
 	bool group;       /* thousands separators: text on a terminal */
@@ -265,6 +266,7 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 			continue; /* not chosen by -C */
 		now = &st->now[i];
 		p   = &st->prev[vm * VMM_CTL_SESSION_VCPUS + i];
+		st->throttled += now->throttled;
 		if (now->stale) {
 			st->has_stale = true;
 			if (now->age_ns > st->stale_age_ns)
@@ -375,6 +377,7 @@ static void report(struct stat_state *st, bool final)
 		st->has_stale    = false;
 		st->stale_age_ns = 0;
 	}
+	st->throttled = 0; /* issue 15: counted again by this read */
 	if (!st->o.json && !st->o.sep && final && st->o.interval_ms)
 		fprintf(st->out, "# total over %.3f s\n", t);
 	header(st);
@@ -383,6 +386,12 @@ static void report(struct stat_state *st, bool final)
 	else
 		rows(st, t, final);
 	stale_note(st);
+	/* Issue 15: samples the VMs' sampling limits did not take. */
+	if (final && !st->o.json && !st->o.sep)
+		fprintf(st->out,
+			"# throttled: %llu samples not taken by the sampling "
+			"limits of these vCPUs\n",
+			(unsigned long long)st->throttled);
 	fflush(st->out);
 }
 

@@ -80,8 +80,20 @@ struct ops_event {
 	uint64_t evsel; /* PMC value: code, enable, rings of u/k */
 };
 
+/*
+ * Issue 15: a sampling vCPU's throttle as its last smpl_drain said
+ * (cumulative since session_open; run_ns and cost_ns since the vCPU
+ * started).
+ */
+struct ops_thr {
+	uint64_t samples, throttled, missed, run_ns, cost_ns, run0;
+	uint32_t scale; /* period scale x 1024 (frequency mode) */
+	bool seen;
+};
+
 struct ops_vm {
 	struct vmm_reg_entry e;
+	struct ops_thr thr[VMM_CTL_SESSION_VCPUS]; /* issue 15 */
 	struct vmm_client cl;
 	bool gone;
 	int session;                    /* the VM's session, -1 if none */
@@ -96,6 +108,8 @@ struct ops_session {
 	struct ops_event ev[OPS_EVENTS_MAX];
 	unsigned int nr_ev, nr_sets;
 	unsigned int callchain; /* sampling: callers per sample (record -g) */
+	unsigned int max_overhead; /* issue 15: budget %, 0: the VM's */
+	bool freq_mode;            /* issue 15: raise the period (-F) */
 };
 
 /*
@@ -127,6 +141,8 @@ struct ops_counts {
 	uint64_t raw[OPS_EVENTS_MAX];
 	uint64_t running[OPS_EVENTS_MAX]; /* ns the event's set was active */
 	uint64_t enabled;                 /* ns monitoring was on */
+	uint64_t throttled; /* issue 15: samples the throttle dropped on the
+			       vCPU (this session's and the guest's) */
 	bool stale;      /* the VMM could not bring them up to date in time */
 	uint64_t age_ns; /* when stale: how old they are */
 	uint64_t pmis;   /* PMIs injected into the vCPU since it began */
@@ -155,6 +171,8 @@ struct ops_sample {
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
 	unsigned int nr_chain; /* guest callers, innermost first */
 	uint64_t chain[VMM_CTL_CHAIN_MAX];
+	uint64_t missed; /* issue 15: periods after it, unsampled */
+	uint64_t period; /* issue 15: its period (0: unknown) */
 };
 
 typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);

@@ -328,6 +328,12 @@ static struct json_object *sampling_request(struct ops_session *s,
 	if (s->callchain)
 		json_object_object_add(r, "callchain",
 				       json_object_new_int((int)s->callchain));
+	if (s->max_overhead) /* issue 15 */
+		json_object_object_add(
+			r, "max_overhead",
+			json_object_new_int((int)s->max_overhead));
+	if (s->freq_mode)
+		json_object_object_add(r, "freq_mode", json_object_new_int(1));
 	return r;
 }
 
@@ -452,6 +458,11 @@ static void parse_vcpu(struct ops_session *s, struct json_object *o,
 	}
 	for (i = 0; i < s->nr_ev; i++)
 		out->running[i] = act[i / OPS_COUNTERS];
+	out->throttled = 0; /* issue 15 */
+	if (json_object_object_get_ex(o, "throttled", &jv))
+		out->throttled += json_object_get_uint64(jv);
+	if (json_object_object_get_ex(o, "guest_throttled", &jv))
+		out->throttled += json_object_get_uint64(jv);
 	out->stale = json_object_object_get_ex(o, "stale", &jv) &&
 		     json_object_get_boolean(jv);
 	out->age_ns = json_object_object_get_ex(o, "age_ns", &jv)
@@ -491,8 +502,43 @@ int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
 	return 0;
 }
 
-static void emit_samples(struct json_object *arr, unsigned int vm,
-			 ops_sample_fn_t fn, void *opaque)
+/* Issue 15: [nr_missed, period] of sample (i), from "weights". */
+static void weight_of(struct json_object *w, size_t i, struct ops_sample *smp)
+{
+	struct json_object *a = w ? json_object_array_get_idx(w, i) : NULL;
+
+	if (!a || !json_object_is_type(a, json_type_array) ||
+	    json_object_array_length(a) != 2)
+		return;
+	smp->missed = json_object_get_uint64(json_object_array_get_idx(a, 0));
+	smp->period = json_object_get_uint64(json_object_array_get_idx(a, 1));
+}
+
+/* Issue 15: the throttle counts of a smpl_drain reply. */
+static void keep_thr(struct ops_thr *t, struct json_object *rep)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(rep, "samples", &v))
+		return; /* an older VMM */
+	t->samples = json_object_get_uint64(v);
+#define THR_FIELD(name, field)                                                 \
+	if (json_object_object_get_ex(rep, name, &v))                          \
+		t->field = json_object_get_uint64(v);
+	THR_FIELD("throttled", throttled)
+	THR_FIELD("missed", missed)
+	THR_FIELD("run_ns", run_ns)
+	THR_FIELD("cost_ns", cost_ns)
+#undef THR_FIELD
+	if (json_object_object_get_ex(rep, "scale", &v))
+		t->scale = (uint32_t)json_object_get_int64(v);
+	if (!t->seen)
+		t->run0 = t->run_ns;
+	t->seen = true;
+}
+
+static void emit_samples(struct json_object *arr, struct json_object *w,
+			 unsigned int vm, ops_sample_fn_t fn, void *opaque)
 {
 	size_t i, n = json_object_array_length(arr), k, nv;
 	struct ops_sample smp;
@@ -532,6 +578,7 @@ static void emit_samples(struct json_object *arr, unsigned int vm,
 			smp.chain[k] = json_object_get_uint64(
 				json_object_array_get_idx(vals, k));
 		smp.nr_chain = (unsigned int)nv;
+		weight_of(w, i, &smp);
 		fn(opaque, &smp);
 	}
 }
@@ -540,7 +587,7 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 	      void *opaque, uint64_t *lost)
 {
 	struct ops_vm *v = &s->vms[vm];
-	struct json_object *rep, *arr, *jl, *jm;
+	struct json_object *rep, *arr, *jl, *jm, *jw;
 	unsigned int i;
 	bool more;
 	int ret;
@@ -557,7 +604,10 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 			json_object_object_get_ex(rep, "samples", &arr);
 			json_object_object_get_ex(rep, "lost", &jl);
 			json_object_object_get_ex(rep, "more", &jm);
-			emit_samples(arr, vm, fn, opaque);
+			if (!json_object_object_get_ex(rep, "weights", &jw))
+				jw = NULL;
+			emit_samples(arr, jw, vm, fn, opaque);
+			keep_thr(&v->thr[i], rep);
 			*lost += json_object_get_uint64(jl);
 			more = json_object_get_boolean(jm);
 			json_object_put(rep);

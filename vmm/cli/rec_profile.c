@@ -11,6 +11,18 @@
 
 #define SAMPLES_MAX (1ULL << 28) /* bounded memory for any file */
 
+/* Issue 15: periods of the header's period sample (s) stands for. */
+uint64_t rec_weight(const struct rec_header *h, const struct rec_sample *s)
+{
+	unsigned __int128 w = (unsigned __int128)s->missed + 1;
+
+	if (s->period && h->period && s->period != h->period)
+		w = (w * s->period + h->period / 2) / h->period;
+	if (w > (1ULL << 40))
+		w = 1ULL << 40; /* any file stays summable */
+	return w ? (uint64_t)w : 1;
+}
+
 static int add(void *opaque, const struct rec_sample *s)
 {
 	struct rec_profile *p = opaque;
@@ -45,7 +57,8 @@ static int add(void *opaque, const struct rec_sample *s)
 					       .cpu      = s->cpu,
 					       .ip       = s->ip,
 					       .nr_chain = s->nr_chain,
-					       .chain    = p->nr_chains};
+					       .chain    = p->nr_chains,
+					       .weight = rec_weight(&p->h, s)};
 	p->nr_chains += s->nr_chain;
 	return 0;
 }

@@ -35,6 +35,11 @@ struct rec_psample {
 	uint64_t ip;
 	uint32_t nr_chain;
 	size_t chain; /* offset in rec_profile.chains */
+	/*
+	 * Issue 15: the header periods the sample stands for: (1 + "m") x
+	 * "p" / header period, rounded, at least 1 (1 without those keys).
+	 */
+	uint64_t weight;
 };
 
 struct rec_profile {
@@ -78,5 +83,8 @@ static inline const uint64_t *rec_profile_chain(const struct rec_profile *p,
 }
 
 void rec_profile_free(struct rec_profile *p);
+
+/* The weight of sample (s) of a file with header (h) (see weight). */
+uint64_t rec_weight(const struct rec_header *h, const struct rec_sample *s);
 
 #endif /* VMM_REC_PROFILE_H */

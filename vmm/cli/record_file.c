@@ -86,7 +86,8 @@ int rec_open(struct rec_writer *w, const char *path, const struct rec_header *h)
 		unlink(w->tmp);
 		return ret;
 	}
-	ret = put_line(w, header_json(h));
+	w->period = h->period;
+	ret       = put_line(w, header_json(h));
 	if (ret)
 		rec_abort(w);
 	return ret;
@@ -112,7 +113,13 @@ int rec_sample(struct rec_writer *w, const struct rec_sample *s)
 		n = fprintf(w->f, "%s%llu", i ? "," : "",
 			    (unsigned long long)s->chain[i]);
 	if (n >= 0)
-		n = fputs("]}\n", w->f);
+		n = fputc(']', w->f);
+	if (n >= 0 && s->missed)
+		n = fprintf(w->f, ",\"m\":%llu", (unsigned long long)s->missed);
+	if (n >= 0 && s->period && s->period != w->period)
+		n = fprintf(w->f, ",\"p\":%llu", (unsigned long long)s->period);
+	if (n >= 0)
+		n = fputs("}\n", w->f);
 	if (n < 0)
 		return errno ? -errno : -EIO;
 	w->samples++;
@@ -146,6 +153,12 @@ int rec_finish(struct rec_writer *w, uint64_t lost, uint64_t duration_ns,
 	json_object_object_add(e, "duration_ns",
 			       json_object_new_uint64(duration_ns));
 	json_object_object_add(e, "reason", json_object_new_string(reason));
+	if (w->throttled || w->missed) {
+		json_object_object_add(e, "throttled",
+				       json_object_new_uint64(w->throttled));
+		json_object_object_add(e, "missed",
+				       json_object_new_uint64(w->missed));
+	}
 	json_object_object_add(o, "end", e);
 	ret = put_line(w, o);
 	if (!ret && (fflush(w->f) || fsync(fileno(w->f))))
@@ -173,7 +186,7 @@ void rec_abort(struct rec_writer *w)
 struct reader {
 	const char *path;
 	unsigned long line;
-	uint64_t lost;
+	uint64_t lost, throttled, missed;
 	char *err;
 	size_t errlen;
 };
@@ -310,6 +323,19 @@ static int parse_sample(struct reader *r, struct json_object *o,
 		s->vals[i] =
 			json_object_get_uint64(json_object_array_get_idx(a, i));
 	s->nr_vals = (unsigned int)n;
+	/* Issue 15: optional weight of the sample. */
+	a = NULL;
+	if (json_object_object_get_ex(o, "m", &a) &&
+	    !json_object_is_type(a, json_type_int))
+		return bad(r, "sample: bad 'm'");
+	if (a && json_object_is_type(a, json_type_int))
+		s->missed = json_object_get_uint64(a);
+	a = NULL;
+	if (json_object_object_get_ex(o, "p", &a) &&
+	    !json_object_is_type(a, json_type_int))
+		return bad(r, "sample: bad 'p'");
+	if (a && json_object_is_type(a, json_type_int))
+		s->period = json_object_get_uint64(a);
 	if (!json_object_object_get_ex(o, "chain", &a))
 		return 0;
 	if (!json_object_is_type(a, json_type_array) ||
@@ -344,6 +370,10 @@ static int parse_line(struct reader *r, struct json_object *o,
 				   (unsigned long long)*count);
 		if (get(e, "lost", json_type_int, &v))
 			r->lost = json_object_get_uint64(v);
+		if (get(e, "throttled", json_type_int, &v))
+			r->throttled = json_object_get_uint64(v);
+		if (get(e, "missed", json_type_int, &v))
+			r->missed = json_object_get_uint64(v);
 		return 1;
 	}
 	if (get(o, "note", json_type_string, &v))
@@ -434,8 +464,10 @@ int rec_read_ex(const struct rec_read_args *a, struct rec_header *h)
 		r.line++;
 		ret = bad(&r, "data after the end line");
 	}
-	h->lost  = r.lost;
-	h->lines = r.line;
+	h->lost      = r.lost;
+	h->throttled = r.throttled;
+	h->missed    = r.missed;
+	h->lines     = r.line;
 	free(line);
 	fclose(f);
 	if (ret)

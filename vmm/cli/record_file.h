@@ -12,7 +12,12 @@
  *                     when recorded, "" if it has none)}],
  *                     "callchain":true (optional: samples carry chains)}
  *   samples  {"vm":I, "cpu":C, "ip":IP, "set":S, "t":TSTAMP,
- *             "pmd":[VALUES...], "chain":[RET...] (optional)}
+ *             "pmd":[VALUES...], "chain":[RET...] (optional),
+ *             "m":MISSED (optional, issue 15: periods after this one
+ *             that elapsed unsampled; the sample stands for 1 + m),
+ *             "p":PERIOD (optional, issue 15: the sample's period when
+ *             it differs from the header's, e.g. raised by the
+ *             throttle in frequency mode)}
  *             vm indexes header.vms; t is the vCPU
  *             run time in ns at the overflow (per-vCPU, increasing);
  *             pmd are the values of the header's events at the sample;
@@ -20,7 +25,12 @@
  *             first (from `vpmu record -g`; empty when none was found)
  *   notes    {"note":"vm_gone", "vm":I, "msg":TEXT}
  *   last     {"end":{"samples":N, "lost":L, "duration_ns":D,
- *             "reason":TEXT}}
+ *             "reason":TEXT, "throttled":T, "missed":M (both optional,
+ *             issue 15: samples the VMs' throttle did not take, periods
+ *             carried by later samples)}}
+ * Readers ignore keys they do not know, so the optional keys of issue 15
+ * keep version 1: older files read as "m" 0, "p" the header's period,
+ * "throttled" and "missed" 0.
  * A file without its "end" line, or whose sample count differs from it, is
  * invalid. The writer writes FILE.tmp and renames it to FILE only after
  * the end line is flushed and synced, so FILE is always complete. A writer
@@ -63,9 +73,10 @@ struct rec_header {
 	unsigned int nr_vms;
 	bool callchain; /* samples carry "chain" */
 	/* Filled by rec_read(): */
-	bool truncated; /* no end line (REC_READ_PARTIAL) */
-	bool torn_line; /* and its last line was cut and dropped */
-	uint64_t lost;  /* from the end line */
+	bool truncated;             /* no end line (REC_READ_PARTIAL) */
+	bool torn_line;             /* and its last line was cut and dropped */
+	uint64_t lost;              /* from the end line */
+	uint64_t throttled, missed; /* from the end line (issue 15) */
 	unsigned long lines;
 };
 
@@ -76,6 +87,8 @@ struct rec_sample {
 	uint64_t vals[REC_VALS_MAX];
 	unsigned int nr_chain;
 	uint64_t chain[REC_CHAIN_MAX];
+	uint64_t missed; /* issue 15: "m" */
+	uint64_t period; /* issue 15: "p", 0 when the header's */
 };
 
 struct rec_writer {
@@ -83,6 +96,8 @@ struct rec_writer {
 	char path[PATH_MAX];
 	char tmp[PATH_MAX + 8];
 	uint64_t samples;
+	uint64_t period;            /* the header's */
+	uint64_t throttled, missed; /* written in the end line (issue 15) */
 };
 
 /* Create (path).tmp and write the header (h). 0 or -errno. */

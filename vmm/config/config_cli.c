@@ -22,7 +22,8 @@
 #define OPTIONS_LIST                                                           \
 	"--vcpus, --mem, --name, --console, --stats, --pmu, --kernel, "        \
 	"--initrd, "                                                           \
-	"--append, --no-sandbox, --format-dir"
+	"--append, --no-sandbox, --format-dir, --max-sample-rate, "            \
+	"--max-overhead"
 
 enum opt_id {
 	OPT_VCPUS,
@@ -36,23 +37,27 @@ enum opt_id {
 	OPT_APPEND,
 	OPT_NO_SANDBOX,
 	OPT_FORMAT_DIR,
+	OPT_MAX_RATE,
+	OPT_MAX_OVERHEAD,
 };
 
 static const struct {
 	const char *name; /* without the leading "--" */
 	bool has_arg;
 } options[] = {
-	[OPT_VCPUS]      = {"vcpus", true},
-	[OPT_MEM]        = {"mem", true},
-	[OPT_NAME]       = {"name", true},
-	[OPT_CONSOLE]    = {"console", true},
-	[OPT_STATS]      = {"stats", false},
-	[OPT_PMU]        = {"pmu", true},
-	[OPT_KERNEL]     = {"kernel", true},
-	[OPT_INITRD]     = {"initrd", true},
-	[OPT_APPEND]     = {"append", true},
-	[OPT_NO_SANDBOX] = {"no-sandbox", false},
-	[OPT_FORMAT_DIR] = {"format-dir", true},
+	[OPT_VCPUS]        = {"vcpus", true},
+	[OPT_MEM]          = {"mem", true},
+	[OPT_NAME]         = {"name", true},
+	[OPT_CONSOLE]      = {"console", true},
+	[OPT_STATS]        = {"stats", false},
+	[OPT_PMU]          = {"pmu", true},
+	[OPT_KERNEL]       = {"kernel", true},
+	[OPT_INITRD]       = {"initrd", true},
+	[OPT_APPEND]       = {"append", true},
+	[OPT_NO_SANDBOX]   = {"no-sandbox", false},
+	[OPT_FORMAT_DIR]   = {"format-dir", true},
+	[OPT_MAX_RATE]     = {"max-sample-rate", true},
+	[OPT_MAX_OVERHEAD] = {"max-overhead", true},
 };
 
 #define NR_OPTIONS (ARRAY_SIZE(options))
@@ -202,6 +207,22 @@ static int apply_mem(struct vmm_config *cfg, const char *text, char *err,
 	return vmm_config_check_mem("--mem", cfg->mem_size, err, errlen);
 }
 
+/* Issue 15: a whole number from 1 to (max). */
+static int apply_u32(const char *opt, const char *text, uint32_t max,
+		     uint32_t *out, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (vmm_config_parse_u64(text, max, &v) || v == 0) {
+		vmm_config_errf(err, errlen,
+				"%s: '%s' is not a whole number from 1 to %u",
+				opt, text, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 /* Command-line options override whatever the file or defaults said. */
 static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
 			 char *err, size_t errlen)
@@ -251,6 +272,13 @@ static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
 		ret = vmm_config_copy_str("--format-dir", cfg->format_dir,
 					  sizeof(cfg->format_dir),
 					  v[OPT_FORMAT_DIR], err, errlen);
+	if (!ret && v[OPT_MAX_RATE])
+		ret = apply_u32("--max-sample-rate", v[OPT_MAX_RATE],
+				VMM_SMPL_RATE_CAP, &cfg->limits.max_smpl_rate,
+				err, errlen);
+	if (!ret && v[OPT_MAX_OVERHEAD])
+		ret = apply_u32("--max-overhead", v[OPT_MAX_OVERHEAD], 100,
+				&cfg->limits.max_overhead_pct, err, errlen);
 	return ret;
 }
 

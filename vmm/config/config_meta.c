@@ -11,6 +11,8 @@
  *     <vpmu:stats/>                        print exit statistics at the end
  *     <vpmu:limits contexts="16" sets="32" smpl-mem="16M" queue-depth="64"
  *                  arg-size="4K"/>         any subset; each > 0
+ *     <vpmu:throttle max-rate="100000" max-overhead="25"/>  sampling
+ *                                          limits (issue 15)
  *     <vpmu:formats dir="/usr/lib/vpmu/formats"/>   run-time sampling
  *                                          formats: every *.so of dir
  *   </vpmu:vpmu>
@@ -174,6 +176,22 @@ static int read_formats(const struct vmm_xml_src *src, xmlNode *n,
 			 cfg->format_dir, sizeof(cfg->format_dir));
 }
 
+/* Issue 15: <vpmu:throttle max-rate='HZ' max-overhead='PCT'/>. */
+static int read_sampling(const struct vmm_xml_src *src, xmlNode *n,
+			 struct vmm_config *cfg)
+{
+	struct vmm_pmu_limits *l = &cfg->limits;
+	uint64_t rate = l->max_smpl_rate, pct = l->max_overhead_pct;
+	int ret;
+
+	ret = read_limit(src, n, "max-rate", false, VMM_SMPL_RATE_CAP, &rate);
+	if (!ret)
+		ret = read_limit(src, n, "max-overhead", false, 100, &pct);
+	l->max_smpl_rate    = (uint32_t)rate;
+	l->max_overhead_pct = (uint32_t)pct;
+	return ret;
+}
+
 static const struct meta_elem meta_elems[] = {
 	{"pmu", {"model", NULL}, read_pmu},
 	{"console", {"file", NULL}, read_console},
@@ -182,6 +200,7 @@ static const struct meta_elem meta_elems[] = {
 	 {"contexts", "sets", "smpl-mem", "queue-depth", "arg-size", NULL},
 	 read_limits},
 	{"formats", {"dir", NULL}, read_formats},
+	{"throttle", {"max-rate", "max-overhead", NULL}, read_sampling},
 };
 
 #define NR_META_ELEMS (ARRAY_SIZE(meta_elems))
@@ -237,7 +256,8 @@ static int read_setting(const struct vmm_xml_src *src, xmlNode *c, bool *seen,
 	if (i == NR_META_ELEMS)
 		return vmm_config_xml_fail(src, c,
 					   "unknown vpmu setting (known: pmu, "
-					   "console, stats, limits, formats)");
+					   "console, stats, limits, formats, "
+					   "throttle)");
 	if (seen[i])
 		return vmm_config_xml_fail(src, c, "given twice");
 	seen[i] = true;

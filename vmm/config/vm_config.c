@@ -39,11 +39,13 @@ void vmm_config_defaults(struct vmm_config *cfg)
 	cfg->mem_size = VMM_MEM_DEFAULT;
 	cfg->nr_vcpus = 1;
 	strcpy(cfg->pmu_model, "auto");
-	cfg->limits.max_contexts = VMM_LIMIT_CONTEXTS;
-	cfg->limits.max_sets     = VMM_LIMIT_SETS;
-	cfg->limits.max_smpl_mem = VMM_LIMIT_SMPL_MEM;
-	cfg->limits.max_msgs     = VMM_LIMIT_MSGS;
-	cfg->limits.max_arg_size = VMM_LIMIT_ARG_SIZE;
+	cfg->limits.max_contexts     = VMM_LIMIT_CONTEXTS;
+	cfg->limits.max_sets         = VMM_LIMIT_SETS;
+	cfg->limits.max_smpl_mem     = VMM_LIMIT_SMPL_MEM;
+	cfg->limits.max_msgs         = VMM_LIMIT_MSGS;
+	cfg->limits.max_arg_size     = VMM_LIMIT_ARG_SIZE;
+	cfg->limits.max_smpl_rate    = VMM_LIMIT_SMPL_RATE;
+	cfg->limits.max_overhead_pct = VMM_LIMIT_OVERHEAD;
 }
 
 void vmm_config_errf(char *err, size_t errlen, const char *fmt, ...)
@@ -248,6 +250,15 @@ static int check_limits(const struct vmm_pmu_limits *l, char *err,
 		bad = "arg-size";
 	if (bad) {
 		vmm_config_errf(err, errlen, "PMU limit '%s' must be > 0", bad);
+		return -EINVAL;
+	}
+	if (!l->max_smpl_rate || l->max_smpl_rate > VMM_SMPL_RATE_CAP ||
+	    !l->max_overhead_pct || l->max_overhead_pct > 100) {
+		vmm_config_errf(err, errlen,
+				"sampling limits: max-rate %u is not 1 to %u "
+				"Hz or max-overhead %u not 1 to 100 %%",
+				l->max_smpl_rate, VMM_SMPL_RATE_CAP,
+				l->max_overhead_pct);
 		return -EINVAL;
 	}
 	return 0;

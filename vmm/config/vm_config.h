@@ -32,6 +32,15 @@
 #define VMM_LIMIT_SMPL_MEM (16ULL << 20)
 #define VMM_LIMIT_MSGS     64
 #define VMM_LIMIT_ARG_SIZE 4096U /* one page: cf_arg_size_max (3.1.16) */
+/*
+ * Issue 15: sampling limits per VM (vpmu_limits.max_smpl_rate and
+ * max_overhead_pct): Linux's perf_event_max_sample_rate and
+ * perf_cpu_time_max_percent defaults. VMM_SMPL_RATE_CAP bounds what a
+ * config may set.
+ */
+#define VMM_LIMIT_SMPL_RATE 100000U
+#define VMM_LIMIT_OVERHEAD  25U
+#define VMM_SMPL_RATE_CAP   1000000U
 
 /*
  * The XML namespace of vpmu's settings under a domain's <metadata>, and the
@@ -44,11 +53,13 @@
 
 /* Host limits of the logical PMU (perfmon2 "host limits"), per VM. */
 struct vmm_pmu_limits {
-	uint32_t max_contexts; /* contexts per VM */
-	uint32_t max_sets;     /* event sets per context */
-	uint64_t max_smpl_mem; /* bytes of sampling buffers per VM */
-	uint32_t max_msgs;     /* message queue depth per context */
-	uint32_t max_arg_size; /* bytes of one vector argument */
+	uint32_t max_contexts;     /* contexts per VM */
+	uint32_t max_sets;         /* event sets per context */
+	uint64_t max_smpl_mem;     /* bytes of sampling buffers per VM */
+	uint32_t max_msgs;         /* message queue depth per context */
+	uint32_t max_arg_size;     /* bytes of one vector argument */
+	uint32_t max_smpl_rate;    /* samples/s per context (hard maximum) */
+	uint32_t max_overhead_pct; /* % of a vCPU's time for monitoring */
 };
 
 struct vmm_config {

@@ -90,6 +90,14 @@ void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);
  * callers (0: none). 0, -EINVAL (no sampling buffer) or -ENOMEM, with
  * x->err set. _off undoes it (hctx_free calls it).
  */
+/*
+ * Issue 15: add what the throttle did to host context (handle) on vCPU
+ * (vcpu) to (o): "samples", "throttled", "missed", "scale", "gap_ns",
+ * and the vCPU's "run_ns" and "cost_ns".
+ */
+void vmm_ctl_throttle_json(struct vmm_ctl_call *x, int handle,
+			   unsigned int vcpu, struct json_object *o);
+
 int vmm_ctl_hctx_chains(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 			unsigned int depth);
 void vmm_ctl_hctx_chains_off(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);

@@ -48,6 +48,8 @@ struct vmm_ctl_sample {
 	int32_t pid, tid;
 	uint64_t tstamp, ip;
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
+	uint64_t period;    /* issue 15: events the sample stands for */
+	uint16_t nr_missed; /* and the periods after it, unsampled */
 };
 
 /* A host context of one client. */

@@ -24,8 +24,10 @@ struct session_setup {
 	struct pfarg_setdesc sets[VMM_CTL_SETS_MAX];
 	size_t nr_pmcs, nr_pmds, nr_sets;
 	uint64_t buf_size;
-	unsigned int chain; /* callers per sample (issue 17) */
-	uint16_t set;       /* loaded and started */
+	unsigned int chain;        /* callers per sample (issue 17) */
+	unsigned int max_overhead; /* issue 15: operator budget, 0 none */
+	bool freq_mode;            /* issue 15: stretch the period */
+	uint16_t set;              /* loaded and started */
 	bool has_set;
 };
 
@@ -91,8 +93,11 @@ static void read_setup(struct vmm_ctl_call *x, struct session_setup *su)
 		su->nr_sets = vmm_ctl_fill_sets(arr, su->sets);
 	su->buf_size = (uint64_t)vmm_ctl_get_int(x->req, "smpl_buf_size", 0);
 	su->chain    = (unsigned int)vmm_ctl_get_int(x->req, "callchain", 0);
-	su->has_set  = json_object_object_get_ex(x->req, "set", NULL);
-	su->set      = (uint16_t)vmm_ctl_get_int(x->req, "set", 0);
+	su->max_overhead =
+		(unsigned int)vmm_ctl_get_int(x->req, "max_overhead", 0);
+	su->freq_mode = vmm_ctl_get_int(x->req, "freq_mode", 0) != 0;
+	su->has_set   = json_object_object_get_ex(x->req, "set", NULL);
+	su->set       = (uint16_t)vmm_ctl_get_int(x->req, "set", 0);
 }
 
 /*
@@ -112,6 +117,9 @@ static int program_one(struct vmm_ctl_call *x, const struct session_setup *su,
 	if (ret)
 		return ret;
 	ret = vmm_ctl_hctx_chains(x, hc, su->chain);
+	if (!ret && (su->max_overhead || su->freq_mode))
+		ret = vpmu_ctx_set_budget(dom(x), &host, hc->handle,
+					  su->max_overhead, su->freq_mode);
 	memcpy(sets, su->sets, su->nr_sets * sizeof(sets[0]));
 	if (!ret && su->nr_sets)
 		ret = vpmu_ctx_create_evtsets(dom(x), &host, hc->handle, sets,
@@ -203,6 +211,57 @@ static struct vmm_ctl_session *free_session(struct vmm_ctl_client *c,
 	return NULL;
 }
 
+/* Nanoseconds of (period) events of (code), 0 for a non-time event. */
+static uint64_t period_ns(const struct vmm_ctl_call *x, uint16_t code,
+			  uint64_t period)
+{
+	uint64_t khz = x->ctl->vm->pmu.tsc_khz;
+
+	if (code == PVPMU_EV_HV_RUN_NS)
+		return period;
+	if (code == PVPMU_EV_HV_GUEST_CYCLES && khz)
+		return (uint64_t)((unsigned __int128)period * 1000000 / khz);
+	return 0;
+}
+
+/*
+ * Issue 15: a sampling period of a time event above the VM's maximum
+ * sample rate is refused with one message naming the maximum (libvpmu
+ * refuses it too, without saying why).
+ */
+static int check_rate(struct vmm_ctl_call *x, const struct session_setup *su)
+{
+	uint64_t max = x->ctl->vm->pmu.max_smpl_rate, ns, v;
+	size_t i, j;
+	uint16_t code;
+
+	for (i = 0; max && i < su->nr_pmds; i++) {
+		v = su->pmds[i].reg_short_reset ? su->pmds[i].reg_short_reset
+						: su->pmds[i].reg_value;
+		for (j = 0; v && j < su->nr_pmcs; j++) {
+			if (su->pmcs[j].reg_num != su->pmds[i].reg_num ||
+			    su->pmcs[j].reg_set != su->pmds[i].reg_set)
+				continue;
+			code = (uint16_t)PVPMU_EV_CODE(su->pmcs[j].reg_value >>
+							       8,
+						       su->pmcs[j].reg_value);
+			ns   = period_ns(x, code, 0 - v);
+			if (!ns || ns * max >= 1000000000ULL)
+				continue;
+			snprintf(x->err, sizeof(x->err),
+				 "sampling period %llu of PMD %u is %llu "
+				 "samples/s, above this VM's maximum sample "
+				 "rate of %llu/s",
+				 (unsigned long long)(0 - v),
+				 su->pmds[i].reg_num,
+				 (unsigned long long)(1000000000ULL / ns),
+				 (unsigned long long)max);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int vmm_ctl_do_session_open(struct vmm_ctl_call *x)
 {
 	struct vmm_ctl_hctx *hc[VMM_CTL_SESSION_VCPUS];
@@ -224,6 +283,9 @@ int vmm_ctl_do_session_open(struct vmm_ctl_call *x)
 	if (ret)
 		return ret;
 	read_setup(x, &su);
+	ret = check_rate(x, &su);
+	if (ret)
+		return ret;
 	for (nr_made = 0; nr_made < n; nr_made++) {
 		failed = s->vcpu[nr_made];
 		ret    = program_one(x, &su, failed, &hc[nr_made]);
@@ -326,6 +388,7 @@ static int read_vcpu(struct vmm_ctl_call *x, const struct vmm_ctl_session *s,
 	json_object_object_add(o, "ctx", json_object_new_int(s->ctx[i]));
 	json_object_object_add(o, "values", vals);
 	json_object_object_add(o, "sets", sets_json(info, s->nr_sets));
+	vmm_ctl_throttle_json(x, s->ctx[i], s->vcpu[i], o);
 	/* Issue 18: PMIs injected into the guest on this vCPU, ever. */
 	json_object_object_add(
 		o, "pmis",

@@ -107,13 +107,15 @@ static void copy_samples(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 		s = spill_slot(hc);
 		if (s) {
 			*s = (struct vmm_ctl_sample){
-				.cpu      = e.cpu,
-				.set      = e.set,
-				.ovfl_pmd = e.ovfl_pmd,
-				.pid      = e.pid,
-				.tid      = e.tid,
-				.tstamp   = e.tstamp,
-				.ip       = e.ip,
+				.cpu       = e.cpu,
+				.set       = e.set,
+				.ovfl_pmd  = e.ovfl_pmd,
+				.pid       = e.pid,
+				.tid       = e.tid,
+				.tstamp    = e.tstamp,
+				.ip        = e.ip,
+				.period    = 0 - e.last_reset_val,
+				.nr_missed = e.nr_missed,
 			};
 			for (k = 0; k < (unsigned int)nv; k++) {
 				if (k < VMM_CTL_SAMPLE_VALS)
@@ -214,11 +216,50 @@ static struct json_object *sample_json(const struct vmm_ctl_hctx *hc,
 	return a;
 }
 
+/* Issue 15: [nr_missed, period] of a sample ("weights" of smpl_drain). */
+static struct json_object *weight_json(const struct vmm_ctl_sample *s)
+{
+	struct json_object *a = json_object_new_array();
+
+	json_object_array_add(a, json_object_new_int(s->nr_missed));
+	json_object_array_add(a, json_object_new_uint64(s->period));
+	return a;
+}
+
+void vmm_ctl_throttle_json(struct vmm_ctl_call *x, int handle,
+			   unsigned int vcpu, struct json_object *o)
+{
+	struct vpmu_domain *d = x->ctl->vm->pmu.domain;
+	struct vpmu_cpu *cpu  = vpmu_cpu_get(d, vcpu);
+	struct vpmu_snapshot snap;
+	struct vpmu_ctx_stats st;
+
+	if (vpmu_ctx_stats(d, &host, handle, &st) || !cpu)
+		return;
+	/* The guest's own context on that vCPU, for `vpmu stat`. */
+	if (!vpmu_cpu_snapshot(cpu, &snap))
+		json_object_object_add(o, "guest_throttled",
+				       json_object_new_uint64(snap.nr_dropped));
+	json_object_object_add(o, "samples",
+			       json_object_new_uint64(st.nr_samples));
+	json_object_object_add(o, "throttled",
+			       json_object_new_uint64(st.nr_dropped));
+	json_object_object_add(o, "missed",
+			       json_object_new_uint64(st.nr_missed));
+	json_object_object_add(o, "scale", json_object_new_int64(st.scale));
+	json_object_object_add(o, "gap_ns", json_object_new_uint64(st.gap_ns));
+	json_object_object_add(o, "run_ns",
+			       json_object_new_uint64(vpmu_cpu_run_ns(cpu)));
+	json_object_object_add(o, "cost_ns",
+			       json_object_new_uint64(vpmu_cpu_cost_ns(cpu)));
+}
+
 int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 		  struct json_object *req, struct json_object *rep)
 {
-	unsigned int max = (unsigned int)vmm_ctl_get_int(req, "max", 8192);
-	struct json_object *arr;
+	unsigned int max      = (unsigned int)vmm_ctl_get_int(req, "max", 8192);
+	struct vmm_ctl_call x = {.ctl = ctl};
+	struct json_object *arr, *w;
 	unsigned int i, n;
 
 	if (!hc->buf)
@@ -226,8 +267,13 @@ int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 	collect(ctl, hc);
 	n   = hc->nr_spill < max ? hc->nr_spill : max;
 	arr = json_object_new_array_ext((int)n);
-	for (i = 0; i < n; i++)
+	w   = json_object_new_array_ext((int)n);
+	for (i = 0; i < n; i++) {
 		json_object_array_add(arr, sample_json(hc, &hc->spill[i]));
+		json_object_array_add(w, weight_json(&hc->spill[i]));
+	}
+	json_object_object_add(rep, "weights", w);
+	vmm_ctl_throttle_json(&x, hc->handle, hc->vcpu, rep);
 	if (n < hc->nr_spill) {
 		memmove(hc->spill, hc->spill + n,
 			(hc->nr_spill - n) * sizeof(*hc->spill));

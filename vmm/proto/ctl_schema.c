@@ -117,6 +117,9 @@ static const struct vmm_ctl_field f_session_open[] = {
 	SET,
 	SMPL_BUF,
 	CHAIN,
+	/* Issue 15: the operator's overhead budget, frequency mode. */
+	F_INT("max_overhead", false, 1, 100),
+	F_INT("freq_mode", false, 0, 1),
 	F_END,
 };
 

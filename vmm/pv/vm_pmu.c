@@ -154,6 +154,8 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 	l->smpl_mem_max      = cfg->limits.max_smpl_mem;
 	l->timer_gran_ns     = VMM_TIMER_GRAN_NS;
 	l->min_kick_ns       = VMM_TIMER_MIN_NS;
+	l->max_smpl_rate     = cfg->limits.max_smpl_rate;    /* issue 15 */
+	l->max_overhead_pct  = cfg->limits.max_overhead_pct; /* issue 15 */
 }
 
 static void fmt_refused(void *opaque, const char *msg)
@@ -218,8 +220,9 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	if (ret)
 		return ret;
 	set_limits(&hc.limits, cfg);
-	p->arg_size_max = hc.limits.arg_size_max;
-	ret             = vpmu_domain_create_hosted(&hc, &p->domain);
+	p->arg_size_max  = hc.limits.arg_size_max;
+	p->max_smpl_rate = hc.limits.max_smpl_rate;
+	ret              = vpmu_domain_create_hosted(&hc, &p->domain);
 	if (ret)
 		return ret;
 	for (i = 0; i < vm->nr_vcpus; i++) {
@@ -420,11 +423,27 @@ bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
 	return pmi == VMM_PMI_NMI || (pmi && vcpu->run->if_flag);
 }
 
+/*
+ * Issue 15: the kick the VMM sees: from the moment its timer was due to
+ * fire (wall clock) to KVM_RUN's return at (t0), at most 1 ms (a later
+ * return is the host's scheduling, not the kick).
+ */
+static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0)
+{
+	uint64_t due;
+
+	if (p->armed_deadline == VPMU_NO_DEADLINE ||
+	    p->armed_deadline < p->armed_run_ns)
+		return 0;
+	due = p->armed_wall_ns + (p->armed_deadline - p->armed_run_ns);
+	return t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
+}
+
 void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
-	uint64_t now;
+	uint64_t now, t0 = vpmu_monotonic_ns();
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
@@ -443,6 +462,12 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
 	/* Complete an operator's pending read: its counts are now current. */
 	vmm_control_vcpu_accounted(vcpu);
+	/*
+	 * Issue 15: charge what monitoring cost this vCPU: the kick of our
+	 * timer and the accounting (samples written, chains walked) above.
+	 */
+	vpmu_cpu_charge(p->cpu, vpmu_monotonic_ns() - t0 +
+					(kicked ? kick_ns(p, t0) : 0));
 	/* A kick may be our timer firing: arm it again before the next run. */
 	if (kicked)
 		p->armed_deadline = VPMU_NO_DEADLINE - 1;

@@ -39,7 +39,8 @@ struct vmm_smpl_map {
 struct vmm_pmu {
 	struct vpmu_domain *domain; /* owns its backends */
 	uint64_t tsc_khz;
-	uint64_t arg_size_max; /* bytes of one vector argument */
+	uint64_t arg_size_max;  /* bytes of one vector argument */
+	uint64_t max_smpl_rate; /* issue 15: samples/s, hard maximum */
 
 	/*
 	 * Message waiters (PVPMU_HC_READ_MSG): generation + condvar on

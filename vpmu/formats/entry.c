@@ -69,12 +69,13 @@ static size_t smpl_write_hdr(void *dst, uint32_t buf_flags,
 	 * dst is 8-byte aligned inside an mmap'ed buffer (memory with no
 	 * declared type), so plain stores are valid and cheaper than a copy.
 	 */
-	e->pid            = arg->pid;
-	e->tid            = arg->tid;
-	e->ovfl_pmd       = arg->ovfl_pmd;
-	e->set            = arg->active_set;
-	e->cpu            = arg->cpu;
-	e->pad0           = 0;
+	e->pid      = arg->pid;
+	e->tid      = arg->tid;
+	e->ovfl_pmd = arg->ovfl_pmd;
+	e->set      = arg->active_set;
+	e->cpu      = arg->cpu;
+	e->nr_missed =
+		arg->nr_missed > 0xffff ? 0xffff : (uint16_t)arg->nr_missed;
 	e->last_reset_val = arg->pmd_last_reset;
 	e->tstamp         = arg->tstamp;
 	e->ip             = arg->ip;

@@ -400,7 +400,15 @@ struct pvpmu_shared_page {
 	pvpmu_u64 pmd_mask;   /* OUT: PMDs valid in pmds[] */
 	pvpmu_u64 tsc;        /* OUT: guest TSC at the last exit */
 	pvpmu_u64 run_ns;     /* OUT: vCPU run time at the last exit */
-	pvpmu_u64 reserved0[3];
+	/*
+	 * Issue 15 (were reserved, zero): samples of the context the
+	 * throttle did not take (rate or overhead limit), and periods that
+	 * elapsed without their own sample (carried by the next sample's
+	 * nr_missed). Cumulative since LOAD; 0 from older VMMs.
+	 */
+	pvpmu_u64 nr_throttled; /* OUT */
+	pvpmu_u64 nr_missed;    /* OUT */
+	pvpmu_u64 reserved0[1];
 	struct pvpmu_shared_pmd pmds[PFM_MAX_PMDS_ABI];      /* OUT */
 	struct pvpmu_shared_set sets[PVPMU_SHARED_MAX_SETS]; /* OUT */
 	pvpmu_s32 pid; /* IN (guest-written): current process */
@@ -681,7 +689,8 @@ typedef union pfm_msg pfm_msg_t;
 
 /* hdr_version: major in bits 31..16, minor in bits 15..0 */
 #define PFM_DEFAULT_SMPL_VERSION_MAJOR 1
-#define PFM_DEFAULT_SMPL_VERSION_MINOR 0
+/* Minor 1 (issue 15): pfm_default_smpl_entry.nr_missed (was pad0, zero). */
+#define PFM_DEFAULT_SMPL_VERSION_MINOR 1
 #define PFM_DEFAULT_SMPL_VERSION                                               \
 	((PFM_DEFAULT_SMPL_VERSION_MAJOR << 16) |                              \
 	 PFM_DEFAULT_SMPL_VERSION_MINOR)
@@ -736,8 +745,13 @@ struct pfm_default_smpl_entry {
 	pvpmu_u16 ovfl_pmd;       /* OUT: PMD that triggered the sample */
 	pvpmu_u16 set;            /* OUT: active set */
 	pvpmu_u16 cpu;            /* OUT: vCPU that took the overflow */
-	pvpmu_u16 pad0;           /* OUT: zero */
-	pvpmu_u64 last_reset_val; /* OUT: last value loaded in ovfl_pmd */
+	pvpmu_u16 nr_missed;      /* OUT: periods after this one that
+				     elapsed unsampled (preempted vCPU,
+				     throttle); the sample stands for
+				     1 + nr_missed periods; saturates at
+				     0xffff. Zero before version 1.1. */
+	pvpmu_u64 last_reset_val; /* OUT: last value loaded in ovfl_pmd
+				     (0 - its period) */
 	pvpmu_u64 tstamp;         /* OUT: unique per vCPU, increasing */
 	pvpmu_u64 ip;             /* OUT: interrupted guest ip */
 };

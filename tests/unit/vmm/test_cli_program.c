@@ -113,6 +113,19 @@ Test(cli_program, each_error_is_one_line_and_status_1)
 		    "vpmu top: unexpected argument 'extra'");
 	expect_fail((const char *[]){"record", "-c", "10", "-F", "10", NULL},
 		    "-c and -F exclude each other");
+	/* Issue 15: a rate above the hard maximum names the maximum. */
+	expect_fail((const char *[]){"record", "-F", "2000000", NULL},
+		    "vpmu record: -F 2000000: above the maximum sample rate "
+		    "of 1000000 Hz");
+	expect_fail((const char *[]){"record", "--max-overhead", "101", NULL},
+		    "--max-overhead 101: a percentage from 1 to 100");
+	expect_fail((const char *[]){"run", "--max-sample-rate", "0", "x.elf",
+				     NULL},
+		    "--max-sample-rate: '0' is not a whole number from 1 to "
+		    "1000000");
+	expect_fail(
+		(const char *[]){"run", "--max-overhead", "200", "x.elf", NULL},
+		"--max-overhead: '200' is not a whole number from 1 to 100");
 	/* Issue 17: the default input is vpmu.rec (not here). */
 	expect_fail((const char *[]){"report", NULL},
 		    "vpmu report: vpmu.rec: No such file or directory");

@@ -201,15 +201,18 @@ Test(vmm_config_cli, bad_command_lines_name_the_option)
 		ROW(.argv = {"g.elf", "--cpus", "2"},
 		    .msg  = "unknown option '--cpus' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox, --format-dir)"),
+			    "--initrd, --append, --no-sandbox, --format-dir, "
+			    "--max-sample-rate, --max-overhead)"),
 		ROW(.argv = {"g.elf", "--vcpu=2"},
 		    .msg  = "unknown option '--vcpu' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox, --format-dir)"),
+			    "--initrd, --append, --no-sandbox, --format-dir, "
+			    "--max-sample-rate, --max-overhead)"),
 		ROW(.argv = {"g.elf", "-v"},
 		    .msg  = "unknown option '-v' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox, --format-dir)"),
+			    "--initrd, --append, --no-sandbox, --format-dir, "
+			    "--max-sample-rate, --max-overhead)"),
 		ROW(.argv = {"g.elf", "--vcpus"},
 		    .msg  = "option '--vcpus' needs a value"),
 		ROW(.argv = {"g.elf", "--console", "--stats"},

@@ -49,6 +49,9 @@ Test(vmm_config_xml, reads_every_setting_exactly)
 	cr_assert(eq(u64, cfg.limits.max_smpl_mem, 2ULL << 20));
 	cr_assert(eq(u32, cfg.limits.max_msgs, 128));
 	cr_assert(eq(u32, cfg.limits.max_arg_size, 4096));
+	/* Issue 15: <vpmu:throttle max-rate max-overhead>. */
+	cr_assert(eq(u32, cfg.limits.max_smpl_rate, 5000));
+	cr_assert(eq(u32, cfg.limits.max_overhead_pct, 10));
 	cr_assert(eq(str, cfg.source, DATA "good.xml"));
 	cr_assert(eq(int, vmm_config_validate(&cfg, err, sizeof(err)), 0), "%s",
 		  err);

@@ -13,6 +13,7 @@
 
 #include <pvpmu/abi.h>
 
+#include "rec_profile.h"
 #include "record_file.h"
 
 static char dir[] = "/tmp/vpmu-rec-XXXXXX";
@@ -200,4 +201,78 @@ Test(vmm_recfile, truncated_and_miscounted)
 	       "{\"end\":{\"samples\":1}}\n");
 	cr_assert(ne(int, rec_read(path, &h, NULL, NULL, err, sizeof(err)), 0));
 	cr_assert(not(eq(ptr, strstr(err, "out of range"), NULL)), "%s", err);
+}
+
+struct weights {
+	uint64_t missed[4], period[4], weight[4];
+	const struct rec_header *h;
+	unsigned int n;
+};
+
+static int on_weight(void *opaque, const struct rec_sample *s)
+{
+	struct weights *x = opaque;
+
+	if (x->n < 4) {
+		x->missed[x->n] = s->missed;
+		x->period[x->n] = s->period;
+		x->weight[x->n] = rec_weight(x->h, s);
+	}
+	x->n++;
+	return 0;
+}
+
+/*
+ * Issue 15: a sample's missed periods ("m") and own period ("p"), the
+ * throttled/missed totals of the end line, round trip; a sample without
+ * them (older files) weighs 1; report's weight is (1 + m) x p / period.
+ */
+Test(vmm_recfile, throttle_counts_round_trip)
+{
+	struct rec_sample s = {.nr_vals = 0};
+	struct weights x    = {.n = 0};
+	struct rec_vm vms[2];
+	struct rec_header h, hr;
+	struct rec_writer w;
+	char err[256];
+
+	header(&h, vms);
+	cr_assert(eq(int, rec_open(&w, path, &h), 0));
+	cr_assert(eq(int, rec_sample(&w, &s), 0)); /* plain */
+	s.missed = 3;
+	cr_assert(eq(int, rec_sample(&w, &s), 0));
+	s.missed = 0;
+	s.period = 4000; /* raised by the throttle: 4 header periods */
+	cr_assert(eq(int, rec_sample(&w, &s), 0));
+	s.missed = 1;
+	s.period = 1000; /* the header's: not written */
+	cr_assert(eq(int, rec_sample(&w, &s), 0));
+	w.throttled = 17;
+	w.missed    = 4;
+	cr_assert(eq(int, rec_finish(&w, 0, 42, "done"), 0));
+	x.h = &h;
+	cr_assert(eq(int, rec_read(path, &hr, on_weight, &x, err, sizeof(err)),
+		     0),
+		  "%s", err);
+	cr_assert(eq(u32, x.n, 4));
+	cr_assert(eq(u64, x.missed[0], 0));
+	cr_assert(eq(u64, x.weight[0], 1));
+	cr_assert(eq(u64, x.missed[1], 3));
+	cr_assert(eq(u64, x.weight[1], 4));
+	cr_assert(eq(u64, x.period[2], 4000));
+	cr_assert(eq(u64, x.weight[2], 4));
+	cr_assert(eq(u64, x.period[3], 0), "header's period is not repeated");
+	cr_assert(eq(u64, x.weight[3], 2));
+	cr_assert(eq(u64, hr.throttled, 17));
+	cr_assert(eq(u64, hr.missed, 4));
+	rec_header_free(&hr);
+	/* A version-1 file without the keys: zeros, weight 1. */
+	write_file(2);
+	x.n = 0;
+	cr_assert(eq(int, rec_read(path, &hr, on_weight, &x, err, sizeof(err)),
+		     0),
+		  "%s", err);
+	cr_assert(eq(u64, hr.throttled, 0));
+	cr_assert(eq(u64, x.weight[0], 1));
+	rec_header_free(&hr);
 }

@@ -411,3 +411,29 @@ Test(vmm_report, default_input_file)
 	cr_expect(eq(int, report("a.rec", "b.rec", NULL), 1));
 	cr_assert(eq(int, chdir(cwd), 0));
 }
+
+/*
+ * Issue 15: a sample that carries missed periods ("m") or a raised
+ * period ("p") counts for the periods it stands for, and the header says
+ * what was throttled.
+ */
+Test(vmm_report, weights_count_missed_periods)
+{
+	struct rec_sample s[3];
+	struct rec_header h;
+	struct rec_vm vm;
+	unsigned int i;
+
+	header(&h, &vm, IMAGE, "");
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 3; i++)
+		s[i].ip = hot_loop_ip();
+	s[1].missed = 3;               /* 4 periods */
+	s[2].period = 2 * h.period;    /* 2 periods */
+	write_samples(&h, 3, s, true); /* 1 + 4 + 2 */
+	cr_assert(eq(int, report(path, NULL), 0), "%s", errs);
+	cr_expect(not(eq(ptr, strstr(text, "7  hot"), NULL)), "%s", text);
+	cr_expect(not(eq(ptr, strstr(text, "# 3 samples; counts are periods"),
+			 NULL)),
+		  "%s", text);
+}

@@ -120,7 +120,33 @@ struct vpmu_limits {
 	 */
 	uint64_t min_kick_ns;
 	uint64_t max_ovfl_per_sec;
+	/*
+	 * Sampling limits (issue 15), per context, never for
+	 * VPMU_OWNER_ARCH. 0 disables each (the library default; the VMM
+	 * sets 100000 Hz and 25 %).
+	 * max_smpl_rate: hard maximum of samples per second of run time.
+	 * A period of a time event (hv_run_ns, hv_guest_cycles) shorter
+	 * than 1 s / max_smpl_rate is refused at WRITE_PMDS / WRITE_PMCS
+	 * (-EINVAL, PFM_REG_RETFL_EINVAL); at run time no two samples are
+	 * taken closer than that (see max_overhead_pct for how).
+	 * max_overhead_pct: share of a vCPU's time (guest run time plus
+	 * the monitoring cost the VMM charges with vpmu_cpu_charge())
+	 * monitoring may take, like Linux's perf_cpu_time_max_percent.
+	 * Every VPMU_THR_STEP_NS of run time vpmu_throttle_next() turns the
+	 * measured cost into a minimum gap between samples: an overflow
+	 * inside the gap is not sampled (counted in nr_dropped) and no kick
+	 * is asked for before the gap ends, so the next sample carries the
+	 * periods it stood for (vpmu_smpl_ovfl_arg.nr_missed). A context in
+	 * frequency mode (vpmu_ctx_set_budget) gets a longer period instead.
+	 */
+	uint64_t max_smpl_rate;
+	uint32_t max_overhead_pct;
 };
+
+/* Run time between two steps of the throttle controller. */
+#define VPMU_THR_STEP_NS 10000000ULL /* 10 ms */
+/* Fixed-point one of the frequency-mode period scale. */
+#define VPMU_THR_SCALE_ONE 1024U
 
 /* What a notification is about. */
 #define VPMU_NOTIFY_MSG       (1U << 0) /* a message was queued */
@@ -237,6 +263,15 @@ struct vpmu_ctx_stats {
 	uint64_t nr_backend_errors; /* backend open/read failures */
 	uint64_t nr_throttled;      /* masked by max_ovfl_per_sec */
 	uint64_t nr_missed;         /* periods lost to skid >= a period */
+	/*
+	 * Issue 15: samples not taken because of max_smpl_rate or
+	 * max_overhead_pct: overflows inside the throttle gap, and the
+	 * periods that elapsed while the gap held the kick back.
+	 */
+	uint64_t nr_dropped;
+	uint64_t nr_samples; /* overflows sampled (format or notify) */
+	uint32_t scale;      /* frequency mode: period x scale / 1024 */
+	uint64_t gap_ns;     /* current minimum run time between samples */
 };
 
 /* What the VMM publishes in the per-vCPU shared page (abi.h). */
@@ -256,6 +291,8 @@ struct vpmu_snapshot {
 		uint64_t running_ns; /* set_act_duration */
 	} sets[VPMU_SNAP_SETS];      /* first sets by id */
 	uint64_t run_ns;             /* cpu run time of the snapshot */
+	uint64_t nr_dropped;         /* issue 15: its vpmu_ctx_stats */
+	uint64_t nr_missed;
 };
 
 /* Fill (*l) with the defaults (64 contexts, 16 sets, 4 MiB, 48 bits...). */
@@ -308,6 +345,31 @@ int vpmu_cpu_account(struct vpmu_cpu *cpu, uint64_t run_ns_delta,
  * overflow), or VPMU_NO_DEADLINE. The VMM arms a host timer for it.
  */
 uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu);
+
+/*
+ * Charge (ns) of monitoring cost to (cpu) (issue 15): time the VMM spent
+ * for the PMU on this vCPU's behalf (kick handling, accounting, sample
+ * writing), measured by the VMM. The throttle controller compares it with
+ * the run time (vpmu_limits.max_overhead_pct).
+ */
+void vpmu_cpu_charge(struct vpmu_cpu *cpu, uint64_t ns);
+
+/* Monitoring cost charged to (cpu) so far, ns. */
+uint64_t vpmu_cpu_cost_ns(struct vpmu_cpu *cpu);
+
+/*
+ * The throttle controller (issue 15), a pure function. Over a window of
+ * (wall_ns) in which monitoring cost (cost_ns), a spacing (cur) between
+ * samples (a period in events, a gap in ns: larger is cheaper) is turned
+ * into the next one so that cost / wall stays within (max_pct) percent:
+ *   - over budget: cur x (cost/wall) / budget, at least cur + 1;
+ *   - under 80 % of it: lowered to cur x (cost/wall) / (90 % of budget),
+ *     at most halved per step;
+ *   - otherwise unchanged;
+ * never below (floor). max_pct 0 or wall_ns 0: max(cur, floor).
+ */
+uint64_t vpmu_throttle_next(uint64_t cost_ns, uint64_t wall_ns, uint64_t cur,
+			    uint64_t floor, unsigned int max_pct);
 
 /* Accumulated guest run time of (cpu) in ns. */
 uint64_t vpmu_cpu_run_ns(struct vpmu_cpu *cpu);

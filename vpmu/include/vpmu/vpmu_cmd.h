@@ -74,6 +74,17 @@
 #define VPMU_CMD_H
 
 /*
+ * Issue 15: the sampling budget of host context (fd) (an operator's
+ * request): (max_overhead_pct) (0: the domain's; never above it) and
+ * (freq_mode): when the budget bites, lengthen the period (scale the
+ * short reset, reported in vpmu_ctx_stats.scale and in each sample's
+ * last_reset_val) instead of dropping samples. Errors: -EBADF, -EPERM
+ * (not a host context), -EINVAL (pct > 100).
+ */
+int vpmu_ctx_set_budget(struct vpmu_domain *d, const struct vpmu_caller *who,
+			int fd, unsigned int max_overhead_pct, bool freq_mode);
+
+/*
  * PFM_CREATE_CONTEXT (3.1.1). (ctx) IN/OUT, (n) must be 1. (fmt_arg),
  * (fmt_arg_size): the format arguments that follow pfarg_ctx. On success
  * ctx->ctx_fd is the handle and ctx_smpl_buf_size the buffer size.

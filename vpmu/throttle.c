@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+/*
+ * throttle.c: sampling limits per context (issue 15), perf-like but per VM:
+ * a hard maximum sample rate (vpmu_limits.max_smpl_rate) and a maximum
+ * share of a vCPU's time spent on monitoring (max_overhead_pct, Linux's
+ * perf_cpu_time_max_percent). The VMM charges what monitoring costs it
+ * (vpmu_cpu_charge); every VPMU_THR_STEP_NS of run time the controller
+ * (vpmu_throttle_next, a pure function) turns cost / wall time into
+ *   - a minimum run-time gap between two samples: an overflow inside it
+ *     is not sampled but counted (nr_dropped), and the kick for a
+ *     predicted overflow waits for the gap's end, so the sample taken then
+ *     carries the periods it stands for (nr_missed of the sample);
+ *   - or, for a host context in frequency mode, a longer period: the
+ *     short reset is stretched by scale / VPMU_THR_SCALE_ONE.
+ * Architectural PMU contexts (hardware semantics) are never throttled.
+ */
+#include "vpmu_priv.h"
+
+#include <errno.h>
+
+#define NS_PER_S  1000000000ULL
+#define SCALE_MAX (VPMU_THR_SCALE_ONE * 1024U) /* period x 1024 at most */
+
+uint64_t vpmu_throttle_next(uint64_t cost_ns, uint64_t wall_ns, uint64_t cur,
+			    uint64_t floor, unsigned int max_pct)
+{
+	unsigned __int128 use, budget, next;
+
+	if (!max_pct || !wall_ns || !cur)
+		return cur > floor ? cur : floor;
+	use    = (unsigned __int128)cost_ns * 100;
+	budget = (unsigned __int128)wall_ns * max_pct;
+	if (use > budget) {
+		next = ((unsigned __int128)cur * use + budget - 1) / budget;
+		if (next <= cur)
+			next = (unsigned __int128)cur + 1;
+	} else if (use * 10 < budget * 8) {
+		/* Relax towards the floor, aiming at 90 % of the budget. */
+		next = (unsigned __int128)cur * use * 10 / (budget * 9);
+		if (next < cur / 2)
+			next = cur / 2;
+	} else {
+		next = cur;
+	}
+	if (next > UINT64_MAX)
+		next = UINT64_MAX;
+	return (uint64_t)next > floor ? (uint64_t)next : floor;
+}
+
+void vpmu_cpu_charge(struct vpmu_cpu *cpu, uint64_t ns)
+{
+	__atomic_add_fetch(&cpu->cost_ns, ns, __ATOMIC_RELAXED);
+}
+
+uint64_t vpmu_cpu_cost_ns(struct vpmu_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->cost_ns, __ATOMIC_RELAXED);
+}
+
+static bool limited(const struct vpmu_ctx *ctx)
+{
+	return ctx->owner != VPMU_OWNER_ARCH;
+}
+
+/* The gap the hard maximum rate imposes, ns (0: none). */
+static uint64_t rate_gap(const struct vpmu_ctx *ctx)
+{
+	uint64_t rate = ctx->dom->cfg.limits.max_smpl_rate;
+
+	return limited(ctx) && rate ? (NS_PER_S + rate - 1) / rate : 0;
+}
+
+/* The operator's budget never exceeds the VM's. */
+static unsigned int budget_pct(const struct vpmu_ctx *ctx)
+{
+	unsigned int dom = ctx->dom->cfg.limits.max_overhead_pct;
+
+	if (!limited(ctx))
+		return 0;
+	if (ctx->thr.pct && (!dom || ctx->thr.pct < dom))
+		return ctx->thr.pct;
+	return dom;
+}
+
+static void rebase(struct vpmu_ctx *ctx)
+{
+	struct vpmu_thr *t = &ctx->thr;
+
+	t->step_run  = ctx->cpu ? ctx->cpu->run_ns : 0;
+	t->step_cost = ctx->cpu ? vpmu_cpu_cost_ns(ctx->cpu) : 0;
+	t->step_smpl = ctx->st.nr_samples;
+}
+
+void vpmu_thr_reset(struct vpmu_ctx *ctx)
+{
+	struct vpmu_thr *t = &ctx->thr;
+
+	t->gap_ns  = rate_gap(ctx);
+	t->last_ns = 0;
+	t->held    = false;
+	t->scale   = VPMU_THR_SCALE_ONE;
+	rebase(ctx);
+	ctx->st.scale  = t->scale;
+	ctx->st.gap_ns = t->gap_ns;
+}
+
+void vpmu_thr_step(struct vpmu_ctx *ctx)
+{
+	struct vpmu_thr *t   = &ctx->thr;
+	struct vpmu_cpu *cpu = ctx->cpu;
+	uint64_t run_w, cost_w, smpl_w, cur, floor = rate_gap(ctx);
+	unsigned int pct = budget_pct(ctx);
+
+	if (!cpu || !limited(ctx))
+		return;
+	if (cpu->run_ns < t->step_run || vpmu_cpu_cost_ns(cpu) < t->step_cost)
+		return rebase(ctx); /* another vCPU (per-thread context) */
+	run_w = cpu->run_ns - t->step_run;
+	if (run_w < VPMU_THR_STEP_NS)
+		return;
+	cost_w = vpmu_cpu_cost_ns(cpu) - t->step_cost;
+	smpl_w = ctx->st.nr_samples - t->step_smpl;
+	if (t->freq_mode) {
+		cur       = vpmu_throttle_next(cost_w, run_w + cost_w, t->scale,
+					       VPMU_THR_SCALE_ONE, pct);
+		t->scale  = cur < SCALE_MAX ? (uint32_t)cur : SCALE_MAX;
+		t->gap_ns = floor;
+	} else {
+		/* Over budget without a gap yet: start from what was seen. */
+		cur = pct ? t->gap_ns : 0;
+		if (pct && smpl_w && cur < run_w / smpl_w &&
+		    (unsigned __int128)cost_w * 100 >
+			    (unsigned __int128)(run_w + cost_w) * pct)
+			cur = run_w / smpl_w;
+		t->gap_ns = vpmu_throttle_next(cost_w, run_w + cost_w, cur,
+					       floor, pct);
+	}
+	ctx->st.scale  = t->scale;
+	ctx->st.gap_ns = t->gap_ns;
+	rebase(ctx);
+}
+
+bool vpmu_thr_drops(struct vpmu_ctx *ctx)
+{
+	const struct vpmu_thr *t = &ctx->thr;
+
+	return t->gap_ns && t->last_ns && ctx->cpu &&
+	       ctx->cpu->run_ns < t->last_ns + t->gap_ns;
+}
+
+void vpmu_thr_sampled(struct vpmu_ctx *ctx)
+{
+	ctx->thr.last_ns = ctx->cpu ? ctx->cpu->run_ns : 0;
+	ctx->thr.held    = false;
+	ctx->st.nr_samples++;
+}
+
+uint64_t vpmu_thr_deadline(struct vpmu_ctx *ctx, uint64_t when)
+{
+	struct vpmu_thr *t = &ctx->thr;
+
+	if (!t->gap_ns || !t->last_ns || when >= t->last_ns + t->gap_ns)
+		return when;
+	t->held = true;
+	return t->last_ns + t->gap_ns;
+}
+
+void vpmu_thr_stretch(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i)
+{
+	uint64_t period = vpmu_pmd_to_ovfl(ctx, s, i), extra;
+	unsigned __int128 e;
+
+	if (!ctx->thr.freq_mode || ctx->thr.scale <= VPMU_THR_SCALE_ONE ||
+	    period == UINT64_MAX)
+		return;
+	e = (unsigned __int128)period * (ctx->thr.scale - VPMU_THR_SCALE_ONE) /
+	    VPMU_THR_SCALE_ONE;
+	extra = e > UINT64_MAX - period ? UINT64_MAX - period : (uint64_t)e;
+	vpmu_pmd_set(ctx, s, i, vpmu_pmd_value(ctx, s, i) - extra);
+	s->pmd[i].last_reset = vpmu_pmd_value(ctx, s, i);
+}
+
+/* Nanoseconds of (period) events of (code), or 0 for other events. */
+static uint64_t period_ns(const struct vpmu_ctx *ctx, uint16_t code,
+			  uint64_t period)
+{
+	uint64_t khz = ctx->dom->cfg.tsc_khz;
+
+	if (code == PVPMU_EV_HV_RUN_NS)
+		return period;
+	if (code == PVPMU_EV_HV_GUEST_CYCLES && khz)
+		return (uint64_t)((unsigned __int128)period * 1000000 / khz);
+	return 0;
+}
+
+int vpmu_thr_check_period(const struct vpmu_ctx *ctx,
+			  const struct vpmu_pmc *pmc, const uint64_t *vals,
+			  unsigned int n)
+{
+	uint64_t gap = rate_gap(ctx), ns;
+	unsigned int k;
+
+	if (!gap || !pmc->be)
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (!vals[k])
+			continue; /* a period of 2^64 */
+		ns = period_ns(ctx, pmc->ev.code, 0 - vals[k]);
+		if (ns && ns < gap)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int vpmu_ctx_set_budget(struct vpmu_domain *d, const struct vpmu_caller *who,
+			int fd, unsigned int max_overhead_pct, bool freq_mode)
+{
+	struct vpmu_ctx *ctx;
+	int ret;
+
+	if (who->owner != VPMU_OWNER_HOST)
+		return -EPERM;
+	if (max_overhead_pct > 100)
+		return -EINVAL;
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
+	if (!ret) {
+		ctx->thr.pct       = max_overhead_pct;
+		ctx->thr.freq_mode = freq_mode;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
