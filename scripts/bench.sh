@@ -24,3 +24,7 @@ done
 # against the same ring-3 workload unmonitored (guest-timed, one run).
 echo "== guest slowdown: counting, multiplexing at 1 ms, sampling at 1 kHz"
 "$B/vmm/vpmu" run "$B/guests/bench_slowdown.elf" | grep '^bench_slowdown'
+
+# Issue 19: snapshot and restore time and file size, 64 MiB and 1 GiB.
+echo "== snapshot / restore of idle 64 MiB and 1 GiB guests (sparse)"
+scripts/bench_snapshot.sh "$B"

@@ -10,6 +10,8 @@
  * print the same usage.
  */
 #include "vmm_core.h"
+#include "vmm_snap.h"
+#include "vmm_snapshot.h"
 #include "cli_parse.h"
 #include "vm_registry.h"
 #include "vpmu_commands.h"
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
@@ -176,8 +179,58 @@ static const struct cli_opt run_opts[] = {
 	CLI_FN(0, "no-sandbox", NULL, run_opt,
 	       "no seccomp filter on the vCPU and control\n"
 	       "threads (debugging; docs/security.md)"),
+	CLI_FN(0, "restore", "FILE", run_opt,
+	       "continue the snapshot FILE instead of booting\n"
+	       "an image ('vpmu run --restore --help')"),
 	{0},
 };
+
+/* `vpmu run --restore FILE` (issue 19): the VM's size is the snapshot's. */
+struct restore_opts {
+	const char *file, *name, *console, *pmu;
+	bool stats, no_sandbox;
+};
+
+static const struct cli_opt restore_opts[] = {
+	CLI_STR(0, "restore", "FILE", struct restore_opts, file,
+		"the snapshot ('vpmu snapshot VM FILE')"),
+	CLI_STR(0, "name", "NAME", struct restore_opts, name,
+		"the VM's name (default: the saved one)"),
+	CLI_STR(0, "console", "FILE", struct restore_opts, console,
+		"guest console output to FILE (default stdout)"),
+	CLI_STR(0, "pmu", "MODEL", struct restore_opts, pmu,
+		"refuse a snapshot of another model (auto)"),
+	CLI_FLAG(0, "stats", struct restore_opts, stats,
+		 "print exits by reason at the end"),
+	CLI_FLAG(0, "no-sandbox", struct restore_opts, no_sandbox,
+		 "no seccomp filter (debugging)"),
+	{0},
+};
+
+static const struct cli_cmd restore_cmd = {
+	.name     = "run --restore",
+	.args     = "",
+	.summary  = "continue a VM from a snapshot file",
+	.opts     = restore_opts,
+	.operands = CLI_OPERANDS_NONE,
+	.help = "  The whole file is checked (version, host CPU vendor, PMU "
+		"model, every\n"
+		"  section's checksum) before a VM exists. vPMU counters "
+		"continue from\n"
+		"  their saved 64-bit values; freestanding guests only.\n",
+};
+
+static bool wants_restore(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--restore") ||
+		    !strncmp(argv[i], "--restore=", 10))
+			return true;
+	}
+	return false;
+}
 
 static const struct cli_cmd run_cmd = {
 	.name     = "run",
@@ -199,6 +252,61 @@ static const struct cli_cmd run_cmd = {
 		    "  call (seccomp sandbox), 1 on bad input.\n",
 };
 
+static int cmd_run_restore(int argc, char **argv)
+{
+	struct restore_opts o = {.pmu = "auto"};
+	struct vmm_snapshot_dims dims;
+	char err[VMM_CONFIG_ERR_LEN];
+	struct vmm_config cfg;
+	struct vmm_snap snap;
+	struct cli_rest rest;
+	struct vmm_vm *vm;
+	FILE *console;
+	int status;
+
+	struct timespec t0, t1;
+
+	status = cli_parse(&restore_cmd, &o, argc, argv, &rest);
+	if (status)
+		return status == CLI_HELP ? 0 : 1;
+	cli_rest_free(&rest);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!o.file)
+		die("run --restore: no snapshot file given");
+	if (vmm_snapshot_open(o.file, o.pmu, &snap, &dims, err, sizeof(err)))
+		die("%s", err);
+	vmm_config_defaults(&cfg);
+	cfg.mem_size   = dims.mem_size;
+	cfg.nr_vcpus   = dims.nr_vcpus;
+	cfg.stats      = o.stats;
+	cfg.no_sandbox = o.no_sandbox;
+	snprintf(cfg.name, sizeof(cfg.name), "%s", o.name ? o.name : dims.name);
+	snprintf(cfg.pmu_model, sizeof(cfg.pmu_model), "%s", dims.pmu_model);
+	snprintf(cfg.console, sizeof(cfg.console), "%s",
+		 o.console ? o.console : "");
+	check_name(&cfg);
+	console = open_console(cfg.console);
+	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
+		die("%s", err);
+	if (vmm_snapshot_restore(vm, &snap, err, sizeof(err)))
+		die("%s: %s", o.file, err);
+	vmm_snap_close(&snap);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	vmm_log(vm, VMM_LOG_INFO, "restored %s in %.1f ms", o.file,
+		(t1.tv_sec - t0.tv_sec) * 1e3 +
+			(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	status = run_until_signal(vm, console);
+	if (status < 0)
+		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
+		    strerror(-status));
+	if (cfg.stats)
+		vmm_stats_print(vm, stderr);
+	vmm_vm_destroy(vm);
+	if (console != stdout)
+		fclose(console);
+	return status;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	char err[VMM_CONFIG_ERR_LEN];
@@ -208,6 +316,8 @@ static int cmd_run(int argc, char **argv)
 	FILE *console;
 	int status;
 
+	if (wants_restore(argc, argv))
+		return cmd_run_restore(argc, argv); /* issue 19 */
 	/* Syntax and --help from the table, values from vmm_config. */
 	status = cli_parse(&run_cmd, NULL, argc, argv, &rest);
 	if (status)
@@ -255,6 +365,8 @@ static const struct command {
 	 vmm_cmd_record},
 	{"report", "profile of a record file", vmm_cmd_report},
 	{"top", "live profile of running VMs", vmm_cmd_top},
+	{"snapshot", "save a running VM and its whole vPMU to a file",
+	 vmm_cmd_snapshot},
 	{"serve", "HTTP daemon: /metrics and pprof profiles of every VM",
 	 vmm_cmd_serve},
 	{"help", "this list, or the usage of COMMAND", cmd_help},
