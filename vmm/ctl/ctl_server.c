@@ -101,7 +101,8 @@ static void drop_client(struct vmm_control *ctl, struct vmm_ctl_client *c,
 }
 
 /* Same uid as the VMM, or root (SO_PEERCRED). */
-static int check_peer(int fd, char *err, size_t errlen)
+static int check_peer(const struct vmm_control *ctl, int fd, char *err,
+		      size_t errlen)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
@@ -110,12 +111,12 @@ static int check_peer(int fd, char *err, size_t errlen)
 		snprintf(err, errlen, "permission denied: no peer credentials");
 		return -EACCES;
 	}
-	if (cr.uid == 0 || cr.uid == geteuid())
+	if (cr.uid == 0 || cr.uid == ctl->euid)
 		return 0;
 	snprintf(err, errlen,
 		 "permission denied: peer uid %u is neither the VM's uid %u "
 		 "nor root",
-		 (unsigned int)cr.uid, (unsigned int)geteuid());
+		 (unsigned int)cr.uid, (unsigned int)ctl->euid);
 	return -EACCES;
 }
 
@@ -144,7 +145,7 @@ static void accept_client(struct vmm_control *ctl, uint64_t now)
 	fd = accept4(ctl->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	ret = check_peer(fd, err, sizeof(err));
+	ret = check_peer(ctl, fd, err, sizeof(err));
 	if (ret) {
 		refuse(fd, ret, err);
 		return;
@@ -408,6 +409,7 @@ static void fill_entry(struct vmm_control *ctl)
 	uuid_unparse_lower(vm->uuid, e->uuid);
 	snprintf(e->name, sizeof(e->name), "%s", vm->name);
 	e->pid      = getpid();
+	ctl->euid   = geteuid();
 	e->nr_vcpus = vm->nr_vcpus;
 	/* The model the guest sees ("auto" resolved), "none" without one. */
 	snprintf(e->pmu, sizeof(e->pmu), "%s",

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ctl_proto.h"
 #include "vm_registry.h"
@@ -123,6 +124,7 @@ struct vmm_control {
 	struct vmm_vm *vm;
 	char dir[PATH_MAX];
 	struct vmm_reg_entry entry;
+	uid_t euid; /* the VMM's, read before the sandbox forbids geteuid */
 	int listen_fd, wake_fd;
 	pthread_t thread;
 	bool has_thread, has_entry;

@@ -10,7 +10,8 @@
  * or by not reading, are closed after their timeout so new clients are
  * served. Waits are bounded; no timing is asserted beyond generous bounds.
  * The control thread runs sandboxed, so these paths also check its
- * seccomp allow-list (vmm/sandbox).
+ * seccomp allow-list (vmm/sandbox); a client of another uid is refused
+ * without the check leaving it (geteuid is not on the list).
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -19,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -277,4 +280,53 @@ Test(vmm_ctl_server, client_that_never_reads_is_dropped,
 	cr_expect(eq(u64, atomic_load(&vm.ctl->nr_dropped), 1));
 	cr_expect(eq(int, hello(b, 2, 1500), 0), "b is still served");
 	close(b);
+}
+
+/*
+ * In a child of uid 65534: 1 if the server answered "permission denied"
+ * (SO_PEERCRED: neither the VMM's uid nor root), else why not.
+ */
+static int refused_as_nobody(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct json_object *rep, *err;
+	int fd, ret = 12;
+
+	if (setgid(65534) || setuid(65534))
+		return 10;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", vm.ctl->entry.socket);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return 11;
+	if (!vmm_ctl_recv(fd, &rep, 5000)) {
+		if (json_object_object_get_ex(rep, "error", &err) &&
+		    strstr(json_object_get_string(err), "permission denied"))
+			ret = 1;
+		json_object_put(rep);
+	}
+	close(fd);
+	return ret;
+}
+
+/* The peer check of the sandboxed control thread, for another uid. */
+Test(vmm_ctl_server, other_uid_is_refused_in_the_sandbox)
+{
+	pid_t pid;
+	int st, fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to act as another uid");
+	cr_assert(eq(int, chmod(dir, 0755), 0));
+	cr_assert(eq(int, chmod(vm.ctl->entry.socket, 0666), 0));
+	pid = fork();
+	cr_assert(ge(int, pid, 0));
+	if (pid == 0)
+		_exit(refused_as_nobody());
+	cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	cr_expect(eq(int, st, 1), "refused_as_nobody: %d", st);
+	/* Still serving (a forbidden call would have ended this process). */
+	fd = connect_vm();
+	cr_expect(eq(int, hello(fd, 1, 2000), 0));
+	close(fd);
 }
