@@ -43,3 +43,7 @@ echo "== cost of one sample: vpmu vs bare KVM_RUN floor vs host perf; RSS"
 # (fake VMs: the VMM's control server with threads as vCPUs; no KVM).
 echo "== control plane: vpmu stat -I 100, CPU of the control thread and the client"
 "$B/bench/bench_ctl_cost"
+
+# Issue 19: snapshot and restore time and file size, 64 MiB and 1 GiB.
+echo "== snapshot / restore of idle 64 MiB and 1 GiB guests (sparse)"
+scripts/bench_snapshot.sh "$B"

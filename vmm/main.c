@@ -15,6 +15,8 @@
 #include "vpmu_commands.h"
 #include "vpmu_serve.h"
 #include "vmm_handover.h"
+#include "vmm_snap.h"
+#include "vmm_snapshot.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -43,7 +45,8 @@ __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
  * program, and becomes it (same process, same pid): the running VM then
  * maps none of the libraries only the other commands use (issue 15).
  */
-__attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg)
+__attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg,
+					       const char *restore)
 {
 	static struct vmm_handover h;
 	static char prog[] = VMM_HANDOVER_PROG, arg[] = VMM_HANDOVER_ARG;
@@ -63,6 +66,7 @@ __attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg)
 	memcpy(h.magic, VMM_HANDOVER_MAGIC, sizeof(h.magic));
 	h.size = sizeof(h);
 	h.cfg  = *cfg;
+	snprintf(h.restore, sizeof(h.restore), "%s", restore ? restore : "");
 	/* Inherited by vpmu-vmm, which closes it after one read. */
 	fd = memfd_create("vpmu-run-config", 0);
 	if (fd < 0 || write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
@@ -109,6 +113,9 @@ static const struct cli_opt run_opts[] = {
 	CLI_FN(0, "max-overhead", "PCT", run_opt,
 	       "share of a vCPU's time monitoring may take;\n"
 	       "past it samples are throttled (default 25)"),
+	CLI_FN(0, "restore", "FILE", run_opt,
+	       "continue the snapshot FILE instead of booting\n"
+	       "an image ('vpmu run --restore --help')"),
 	{0},
 };
 
@@ -132,6 +139,88 @@ static const struct cli_cmd run_cmd = {
 		    "  call (seccomp sandbox), 1 on bad input.\n",
 };
 
+/* `vpmu run --restore FILE` (issue 19): the VM's size is the snapshot's. */
+struct restore_opts {
+	const char *file, *name, *console, *pmu;
+	bool stats, no_sandbox;
+};
+
+static const struct cli_opt restore_opts[] = {
+	CLI_STR(0, "restore", "FILE", struct restore_opts, file,
+		"the snapshot ('vpmu snapshot VM FILE')"),
+	CLI_STR(0, "name", "NAME", struct restore_opts, name,
+		"the VM's name (default: the saved one)"),
+	CLI_STR(0, "console", "FILE", struct restore_opts, console,
+		"guest console output to FILE (default stdout)"),
+	CLI_STR(0, "pmu", "MODEL", struct restore_opts, pmu,
+		"refuse a snapshot of another model (auto)"),
+	CLI_FLAG(0, "stats", struct restore_opts, stats,
+		 "print exits by reason at the end"),
+	CLI_FLAG(0, "no-sandbox", struct restore_opts, no_sandbox,
+		 "no seccomp filter (debugging)"),
+	{0},
+};
+
+static const struct cli_cmd restore_cmd = {
+	.name     = "run --restore",
+	.args     = "",
+	.summary  = "continue a VM from a snapshot file",
+	.opts     = restore_opts,
+	.operands = CLI_OPERANDS_NONE,
+	.help = "  The whole file is checked (version, host CPU vendor, PMU "
+		"model, every\n"
+		"  section's checksum) before a VM exists. vPMU counters "
+		"continue from\n"
+		"  their saved 64-bit values; freestanding guests only.\n",
+};
+
+static bool wants_restore(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--restore") ||
+		    !strncmp(argv[i], "--restore=", 10))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The snapshot is checked whole here, its VM's size taken from it, and the
+ * file handed to vpmu-vmm, which checks it again as it restores it.
+ */
+static int cmd_run_restore(int argc, char **argv)
+{
+	struct restore_opts o = {.pmu = "auto"};
+	struct vmm_snapshot_dims dims;
+	char err[VMM_CONFIG_ERR_LEN];
+	struct vmm_config cfg;
+	struct vmm_snap snap;
+	struct cli_rest rest;
+	int status;
+
+	status = cli_parse(&restore_cmd, &o, argc, argv, &rest);
+	if (status)
+		return status == CLI_HELP ? 0 : 1;
+	cli_rest_free(&rest);
+	if (!o.file)
+		die("run --restore: no snapshot file given");
+	if (vmm_snapshot_open(o.file, o.pmu, &snap, &dims, err, sizeof(err)))
+		die("%s", err);
+	vmm_snap_close(&snap);
+	vmm_config_defaults(&cfg);
+	cfg.mem_size   = dims.mem_size;
+	cfg.nr_vcpus   = dims.nr_vcpus;
+	cfg.stats      = o.stats;
+	cfg.no_sandbox = o.no_sandbox;
+	snprintf(cfg.name, sizeof(cfg.name), "%s", o.name ? o.name : dims.name);
+	snprintf(cfg.pmu_model, sizeof(cfg.pmu_model), "%s", dims.pmu_model);
+	snprintf(cfg.console, sizeof(cfg.console), "%s",
+		 o.console ? o.console : "");
+	exec_vmm(&cfg, o.file);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	char err[VMM_CONFIG_ERR_LEN];
@@ -139,6 +228,8 @@ static int cmd_run(int argc, char **argv)
 	struct cli_rest rest;
 	int status;
 
+	if (wants_restore(argc, argv))
+		return cmd_run_restore(argc, argv); /* issue 19 */
 	/* Syntax and --help from the table, values from vmm_config. */
 	status = cli_parse(&run_cmd, NULL, argc, argv, &rest);
 	if (status)
@@ -148,7 +239,7 @@ static int cmd_run(int argc, char **argv)
 	if (vmm_config_parse_run_args(&cfg, argc, argv, err, sizeof(err)) ||
 	    vmm_config_validate(&cfg, err, sizeof(err)))
 		die("%s", err);
-	exec_vmm(&cfg);
+	exec_vmm(&cfg, NULL);
 }
 
 static int cmd_help(int argc, char **argv);
@@ -167,6 +258,8 @@ static const struct command {
 	 vmm_cmd_record},
 	{"report", "profile of a record file", vmm_cmd_report},
 	{"top", "live profile of running VMs", vmm_cmd_top},
+	{"snapshot", "save a running VM and its whole vPMU to a file",
+	 vmm_cmd_snapshot},
 	{"serve", "HTTP daemon: /metrics and pprof profiles of every VM",
 	 vmm_cmd_serve},
 	{"help", "this list, or the usage of COMMAND", cmd_help},

@@ -9,10 +9,14 @@
  * or magic is refused.
  *
  *   vpmu-vmm --config-fd FD
+ *
+ * With restore set, vpmu-vmm continues that snapshot (checked again)
+ * instead of loading cfg.image.
  */
 #ifndef VMM_HANDOVER_H
 #define VMM_HANDOVER_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "vm_config.h"
@@ -25,7 +29,8 @@ struct vmm_handover {
 	char magic[8];
 	uint32_t size; /* sizeof(struct vmm_handover) */
 	uint32_t reserved;
-	struct vmm_config cfg; /* validated by vpmu run, again by vpmu-vmm */
+	struct vmm_config cfg;  /* validated by vpmu run, again by vpmu-vmm */
+	char restore[PATH_MAX]; /* issue 19: a snapshot to continue, or "" */
 };
 
 #endif /* VMM_HANDOVER_H */

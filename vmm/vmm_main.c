@@ -11,6 +11,8 @@
 #include "vmm_core.h"
 #include "vm_registry.h"
 #include "vmm_handover.h"
+#include "vmm_snap.h"
+#include "vmm_snapshot.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
@@ -145,7 +148,8 @@ static int run_until_signal(struct vmm_vm *vm, FILE *console)
 }
 
 /* The configuration `vpmu run` left in (fd_text), read once and closed. */
-static void read_config(const char *fd_text, struct vmm_config *cfg)
+static void read_config(const char *fd_text, struct vmm_config *cfg,
+			char restore[PATH_MAX])
 {
 	static struct vmm_handover h;
 	char err[VMM_CONFIG_ERR_LEN], *end;
@@ -169,15 +173,39 @@ static void read_config(const char *fd_text, struct vmm_config *cfg)
 	h.cfg.pmu_model[sizeof(h.cfg.pmu_model) - 1]   = '\0';
 	h.cfg.format_dir[sizeof(h.cfg.format_dir) - 1] = '\0';
 	h.cfg.source[sizeof(h.cfg.source) - 1]         = '\0';
+	h.restore[sizeof(h.restore) - 1]               = '\0';
 	if (vmm_config_validate(&h.cfg, err, sizeof(err)))
 		die("%s", err);
 	*cfg = h.cfg;
+	memcpy(restore, h.restore, sizeof(h.restore));
+}
+
+/* `vpmu run --restore` (issue 19): the snapshot's state into the new VM. */
+static void restore_snapshot(struct vmm_vm *vm, const char *path,
+			     const char *pmu_model)
+{
+	char err[VMM_CONFIG_ERR_LEN];
+	struct vmm_snapshot_dims dims;
+	struct timespec t0, t1;
+	struct vmm_snap snap;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (vmm_snapshot_open(path, pmu_model, &snap, &dims, err, sizeof(err)))
+		die("%s", err);
+	if (vmm_snapshot_restore(vm, &snap, err, sizeof(err)))
+		die("%s: %s", path, err);
+	vmm_snap_close(&snap);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	vmm_log(vm, VMM_LOG_INFO, "restored %s in %.1f ms", path,
+		(t1.tv_sec - t0.tv_sec) * 1e3 +
+			(t1.tv_nsec - t0.tv_nsec) / 1e6);
 }
 
 int main(int argc, char **argv)
 {
 	char err[VMM_CONFIG_ERR_LEN];
 	static struct vmm_config cfg;
+	static char restore[PATH_MAX];
 	struct vmm_vm *vm;
 	FILE *console;
 	int status;
@@ -185,14 +213,16 @@ int main(int argc, char **argv)
 	if (argc != 3 || strcmp(argv[1], VMM_HANDOVER_ARG))
 		die("%s is started by 'vpmu run' (see vpmu run --help)",
 		    VMM_HANDOVER_PROG);
-	read_config(argv[2], &cfg);
+	read_config(argv[2], &cfg, restore);
 	check_name(&cfg);
 	console = open_console(cfg.console);
 	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
 		die("%s", err);
-	if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
+	if (restore[0])
+		restore_snapshot(vm, restore, cfg.pmu_model);
+	else if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
 		die("%s", err);
-	if (cfg.stats)
+	if (cfg.stats && !restore[0])
 		fprintf(stderr, "vpmu: %s: booting %s as a %s\n",
 			vmm_vm_name(vm), cfg.image,
 			vmm_image_kind_name(vmm_vm_image_kind(vm)));

@@ -21,9 +21,10 @@ int vmm_client_connect(struct vmm_client *c, const char *path)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int ret;
 
-	c->fd      = -1;
-	c->next_id = 1;
-	c->err[0]  = '\0';
+	c->fd         = -1;
+	c->next_id    = 1;
+	c->timeout_ms = 0;
+	c->err[0]     = '\0';
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(c->err, sizeof(c->err), "%s: path too long", path);
 		return -ENAMETOOLONG;
@@ -78,17 +79,17 @@ int vmm_client_call(struct vmm_client *c, struct json_object *req,
 {
 	struct json_object *r = NULL, *v;
 	int64_t id            = c->next_id++;
+	int tmo = c->timeout_ms > 0 ? c->timeout_ms : VMM_CLIENT_TIMEOUT_MS;
 	int ret;
 
 	if (rep)
 		*rep = NULL;
 	json_object_object_add(req, "v", json_object_new_int(VMM_CTL_PROTO));
 	json_object_object_add(req, "id", json_object_new_int64(id));
-	ret = c->fd < 0 ? -ENOTCONN
-			: vmm_ctl_send(c->fd, req, VMM_CLIENT_TIMEOUT_MS);
+	ret = c->fd < 0 ? -ENOTCONN : vmm_ctl_send(c->fd, req, tmo);
 	json_object_put(req);
 	if (!ret)
-		ret = vmm_ctl_recv(c->fd, &r, VMM_CLIENT_TIMEOUT_MS);
+		ret = vmm_ctl_recv(c->fd, &r, tmo);
 	if (ret) {
 		snprintf(c->err, sizeof(c->err), "%s",
 			 ret == -ECONNRESET || ret == -EPIPE

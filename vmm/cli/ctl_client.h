@@ -23,7 +23,8 @@
 struct vmm_client {
 	int fd;
 	int64_t next_id;
-	char err[256]; /* message of the last failure */
+	int timeout_ms; /* per call; 0 (connect's): VMM_CLIENT_TIMEOUT_MS */
+	char err[256];  /* message of the last failure */
 };
 
 /* Connect to the socket (path). 0, or -errno with c->err set. */

@@ -35,5 +35,7 @@ int vmm_cmd_stat(int argc, char **argv);
 int vmm_cmd_record(int argc, char **argv);
 int vmm_cmd_report(int argc, char **argv);
 int vmm_cmd_top(int argc, char **argv);
+/* issue 19: snapshot a running VM into a file (cmd_snapshot.c). */
+int vmm_cmd_snapshot(int argc, char **argv);
 
 #endif /* VMM_COMMANDS_H */

@@ -16,6 +16,7 @@
 
 #include "arch_msrs.h"
 #include "ctl_server.h"
+#include "vmm_snapshot.h"
 #include "vmm_sandbox.h"
 
 #include <errno.h>
@@ -139,11 +140,23 @@ static void halt(struct vmm_vcpu *vcpu)
 	vmm_vcpu_block_begin(vcpu);
 	pthread_mutex_lock(&vm->lock);
 	/* A pending interrupt wakes HLT only if the guest can take it. */
-	while (!vm->stopping &&
-	       !(atomic_load(&vcpu->requests) & ~VMM_REQ_STOP) &&
-	       !(atomic_load(&vcpu->pmu.irq_pending) && vcpu->run->if_flag) &&
-	       !vmm_pmu_pmi_wakes(vcpu)) /* issue 6: architectural PMI */
+	for (;;) {
+		/* Issue 19: a snapshot pauses a halted vCPU where it is. */
+		if (atomic_fetch_and(&vcpu->requests, ~VMM_REQ_PAUSE) &
+		    VMM_REQ_PAUSE) {
+			pthread_mutex_unlock(&vm->lock);
+			vmm_snapshot_vcpu_pause(vcpu, true);
+			pthread_mutex_lock(&vm->lock);
+			continue;
+		}
+		if (vm->stopping ||
+		    (atomic_load(&vcpu->requests) & ~VMM_REQ_STOP) ||
+		    (atomic_load(&vcpu->pmu.irq_pending) &&
+		     vcpu->run->if_flag) ||
+		    vmm_pmu_pmi_wakes(vcpu)) /* issue 6: architectural PMI */
+			break;
 		pthread_cond_wait(&vm->cond, &vm->lock);
+	}
 	pthread_mutex_unlock(&vm->lock);
 	vmm_vcpu_block_end(vcpu);
 	vcpu->stats.halted_ns += vpmu_monotonic_ns() - t0;
@@ -227,7 +240,8 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
  */
 static bool serve_requests(struct vmm_vcpu *vcpu)
 {
-	atomic_store(&vcpu->requests, 0);
+	if (atomic_exchange(&vcpu->requests, 0) & VMM_REQ_PAUSE)
+		vmm_snapshot_vcpu_pause(vcpu, false); /* issue 19 */
 	return !__atomic_load_n(&vcpu->vm->stopping, __ATOMIC_ACQUIRE);
 }
 
@@ -341,8 +355,11 @@ void *vmm_vcpu_thread(void *arg)
 		      "cannot enter the seccomp sandbox (--no-sandbox "
 		      "runs without it)",
 		      VMM_STATUS_INTERNAL);
-	else
+	else {
+		if (vmm_snapshot_vcpu_restored_halted(vcpu))
+			halt(vcpu); /* issue 19: it was saved in HLT */
 		run_loop(vcpu);
+	}
 	vcpu->stats.cpu_ns = vmm_thread_cpu_ns(); /* for --stats */
 	vmm_pmu_vcpu_end(vcpu);
 	__atomic_store_n(&vcpu->tid, 0, __ATOMIC_RELEASE);

@@ -7,6 +7,7 @@
 #include "arch_msrs.h"
 
 #include "ctl_server.h"
+#include "vmm_snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -363,6 +364,7 @@ void vmm_vm_destroy(struct vmm_vm *vm)
 	if (!vm)
 		return;
 	vmm_control_free(vm); /* host contexts go before the domain */
+	vmm_snapshot_free(vm);
 	if (vm->pmu.domain)
 		vmm_pmu_destroy(vm);
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++) {

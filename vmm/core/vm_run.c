@@ -7,6 +7,7 @@
 
 #include "ctl_server.h"
 #include "vmm_sandbox.h"
+#include "vmm_snapshot.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -39,6 +40,8 @@ int vmm_vm_run(struct vmm_vm *vm)
 		ret = vmm_sandbox_init(); /* threads enter it once set up */
 	if (ret)
 		return ret;
+	if (!vm->snap && vmm_snapshot_init(vm)) /* issue 19 */
+		vmm_log(vm, VMM_LOG_WARN, "snapshots unavailable: no memory");
 	/* vCPU threads inherit this mask; only they take the kick signal. */
 	sigemptyset(&kick);
 	sigaddset(&kick, SIGUSR1);
@@ -57,6 +60,8 @@ int vmm_vm_run(struct vmm_vm *vm)
 	if (!ret)
 		vmm_control_start(vm);
 	pthread_sigmask(SIG_BLOCK, &kick, &old);
+	if (!ret)
+		vmm_snapshot_serve(vm); /* issue 19: until the VM stops */
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		if (vm->vcpus[i].has_thread) {
 			pthread_join(vm->vcpus[i].thread, NULL);

@@ -91,7 +91,8 @@ struct vmm_vm {
 	struct vmm_hc_entry hc[PVPMU_HC_MAX];
 	struct vmm_uart uart;
 	struct vmm_pmu pmu;
-	struct vmm_control *ctl; /* operator control socket (ctl_server.h) */
+	struct vmm_control *ctl;   /* operator control socket (ctl_server.h) */
+	struct vmm_snapshot *snap; /* issue 19 (vmm_snapshot.h) */
 	enum vmm_image_kind image_kind; /* of the configured image */
 	bool irqchip;                   /* KVM's PIC, I/O APIC, LAPICs, PIT */
 	bool sandbox; /* vCPU and control threads seccomp-filtered (issue 13) */

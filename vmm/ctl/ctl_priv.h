@@ -58,6 +58,9 @@ int vmm_ctl_do_session_open(struct vmm_ctl_call *x);
 int vmm_ctl_do_session_read(struct vmm_ctl_call *x);
 int vmm_ctl_do_session_close(struct vmm_ctl_call *x);
 
+/* ctl_snapshot_cmd.c: issue 19, snapshot the VM into a file. */
+int vmm_ctl_do_snapshot(struct vmm_ctl_call *x);
+
 /*
  * The vCPUs a session_open request (req) names in "vcpus" (checked: each
  * below (nr_vcpus), none twice), or all (nr_vcpus) when it names none, into

@@ -81,7 +81,8 @@
 #define VMM_CTL_SESSION_VCPUS      64   /* vCPUs of one session */
 #define VMM_CTL_SESSIONS_MAX       4    /* sessions of one connection */
 #define VMM_CTL_CTX_HANDLE_MAX     (1 << 30)
-#define VMM_CTL_NAME_MAX           128 /* bytes of an event name */
+#define VMM_CTL_NAME_MAX           128  /* bytes of an event name */
+#define VMM_CTL_PATH_MAX           4000 /* bytes of a snapshot path */
 #define VMM_CTL_SMPL_BUF_MAX       (64LL << 20)
 #define VMM_CTL_DRAIN_MAX          65536 /* samples in one smpl_drain reply */
 #define VMM_CTL_SAMPLE_VALS        16 /* PMD values a drained sample carries */
@@ -129,6 +130,7 @@ enum vmm_ctl_cmd_id {
 	VMM_CTL_CMD_SESSION_OPEN,
 	VMM_CTL_CMD_SESSION_READ,
 	VMM_CTL_CMD_SESSION_CLOSE,
+	VMM_CTL_CMD_SNAPSHOT, /* issue 19 */
 	VMM_CTL_NR_CMDS
 };
 

@@ -125,6 +125,9 @@ static const struct vmm_ctl_field f_session_open[] = {
 
 static const struct vmm_ctl_field f_session[] = {SESSION, F_END};
 
+static const struct vmm_ctl_field f_snapshot[] = {
+	F_STR("path", 2, VMM_CTL_PATH_MAX), F_INT("stop", false, 0, 1), F_END};
+
 #define CMD(id_, name_, fields_)                                               \
 	[VMM_CTL_CMD_##id_] = {                                                \
 		.name = (name_), .id = VMM_CTL_CMD_##id_, .fields = (fields_)}
@@ -148,6 +151,7 @@ const struct vmm_ctl_cmd vmm_ctl_cmds[VMM_CTL_NR_CMDS] = {
 	CMD(SESSION_OPEN, "session_open", f_session_open),
 	CMD(SESSION_READ, "session_read", f_session),
 	CMD(SESSION_CLOSE, "session_close", f_session),
+	CMD(SNAPSHOT, "snapshot", f_snapshot),
 };
 
 const struct vmm_ctl_cmd *vmm_ctl_cmd_find(const char *name)

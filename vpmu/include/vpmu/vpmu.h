@@ -385,6 +385,30 @@ void vpmu_cpu_set_idle(struct vpmu_cpu *cpu, bool idle);
  */
 int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap);
 
+/*
+ * Snapshot (issue 19; vpmu/snapshot.c, layout in docs/snapshot-format.md).
+ * vpmu_domain_save() writes every guest and architectural context of (d)
+ * (registers, 64-bit counter values, reset values and PRNG state, sets with
+ * their run counts and remaining timeouts, message queues, sampling
+ * buffers) and every cpu's guest run time into a malloc'd blob (*data,
+ * *len) for the caller to free. Host (operator) contexts are not saved;
+ * (*dropped), if not NULL, says how many were left out. Call it with every
+ * vCPU paused. Returns 0, -ENOTSUP (a run-time format keeps host-private
+ * state) or -ENOMEM.
+ *
+ * vpmu_domain_restore() replaces the guest and architectural contexts of
+ * (d), a domain of the same logical PMU, width and context limits whose
+ * cpus exist, with those of the blob; loaded contexts re-open their events
+ * at their cpu's restored run time, so counting continues from the saved
+ * values. The blob is parsed and checked completely before (d) changes;
+ * -EINVAL with a message in (err) for a bad or incompatible blob, -ENOMEM.
+ */
+#define VPMU_SNAP_STATE_VERSION 1
+int vpmu_domain_save(struct vpmu_domain *d, void **data, size_t *len,
+		     unsigned int *dropped);
+int vpmu_domain_restore(struct vpmu_domain *d, const void *data, size_t len,
+			char *err, size_t errlen);
+
 /* Bytes of sampling memory charged in (d). */
 uint64_t vpmu_domain_smpl_mem(struct vpmu_domain *d);
 

@@ -111,6 +111,31 @@ void vpmu_arch_destroy(struct vpmu_arch_pmu *p);
 int vpmu_arch_handle(const struct vpmu_arch_pmu *p);
 
 /*
+ * Snapshot of a model's guest-visible registers (issue 19): what
+ * vpmu_domain_save() does not hold. (fd) is the handle of the model's
+ * ARCH context, which the domain blob carries.
+ */
+struct vpmu_arch_state {
+	char model[16];
+	int32_t fd;
+	uint32_t nr_gp, nr_fixed;
+	uint64_t evtsel[8];
+	uint64_t fixed_ctrl, global_ctrl, global_status, perf_caps;
+	uint64_t prog[8];
+};
+
+void vpmu_arch_save(const struct vpmu_arch_pmu *p, struct vpmu_arch_state *st);
+
+/*
+ * Put (st) back into (p) after vpmu_domain_restore() brought the ARCH
+ * context (st->fd) back on (p)'s cpu. Returns 0, or -EINVAL if (st) is of
+ * another model, another counter layout or names no ARCH context of that
+ * cpu ((p) is then unchanged).
+ */
+int vpmu_arch_restore(struct vpmu_arch_pmu *p,
+		      const struct vpmu_arch_state *st);
+
+/*
  * Guest RDMSR/WRMSR of (msr). Returns 0 (with (*val) for reads), or
  * -EPERM when the guest must get #GP (no such MSR in this model, a
  * reserved bit set, a read-only register, an event the host cannot

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * snapshot_priv.h: the section payloads the VMM writes into a snapshot
+ * (docs/snapshot-format.md) and the state shared by snapshot_*.c.
+ * Internal to vmm/core.
+ */
+#ifndef VMM_SNAPSHOT_PRIV_H
+#define VMM_SNAPSHOT_PRIV_H
+
+#include <linux/kvm.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <vpmu/vpmu.h>
+
+#include "vmm_core.h"
+#include "vm_pmu.h"
+
+#define SNAP_VCPU_VERSION  1
+#define SNAP_VM_VERSION    1
+#define SNAP_VCPU_MAX_MSRS 4096
+
+#define SNAP_VCPU_HALTED (1U << 0)
+#define SNAP_VCPU_XSAVE  (1U << 1)
+#define SNAP_VCPU_XCRS   (1U << 2)
+#define SNAP_VCPU_ARCH   (1U << 3)
+
+/* VMM_SNAP_VCPU payload. */
+struct snap_vcpu {
+	uint32_t version, flags;
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+	struct kvm_fpu fpu;
+	struct kvm_xsave xsave;
+	struct kvm_xcrs xcrs;
+	struct kvm_vcpu_events events;
+	struct kvm_mp_state mp;
+	struct vmm_vcpu_stats stats;
+	uint32_t vector, pmi;
+	uint32_t irq_pending, lvtpc;
+	uint64_t shared_gpa;
+	uint64_t nr_pmi, nr_pmi_lost;
+	struct vpmu_arch_state arch;
+	uint32_t nmsrs, pad;
+	struct kvm_msr_entry msrs[];
+};
+
+/* A sampling buffer mapped into the guest, by its context. */
+struct snap_map {
+	int32_t fd;
+	uint32_t slot;
+	uint64_t gpa, size;
+};
+
+/* VMM_SNAP_VM payload. */
+struct snap_vm {
+	uint32_t version, image_kind;
+	uint64_t mem_size, entry;
+	uint32_t nr_vcpus, nr_maps;
+	char name[64];
+	uint8_t uuid[16];
+	char pmu_model[16];
+	struct snap_map maps[VMM_SMPL_MAPS_MAX];
+};
+
+/* VMM_SNAP_DEVICES payload: the 16550's registers. */
+struct snap_devices {
+	uint8_t ier, lcr, mcr, scr, dll, dlm, fcr, thre_pending;
+};
+
+/* One vCPU's part of a snapshot in progress. */
+struct snap_vcpu_slot {
+	struct snap_vcpu *state; /* saved by its thread */
+	size_t len;
+	int ret;
+	bool restored_halted; /* restore: start in HLT */
+};
+
+/* Per-VM snapshot state (vm->snap). Fields under vm->lock. */
+struct vmm_snapshot {
+	bool serving; /* the main thread serves requests */
+	bool pausing; /* vCPUs must stay paused */
+	unsigned int nr_paused;
+	uint32_t *msrs; /* KVM_GET_MSR_INDEX_LIST */
+	unsigned int nr_msrs;
+	struct snap_vcpu_slot *vcpu;
+
+	/* The request in flight (control thread -> main thread). */
+	bool req_pending, req_done;
+	char req_path[4096];
+	bool req_stop;
+	int req_ret;
+	char req_err[256];
+	struct vmm_snapshot_result req_res;
+};
+
+/* snapshot_vcpu.c */
+int vmm_snapshot_vcpu_save(struct vmm_vcpu *vcpu, const uint32_t *msrs,
+			   unsigned int nr_msrs, bool halted,
+			   struct snap_vcpu **out, size_t *len);
+int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
+			      uint64_t len, char *err, size_t errlen);
+int vmm_snapshot_vcpu_restore_arch(struct vmm_vcpu *vcpu, const void *data,
+				   char *err, size_t errlen);
+
+/* snapshot_save.c: the host's CPUID vendor (12 characters and a NUL). */
+void vmm_snapshot_host_vendor(char out[13]);
+/* "intel-v2", ... or "none": the model the VM runs. */
+const char *vmm_snapshot_model(const struct vmm_vm *vm);
+
+#endif /* VMM_SNAPSHOT_PRIV_H */

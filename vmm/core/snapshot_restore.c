@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * snapshot_restore.c: `vpmu run --restore FILE` (issue 19). The file is
+ * checked whole against this host before a VM exists (vmm_snapshot_open);
+ * the VM is then created with the snapshot's dimensions and filled:
+ * memory, vCPUs, devices, libvpmu (which re-opens the counters' backend
+ * events at the saved 64-bit values) and the sampling-buffer mappings.
+ */
+#include "vmm_core_priv.h"
+#include "vmm_snapshot.h"
+#include "snapshot_priv.h"
+#include "vmm_snap.h"
+
+#include "arch_msrs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+int vmm_snapshot_open(const char *path, const char *pmu_model,
+		      struct vmm_snap *snap, struct vmm_snapshot_dims *dims,
+		      char *err, size_t errlen)
+{
+	struct vmm_snap_expect exp = {0};
+	const struct vmm_snap_section *s;
+	const struct snap_vm *sv;
+	char vendor[13];
+	int ret;
+
+	vmm_snapshot_host_vendor(vendor);
+	exp.vendor = vendor;
+	if (pmu_model && strcmp(pmu_model, "auto") != 0)
+		exp.pmu_model = pmu_model;
+	ret = vmm_snap_open(path, &exp, snap, err, errlen);
+	if (ret)
+		return ret;
+	s  = vmm_snap_find(snap, VMM_SNAP_VM, 0);
+	sv = s ? s->data : NULL;
+	if (!sv || s->length != sizeof(*sv) || sv->version != SNAP_VM_VERSION ||
+	    sv->mem_size != snap->hdr.mem_size ||
+	    sv->nr_vcpus != snap->hdr.nr_vcpus ||
+	    sv->nr_maps > VMM_SMPL_MAPS_MAX) {
+		snprintf(err, errlen, "%s: section VM: bad layout", path);
+		vmm_snap_close(snap);
+		return -EINVAL;
+	}
+	if (sv->image_kind != VMM_IMAGE_ELF) {
+		snprintf(err, errlen,
+			 "%s: section VM: a %s guest; only freestanding "
+			 "guests can be restored",
+			 path, vmm_image_kind_name(sv->image_kind));
+		vmm_snap_close(snap);
+		return -ENOTSUP;
+	}
+	memset(dims, 0, sizeof(*dims));
+	dims->mem_size = sv->mem_size;
+	dims->nr_vcpus = sv->nr_vcpus;
+	snprintf(dims->name, sizeof(dims->name), "%.63s", sv->name);
+	snprintf(dims->pmu_model, sizeof(dims->pmu_model), "%.15s",
+		 snap->hdr.pmu_model);
+	return 0;
+}
+
+/* Map the restored buffer of context (m->fd) where the guest had it. */
+static int restore_map(struct vmm_vm *vm, const struct snap_map *m, char *err,
+		       size_t errlen)
+{
+	struct vpmu_caller guest = {.owner = VPMU_OWNER_GUEST};
+	struct kvm_userspace_memory_region r;
+	struct vmm_smpl_map *slot;
+	void *base       = NULL;
+	size_t size      = 0;
+	unsigned int idx = m->slot - VMM_SMPL_SLOT_BASE;
+
+	if (m->slot < VMM_SMPL_SLOT_BASE || idx >= VMM_SMPL_MAPS_MAX ||
+	    m->gpa < VMM_SMPL_GPA_BASE || m->size > VMM_SMPL_GPA_END ||
+	    m->gpa > VMM_SMPL_GPA_END - m->size ||
+	    vpmu_ctx_smpl_buf(vm->pmu.domain, &guest, m->fd, &base, &size) ||
+	    !base || size != m->size) {
+		snprintf(err, errlen,
+			 "section VM: sampling buffer of context %#x does not "
+			 "match the vPMU section",
+			 m->fd);
+		return -EINVAL;
+	}
+	slot = &vm->pmu.maps[idx];
+	r    = (struct kvm_userspace_memory_region){
+		   .slot            = m->slot,
+		   .flags           = KVM_MEM_READONLY,
+		   .guest_phys_addr = m->gpa,
+		   .memory_size     = m->size,
+		   .userspace_addr  = (uintptr_t)base,
+        };
+	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &r) < 0) {
+		snprintf(err, errlen, "sampling buffer at %#llx: %s",
+			 (unsigned long long)m->gpa, strerror(errno));
+		return -errno;
+	}
+	*slot = (struct vmm_smpl_map){
+		.fd = m->fd, .slot = m->slot, .gpa = m->gpa, .size = m->size};
+	return 0;
+}
+
+static void restore_devices(struct vmm_vm *vm, const struct vmm_snap *snap)
+{
+	const struct vmm_snap_section *s =
+		vmm_snap_find(snap, VMM_SNAP_DEVICES, 0);
+	const struct snap_devices *d = s ? s->data : NULL;
+	struct vmm_uart *u           = &vm->uart;
+
+	if (!d || s->length != sizeof(*d))
+		return;
+	pthread_mutex_lock(&u->lock);
+	u->ier          = d->ier;
+	u->lcr          = d->lcr;
+	u->mcr          = d->mcr;
+	u->scr          = d->scr;
+	u->dll          = d->dll;
+	u->dlm          = d->dlm;
+	u->fcr          = d->fcr;
+	u->thre_pending = d->thre_pending;
+	pthread_mutex_unlock(&u->lock);
+}
+
+static int restore_vcpus(struct vmm_vm *vm, const struct vmm_snap *snap,
+			 char *err, size_t errlen)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		const struct vmm_snap_section *s =
+			vmm_snap_find(snap, VMM_SNAP_VCPU, i);
+		const struct snap_vcpu *sv = s->data;
+
+		ret = vmm_snapshot_vcpu_restore(&vm->vcpus[i], s->data,
+						s->length, err, errlen);
+		if (ret)
+			return ret;
+		vm->snap->vcpu[i].restored_halted =
+			(sv->flags & SNAP_VCPU_HALTED) != 0;
+	}
+	return 0;
+}
+
+int vmm_snapshot_restore(struct vmm_vm *vm, const struct vmm_snap *snap,
+			 char *err, size_t errlen)
+{
+	const struct snap_vm *sv = vmm_snap_find(snap, VMM_SNAP_VM, 0)->data;
+	const struct vmm_snap_section *p =
+		vmm_snap_find(snap, VMM_SNAP_VPMU, 0);
+	char why[200];
+	unsigned int i;
+	int ret;
+
+	if (vm->mem_size != snap->hdr.mem_size ||
+	    vm->nr_vcpus != snap->hdr.nr_vcpus ||
+	    vm->image_kind != VMM_IMAGE_ELF ||
+	    strcmp(vmm_snapshot_model(vm), sv->pmu_model)) {
+		snprintf(err, errlen,
+			 "the VM does not have the snapshot's memory, vCPUs "
+			 "or PMU model (%s)",
+			 sv->pmu_model);
+		return -EINVAL;
+	}
+	if (!vm->snap && vmm_snapshot_init(vm))
+		return -ENOMEM;
+	/* What creating the VM wrote (boot tables) goes: zero pages again. */
+	if (madvise(vm->mem, vm->mem_size, MADV_DONTNEED))
+		return -errno;
+	ret = vmm_snap_memory_load(vmm_snap_find(snap, VMM_SNAP_MEMORY, 0),
+				   vm->mem, vm->mem_size);
+	if (ret) {
+		snprintf(err, errlen, "section memory: does not fit");
+		return ret;
+	}
+	vm->entry = sv->entry;
+	ret       = restore_vcpus(vm, snap, err, errlen);
+	if (ret)
+		return ret;
+	restore_devices(vm, snap);
+	if (p) {
+		ret = vpmu_domain_restore(vm->pmu.domain, p->data, p->length,
+					  why, sizeof(why));
+		if (ret) {
+			snprintf(err, errlen, "section vPMU: %s", why);
+			return ret;
+		}
+	}
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		ret = vmm_snapshot_vcpu_restore_arch(
+			&vm->vcpus[i],
+			vmm_snap_find(snap, VMM_SNAP_VCPU, i)->data, err,
+			errlen);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < sv->nr_maps; i++) {
+		ret = restore_map(vm, &sv->maps[i], err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
