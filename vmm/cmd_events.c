@@ -22,6 +22,7 @@
 
 #include <vpmu/vpmu.h>
 
+#include "event_spec.h"
 #include "vmm_core.h"
 
 struct events_opts {
@@ -46,9 +47,15 @@ static const struct cli_cmd events_cmd = {
 	.opts    = events_opts,
 	.help = "  Columns: code (the PMC event select, umask << 8 | event), "
 		"name,\n"
-		"  backend, whether this host can count it, and why not; then "
+		"  backend, whether this host can count it, who can count it "
+		"(WHO:\n"
+		"  'all' = guests (SDK) and host operators (vpmu stat, record, "
+		"top);\n"
+		"  'guest' = guests only: KVM statistics), and why not; then "
 		"the\n  sampling formats a guest can name by UUID (spec "
-		"3.5.2).\n",
+		"3.5.2).\n"
+		"  JSON: \"operators\": false for the events only guests can "
+		"count.\n",
 };
 
 struct listing {
@@ -113,8 +120,9 @@ static void print_json(struct listing *l, const struct vpmu_event_avail *ev)
 	json_str(out, ev->name);
 	fputs(", \"backend\": ", out);
 	json_str(out, ev->backend);
-	fprintf(out, ", \"available\": %s, \"reason\": ",
-		ev->available ? "true" : "false");
+	fprintf(out, ", \"available\": %s, \"operators\": %s, \"reason\": ",
+		ev->available ? "true" : "false",
+		ev_spec_operator_refusal(ev->code) ? "false" : "true");
 	if (ev->reason)
 		json_str(out, ev->reason);
 	else
@@ -131,8 +139,9 @@ static int print_event(void *opaque, const struct vpmu_event_avail *ev)
 	if (l->json)
 		print_json(l, ev);
 	else
-		fprintf(l->out, "0x%04x  %-34s %-8s %-5s %s\n", ev->code,
+		fprintf(l->out, "0x%04x  %-34s %-8s %-5s %-5s %s\n", ev->code,
 			ev->name, ev->backend, ev->available ? "yes" : "no",
+			ev_spec_operator_refusal(ev->code) ? "guest" : "all",
 			ev->available ? (ev->desc ? ev->desc : "")
 				      : ev->reason);
 	l->nr++;
@@ -250,8 +259,9 @@ static int list(struct vmm_vm *vm, bool json)
 	if (json)
 		fputs("{\n  \"events\": [", stdout);
 	else
-		printf("%-6s  %-34s %-8s %-5s %s\n", "CODE", "NAME", "BACKEND",
-		       "AVAIL", "DESCRIPTION (or why unavailable)");
+		printf("%-6s  %-34s %-8s %-5s %-5s %s\n", "CODE", "NAME",
+		       "BACKEND", "AVAIL", "WHO",
+		       "DESCRIPTION (or why unavailable)");
 	vpmu_domain_list_events(d, print_event, &l);
 	print_raw(&l, vpmu_domain_event_unavailable(d, RAW_EXAMPLE));
 	print_formats(json);

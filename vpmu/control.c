@@ -8,10 +8,11 @@
 
 #include <errno.h>
 
-/* Another context of (ctx)'s owner already holds this vCPU/thread? */
-static bool is_taken(struct vpmu_domain *d, const struct vpmu_ctx *ctx,
-		     uint32_t load_pid)
+/* Loaded contexts of (ctx)'s owner on the same vCPU/thread as it. */
+static unsigned int nr_taken(struct vpmu_domain *d, const struct vpmu_ctx *ctx,
+			     uint32_t load_pid)
 {
+	unsigned int n = 0;
 	uint32_t i;
 
 	for (i = 0; i < vpmu_nr_slots(d); i++) {
@@ -22,9 +23,23 @@ static bool is_taken(struct vpmu_domain *d, const struct vpmu_ctx *ctx,
 			continue;
 		if ((o->flags ^ ctx->flags) & PFM_FL_SYSTEM_WIDE)
 			continue;
-		return true;
+		n++;
 	}
-	return false;
+	return n;
+}
+
+/*
+ * 3.1.7: one context per thread and one vCPU-wide per vCPU for the guest;
+ * host operators, outside the guest's perfmon2 view, may stack up to
+ * VPMU_CPU_MAX_HOST vCPU-wide contexts on a vCPU (issue 18).
+ */
+static unsigned int max_taken(const struct vpmu_ctx *ctx)
+{
+	_Static_assert(VPMU_CPU_MAX_HOST + 3 <= VPMU_CPU_MAX_CTX,
+		       "guest vCPU-wide, thread and arch contexts fit too");
+	if (ctx->owner == VPMU_OWNER_HOST && (ctx->flags & PFM_FL_SYSTEM_WIDE))
+		return VPMU_CPU_MAX_HOST;
+	return 1;
 }
 
 /* 3.1.7: where a load may go; sets (*cpu) for vCPU-wide contexts. */
@@ -48,8 +63,7 @@ static int check_target(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 		if (ctx->is_self && (ctx->flags & PFM_FL_NOTIFY_BLOCK))
 			return -EINVAL;
 	}
-	/* One context per thread, one vCPU-wide per vCPU (and owner). */
-	return is_taken(d, ctx, load->load_pid) ? -EBUSY : 0;
+	return nr_taken(d, ctx, load->load_pid) >= max_taken(ctx) ? -EBUSY : 0;
 }
 
 /*

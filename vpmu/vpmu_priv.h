@@ -26,6 +26,13 @@
 #define VPMU_NR_REGS      64 /* PFM_MAX_PMCS == PFM_MAX_PMDS */
 #define VPMU_MAX_COUNTERS 16 /* counting pairs a PMU description may have */
 #define VPMU_CPU_MAX_CTX  8  /* contexts on one vCPU at once */
+/*
+ * Host operators' vCPU-wide contexts loaded on one vCPU at once (issue 18:
+ * `vpmu serve` beside `vpmu stat`, `record` and `top`). With the guest's
+ * vCPU-wide and scheduled-in thread contexts and the architectural PMU's
+ * they fit in VPMU_CPU_MAX_CTX.
+ */
+#define VPMU_CPU_MAX_HOST 4
 #define VPMU_MAX_CPUS     4096
 #define VPMU_PAGE_SIZE    4096ULL
 

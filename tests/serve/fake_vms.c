@@ -9,7 +9,9 @@
  * (9 times in 10, at random) or fake_guest_cold, and is accounted by the VMM's
  * own vmm_pmu_after_run(). The image of every VM is this program, so symbols
  * resolve. Once the file GO exists, vCPU i of VM v makes exactly
- * HYPERCALLS doorbell hypercalls (PIO exits), then no more.
+ * HYPERCALLS doorbell hypercalls (PIO exits), then no more, and takes a
+ * PMI with every 4th one (HYPERCALLS / 4 in all, counted where vm_pmu.c
+ * counts an injected PMI).
  *
  *   fake_vms GO HYPERCALLS NAME:VCPUS [NAME:VCPUS...]
  *
@@ -32,7 +34,8 @@
 #include "vm_config.h"
 #include "vmm_core_priv.h"
 
-#define MAX_VMS 8
+#define MAX_VMS   8
+#define PMI_EVERY 4 /* hypercalls per injected PMI */
 
 static atomic_bool stopping;
 static atomic_uint nr_left; /* vCPUs still making hypercalls */
@@ -79,6 +82,10 @@ static void *vcpu_thread(void *arg)
 		if (made < hypercalls && access(go_file, F_OK) == 0) {
 			v->stats.hypercalls++;
 			made++;
+			/* A PMI every PMI_EVERY calls, counted as vm_pmu.c
+			 * does. */
+			if (made % PMI_EVERY == 0)
+				atomic_fetch_add(&v->pmu.pmis, 1);
 		}
 		if (made == hypercalls && !counted) {
 			counted = true;

@@ -90,10 +90,30 @@ EOP
 }
 wait_for 60 query || fail "Prometheus query: $(cat "$T/q.json")"
 echo "ok: Prometheus: $Q = alpha $((2 * N)), beta $N"
+Q='sum by (vm) (vpmu_vcpu_pmis_total)'
+query_pmis() {
+	curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$Q" >"$T/q.json" 2>/dev/null
+	python3 - "$T/q.json" $((2 * N / 4)) $((N / 4)) 2>/dev/null <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = {s["metric"]["vm"]: s["value"][1] for s in r["data"]["result"]}
+sys.exit(0 if got == {"alpha": sys.argv[2], "beta": sys.argv[3]} else 1)
+EOP
+}
+wait_for 30 query_pmis || fail "Prometheus PMI query: $(cat "$T/q.json")"
+echo "ok: Prometheus: $Q = alpha $((2 * N / 4)), beta $((N / 4))"
 curl -s "http://127.0.0.1:$PP/api/v1/query" \
 	--data-urlencode 'query=count(vpmu_vm_start_time_seconds)' | grep -q '"2"' ||
 	fail "start_time series of both VMs"
 echo "ok: Prometheus has vpmu_vm_start_time_seconds of both VMs"
+
+# --- The local operator beside the daemon: several host contexts per vCPU.
+"$VPMU" stat -a -e hv_hypercalls,hv_pio -- 1 >"$T/stat.out" 2>"$T/stat.log" ||
+	fail "vpmu stat beside vpmu serve: $(cat "$T/stat.out" "$T/stat.log")"
+grep -q alpha "$T/stat.out" "$T/stat.log" && grep -q beta "$T/stat.out" "$T/stat.log" ||
+	fail "vpmu stat beside vpmu serve counted both VMs: $(cat "$T/stat.out" "$T/stat.log")"
+grep -qi busy "$T/stat.out" "$T/stat.log" && fail "vpmu stat got busy: $(cat "$T/stat.log")"
+echo "ok: vpmu stat -a beside vpmu serve counts both VMs"
 
 # --- go tool pprof reads /debug/pprof/profile.
 top_function() { # FILE: the first function of go tool pprof -top
@@ -119,6 +139,18 @@ wait $G
 wait_for 10 nr_vms 2 || fail "gamma not detached"
 grep -q "detached VM 'gamma'" "$T/serve.log" || fail "no detach message"
 echo "ok: a VM started later is attached, and detached when it stops"
+
+# --- vpmu record beside a running /debug/pprof/profile (both sample).
+curl -s -o "$T/pr.pb.gz" "$U/debug/pprof/profile?seconds=3" &
+CURL=$!
+sleep 0.5
+"$VPMU" record -a -e hv_run_ns -F 200 -o "$T/side.rec" -- 1 2>"$T/side.log" ||
+	fail "vpmu record beside a profile: $(cat "$T/side.log")"
+wait $CURL
+F=$(top_function "$T/pr.pb.gz")
+[ "$F" = fake_guest_hot ] || fail "profile beside vpmu record: first function '$F'"
+"$VPMU" report "$T/side.rec" 2>&1 | grep -q fake_guest_hot || fail "report of the record beside a profile"
+echo "ok: vpmu record and /debug/pprof/profile sample the same vCPUs at once"
 
 # --- Errors: clear statuses, and the daemon keeps serving.
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli_parse.h"
+#include "pvpmu/abi.h"
 #include "ctl_client.h"
 #include "elf_symbols.h"
 #include "record_file.h"
@@ -176,9 +177,9 @@ static int period_of(struct record *r)
 		return 0;
 	for (i = 0; i < r->s.nr_vms && !khz; i++)
 		khz = r->s.vms[i].gone ? 0 : r->s.vms[i].e.tsc_khz;
-	if (!strcmp(ev->name, "hv_run_ns"))
+	if (ev->code == PVPMU_EV_HV_RUN_NS)
 		r->o.period = 1000000000ULL / r->o.freq;
-	else if (!strcmp(ev->name, "hv_guest_cycles") && khz)
+	else if (ev->code == PVPMU_EV_HV_GUEST_CYCLES && khz)
 		r->o.period = khz * 1000ULL / r->o.freq;
 	if (!r->o.period) {
 		fprintf(stderr,

@@ -17,12 +17,13 @@
 
 #include "cli_parse.h"
 #include "ctl_client.h"
+#include "run_stats.h"
 
 struct stat_opts {
 	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *sep, *output;
 	bool json, per_vcpu;
-	uint64_t interval_ms, switch_ms;
+	uint64_t interval_ms, switch_ms, repeat;
 	double duration;
 };
 
@@ -33,6 +34,33 @@ static void on_signal(int sig)
 	(void)sig;
 	stop_flag = 1;
 }
+
+/* One output row: counts of one event for a VM (or all VMs), one vCPU
+ * (or all). */
+struct stat_row {
+	const char *vm, *uuid;
+	unsigned int vmi; /* index of the VM; nr_vms for "all" */
+	int vcpu;         /* -1: all vCPUs */
+	unsigned int ev;
+	uint64_t raw, enabled, running;
+	uint64_t count; /* scaled */
+	bool stale;     /* some of it could not be brought up to date */
+	const struct run_stats *rs; /* -r: the count over the runs */
+};
+
+/* -r N: what a row of the output saw over the runs. */
+struct rep_slot {
+	struct stat_row start; /* cumulative at the start of this run */
+	struct stat_row sum;   /* deltas of the runs, summed */
+	struct run_stats rs;   /* the scaled count of each run */
+};
+
+/* What report_vm() does with its rows. */
+enum stat_pass {
+	PASS_PRINT, /* print them */
+	PASS_START, /* -r: keep them as the start of a run */
+	PASS_END,   /* -r: end of a run: add the deltas to the slots */
+};
 
 /* Per VM, per vCPU: counts at the start of the interval. */
 struct stat_state {
@@ -49,17 +77,9 @@ struct stat_state {
 	char **cmd;       /* -- COMMAND [ARGS...], or NULL */
 	pid_t child;      /* its pid while it runs */
 	int child_status; /* its exit status */
-};
-
-/* One output row: counts of one event for a VM (or all VMs), one vCPU
- * (or all). */
-struct stat_row {
-	const char *vm, *uuid;
-	int vcpu; /* -1: all vCPUs */
-	unsigned int ev;
-	uint64_t raw, enabled, running;
-	uint64_t count; /* scaled */
-	bool stale;     /* some of it could not be brought up to date */
+	enum stat_pass pass;
+	struct rep_slot *rep; /* -r: [rep_index()] */
+	unsigned int runs;    /* -r: runs done */
 };
 
 static uint64_t scaled(uint64_t raw, uint64_t enabled, uint64_t running)
@@ -87,15 +107,59 @@ static const char *fmt_count(char *buf, size_t len, uint64_t v, bool group)
 	return buf;
 }
 
+/* -r: the slot of a row: VM-major, then vCPU (all first), then event. */
+static size_t rep_index(const struct stat_state *st, const struct stat_row *r)
+{
+	return ((size_t)r->vmi * (VMM_CTL_SESSION_VCPUS + 1) +
+		(size_t)(r->vcpu + 1)) *
+		       st->s.nr_ev +
+	       r->ev;
+}
+
+static size_t rep_slots(const struct stat_state *st)
+{
+	return ((size_t)st->s.nr_vms + 1) * (VMM_CTL_SESSION_VCPUS + 1) *
+	       st->s.nr_ev;
+}
+
+/* -r: keep (r) as a run's start, or add its delta since the start. */
+static void collect(struct stat_state *st, const struct stat_row *r)
+{
+	struct rep_slot *sl = &st->rep[rep_index(st, r)];
+	struct stat_row d   = *r;
+
+	if (st->pass == PASS_START) {
+		sl->start = *r;
+		return;
+	}
+	d.raw -= sl->start.raw;
+	d.enabled -= sl->start.enabled;
+	d.running -= sl->start.running;
+	d.count -= sl->start.count;
+	run_stats_add(&sl->rs, (double)d.count);
+	if (sl->rs.n == 1)
+		sl->sum = d;
+	else {
+		sl->sum.raw += d.raw;
+		sl->sum.enabled += d.enabled;
+		sl->sum.running += d.running;
+		sl->sum.stale |= d.stale;
+	}
+}
+
 static void row(struct stat_state *st, double t, bool total,
 		const struct stat_row *r)
 {
 	const char *sep = st->o.sep, *ev = st->s.ev[r->ev].name;
-	const char *kind = total ? "total" : "interval";
+	const char *kind = r->rs ? "mean" : total ? "total" : "interval";
 	FILE *out        = st->out;
 	char cpu[16], num[40];
 	double pct;
 
+	if (st->pass != PASS_PRINT) {
+		collect(st, r);
+		return;
+	}
 	snprintf(cpu, sizeof(cpu), r->vcpu < 0 ? "all" : "%d", r->vcpu);
 	if (st->o.json) {
 		fprintf(out,
@@ -103,25 +167,41 @@ static void row(struct stat_state *st, double t, bool total,
 			"\"%s\", \"vcpu\": \"%s\", \"event\": \"%s\", "
 			"\"count\": %llu, \"raw\": %llu, \"enabled_ns\": "
 			"%llu, \"running_ns\": %llu, \"stale\": %s, "
-			"\"kind\": \"%s\"}\n",
+			"\"kind\": \"%s\"",
 			t, r->vm, r->uuid, cpu, ev,
 			(unsigned long long)r->count,
 			(unsigned long long)r->raw,
 			(unsigned long long)r->enabled,
 			(unsigned long long)r->running,
 			r->stale ? "true" : "false", kind);
+		if (st->s.nr_sets > 1)
+			fprintf(out, ", \"set\": %u", r->ev / OPS_COUNTERS);
+		if (r->rs)
+			fprintf(out,
+				", \"runs\": %llu, \"stddev\": %.3f, "
+				"\"rel_stddev_pct\": %.2f",
+				(unsigned long long)r->rs->n,
+				run_stats_stddev(r->rs),
+				run_stats_rel_stddev_pct(r->rs));
+		fputs("}\n", out);
 		return;
 	}
 	if (sep) {
 		fprintf(out,
 			"%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu%s%d%s%"
-			"s\n",
+			"s",
 			t, sep, r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
 			(unsigned long long)r->count, sep,
 			(unsigned long long)r->raw, sep,
 			(unsigned long long)r->enabled, sep,
 			(unsigned long long)r->running, sep, r->stale, sep,
 			kind);
+		if (r->rs) /* -r: runs, stddev, rel_stddev_pct */
+			fprintf(out, "%s%llu%s%.3f%s%.2f", sep,
+				(unsigned long long)r->rs->n, sep,
+				run_stats_stddev(r->rs), sep,
+				run_stats_rel_stddev_pct(r->rs));
+		fputc('\n', out);
 		return;
 	}
 	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
@@ -129,11 +209,14 @@ static void row(struct stat_state *st, double t, bool total,
 	fprintf(out, "%10.3f  %-16s %-4s %26s%s %-20s", t, r->vm, cpu,
 		fmt_count(num, sizeof(num), r->count, st->group),
 		r->stale ? "*" : " ", ev);
+	if (r->rs)
+		fprintf(out, " ( +- %5.2f%% )",
+			run_stats_rel_stddev_pct(r->rs));
 	if (r->running == 0)
 		fputs(" <not counted>\n", out);
 	else if (r->running < r->enabled)
-		fprintf(out, " (%.2f%% of %.3f s: scaled)\n", pct,
-			(double)r->enabled / 1e9);
+		fprintf(out, " (set %u, %.2f%% of %.3f s: scaled)\n",
+			r->ev / OPS_COUNTERS, pct, (double)r->enabled / 1e9);
 	else
 		fputc('\n', out);
 }
@@ -190,6 +273,7 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 			r = (struct stat_row){
 				.vm   = m->e.name,
 				.uuid = m->e.uuid,
+				.vmi  = vm,
 				.vcpu = (int)i,
 				.ev   = e,
 				.raw  = now->raw[e] - (cum ? 0 : p->raw[e]),
@@ -209,6 +293,7 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 	for (e = 0; e < st->s.nr_ev; e++) {
 		sum[e] = (struct stat_row){.vm      = m->e.name,
 					   .uuid    = m->e.uuid,
+					   .vmi     = vm,
 					   .vcpu    = -1,
 					   .ev      = e,
 					   .raw     = sum[e].raw,
@@ -222,22 +307,13 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 	}
 }
 
-static void report(struct stat_state *st, bool final)
+/* Read every VM: rows per VM (or vCPU), then "all" with several VMs. */
+static void rows(struct stat_state *st, double t, bool final)
 {
-	double t = (double)(vpmu_monotonic_ns() - st->t0) / 1e9;
 	struct stat_row all[OPS_EVENTS_MAX];
 	unsigned int vm, e, n = 0;
 
 	memset(all, 0, sizeof(all));
-	st->has_stale    = false;
-	st->stale_age_ns = 0;
-	if (!st->o.json && !st->o.sep && final && st->o.interval_ms)
-		fprintf(st->out, "# total over %.3f s\n", t);
-	if (!st->o.json && !st->o.sep && !st->header_done) {
-		fprintf(st->out, "%10s  %-16s %-4s %26s  %-20s\n", "TIME(s)",
-			"VM", "VCPU", "COUNT", "EVENT");
-		st->header_done = true;
-	}
 	for (vm = 0; vm < st->s.nr_vms; vm++) {
 		if (st->s.vms[vm].gone)
 			continue;
@@ -248,10 +324,63 @@ static void report(struct stat_state *st, bool final)
 	for (e = 0; n > 1 && e < st->s.nr_ev; e++) {
 		all[e].vm   = "all";
 		all[e].uuid = "-";
+		all[e].vmi  = st->s.nr_vms;
 		all[e].vcpu = -1;
 		all[e].ev   = e;
 		row(st, t, final || !st->o.interval_ms, &all[e]);
 	}
+}
+
+static void header(struct stat_state *st)
+{
+	if (st->o.json || st->o.sep || st->header_done)
+		return;
+	if (st->o.repeat)
+		fprintf(st->out,
+			"# mean of %u runs; +- is the standard deviation of "
+			"the mean, in %% of it (as perf stat -r)\n",
+			st->runs);
+	fprintf(st->out, "%10s  %-16s %-4s %26s  %-20s\n", "TIME(s)", "VM",
+		"VCPU", "COUNT", "EVENT");
+	st->header_done = true;
+}
+
+/* -r: the rows of every slot that saw a run, their means. */
+static void repeat_rows(struct stat_state *st, double t)
+{
+	struct stat_row r;
+	struct rep_slot *sl;
+	size_t i, n = rep_slots(st);
+
+	for (i = 0; i < n; i++) {
+		sl = &st->rep[i];
+		if (!sl->rs.n)
+			continue;
+		r         = sl->sum;
+		r.raw     = sl->sum.raw / sl->rs.n;
+		r.enabled = sl->sum.enabled / sl->rs.n;
+		r.running = sl->sum.running / sl->rs.n;
+		r.count   = (uint64_t)(sl->rs.mean + 0.5);
+		r.rs      = &sl->rs;
+		row(st, t, true, &r);
+	}
+}
+
+static void report(struct stat_state *st, bool final)
+{
+	double t = (double)(vpmu_monotonic_ns() - st->t0) / 1e9;
+
+	if (!st->o.repeat) { /* -r: the marks of every read of the runs */
+		st->has_stale    = false;
+		st->stale_age_ns = 0;
+	}
+	if (!st->o.json && !st->o.sep && final && st->o.interval_ms)
+		fprintf(st->out, "# total over %.3f s\n", t);
+	header(st);
+	if (st->o.repeat)
+		repeat_rows(st, t);
+	else
+		rows(st, t, final);
 	stale_note(st);
 	fflush(st->out);
 }
@@ -342,6 +471,37 @@ static void run(struct stat_state *st)
 		fputc('\n', stderr);
 }
 
+/*
+ * -r N: N runs (of COMMAND, or of SECONDS each), each between two reads of
+ * every VM; each row's count of each run goes into its slot.
+ */
+static int run_repeated(struct stat_state *st)
+{
+	uint64_t begin = st->t0;
+	int ret        = 0;
+
+	st->rep = calloc(rep_slots(st), sizeof(*st->rep));
+	if (!st->rep)
+		return -ENOMEM;
+	while (st->runs < st->o.repeat && !stop_flag && st->s.nr_live) {
+		st->pass = PASS_START;
+		rows(st, 0, true);
+		st->t0 = vpmu_monotonic_ns();
+		ret    = st->cmd ? start_child(st) : 0;
+		if (!ret)
+			run(st);
+		end_child(st);
+		st->pass = PASS_END;
+		rows(st, 0, true);
+		st->runs++;
+		if (ret || (st->cmd && st->child_status == 127))
+			break; /* it could not be run: no use repeating */
+	}
+	st->pass = PASS_PRINT;
+	st->t0   = begin;
+	return ret;
+}
+
 static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
 {
 	struct stat_state *st = ctx;
@@ -366,6 +526,9 @@ static const struct cli_opt stat_opts[] = {
 	CLI_FLAG('A', "no-aggr", struct stat_opts, per_vcpu,
 		 "a row per vCPU (not summed per VM)"),
 	CLI_FLAG(0, "per-vcpu", struct stat_opts, per_vcpu, "same as -A"),
+	CLI_UINT('r', "repeat", "N", struct stat_opts, repeat, 1,
+		 "run COMMAND (or count SECONDS) N times; print\n"
+		 "the mean and +- the stddev of the mean in %"),
 	CLI_UINT(0, "switch-ms", "MS", struct stat_opts, switch_ms, 1,
 		 "event-set switch period in vCPU run time\n(default 10)"),
 	{0},
@@ -402,7 +565,17 @@ static const struct cli_cmd stat_cmd = {
 		"stale,kind\n"
 		"  where kind is 'interval' or 'total'; --json one object per "
 		"line with\n"
-		"  the same fields. hv_run_ns is wall time inside KVM_RUN; "
+		"  the same fields. -r N repeats COMMAND (or SECONDS) N times "
+		"and\n"
+		"  prints the mean of each count and, as perf, +- the "
+		"standard\n"
+		"  deviation of the mean in % (kind 'mean'; CSV adds the "
+		"columns\n"
+		"  runs,stddev,rel_stddev_pct; JSON the same fields).\n"
+		"  EVENTS take modifiers NAME:MOD (u, k, G for guest hardware "
+		"events,\n"
+		"  h for hypervisor and host ones; see 'vpmu events').\n"
+		"  hv_run_ns is wall time inside KVM_RUN; "
 		"hv_cpu_ns\n"
 		"  the CPU time the vCPU thread actually received. A count the "
 		"VMM\n"
@@ -429,6 +602,11 @@ static int parse(int argc, char **argv, struct stat_state *st)
 		st->cmd = rest.argv;
 	if (!st->cmd)
 		cli_rest_free(&rest);
+	if (!r && st->o.repeat && st->o.interval_ms)
+		r = cli_error(&stat_cmd, "-r and -I do not go together");
+	else if (!r && st->o.repeat && !st->cmd && !st->o.duration)
+		r = cli_error(&stat_cmd,
+			      "-r needs -- SECONDS or a COMMAND to repeat");
 	if (!r && !st->s.nr_ev)
 		r = ops_parse_events(&st->s, "hv_run_ns,hv_guest_cycles,"
 					     "hv_exits,hv_hypercalls");
@@ -477,17 +655,25 @@ static int stat_main(struct stat_state *st, int argc, char **argv)
 		fprintf(stderr, "vpmu stat: counting until Ctrl-C (give -- "
 				"SECONDS or a COMMAND to stop by itself)\n");
 	st->t0 = vpmu_monotonic_ns();
-	ret    = st->cmd ? start_child(st) : 0;
-	if (!ret)
-		run(st);
-	end_child(st);
+	if (st->o.repeat) {
+		ret = run_repeated(st);
+	} else {
+		ret = st->cmd ? start_child(st) : 0;
+		if (!ret)
+			run(st);
+		end_child(st);
+	}
 	report(st, true);
-	if (st->cmd && !ret && !st->o.json && !st->o.sep)
+	if (st->cmd && !ret && !st->o.json && !st->o.sep && st->o.repeat)
+		fprintf(st->out, "# '%s' ran %u times; last exit status %d\n",
+			st->cmd[0], st->runs, st->child_status);
+	else if (st->cmd && !ret && !st->o.json && !st->o.sep)
 		fprintf(st->out, "# '%s' exited with status %d\n", st->cmd[0],
 			st->child_status);
 	ret = ret || !st->s.nr_live || (st->cmd && st->child_status == 127);
 	ops_close(&st->s);
 	free(st->prev);
+	free(st->rep);
 	return ret ? 1 : 0;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli_parse.h"
+#include "pvpmu/abi.h"
 #include "ctl_client.h"
 #include "elf_symbols.h"
 
@@ -193,9 +194,9 @@ static uint64_t period_of(struct top *t)
 {
 	uint64_t khz = t->s.vms[0].e.tsc_khz;
 
-	if (!strcmp(t->s.ev[0].name, "hv_run_ns"))
+	if (t->s.ev[0].code == PVPMU_EV_HV_RUN_NS)
 		return 1000000000ULL / t->freq;
-	if (!strcmp(t->s.ev[0].name, "hv_guest_cycles") && khz)
+	if (t->s.ev[0].code == PVPMU_EV_HV_GUEST_CYCLES && khz)
 		return khz * 1000ULL / t->freq;
 	fprintf(stderr, "vpmu top: sample on hv_run_ns or hv_guest_cycles\n");
 	return 0;

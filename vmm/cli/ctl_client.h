@@ -74,9 +74,10 @@ bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel);
 #define OPS_COUNTERS   8                /* counting PMCs of the logical PMU */
 
 struct ops_event {
-	char name[64];
+	char name[64]; /* as the user gave it, modifiers included */
 	uint16_t code;
-	bool is_time; /* counts ns or TSC cycles */
+	bool is_time;   /* counts ns or TSC cycles */
+	uint64_t evsel; /* PMC value: code, enable, rings of u/k */
 };
 
 struct ops_vm {
@@ -98,8 +99,9 @@ struct ops_session {
 };
 
 /*
- * Parse an event list "a,b,0x02e0" into (s) (appending). Names from the
- * catalogue, or raw codes 0xNNNN. Returns 0 or -EINVAL (message printed).
+ * Parse an event list "a,b:u,0x02e0" into (s) (appending): specs of
+ * event_spec.h (catalogue names or codes 0xNNNN, with modifiers u, k, h,
+ * G, umask=N). Returns 0 or -EINVAL (one message printed).
  */
 int ops_parse_events(struct ops_session *s, const char *list);
 
@@ -127,6 +129,7 @@ struct ops_counts {
 	uint64_t enabled;                 /* ns monitoring was on */
 	bool stale;      /* the VMM could not bring them up to date in time */
 	uint64_t age_ns; /* when stale: how old they are */
+	uint64_t pmis;   /* PMIs injected into the vCPU since it began */
 };
 
 /*
@@ -162,6 +165,14 @@ typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);
  */
 int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 	      void *opaque, uint64_t *lost);
+
+/*
+ * (err), a VMM error text, with every "PMC<n> (set <s>)" or "PMC<n>" of
+ * (s)'s events replaced by "event 'NAME'" (the name the user gave; the set
+ * added when the events are multiplexed), into (out).
+ */
+void ops_name_pmcs(const struct ops_session *s, const char *err, char *out,
+		   size_t len);
 
 /* Mark (vm) gone with one clear message on stderr (once). */
 void ops_vm_gone(struct ops_session *s, unsigned int vm, const char *why);

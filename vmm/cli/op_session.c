@@ -19,35 +19,27 @@
 #include "pvpmu/abi.h"
 #include "pvpmu/catalog.h"
 
+#include "event_spec.h"
+
 static int add_event(struct ops_session *s, const char *name)
 {
-	const struct pvpmu_event_desc *d = pvpmu_catalog_find(name);
 	struct ops_event *ev;
-	char *end;
-	unsigned long code;
+	struct ev_spec sp;
+	char err[320];
 
 	if (s->nr_ev == OPS_EVENTS_MAX) {
 		fprintf(stderr, "%s: at most %d events\n", s->prog,
 			OPS_EVENTS_MAX);
 		return -EINVAL;
 	}
-	ev = &s->ev[s->nr_ev];
-	if (d) {
-		ev->code    = d->code;
-		ev->is_time = d->is_time;
-	} else {
-		errno = 0;
-		code  = strtoul(name, &end, 16);
-		if (strncmp(name, "0x", 2) || *end || errno || code > 0xffff) {
-			fprintf(stderr,
-				"%s: unknown event '%s' (names from 'vpmu "
-				"events', or a code 0xNNNN)\n",
-				s->prog, name);
-			return -EINVAL;
-		}
-		ev->code    = (uint16_t)code;
-		ev->is_time = false;
+	if (ev_spec_parse(name, &sp, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", s->prog, err);
+		return -EINVAL;
 	}
+	ev          = &s->ev[s->nr_ev];
+	ev->code    = sp.code;
+	ev->is_time = sp.is_time;
+	ev->evsel   = sp.evsel;
 	snprintf(ev->name, sizeof(ev->name), "%s", name);
 	s->nr_ev++;
 	return 0;
@@ -181,19 +173,57 @@ void ops_vm_gone(struct ops_session *s, unsigned int vm, const char *why)
 		s->nr_live == 1 ? "" : "s");
 }
 
+void ops_name_pmcs(const struct ops_session *s, const char *err, char *out,
+		   size_t len)
+{
+	const char *p = err;
+	unsigned int num, set, idx;
+	size_t o = 0;
+	int used;
+
+	while (*p && o + 1 < len) {
+		used = 0;
+		set  = 0;
+		/* "PMC<n> (set <s>)" or "PMC<n>": register <n> of set <s>. */
+		if (sscanf(p, "PMC%u (set %u)%n", &num, &set, &used) != 2)
+			used = sscanf(p, "PMC%u%n", &num, &used) == 1 ? used
+								      : 0;
+		idx = set * OPS_COUNTERS + num;
+		if (used && num < OPS_COUNTERS && idx < s->nr_ev) {
+			if (s->nr_sets > 1)
+				o += (size_t)snprintf(out + o, len - o,
+						      "event '%s' (set %u)",
+						      s->ev[idx].name, set);
+			else
+				o += (size_t)snprintf(out + o, len - o,
+						      "event '%s'",
+						      s->ev[idx].name);
+			p += used;
+			continue;
+		}
+		out[o++] = *p++;
+	}
+	if (o >= len)
+		o = len - 1;
+	out[o] = '\0';
+}
+
 /* Call (req) on VM (vm); on failure report it gone. */
 static int call(struct ops_session *s, unsigned int vm, struct json_object *req,
 		struct json_object **rep)
 {
 	struct ops_vm *v = &s->vms[vm];
 	int ret          = vmm_client_call(&v->cl, req, rep);
+	char msg[sizeof(v->cl.err) + 256];
 
 	if (ret == -ECONNRESET || ret == -EPIPE || ret == -ETIMEDOUT ||
 	    ret == -ENOTCONN)
 		ops_vm_gone(s, vm, v->cl.err);
-	else if (ret)
-		fprintf(stderr, "%s: VM '%s': %s\n", s->prog, v->e.name,
-			v->cl.err);
+	else if (ret) {
+		/* Registers named as the user named them: by event. */
+		ops_name_pmcs(s, v->cl.err, msg, sizeof(msg));
+		fprintf(stderr, "%s: VM '%s': %s\n", s->prog, v->e.name, msg);
+	}
 	return ret;
 }
 
@@ -216,10 +246,10 @@ static struct json_object *pmc(unsigned int num, unsigned int set,
 	return o;
 }
 
-/* Event select of (ev): enabled, user and kernel, interrupt. */
+/* Event select of (ev): enabled, interrupt, its modifiers' rings. */
 static uint64_t evsel(const struct ops_event *ev)
 {
-	return PVPMU_EVSEL(PVPMU_EV_EVENT(ev->code), PVPMU_EV_UMASK(ev->code));
+	return ev->evsel;
 }
 
 static struct json_object *new_set(unsigned int id, uint64_t switch_ns)
@@ -425,6 +455,9 @@ static void parse_vcpu(struct ops_session *s, struct json_object *o,
 	out->stale = json_object_object_get_ex(o, "stale", &jv) &&
 		     json_object_get_boolean(jv);
 	out->age_ns = json_object_object_get_ex(o, "age_ns", &jv)
+			      ? json_object_get_uint64(jv)
+			      : 0;
+	out->pmis   = json_object_object_get_ex(o, "pmis", &jv)
 			      ? json_object_get_uint64(jv)
 			      : 0;
 }

@@ -18,7 +18,10 @@
 #define PTE_PS     (1ULL << 7)
 #define PTE_ADDR   0x000ffffffffff000ULL /* bits 51:12 */
 #define PAGE_4K    4096ULL
-#define FRAMES_GAP (1ULL << 20) /* at most 1 MiB between two frames */
+#define FRAMES_GAP (1ULL << 20)  /* at most 1 MiB between two frames */
+#define LEAF_MAX   (64ULL << 10) /* a leaf's sample at most 64 KiB in */
+#define OP_CALL    0xe8          /* call rel32 */
+#define OP_PUSH_BP 0x55          /* push %rbp */
 
 static bool canonical(uint64_t va)
 {
@@ -114,4 +117,29 @@ unsigned int vmm_fp_unwind(const struct vmm_gmem_view *m, uint64_t cr3,
 		rbp = frame[0];
 	}
 	return n;
+}
+
+bool vmm_leaf_caller(const struct vmm_gmem_view *m, uint64_t cr3, uint64_t rip,
+		     uint64_t rsp, uint64_t *ret)
+{
+	unsigned char call[5], op;
+	uint64_t r, target;
+	int32_t rel;
+
+	/* R = [rsp] must be the address right after a direct call... */
+	if ((rsp & 7) || vmm_gva_read(m, cr3, rsp, &r, sizeof(r)) || r < 5 ||
+	    !canonical(r) || vmm_gva_read(m, cr3, r - 5, call, sizeof(call)) ||
+	    call[0] != OP_CALL)
+		return false;
+	memcpy(&rel, call + 1, sizeof(rel));
+	target = r + (uint64_t)(int64_t)rel;
+	/* ...of the function rip is in (at most LEAF_MAX past its start)... */
+	if (rip < target || rip - target >= LEAF_MAX ||
+	    vmm_gva_read(m, cr3, target, &op, 1))
+		return false;
+	/* ...which has no frame, or has not built it yet (rip at entry). */
+	if (op == OP_PUSH_BP && rip != target)
+		return false;
+	*ret = r;
+	return true;
 }

@@ -386,4 +386,16 @@ unsigned int vmm_fp_unwind(const struct vmm_gmem_view *m, uint64_t cr3,
 			   uint64_t rbp, uint64_t rsp, uint64_t *out,
 			   unsigned int max);
 
+/*
+ * The caller of a function that has pushed nothing yet, which the rbp
+ * chain misses: a sample at a function's entry (before `push %rbp`), or in
+ * a leaf built without a frame (GCC drops the frame of a leaf that never
+ * moves rsp, even with -mno-omit-leaf-frame-pointer). Then [rsp] is the
+ * return address. Taken only when verified: [rsp] = R follows a direct
+ * call (e8 rel32) whose target T has T <= rip < T + 64 KiB, and T does not
+ * begin with `push %rbp` unless rip == T. true with (*ret) = R.
+ */
+bool vmm_leaf_caller(const struct vmm_gmem_view *m, uint64_t cr3, uint64_t rip,
+		     uint64_t rsp, uint64_t *ret);
+
 #endif /* VMM_H */

@@ -326,6 +326,11 @@ static int read_vcpu(struct vmm_ctl_call *x, const struct vmm_ctl_session *s,
 	json_object_object_add(o, "ctx", json_object_new_int(s->ctx[i]));
 	json_object_object_add(o, "values", vals);
 	json_object_object_add(o, "sets", sets_json(info, s->nr_sets));
+	/* Issue 18: PMIs injected into the guest on this vCPU, ever. */
+	json_object_object_add(
+		o, "pmis",
+		json_object_new_uint64(
+			atomic_load(&x->ctl->vm->vcpus[s->vcpu[i]].pmu.pmis)));
 	json_object_object_add(o, "stale",
 			       json_object_new_boolean(fresh->stale));
 	if (fresh->stale)

@@ -55,8 +55,8 @@ void vmm_chain_free(struct vmm_vcpu *vcpu)
 }
 
 /* The guest's registers; false outside 64-bit mode with 4-level paging. */
-static bool guest_regs(struct vmm_vcpu *vcpu, uint64_t *rbp, uint64_t *rsp,
-		       uint64_t *cr3)
+static bool guest_regs(struct vmm_vcpu *vcpu, uint64_t *rip, uint64_t *rbp,
+		       uint64_t *rsp, uint64_t *cr3)
 {
 	struct kvm_sregs sr;
 	struct kvm_regs r;
@@ -68,6 +68,7 @@ static bool guest_regs(struct vmm_vcpu *vcpu, uint64_t *rbp, uint64_t *rsp,
 	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sr) < 0 || !(sr.cr0 & CR0_PG) ||
 	    !(sr.efer & EFER_LMA) || (sr.cr4 & CR4_LA57))
 		return false;
+	*rip = r.rip;
 	*rbp = r.rbp;
 	*rsp = r.rsp;
 	*cr3 = sr.cr3;
@@ -78,13 +79,17 @@ void vmm_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp)
 {
 	const struct vmm_gmem_view m = {.base = vcpu->vm->mem,
 					.size = vcpu->vm->mem_size};
-	uint64_t ret[VMM_CHAIN_DEPTH_MAX], rbp, rsp, cr3;
+	uint64_t ret[VMM_CHAIN_DEPTH_MAX], rip, rbp, rsp, cr3;
 	unsigned int n = 0;
 
 	if (!atomic_load(&vcpu->pmu.chains))
 		return;
-	if (guest_regs(vcpu, &rbp, &rsp, &cr3))
-		n = vmm_fp_unwind(&m, cr3, rbp, rsp, ret, VMM_CHAIN_DEPTH_MAX);
+	if (guest_regs(vcpu, &rip, &rbp, &rsp, &cr3)) {
+		/* A frameless leaf's caller first, then the rbp chain. */
+		n = vmm_leaf_caller(&m, cr3, rip, rsp, ret) ? 1 : 0;
+		n += vmm_fp_unwind(&m, cr3, rbp, rsp, ret + n,
+				   VMM_CHAIN_DEPTH_MAX - n);
+	}
 	vmm_chain_store(vcpu, tstamp, ret, n);
 }
 

@@ -341,8 +341,10 @@ static bool inject_pmi(struct vmm_vcpu *vcpu)
 	if (!pmi)
 		return false;
 	if (pmi & VMM_PMI_LVTPC) { /* the guest's LVTPC decides, in KVM */
-		if (!vmm_irq_lvtpc_pmi(vcpu))
+		if (!vmm_irq_lvtpc_pmi(vcpu)) {
 			vcpu->stats.irqs++;
+			atomic_fetch_add(&vcpu->pmu.pmis, 1);
+		}
 		atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
 		return false;
 	}
@@ -351,6 +353,7 @@ static bool inject_pmi(struct vmm_vcpu *vcpu)
 		return true;
 	if (pmi == VMM_PMI_NMI)
 		vcpu->stats.irqs++;
+	atomic_fetch_add(&vcpu->pmu.pmis, 1);
 	atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
 	return false;
 }
@@ -363,9 +366,12 @@ static void inject_irq(struct vmm_vcpu *vcpu)
 	    !atomic_load(&vcpu->pmu.pmi))
 		return;
 	if (atomic_load(&vcpu->pmu.irq_pending)) {
-		if (!vcpu->pmu.vector || inject_vector(vcpu, vcpu->pmu.vector))
+		if (!vcpu->pmu.vector) {
 			atomic_store(&vcpu->pmu.irq_pending, false);
-		else
+		} else if (inject_vector(vcpu, vcpu->pmu.vector)) {
+			atomic_store(&vcpu->pmu.irq_pending, false);
+			atomic_fetch_add(&vcpu->pmu.pmis, 1);
+		} else
 			want = true;
 	}
 	/* One interrupt per entry: a PMI after a notification waits. */

@@ -88,7 +88,9 @@ struct vmm_vcpu_pmu {
 	uint64_t armed_run_ns;   /* run time when it was armed */
 	uint32_t vector;         /* notification vector, 0 = none */
 	atomic_bool irq_pending;
-	atomic_uint pmi;     /* issue 6: pending PMI, vector or VMM_PMI_NMI */
+	atomic_uint pmi; /* issue 6: pending PMI, vector or VMM_PMI_NMI */
+	/* Issue 18: PMIs injected: notification vectors, architectural PMIs. */
+	_Atomic uint64_t pmis;
 	uint64_t shared_gpa; /* struct pvpmu_shared_page, 0 = none */
 	int64_t tsc_offset;  /* guest TSC - host TSC */
 	/* Issue 17: chains for host contexts that asked (record -g). */

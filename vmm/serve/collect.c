@@ -95,6 +95,7 @@ static void vm_free(struct serve_vm *v)
 	ops_close(&v->s);
 	free(v->ctr);
 	free(v->stale);
+	free(v->pmis);
 	free(v->last_vals);
 	if (v->has_syms)
 		symtab_free(&v->syms);
@@ -119,8 +120,9 @@ static struct serve_vm *attach(struct serve *sv, const struct vmm_reg_entry *e)
 	n            = v->s.vms[0].e.nr_vcpus;
 	v->ctr       = calloc((size_t)n * v->nr_metric + 1, sizeof(*v->ctr));
 	v->stale     = calloc(n + 1, sizeof(*v->stale));
+	v->pmis      = calloc(n + 1, sizeof(*v->pmis));
 	v->last_vals = calloc((size_t)n * OPS_COUNTERS + 1, sizeof(uint64_t));
-	if (!v->ctr || !v->stale || !v->last_vals)
+	if (!v->ctr || !v->stale || !v->pmis || !v->last_vals)
 		goto out_free;
 	if (serve_start_counting(v)) {
 		fprintf(stderr,
@@ -220,6 +222,8 @@ static void read_vm(struct serve_vm *v)
 	}
 	for (cpu = 0; cpu < n; cpu++) {
 		v->stale[cpu] = c[cpu].stale;
+		if (c[cpu].pmis > v->pmis[cpu]) /* never published lower */
+			v->pmis[cpu] = c[cpu].pmis;
 		for (k = 0; k < v->s.nr_ev; k++) {
 			m = v->sampling ? v->map[k] : (int)k;
 			if (m < 0)

@@ -12,6 +12,9 @@
  *   vpmu_events                  counter: what the event counted on the
  *                                vCPU since vpmu serve attached (never
  *                                lower than before: serve_counter)
+ *   vpmu_vcpu_pmis               counter: PMIs the VMM injected into the
+ *                                vCPU since the VM started (notification
+ *                                vectors and architectural PMIs)
  *   vpmu_vcpu_stale              gauge 1 when the last read was stale
  *   vpmu_serve_vms, vpmu_serve_collect_duration_seconds   the daemon
  */
@@ -93,6 +96,24 @@ static void vm_counters(struct om_buf *b, enum om_format f,
 						      "_created", l, 4,
 						      (uint64_t)v->created);
 			}
+		}
+	}
+	om_family(b, f, "vpmu_vcpu_pmis", "counter",
+		  "PMIs the VMM injected into the vCPU since the VM started "
+		  "(perfmon2 notification vector, architectural PMIs).");
+	for (i = 0; i < nr; i++) {
+		const struct vmm_reg_entry *e = &vms[i]->s.vms[0].e;
+
+		l[0] = (struct om_label){"vm", e->name};
+		l[1] = (struct om_label){"uuid", e->uuid};
+		for (cpu = 0; cpu < e->nr_vcpus; cpu++) {
+			snprintf(vcpu, sizeof(vcpu), "%u", cpu);
+			l[2] = (struct om_label){"vcpu", vcpu};
+			om_sample_u64(b, "vpmu_vcpu_pmis", "_total", l, 3,
+				      vms[i]->pmis[cpu]);
+			if (f == OM_OPENMETRICS_1)
+				om_sample_u64(b, "vpmu_vcpu_pmis", "_created",
+					      l, 3, (uint64_t)e->started);
 		}
 	}
 	om_family(b, f, "vpmu_vcpu_stale", "gauge",

@@ -7,8 +7,9 @@
  * counted and recorded in every sample, so metrics keep counting), its
  * samples drained every 100 ms into a pprof builder; when the time is up
  * the counting sessions come back and the gzipped profile is handed over.
- * One vCPU takes one host context of an operator at a time, which is why
- * the profile borrows the daemon's own sessions.
+ * Borrowing the daemon's own sessions keeps it at one host context per
+ * vCPU: the others a vCPU takes (VPMU_CPU_MAX_HOST) are the local
+ * operators' (`vpmu stat`, `record`, `top`).
  */
 #include "serve_priv.h"
 

@@ -189,6 +189,7 @@ struct serve_vm {
 	unsigned int nr_metric;
 	struct serve_counter *ctr; /* [vcpu * nr_metric + event] */
 	bool *stale;               /* [vcpu] */
+	uint64_t *pmis;            /* [vcpu]: PMIs injected, ever */
 	bool sampling;             /* the session samples for a profile */
 	int map[OPS_EVENTS_MAX];   /* sampling PMD k -> metric event, or -1 */
 	int tmap[OPS_EVENTS_MAX];  /* sampling PMD k -> pprof type, or -1 */

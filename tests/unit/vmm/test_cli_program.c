@@ -127,6 +127,61 @@ Test(cli_program, each_error_is_one_line_and_status_1)
 	expect_fail((const char *[]){"run", NULL}, "no guest image");
 }
 
+/*
+ * Issue 17: event modifiers where they mean something, kvmstat events
+ * refused with who can count them (not "unknown event"), -r's limits.
+ * Each is found before any VM is looked for (none runs here).
+ */
+Test(cli_program, event_modifiers_kvmstat_and_repeat_errors)
+{
+	expect_fail((const char *[]){"stat", "-e", "kvmstat:exits", NULL},
+		    "vpmu stat: event 'kvmstat:exits': KVM statistics "
+		    "(kvmstat:*) are counted by guests only");
+	expect_fail((const char *[]){"record", "-e", "kvmstat:exits", NULL},
+		    "vpmu record: event 'kvmstat:exits'");
+	expect_fail((const char *[]){"stat", "-e", "hv_exits:u", NULL},
+		    "vpmu stat: event 'hv_exits:u': modifier 'u' (guest "
+		    "ring 3) has no meaning for hv_exits");
+	expect_fail((const char *[]){"record", "-e", "cycles:h", NULL},
+		    "modifier 'h' (hypervisor/host) has no meaning for cycles");
+	expect_fail((const char *[]){"top", "-e", "hv_guest_cycles:k", NULL},
+		    "vpmu top: event 'hv_guest_cycles:k'");
+	expect_fail((const char *[]){"stat", "-e", "hv_exits:q", NULL},
+		    "unknown modifier 'q'");
+	expect_fail((const char *[]){"stat", "-r", "0", "--", "1", NULL},
+		    "-r/--repeat needs a positive integer");
+	expect_fail((const char *[]){"stat", "-r", "3", NULL},
+		    "-r needs -- SECONDS or a COMMAND to repeat");
+	expect_fail((const char *[]){"stat", "-r", "3", "-I", "100", "--", "1",
+				     NULL},
+		    "-r and -I do not go together");
+	/* Meaningful modifiers pass the parser: the run stops at "no VM". */
+	expect_fail((const char *[]){"stat", "-e", "cycles:uk,hv_exits:h", "-r",
+				     "2", "--", "1", NULL},
+		    "no running VM to monitor");
+}
+
+/* `vpmu events` says who can count each event: kvmstat is guests only. */
+Test(cli_program, events_say_who_can_count)
+{
+	static struct vpmu_out r;
+	const char *line;
+
+	vpmu_prog((const char *[]){"events", NULL}, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, " WHO ") != NULL, "%s", r.out);
+	line = strstr(r.out, "hv_exits ");
+	cr_assert_not_null(line);
+	cr_expect(strstr(line, " all ") < strchr(line, '\n'), "%.120s", line);
+	line = strstr(r.out, "0x00e2  kvmstat");
+	if (line) /* the family row, when this host lists it */
+		cr_expect(strstr(line, " guest ") < strchr(line, '\n'),
+			  "%.120s", line);
+	vpmu_prog((const char *[]){"events", "--json", NULL}, &r);
+	cr_assert_eq(r.status, 0);
+	cr_expect(strstr(r.out, "\"operators\": true") != NULL);
+}
+
 Test(cli_program, no_vm_to_monitor_is_one_line)
 {
 	expect_fail((const char *[]){"stat", "--", "1", NULL},

@@ -5,7 +5,8 @@
  * in a buffer that stands for guest RAM, with 4 KiB, 2 MiB and 1 GiB
  * pages, non-present and out-of-range entries and non-canonical
  * addresses, and frame-pointer chains that are good, cyclic, misaligned
- * or leave RAM.
+ * or leave RAM; the caller of a frameless leaf read from [rsp] only when
+ * a direct call to the sampled function proves it.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -212,6 +213,73 @@ Test(vmm_guest_walk, random_memory)
 				     vmm_fp_unwind(&m, PML4, va & ~7ULL,
 						   va & ~7ULL, out, 64),
 				     64));
+			(void)vmm_leaf_caller(&m, PML4, va, va & ~7ULL, out);
 		}
 	}
+}
+
+/*
+ * Code at va 0x20000 (= pa, 4 KiB pages): a function F, called by
+ * `call F` at 0x21000 (return address R = 0x21005). (first) is F's first
+ * byte: 0x0f (rdtsc: a frameless leaf) or 0x55 (push %rbp: a frame).
+ */
+#define LEAF_F    0x20000ULL
+#define LEAF_CALL 0x21000ULL
+#define LEAF_R    (LEAF_CALL + 5)
+
+static void leaf_code(unsigned char first)
+{
+	int32_t rel = (int32_t)(LEAF_F - LEAF_R);
+
+	ram[LEAF_F]    = first;
+	ram[LEAF_CALL] = 0xe8;
+	memcpy(ram + LEAF_CALL + 1, &rel, 4);
+	put64(STACK_PA + 0x100, LEAF_R); /* [rsp] */
+}
+
+/* Issue 17: hot() built by GCC 12 without a frame (a leaf that never moves
+ * rsp): its caller middle() is [rsp], which the rbp chain misses. */
+Test(vmm_guest_walk, frameless_leaf_caller_from_rsp)
+{
+	uint64_t sp = STACK_VA + 0x100, r = 0;
+
+	leaf_code(0x0f);
+	cr_assert(vmm_leaf_caller(&m, PML4, LEAF_F + 0x30, sp, &r));
+	cr_assert(eq(u64, r, LEAF_R));
+	cr_assert(vmm_leaf_caller(&m, PML4, LEAF_F, sp, &r), "at entry");
+	/* A framed function: only at its entry, before push %rbp. */
+	leaf_code(0x55);
+	cr_assert(vmm_leaf_caller(&m, PML4, LEAF_F, sp, &r));
+	cr_assert(not(vmm_leaf_caller(&m, PML4, LEAF_F + 0x30, sp, &r)),
+		  "past the prologue: the rbp chain has the caller");
+}
+
+Test(vmm_guest_walk, leaf_caller_is_verified)
+{
+	uint64_t sp = STACK_VA + 0x100, r = 0;
+
+	leaf_code(0x0f);
+	/* rip not in the called function (before it, or 64 KiB past). */
+	cr_assert(not(vmm_leaf_caller(&m, PML4, LEAF_F - 1, sp, &r)));
+	cr_assert(not(vmm_leaf_caller(&m, PML4, LEAF_F + (64 << 10), sp, &r)));
+	/* Misaligned or unmapped rsp. */
+	cr_assert(not(vmm_leaf_caller(&m, PML4, LEAF_F + 8, sp + 4, &r)));
+	cr_assert(not(
+		vmm_leaf_caller(&m, PML4, LEAF_F + 8, STACK_VA + 0x3000, &r)));
+	/* [rsp] not after a call instruction (a local, a saved register). */
+	ram[LEAF_CALL] = 0x90;
+	cr_assert(not(vmm_leaf_caller(&m, PML4, LEAF_F + 8, sp, &r)));
+	/* [rsp] into an unmapped page, or null. */
+	put64(STACK_PA + 0x100, 0x5008);
+	cr_assert(not(vmm_leaf_caller(&m, PML4, LEAF_F + 8, sp, &r)));
+	put64(STACK_PA + 0x100, 0);
+	cr_assert(not(vmm_leaf_caller(&m, PML4, LEAF_F + 8, sp, &r)));
+	/* A call whose target is unmapped (page 5). */
+	leaf_code(0x0f);
+	{
+		int32_t rel = (int32_t)(0x5000 - (int64_t)LEAF_R);
+
+		memcpy(ram + LEAF_CALL + 1, &rel, 4);
+	}
+	cr_assert(not(vmm_leaf_caller(&m, PML4, 0x5010, sp, &r)));
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "harness.h"
+#include "vpmu_priv.h"
 
 enum state { S_UNLOADED, S_STOPPED, S_ACTIVE, S_MASKED };
 
@@ -302,6 +303,50 @@ Test(vpmu_ctx, second_context_for_same_target_is_ebusy)
 			eq(int, h_ctx_raw(&H.host, PFM_FL_SYSTEM_WIDE, &h), 0));
 		cr_assert(eq(int, vpmu_ctx_load(H.d, &H.host, h, &c, 1), 0));
 	}
+}
+
+/*
+ * Issue 18: host operators stack up to VPMU_CPU_MAX_HOST vCPU-wide
+ * contexts on one vCPU (a fleet daemon beside `vpmu stat`), each with its
+ * own counts; the next one is EBUSY, and an unload frees a place. The
+ * guest keeps its one vCPU-wide context (3.1.7) beside them.
+ */
+Test(vpmu_ctx, host_contexts_stack_on_a_vcpu_up_to_the_limit)
+{
+	struct pfarg_load c  = {.load_pid = 0};
+	struct pfarg_pmc pmc = {.reg_num = 0, .reg_value = H_EVSEL(0)};
+	struct pfarg_pmd pmd = {.reg_num = 0};
+	int h[VPMU_CPU_MAX_HOST + 1], g = h_ctx(PFM_FL_SYSTEM_WIDE), i;
+	uint64_t want;
+
+	h_rate(0, 1000000000ULL); /* one event per ns of run time */
+	cr_assert(eq(int, vpmu_ctx_load(H.d, &H.guest, g, &c, 1), 0));
+	for (i = 0; i <= VPMU_CPU_MAX_HOST; i++)
+		cr_assert(eq(int, h_ctx_raw(&H.host, PFM_FL_SYSTEM_WIDE, &h[i]),
+			     0));
+	for (i = 0; i < VPMU_CPU_MAX_HOST; i++) {
+		cr_assert(eq(int,
+			     vpmu_ctx_write_pmcs(H.d, &H.host, h[i], &pmc, 1),
+			     0));
+		cr_assert(eq(int, vpmu_ctx_load(H.d, &H.host, h[i], &c, 1), 0),
+			  "host context %d on vCPU 0", i);
+		cr_assert(eq(int, vpmu_ctx_start(H.d, &H.host, h[i], NULL, 0),
+			     0));
+		h_run(100); /* every context started so far counts this */
+	}
+	cr_assert(eq(int, vpmu_ctx_load(H.d, &H.host, h[i], &c, 1), -EBUSY),
+		  "the limit holds");
+	for (i = 0; i < VPMU_CPU_MAX_HOST; i++) {
+		pmd.reg_value = 0;
+		cr_assert(eq(int,
+			     vpmu_ctx_read_pmds(H.d, &H.host, h[i], &pmd, 1),
+			     0));
+		want = 100ULL * (uint64_t)(VPMU_CPU_MAX_HOST - i);
+		cr_assert(eq(u64, pmd.reg_value, want), "context %d", i);
+	}
+	cr_assert(eq(int, vpmu_ctx_unload(H.d, &H.host, h[0]), 0));
+	cr_assert(eq(int, vpmu_ctx_load(H.d, &H.host, h[i], &c, 1), 0),
+		  "an unload frees a place");
 }
 
 /* 3.1.7: a vCPU-wide load by the guest must name its own vCPU. */
