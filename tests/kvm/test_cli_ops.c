@@ -7,7 +7,9 @@
  *   - `vpmu stat -p PID` selects a VM by the pid of its VMM, -C by vCPU;
  *   - `vpmu stat -- COMMAND` counts while COMMAND runs; -o FILE; the
  *     interval header once and a labelled total in text and CSV;
- *   - `vpmu top` under a pseudo-terminal quits on the key q.
+ *   - `vpmu top` under a pseudo-terminal quits on the key q;
+ *   - `vpmu stat -r 3` with an event modifier: the mean of the runs (not
+ *     their sum), perf's spread, the name as given.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -216,4 +218,33 @@ Test(cli_ops, top_quits_on_q_under_a_pty)
 	cr_assert_lt(i, 100, "top did not quit on q within 5 s");
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
 	close(master);
+}
+
+/* -r 3 of 0.3 s: each hv_run_ns:h row is the mean of one run's time in
+ * KVM_RUN (at most ~0.3 s, not the 0.9 s of the three together). */
+Test(cli_ops, stat_repeat_means_with_modifier)
+{
+	char out[OUT_MAX];
+	const char *argv[] = {"stat", "-p",  "rep",
+			      "-r",   "3",   "-x",
+			      ",",    "-e",  "hv_run_ns:h,hv_exits",
+			      "--",   "0.3", NULL};
+	const char *l;
+	unsigned long long runs, count;
+	double rel;
+
+	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "rep", 1), 0);
+	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
+	run_stat(argv, out, sizeof(out));
+	cr_expect_eq(occurrences(out, ",mean,3,"), 2, "%s", out);
+	l = strstr(out, ",hv_run_ns:h,");
+	cr_assert_not_null(l, "%s", out);
+	cr_assert_eq(sscanf(l, ",hv_run_ns:h,%llu,", &count), 1, "%s", l);
+	cr_expect_gt(count, 0, "%s", l);
+	cr_expect_leq(count, 450000000ULL, "the mean of a run: %s", l);
+	l = strstr(l, ",mean,");
+	cr_assert_not_null(l);
+	cr_assert_eq(sscanf(l, ",mean,%llu,%*f,%lf", &runs, &rel), 2, "%s", l);
+	cr_expect_eq(runs, 3);
+	cr_expect(rel >= 0 && rel < 100, "%s", l);
 }

@@ -7,11 +7,12 @@
  * (as in tests/unit/vmm/test_ctl_vcpu_sync.c): every millisecond a vCPU
  * "exits" after 1 ms of guest run time with its RIP in fake_guest_hot
  * (9 times in 10, at random) or fake_guest_cold, and is accounted by the VMM's
- * own vmm_pmu_after_run(). The image of every VM is this program, so symbols
- * resolve. Once the file GO exists, vCPU i of VM v makes exactly
- * HYPERCALLS doorbell hypercalls (PIO exits), then no more, and takes a
- * PMI with every 4th one (HYPERCALLS / 4 in all, counted where vm_pmu.c
- * counts an injected PMI).
+ * own vmm_pmu_after_run(), its samples called from fake_guest_mid called
+ * from fake_guest_outer (the chain host sampling asks for). The image of
+ * every VM is this program, so symbols and lines resolve. Once the file GO
+ * exists, vCPU i of VM v makes exactly HYPERCALLS doorbell hypercalls (PIO
+ * exits), then no more, and takes a PMI with every 4th one (HYPERCALLS / 4 in
+ * all, counted where vm_pmu.c counts an injected PMI).
  *
  *   fake_vms GO HYPERCALLS NAME:VCPUS [NAME:VCPUS...]
  *
@@ -42,10 +43,13 @@ static atomic_uint nr_left; /* vCPUs still making hypercalls */
 static const char *go_file;
 static uint64_t hypercalls;
 static uint64_t hot_ip, cold_ip;
+static uint64_t chain_ret[2]; /* return addresses in mid, outer */
 
 /* The guest's "functions": only their addresses matter. */
 __attribute__((noinline, used)) void fake_guest_hot(void);
 __attribute__((noinline, used)) void fake_guest_cold(void);
+__attribute__((noinline, used)) void fake_guest_mid(void);
+__attribute__((noinline, used)) void fake_guest_outer(void);
 void fake_guest_hot(void)
 {
 	__asm__ volatile("nop; nop; nop; nop");
@@ -54,10 +58,38 @@ void fake_guest_cold(void)
 {
 	__asm__ volatile("nop; nop; nop; nop");
 }
+/* The callers every sample's chain names: outer -> mid -> hot/cold. */
+void fake_guest_mid(void)
+{
+	__asm__ volatile("nop; nop; nop; nop");
+}
+void fake_guest_outer(void)
+{
+	__asm__ volatile("nop; nop; nop; nop");
+}
 
 static void on_kick(int sig)
 {
 	(void)sig; /* interrupts the nanosleep, as a kick leaves KVM_RUN */
+}
+
+/*
+ * 1 ms of guest run time, accounted by the VMM. A sample due now gets the
+ * chain outer -> mid (a host context asked for chains: record -g, live
+ * profiles): stored under the sample's time after vmm_pmu_after_run(),
+ * whose own walk finds no guest page tables here, so the lookup (newest
+ * first) finds this one.
+ */
+static void run_one_ms(struct vmm_vcpu *v)
+{
+	struct vmm_vcpu_pmu *p = &v->pmu;
+	uint64_t now           = vpmu_cpu_run_ns(p->cpu) + 1000000;
+	bool due               = atomic_load(&p->chain_users) &&
+		   now >= vpmu_cpu_next_deadline(p->cpu);
+
+	vmm_pmu_after_run(v, 1000000, false);
+	if (due)
+		vmm_chain_store(v, now, chain_ret, 2);
 }
 
 static void *vcpu_thread(void *arg)
@@ -92,7 +124,7 @@ static void *vcpu_thread(void *arg)
 			if (atomic_fetch_sub(&nr_left, 1) == 1)
 				fprintf(stderr, "fake_vms: hypercalls done\n");
 		}
-		vmm_pmu_after_run(v, 1000000, false);
+		run_one_ms(v);
 	}
 	return NULL;
 }
@@ -189,6 +221,9 @@ int main(int argc, char **argv)
 	}
 	hot_ip  = symbol(&st, "fake_guest_hot");
 	cold_ip = symbol(&st, "fake_guest_cold");
+	/* Inside mid and outer, as a return address after a call would be. */
+	chain_ret[0] = symbol(&st, "fake_guest_mid") + 2;
+	chain_ret[1] = symbol(&st, "fake_guest_outer") + 2;
 	symtab_free(&st);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigemptyset(&set);

@@ -11,7 +11,9 @@
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "profile.pb-c.h"
@@ -163,10 +165,12 @@ Test(serve_pprof, decodes_back_to_what_was_built)
 		if (!strcmp(str(p, x->label[0]->str), "beta")) {
 			cr_expect(eq(ptr, (void *)fn, NULL),
 				  "no symbols: address only");
-			cr_expect(eq(i64, x->label[1]->num, 0));
+			cr_expect(
+				eq(str, (char *)str(p, x->label[1]->str), "0"),
+				"vCPU 0 is a label too");
 			continue;
 		}
-		cr_expect(eq(i64, x->label[1]->num, 1));
+		cr_expect(eq(str, (char *)str(p, x->label[1]->str), "1"));
 		cr_assert(not(eq(ptr, (void *)fn, NULL)));
 		if (!strcmp(fn, "hot")) {
 			hot_samples += (uint64_t)x->value[0];
@@ -216,4 +220,115 @@ Test(serve_pprof, chains_are_kept_leaf_first)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	free(raw);
 	free(gz);
+}
+
+/* Two functions of this program, each on one line that the test knows. */
+// clang-format off
+static __attribute__((noinline, noclone, used)) int pprof_probe_leaf(int x) { return x * 3 + 1; } static const int leaf_line = __LINE__;
+static __attribute__((noinline, noclone, used)) int pprof_probe_caller(int x) { return pprof_probe_leaf(x) + 2; } static const int caller_line = __LINE__;
+// clang-format on
+
+static uint64_t sym_addr(const struct symtab *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++) {
+		if (!strcmp(st->syms[i].name, name))
+			return st->syms[i].addr;
+	}
+	cr_assert(false, "no symbol %s", name);
+	return 0;
+}
+
+static const Perftools__Profiles__Function *
+function(const Perftools__Profiles__Profile *p, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_function; i++) {
+		if (p->function[i]->id == id)
+			return p->function[i];
+	}
+	cr_assert(false, "no function %llu", (unsigned long long)id);
+	return NULL;
+}
+
+/*
+ * Issue 18 item 3: the stack of a sample is the sampled address, then its
+ * callers' call sites (return address - 1), as live profiles and `report
+ * --pprof` build it (pprof_sample_stack); every location carries the
+ * source line and every function its source file and first line, from
+ * the image's DWARF (here this test program's own).
+ */
+Test(serve_pprof, stacks_carry_source_lines_and_files)
+{
+	const struct pprof_type t[] = {{"samples", "count"}};
+	struct pprof_sample s       = {.values = {1}};
+	const Perftools__Profiles__Location *l;
+	const Perftools__Profiles__Function *f;
+	Perftools__Profiles__Profile *p;
+	struct pprof_builder *b;
+	uint64_t leaf, caller, ret;
+	uint8_t *gz, *raw;
+	char self[PATH_MAX];
+	struct symtab st;
+	size_t len, n;
+	ssize_t sl;
+
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	cr_assert(gt(sz, (size_t)(sl > 0 ? sl : 0), 0));
+	self[sl] = '\0';
+	cr_assert(eq(int, symtab_load(&st, self), 0));
+	cr_assert(not(eq(ptr, (void *)st.dwarf, NULL)), "built with -g");
+	leaf   = sym_addr(&st, "pprof_probe_leaf");
+	caller = sym_addr(&st, "pprof_probe_caller");
+	ret    = caller + 5; /* a return address inside the caller */
+	pprof_sample_stack(&s, leaf, &ret, 1);
+	cr_assert(eq(u32, s.nr_ips, 2));
+	cr_expect(eq(u64, s.ips[0], leaf));
+	cr_expect(eq(u64, s.ips[1], ret - 1), "the call site, not the return");
+
+	cr_assert(eq(int, pprof_new(&b, t, 1, 0, 1), 0));
+	cr_assert(eq(int, pprof_add_vm(b, 0, "vm", "u", self, &st), 0));
+	cr_assert(eq(int, pprof_add(b, &s), 0));
+	cr_assert(eq(int, pprof_finish(b, 0, 0, &gz, &len), 0));
+	pprof_free(b);
+	raw = gunzip(gz, len, &n);
+	p   = perftools__profiles__profile__unpack(NULL, n, raw);
+	cr_assert(not(eq(ptr, p, NULL)));
+	cr_assert(eq(sz, p->n_sample, 1));
+	cr_assert(eq(sz, p->sample[0]->n_location_id, 2));
+	l = location(p, p->sample[0]->location_id[0]);
+	cr_assert(eq(sz, l->n_line, 1));
+	cr_expect(eq(i64, l->line[0]->line, leaf_line));
+	f = function(p, l->line[0]->function_id);
+	cr_expect(eq(str, (char *)str(p, f->name), "pprof_probe_leaf"));
+	cr_expect(
+		not(eq(ptr, strstr(str(p, f->filename), "test_pprof.c"), NULL)),
+		"source file %s", str(p, f->filename));
+	cr_expect(eq(i64, f->start_line, leaf_line));
+	l = location(p, p->sample[0]->location_id[1]);
+	cr_assert(eq(sz, l->n_line, 1));
+	cr_expect(eq(i64, l->line[0]->line, caller_line));
+	f = function(p, l->line[0]->function_id);
+	cr_expect(eq(str, (char *)str(p, f->name), "pprof_probe_caller"));
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
+	free(gz);
+	symtab_free(&st);
+}
+
+/* A chain deeper than a pprof stack holds is cut at PPROF_FRAMES_MAX. */
+Test(serve_pprof, long_chains_are_cut_at_the_frame_limit)
+{
+	uint64_t callers[PPROF_FRAMES_MAX + 8];
+	struct pprof_sample s = {0};
+	unsigned int i;
+
+	for (i = 0; i < PPROF_FRAMES_MAX + 8; i++)
+		callers[i] = 0x2000 + 16 * i;
+	pprof_sample_stack(&s, 0x1000, callers, PPROF_FRAMES_MAX + 8);
+	cr_assert(eq(u32, s.nr_ips, PPROF_FRAMES_MAX));
+	cr_expect(eq(u64, s.ips[PPROF_FRAMES_MAX - 1],
+		     callers[PPROF_FRAMES_MAX - 2] - 1));
 }

@@ -124,6 +124,24 @@ curl -s -o "$T/p.pb.gz" "$U/debug/pprof/profile?seconds=2" || fail "profile"
 F=$(top_function "$T/p.pb.gz")
 [ "$F" = fake_guest_hot ] || fail "pprof -top first function '$F' ($(cat "$T/pprof.err"))"
 echo "ok: go tool pprof -top of /debug/pprof/profile: $F first"
+# Call chains and source lines, as `vpmu record -g` and `report` have them.
+go tool pprof -traces -sample_index=hv_run_ns "$T/p.pb.gz" 2>/dev/null >"$T/traces.txt"
+python3 - "$T/traces.txt" <<'EOP' || fail "pprof -traces: $(head -30 "$T/traces.txt")"
+import sys
+stacks = [b.split("\n") for b in open(sys.argv[1]).read().split("-----------+")[1:]]
+frames = [[l.split()[-1] for l in b[1:] if l.strip() and ":" not in l] for b in stacks]
+want = ["fake_guest_hot", "fake_guest_mid", "fake_guest_outer"]
+sys.exit(0 if any(f == want for f in frames) else 1)
+EOP
+go tool pprof -traces "$T/p.pb.gz" 2>/dev/null | grep -q 'vcpu:  0' || fail "no vcpu 0 label"
+L=$(go tool pprof -top -lines -sample_index=hv_run_ns "$T/p.pb.gz" 2>/dev/null |
+	awk '/flat%/ { getline; print $(NF-1), $NF; exit }')
+HL=$(grep -n 'fake_guest_hot(void)$' "$(dirname "$0")/fake_vms.c" | tail -1 | cut -d: -f1)
+case "$L" in
+"fake_guest_hot "*fake_vms.c:$((HL + 2))) ;;
+*) fail "pprof -top -lines first '$L' (fake_guest_hot at fake_vms.c:$((HL + 2)))" ;;
+esac
+echo "ok: go tool pprof -traces: fake_guest_hot <- fake_guest_mid <- fake_guest_outer; -lines: $L"
 curl -s -o "$T/b.pb.gz" "$U/debug/pprof/profile?seconds=1&vm=beta" || fail "vm=beta"
 go tool pprof -raw "$T/b.pb.gz" 2>/dev/null | grep -q 'vm:\[beta\]' || fail "vm=beta profile has no beta samples"
 go tool pprof -raw "$T/b.pb.gz" 2>/dev/null | grep -q 'vm:\[alpha\]' && fail "vm=beta profile has alpha samples"
@@ -183,13 +201,15 @@ grep -q 'vpmu serve: stopped' "$T/serve.log" || fail "no clean stop"
 echo "ok: SIGTERM stops vpmu serve with status 0"
 
 # --- vpmu report --pprof (serve is gone: its contexts too).
-"$VPMU" record -a -e hv_run_ns,hv_exits -F 200 -o "$T/r.rec" -- 2 2>"$T/rec.log" ||
+"$VPMU" record -g -a -e hv_run_ns,hv_exits -F 200 -o "$T/r.rec" -- 2 2>"$T/rec.log" ||
 	fail "record: $(cat "$T/rec.log")"
 "$VPMU" report --pprof "$T/r.pb.gz" "$T/r.rec" 2>"$T/rep.log" ||
 	fail "report --pprof: $(cat "$T/rep.log")"
 F=$(top_function "$T/r.pb.gz")
 [ "$F" = fake_guest_hot ] || fail "report --pprof: first function '$F'"
-echo "ok: go tool pprof -top of vpmu report --pprof: $F first"
+go tool pprof -traces "$T/r.pb.gz" 2>/dev/null | grep -A2 fake_guest_hot |
+	grep -q fake_guest_outer || fail "report --pprof: no chains"
+echo "ok: go tool pprof -top of vpmu report --pprof: $F first, with chains"
 
 # --- TLS: refused in clear text off loopback; HTTPS with client certs.
 "$VPMU" serve --listen 0.0.0.0:0 2>"$T/clear.log" && fail "clear text on 0.0.0.0"

@@ -84,8 +84,9 @@ int cli_parse_num(const struct cli_cmd *cmd, const char *opt, const char *text,
 
 	errno = 0;
 	v     = strtod(text, &end);
+	/* min > 0 asks for a positive number (0.2 s is a fine delay). */
 	if (!*text || *end || errno || !isfinite(v) || v < 0 ||
-	    (min > 0 && v < min) || (min > 0 && v == 0))
+	    (min > 0 && v == 0))
 		return cli_error(cmd, "%s needs a %s number, not '%s'", opt,
 				 min > 0 ? "positive" : "non-negative", text);
 	*out = v;

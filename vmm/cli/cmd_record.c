@@ -111,7 +111,8 @@ static const struct cli_opt record_opts[] = {
 	OPS_SELECT_ROWS,
 	CLI_FN('e', "event", "EVENTS", add_events,
 	       "sample on the first (default hv_guest_cycles);\n"
-	       "the others are recorded in each sample"),
+	       "the others are recorded in each sample;\n"
+	       "modifiers NAME:u/k/G/h as in 'vpmu stat'"),
 	CLI_UINT('c', "count", "PERIOD", struct record_opts, period, 1,
 		 "a sample every PERIOD events"),
 	CLI_UINT('F', "freq", "HZ", struct record_opts, freq, 1,

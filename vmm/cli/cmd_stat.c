@@ -514,7 +514,9 @@ static const struct cli_opt stat_opts[] = {
 	OPS_SELECT_ROWS,
 	CLI_FN('e', "event", "EVENTS", add_events,
 	       "events to count, comma-separated (names from\n"
-	       "'vpmu events', or codes 0xNNNN); repeatable"),
+	       "'vpmu events', or codes 0xNNNN), each with\n"
+	       "modifiers NAME:u/k/G (guest hardware events)\n"
+	       "or NAME:h (hv_*, host); repeatable"),
 	CLI_UINT('I', "interval-print", "MS", struct stat_opts, interval_ms, 1,
 		 "print the counts of every MS milliseconds"),
 	CLI_STR('x', "field-separator", "SEP", struct stat_opts, sep,

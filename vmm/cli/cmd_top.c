@@ -148,7 +148,7 @@ static const struct cli_opt top_opts[] = {
 	OPS_SELECT_ROWS,
 	CLI_FN('e', "event", "EVENT", add_events,
 	       "sample on EVENT (hv_guest_cycles, the default,\n"
-	       "or hv_run_ns)"),
+	       "or hv_run_ns; modifier :h accepted)"),
 	CLI_UINT('F', "freq", "HZ", struct top, freq, 1,
 		 "samples per second of guest run time (1000)"),
 	CLI_NUM('d', "delay", "SECONDS", struct top, delay, 1,

@@ -4,12 +4,15 @@
  * from guest samples (see serve_priv.h). One mapping per VM (its image),
  * one location per (VM, address), one function per (VM, symbol); samples
  * with the same stack on the same vCPU are merged and labelled with their
- * VM ("vm") and vCPU ("vcpu"). Stacks are leaf first, so call chains need
- * nothing more here than more addresses per sample.
+ * VM ("vm") and vCPU ("vcpu"). Stacks are leaf first (pprof_sample_stack:
+ * the sampled address, then the callers' call sites), and every location
+ * and function carries its source line and file where the image has DWARF
+ * (elf_symbols.h), for live profiles and `report --pprof` alike.
  */
 #include "serve_priv.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +113,7 @@ struct pb_sample {
 struct pb_loc {
 	unsigned int vm;
 	uint64_t addr, func; /* func id, 0: none */
+	int64_t line;        /* source line (DWARF), 0: unknown */
 };
 
 struct pprof_builder {
@@ -131,6 +135,8 @@ struct pprof_builder {
 	struct {
 		unsigned int vm;
 		int64_t sym;
+		int64_t file;       /* source file string, -1: the image */
+		int64_t start_line; /* line of its entry, 0: unknown */
 	} * funcs;
 	size_t nr_funcs, cap_funcs;
 	struct hmap func_map; /* (vm, symbol index) -> function id */
@@ -245,6 +251,9 @@ int pprof_add_vm(struct pprof_builder *b, unsigned int vm, const char *name,
 static uint64_t func_id(struct pprof_builder *b, unsigned int vm, int64_t sym)
 {
 	struct hent *e = hget(&b->func_map, vm, (uint64_t)sym);
+	const struct symtab *st;
+	const char *file;
+	int line;
 
 	if (!e)
 		return 0;
@@ -253,9 +262,19 @@ static uint64_t func_id(struct pprof_builder *b, unsigned int vm, int64_t sym)
 	if (grow((void **)&b->funcs, &b->cap_funcs, b->nr_funcs,
 		 sizeof(*b->funcs)))
 		return 0;
-	b->funcs[b->nr_funcs].vm  = vm;
-	b->funcs[b->nr_funcs].sym = sym;
-	e->v                      = ++b->nr_funcs;
+	b->funcs[b->nr_funcs].vm         = vm;
+	b->funcs[b->nr_funcs].sym        = sym;
+	b->funcs[b->nr_funcs].file       = -1;
+	b->funcs[b->nr_funcs].start_line = 0;
+	/* Its source file and first line, where DWARF says (issue 17). */
+	st = b->vms[vm].st;
+	if (!symtab_srcline(st, st->syms[sym].addr, &file, &line)) {
+		b->funcs[b->nr_funcs].file       = intern(b, file);
+		b->funcs[b->nr_funcs].start_line = line;
+		if (b->funcs[b->nr_funcs].file < 0)
+			return 0;
+	}
+	e->v = ++b->nr_funcs;
 	return e->v;
 }
 
@@ -266,6 +285,8 @@ static uint64_t loc_id(struct pprof_builder *b, unsigned int vm, uint64_t addr)
 	const struct sym *sym;
 	struct hent *e = hget(&b->loc_map, vm, addr);
 	struct pb_loc *l;
+	const char *file;
+	int line;
 
 	if (!e)
 		return 0;
@@ -277,11 +298,26 @@ static uint64_t loc_id(struct pprof_builder *b, unsigned int vm, uint64_t addr)
 	l->vm   = vm;
 	l->addr = addr;
 	l->func = 0;
+	l->line = 0;
 	sym     = st ? symtab_find(st, addr) : NULL;
 	if (sym && !(l->func = func_id(b, vm, sym - st->syms)))
 		return 0;
+	if (sym && !symtab_srcline(st, addr, &file, &line))
+		l->line = line;
 	e->v = ++b->nr_locs;
 	return e->v;
+}
+
+void pprof_sample_stack(struct pprof_sample *s, uint64_t ip,
+			const uint64_t *callers, unsigned int nr)
+{
+	unsigned int k;
+
+	s->ips[0] = ip;
+	s->nr_ips = 1;
+	/* A return address follows its call: the call is at ret - 1. */
+	for (k = 0; k < nr && s->nr_ips < PPROF_FRAMES_MAX; k++)
+		s->ips[s->nr_ips++] = callers[k] - 1;
 }
 
 int pprof_add(struct pprof_builder *b, const struct pprof_sample *s)
@@ -399,6 +435,7 @@ static int fill_samples(struct pprof_builder *b, struct pb_out *o)
 {
 	int64_t k_vm = intern(b, "vm"), k_vcpu = intern(b, "vcpu");
 	size_t i, nloc                         = 0;
+	char vcpu[16];
 
 	o->smp     = calloc(b->nr_smp + 1, sizeof(*o->smp));
 	o->smpp    = calloc(b->nr_smp + 1, sizeof(*o->smpp));
@@ -425,15 +462,22 @@ static int fill_samples(struct pprof_builder *b, struct pb_out *o)
 		s->n_value = b->nr_types;
 		perftools__profiles__label__init(&o->lbl[2 * i]);
 		perftools__profiles__label__init(&o->lbl[2 * i + 1]);
-		o->lbl[2 * i].key     = k_vm;
-		o->lbl[2 * i].str     = b->vms[t->vm].name;
+		o->lbl[2 * i].key = k_vm;
+		o->lbl[2 * i].str = b->vms[t->vm].name;
+		/*
+		 * A string: go tool pprof drops a numeric label of value 0
+		 * (vCPU 0), and -tagfocus vcpu=0 matches a string exactly.
+		 */
+		snprintf(vcpu, sizeof(vcpu), "%u", t->vcpu);
 		o->lbl[2 * i + 1].key = k_vcpu;
-		o->lbl[2 * i + 1].num = t->vcpu;
-		o->lblp[2 * i]        = &o->lbl[2 * i];
-		o->lblp[2 * i + 1]    = &o->lbl[2 * i + 1];
-		s->label              = &o->lblp[2 * i];
-		s->n_label            = 2;
-		o->smpp[i]            = s;
+		o->lbl[2 * i + 1].str = intern(b, vcpu);
+		if (o->lbl[2 * i + 1].str < 0)
+			return -ENOMEM;
+		o->lblp[2 * i]     = &o->lbl[2 * i];
+		o->lblp[2 * i + 1] = &o->lbl[2 * i + 1];
+		s->label           = &o->lblp[2 * i];
+		s->n_label         = 2;
+		o->smpp[i]         = s;
 	}
 	o->p.sample   = o->smpp;
 	o->p.n_sample = b->nr_smp;
@@ -483,6 +527,7 @@ static int fill_locations(struct pprof_builder *b, struct pb_out *o)
 		if (b->locs[i].func) {
 			perftools__profiles__line__init(&o->line[i]);
 			o->line[i].function_id = b->locs[i].func;
+			o->line[i].line        = b->locs[i].line;
 			o->linep[i]            = &o->line[i];
 			o->loc[i].line         = &o->linep[i];
 			o->loc[i].n_line       = 1;
@@ -509,7 +554,10 @@ static int fill_functions(struct pprof_builder *b, struct pb_out *o)
 		o->fn[i].id   = i + 1;
 		o->fn[i].name = intern(b, st->syms[b->funcs[i].sym].name);
 		o->fn[i].system_name = o->fn[i].name;
-		o->fn[i].filename    = b->vms[b->funcs[i].vm].image;
+		o->fn[i].filename    = b->funcs[i].file >= 0
+					       ? b->funcs[i].file
+					       : b->vms[b->funcs[i].vm].image;
+		o->fn[i].start_line  = b->funcs[i].start_line;
 		if (o->fn[i].name < 0)
 			return -ENOMEM;
 		o->fnp[i] = &o->fn[i];

@@ -30,16 +30,14 @@ struct conv {
 static int add(void *opaque, const struct rec_sample *s)
 {
 	struct conv *c         = opaque;
-	struct pprof_sample ps = {
-		.vm = s->vm, .vcpu = s->cpu, .nr_ips = 1, .ips[0] = s->ip};
+	struct pprof_sample ps = {.vm = s->vm, .vcpu = s->cpu};
 	uint64_t *last;
 	unsigned int k;
 
 	if (s->vm >= c->h.nr_vms || s->cpu >= c->nr_cpus_max)
 		return 0; /* rec_read() checked the VM; be safe anyway */
-	/* Callers (`vpmu record -g`), leaf first: the call is at ret - 1. */
-	for (k = 0; k < s->nr_chain && ps.nr_ips < PPROF_FRAMES_MAX; k++)
-		ps.ips[ps.nr_ips++] = s->chain[k] - 1;
+	/* Callers (`vpmu record -g`), leaf first. */
+	pprof_sample_stack(&ps, s->ip, s->chain, s->nr_chain);
 	last         = &c->last[((size_t)s->vm * c->nr_cpus_max + s->cpu) *
                         REC_VALS_MAX];
 	ps.values[0] = 1;

@@ -84,8 +84,10 @@ static int start_sampling(struct serve *sv, struct serve_vm *v,
 	}
 	memset(v->last_vals, 0,
 	       v->s.vms[0].e.nr_vcpus * OPS_COUNTERS * sizeof(uint64_t));
-	v->sampling = true;
+	v->sampling    = true;
+	v->s.callchain = VMM_CTL_CHAIN_MAX; /* as `vpmu record -g` */
 	ret = ops_start_sampling(&v->s, period_of(p), PROFILE_BUF_BYTES);
+	v->s.callchain = 0;
 	if (ret) {
 		v->sampling = false;
 		serve_start_counting(v);
@@ -125,15 +127,14 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 {
 	struct drain_ctx *d    = opaque;
 	struct serve_vm *v     = d->v;
-	struct pprof_sample ps = {.vm     = v->pprof_vm,
-				  .vcpu   = smp->vcpu,
-				  .nr_ips = 1,
-				  .ips[0] = smp->ip};
+	struct pprof_sample ps = {.vm = v->pprof_vm, .vcpu = smp->vcpu};
 	uint64_t *last;
 	unsigned int k;
 
 	if (smp->vcpu >= v->s.vms[0].e.nr_vcpus)
 		return;
+	/* The guest's callers, walked by the VMM as for `record -g`. */
+	pprof_sample_stack(&ps, smp->ip, smp->chain, smp->nr_chain);
 	last         = &v->last_vals[smp->vcpu * OPS_COUNTERS];
 	ps.values[0] = 1;
 	ps.values[1] = (int64_t)d->period;

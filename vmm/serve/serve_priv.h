@@ -146,6 +146,14 @@ int pprof_new(struct pprof_builder **out, const struct pprof_type *types,
 int pprof_add_vm(struct pprof_builder *b, unsigned int vm, const char *name,
 		 const char *uuid, const char *image, const struct symtab *st);
 
+/*
+ * The stack of (s): the sampled (ip), then the (nr) return addresses of
+ * its callers, innermost first, each as its call site (ret - 1), up to
+ * PPROF_FRAMES_MAX in all. Used by live profiles and `report --pprof`.
+ */
+void pprof_sample_stack(struct pprof_sample *s, uint64_t ip,
+			const uint64_t *callers, unsigned int nr);
+
 /* Add one sample (equal stacks of one vCPU are merged). 0 or -errno. */
 int pprof_add(struct pprof_builder *b, const struct pprof_sample *s);
 

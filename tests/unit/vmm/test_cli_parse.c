@@ -179,6 +179,19 @@ static void expect_error(const struct cli_cmd *c, char **argv, int argc,
 	fclose(tmp);
 }
 
+/* Issue 17: a positive number may be below 1 (`top -d 0.2` was refused
+ * under the nested-KVM rig), never 0. */
+Test(cli_parse, positive_numbers_below_one)
+{
+	double d = 0;
+
+	cr_redirect_stderr();
+	cr_expect_eq(cli_parse_num(&cmd, "-d", "0.2", 1, &d), 0);
+	cr_expect_float_eq(d, 0.2, 1e-12);
+	cr_expect_eq(cli_parse_num(&cmd, "-d", "0", 1, &d), -EINVAL);
+	cr_expect_eq(cli_parse_num(&cmd, "-d", "-0.5", 1, &d), -EINVAL);
+}
+
 Test(cli_parse, each_error_is_one_line)
 {
 	char vms[] = "a,,b"; /* -p cuts its value in place, as argv allows */
@@ -197,6 +210,7 @@ Test(cli_parse, each_error_is_one_line)
 	expect_error(&cmd, ARGV("--secs", "-1"), 2,
 		     "--secs needs a non-negative number");
 	expect_error(&cmd, ARGV("--secs", "nan"), 2, "non-negative number");
+
 	expect_error(&cmd, ARGV("-k", "bad"), 2, "'bad' is bad");
 	expect_error(&one_operand, ARGV("a", "b"), 2,
 		     "vpmu one: unexpected argument 'b'");

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_stat_fake.c: `vpmu stat` against real control servers without KVM
+ * (tests/serve/fake_vms: the VMM's VM state and control server, threads as
+ * vCPUs; once the file GO exists each vCPU makes exactly N hypercalls),
+ * issue 17:
+ *   - -r N: two runs, the first counting all N hypercalls of each vCPU and
+ *     the second none: the mean is half the total and perf's "+-" (the
+ *     standard deviation of the mean in % of the mean) is exactly 100 %,
+ *     in CSV, JSON and text;
+ *   - an event the host cannot count is named as the user named it in the
+ *     VMM's refusal, never "PMC0 (set 0)";
+ *   - a meaningful modifier (hv_hypercalls:h) counts like the plain event.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_program.h"
+
+#define FAKE_VMS VPMU_BUILD_DIR "/tests/serve/fake_vms"
+#define N        300 /* hypercalls per vCPU */
+
+static char dir[64], go[96], log_path[96], wait_cmd[512];
+static pid_t fake;
+
+/* Does the fake VMs' stderr say (what)? */
+static bool log_says(const char *what)
+{
+	char buf[4096];
+	FILE *f = fopen(log_path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n      = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return strstr(buf, what) != NULL;
+}
+
+static void setup(void)
+{
+	int i;
+
+	snprintf(dir, sizeof(dir), "/tmp/vpmu-stat-fake.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(go, sizeof(go), "%s/go", dir);
+	snprintf(log_path, sizeof(log_path), "%s/fake.log", dir);
+	fflush(NULL);
+	fake = fork();
+	cr_assert_geq(fake, 0);
+	if (fake == 0) {
+		/* Never outlive the test, never hold its output open. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (!freopen(log_path, "w", stderr) ||
+		    !freopen("/dev/null", "w", stdout))
+			_exit(126);
+		setenv("VPMU_RUNTIME_DIR", dir, 1);
+		execl(FAKE_VMS, FAKE_VMS, go, "300", "alpha:2", (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 200 && !log_says("fake_vms: ready"); i++)
+		usleep(50000);
+	cr_assert(log_says("fake_vms: ready"), "fake_vms did not start");
+	/* A COMMAND that lets the hypercalls go and waits until all made. */
+	snprintf(wait_cmd, sizeof(wait_cmd),
+		 "[ -e %s ] && exit 0; touch %s; i=0; until grep -q "
+		 "'hypercalls done' %s; do i=$((i+1)); [ $i -gt 400 ] && "
+		 "exit 1; sleep 0.05; done",
+		 go, go, log_path);
+}
+
+static void teardown(void)
+{
+	char cmd[160];
+	int st;
+
+	if (fake > 0) {
+		kill(fake, SIGTERM);
+		waitpid(fake, &st, 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(stat_fake, .init = setup, .fini = teardown, .timeout = 120);
+
+/* The line of (out) that contains (a) and (b). */
+static const char *line_with(const char *out, const char *a, const char *b)
+{
+	const char *p = out, *e;
+	static char line[512];
+
+	while (*p) {
+		e = strchr(p, '\n');
+		e = e ? e : p + strlen(p);
+		snprintf(line, sizeof(line), "%.*s", (int)(e - p), p);
+		if (strstr(line, a) && strstr(line, b))
+			return line;
+		p = *e ? e + 1 : e;
+	}
+	return NULL;
+}
+
+Test(stat_fake, repeat_prints_mean_and_perf_spread_in_csv)
+{
+	static struct vpmu_out r;
+	const char *l;
+	char want[64];
+
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-r", "2", "-x", ",", "-e",
+				      "hv_hypercalls,hv_run_ns", "-A", "sh",
+				      "-c", wait_cmd, NULL},
+		     &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* Per vCPU: N in run 1, 0 in run 2 -> mean N/2, +- 100.00 %. */
+	snprintf(want, sizeof(want), ",hv_hypercalls,%d,", N / 2);
+	l = line_with(r.out, ",alpha,", want);
+	cr_assert_not_null(l, "%s", r.out);
+	cr_expect(strstr(l, ",mean,2,") != NULL, "%s", l);
+	cr_expect(strstr(l, ",100.00") != NULL, "%s", l);
+	cr_expect_eq(strlen(strstr(l, ",mean,")) > 0, 1);
+	l = line_with(r.out, ",alpha,", ",hv_run_ns,");
+	cr_assert_not_null(l, "%s", r.out);
+	cr_expect(strstr(l, ",mean,2,") != NULL, "%s", l);
+	cr_expect(!strstr(r.out, ",interval"), "-r prints means only");
+}
+
+Test(stat_fake, repeat_in_json_and_text)
+{
+	static struct vpmu_out r;
+	const char *l;
+	char want[64];
+
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-r", "2", "-j", "-e",
+				      "hv_hypercalls:h", "sh", "-c", wait_cmd,
+				      NULL},
+		     &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(want, sizeof(want), "\"count\": %d,", N); /* 2 vCPUs */
+	l = line_with(r.out, "\"event\": \"hv_hypercalls:h\"", want);
+	cr_assert_not_null(l, "%s", r.out);
+	cr_expect(strstr(l, "\"kind\": \"mean\"") != NULL, "%s", l);
+	cr_expect(strstr(l, "\"runs\": 2") != NULL, "%s", l);
+	cr_expect(strstr(l, "\"rel_stddev_pct\": 100.00") != NULL, "%s", l);
+	/* Text: the runs said once, "+-" after each count. */
+	cr_assert_eq(unlink(go), 0);
+	teardown();
+	setup();
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-r", "2", "-e", "hv_hypercalls",
+				      "sh", "-c", wait_cmd, NULL},
+		     &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "# mean of 2 runs") != NULL, "%s", r.out);
+	l = line_with(r.out, "hv_hypercalls", "( +- 100.00% )");
+	cr_expect_not_null(l, "%s", r.out);
+	cr_expect(strstr(r.out, "# 'sh' ran 2 times; last exit status 0") !=
+			  NULL,
+		  "%s", r.out);
+}
+
+/* The VMM refuses an event by register; the user reads the event's name. */
+Test(stat_fake, refusals_name_the_event)
+{
+	static struct vpmu_out r;
+
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-e", "hv_exits,cycles:u", "--",
+				      "0.2", NULL},
+		     &r);
+	if (r.status == 0) /* a host with a PMU counts it */
+		cr_skip_test("cycles is countable here");
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "not available") != NULL, "%s", r.err);
+	cr_expect(strstr(r.err, "event 'cycles:u'") != NULL, "%s", r.err);
+	cr_expect(!strstr(r.err, "PMC"), "%s", r.err);
+}
