@@ -657,9 +657,14 @@ Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
 	after = info_field(&c, "ctl_frames");
 	vmm_client_close(&c);
 	cr_log_info("%s", res.out);
-	/* Every report (each interval, then the total) has all 8 vCPUs. */
+	/*
+	 * Every report (each interval, then the total) has all 8 vCPUs. A
+	 * slow host may make fewer than 4 in 2 s (a read of 8 vCPUs can
+	 * outlast an interval), but at least one interval and the total;
+	 * the frames below must match however many there were.
+	 */
 	reports = vcpu_rows(res.out, 0);
-	cr_assert(ge(i64, reports, 4), "%s", res.out);
+	cr_assert(ge(i64, reports, 2), "%s", res.out);
 	for (i = 1; i < 8; i++)
 		cr_expect(eq(i64, vcpu_rows(res.out, i), reports), "vCPU %u",
 			  i);
