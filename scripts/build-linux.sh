@@ -39,7 +39,7 @@ PROGRESS_SECS=30
 
 PACKAGES=(
 	"$SRC_PKG" build-essential flex bison bc libelf-dev libssl-dev
-	cpio xz-utils lz4
+	cpio xz-utils lz4 musl-tools cmake pkg-config
 )
 
 log() {
@@ -212,9 +212,9 @@ build_kernel() {
 		export CCACHE_DIR=${CCACHE_DIR:-$CACHE_ROOT/ccache}
 		export CCACHE_BASEDIR=$src
 	fi
-	log "make -j$JOBS vmlinux bzImage (cold build, 5-11 min on 2 cores)..."
+	log "make -j$JOBS vmlinux bzImage modules (cold build, 5-11 min on 2 cores)..."
 	make_with_progress "$src" "$dir/make.log" CC="$cc" \
-		KBUILD_BUILD_USER=vpmu KBUILD_BUILD_HOST=vpmu vmlinux bzImage
+		KBUILD_BUILD_USER=vpmu KBUILD_BUILD_HOST=vpmu vmlinux bzImage modules
 	log "make headers (uapi headers for the init)"
 	make -s -C "$src" -j"$JOBS" headers >/dev/null
 	make -s -C "$src" kernelrelease >"$dir/kernelrelease"
@@ -260,7 +260,35 @@ build_init() {
 	gcc -nostdlib -static -no-pie -o "$out/init" "${objs[@]}" -lgcc
 }
 
-# newc cpio with /dev/console (init's first fds), /dev, /proc and /init.
+# The paravirtual perfmon2 driver and SDK (vpmutest=pvpmu): pvpmu.ko built
+# against the cached kernel; libpvpmu and its tools built with musl-gcc and
+# installed into $2/sdk-root; the driver checks (tests/linux/pvpmu) built
+# against that installed SDK through pkg-config, all static (the initrd has
+# no C library), stripped (unpacking the initrd is emulated: ~11 s/MB).
+build_pvpmu() {
+	local src=$1/src out=$2 root=$2/sdk-root
+
+	log "building pvpmu.ko and the musl SDK"
+	"$ROOT/guest-driver/linux/build-module.sh" "$src" "$out/pvpmu-mod" \
+		>"$out/pvpmu-mod.log" 2>&1 ||
+		{ cat "$out/pvpmu-mod.log" >&2; die "pvpmu.ko failed"; }
+	strip --strip-debug -o "$out/pvpmu.ko" "$out/pvpmu-mod/pvpmu.ko"
+	CC=musl-gcc cmake -S "$ROOT/sdk/linux" -B "$out/sdk-musl" \
+		-DCMAKE_BUILD_TYPE=Release -DPVPMU_STATIC_TOOLS=ON \
+		-DCMAKE_INSTALL_PREFIX="$root" >/dev/null
+	cmake --build "$out/sdk-musl" >/dev/null
+	cmake --install "$out/sdk-musl" >/dev/null
+	# shellcheck disable=SC2046
+	musl-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
+		-o "$out/pvpmu-checks" "$ROOT/tests/linux/pvpmu/pvpmu_checks.c" \
+		$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --static \
+			--cflags --libs pvpmu)
+	strip "$out/pvpmu-checks" "$root/bin/pfinfo" "$root/bin/pfstat" \
+		"$root/bin/pffast"
+}
+
+# newc cpio with /dev/console (init's first fds), /dev, /proc, /init, and
+# the pvpmu module, SDK tools and driver checks.
 build_initrd() {
 	local dir=$1 out=$2
 
@@ -269,6 +297,13 @@ build_initrd() {
 		nod /dev/console 0600 0 0 c 5 1
 		dir /proc 0755 0 0
 		file /init $out/init 0755 0 0
+		dir /lib 0755 0 0
+		file /lib/pvpmu.ko $out/pvpmu.ko 0644 0 0
+		dir /bin 0755 0 0
+		file /bin/pfinfo $out/sdk-root/bin/pfinfo 0755 0 0
+		file /bin/pfstat $out/sdk-root/bin/pfstat 0755 0 0
+		file /bin/pffast $out/sdk-root/bin/pffast 0755 0 0
+		file /bin/pvpmu-checks $out/pvpmu-checks 0755 0 0
 	EOF
 	"$dir/src/usr/gen_init_cpio" "$out/initrd.list" >"$out/initrd.cpio"
 }
@@ -315,6 +350,7 @@ main() {
 	fi
 	publish "$dir" "$key"
 	build_init "$dir" "$OUT_DIR"
+	build_pvpmu "$dir" "$OUT_DIR"
 	build_initrd "$dir" "$OUT_DIR"
 	log "done in $(elapsed): $OUT_DIR/{vmlinux,bzImage,initrd.cpio}" \
 		"($(cat "$dir/kernelrelease"))"

@@ -13,11 +13,13 @@ PACKAGES=(
 	uuid-dev
 	libvirt-dev libvirt0
 	libpfm4-dev
+	linux-headers-amd64 musl-tools
 	libjson-c-dev
 	libseccomp-dev
 	libelf-dev libdw-dev
 	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libgnutls28-dev prometheus golang-go
 	clang libclang-rt-14-dev
+	linux-perf
 )
 
 missing=()

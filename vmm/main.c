@@ -14,18 +14,15 @@
 #include "vm_registry.h"
 #include "vpmu_commands.h"
 #include "vpmu_serve.h"
+#include "vmm_handover.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
@@ -41,110 +38,40 @@ __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
 	exit(1);
 }
 
-static FILE *open_console(const char *path)
-{
-	FILE *f;
-
-	if (!path[0])
-		return stdout;
-	f = fopen(path, "we");
-	if (!f)
-		die("--console %s: %s", path, strerror(errno));
-	return f;
-}
-
-/* Two live VMs never share a name: operators select VMs by name. */
-static void check_name(const struct vmm_config *cfg)
-{
-	struct vmm_reg_entry e;
-	char dir[PATH_MAX];
-
-	if (!cfg->name[0] || vmm_runtime_dir(dir, sizeof(dir)) ||
-	    vmm_registry_find_name(dir, cfg->name, &e) != 1)
-		return;
-	die("a VM named '%s' is already running (pid %d, uuid %s): choose "
-	    "another --name",
-	    cfg->name, (int)e.pid, e.uuid);
-}
-
 /*
- * SIGINT and SIGTERM stop the VM cleanly (vCPUs leave KVM_RUN, the control
- * socket and registry entry are removed) with status 128 + signal: a
- * thread waits for them on a signalfd, and every other thread keeps them
- * blocked. SIGPIPE is ignored: when the console is a pipe or socket whose
- * reader went away (`vpmu run ... | head`), the same thread sees it
- * (POLLERR) and stops the VM with status 128 + SIGPIPE and one message,
- * instead of the VMM dying in the middle of a write.
+ * `vpmu run` hands the validated configuration to vpmu-vmm, next to this
+ * program, and becomes it (same process, same pid): the running VM then
+ * maps none of the libraries only the other commands use (issue 15).
  */
-struct waiter {
-	struct vmm_vm *vm;
-	int sig_fd, console_fd; /* console_fd -1: not a pipe or socket */
-};
-
-static void *signal_waiter(void *arg)
+__attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg)
 {
-	struct waiter *w = arg;
-	struct signalfd_siginfo si;
-	struct pollfd p[2] = {
-		{.fd = w->sig_fd, .events = POLLIN},
-		{.fd = w->console_fd, .events = 0},
-	};
+	static struct vmm_handover h;
+	static char prog[] = VMM_HANDOVER_PROG, arg[] = VMM_HANDOVER_ARG;
+	char exe[PATH_MAX], fd_text[16];
+	char *args[] = {prog, arg, fd_text, NULL};
+	ssize_t n    = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	int fd;
 
-	for (;;) {
-		if (poll(p, 2, -1) < 0)
-			continue; /* EINTR */
-		if (p[0].revents & POLLIN &&
-		    read(w->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-			vmm_vm_stop(w->vm, 128 + (int)si.ssi_signo);
-			return NULL;
-		}
-		if (p[1].revents & (POLLERR | POLLHUP)) {
-			fprintf(stderr,
-				"vpmu: %s: console output closed (broken "
-				"pipe): stopping the VM\n",
-				vmm_vm_name(w->vm));
-			vmm_vm_stop(w->vm, 128 + SIGPIPE);
-			return NULL;
-		}
-	}
-}
-
-/* (f)'s descriptor if it is a pipe or a socket, else -1. */
-static int pipe_fd(FILE *f)
-{
-	struct stat st;
-	int fd = fileno(f);
-
-	if (fd < 0 || fstat(fd, &st))
-		return -1;
-	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? fd : -1;
-}
-
-static int run_until_signal(struct vmm_vm *vm, FILE *console)
-{
-	struct waiter w = {.vm = vm, .console_fd = pipe_fd(console)};
-	sigset_t set, old;
-	pthread_t waiter;
-	bool has_waiter;
-	int status;
-
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
-	w.sig_fd   = signalfd(-1, &set, SFD_CLOEXEC);
-	has_waiter = w.sig_fd >= 0 &&
-		     pthread_create(&waiter, NULL, signal_waiter, &w) == 0;
-	status = vmm_vm_run(vm);
-	if (has_waiter) {
-		pthread_cancel(waiter);
-		pthread_join(waiter, NULL);
-	}
-	if (w.sig_fd >= 0)
-		close(w.sig_fd);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return status;
+	exe[n > 0 ? n : 0] = '\0';
+	slash              = strrchr(exe, '/');
+	if (!slash ||
+	    (size_t)(slash + 1 - exe) + sizeof(VMM_HANDOVER_PROG) > sizeof(exe))
+		die("cannot find the program %s next to /proc/self/exe",
+		    VMM_HANDOVER_PROG);
+	memcpy(slash + 1, VMM_HANDOVER_PROG, sizeof(VMM_HANDOVER_PROG));
+	memcpy(h.magic, VMM_HANDOVER_MAGIC, sizeof(h.magic));
+	h.size = sizeof(h);
+	h.cfg  = *cfg;
+	/* Inherited by vpmu-vmm, which closes it after one read. */
+	fd = memfd_create("vpmu-run-config", 0);
+	if (fd < 0 || write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
+		die("cannot hand the VM to %s: %s", VMM_HANDOVER_PROG,
+		    strerror(errno));
+	snprintf(fd_text, sizeof(fd_text), "%d", fd);
+	fflush(NULL);
+	execv(exe, args);
+	die("cannot run %s: %s", exe, strerror(errno));
 }
 
 /* `vpmu run`: the rows document the options; vmm_config parses them. */
@@ -204,8 +131,6 @@ static int cmd_run(int argc, char **argv)
 	char err[VMM_CONFIG_ERR_LEN];
 	struct vmm_config cfg;
 	struct cli_rest rest;
-	struct vmm_vm *vm;
-	FILE *console;
 	int status;
 
 	/* Syntax and --help from the table, values from vmm_config. */
@@ -217,26 +142,7 @@ static int cmd_run(int argc, char **argv)
 	if (vmm_config_parse_run_args(&cfg, argc, argv, err, sizeof(err)) ||
 	    vmm_config_validate(&cfg, err, sizeof(err)))
 		die("%s", err);
-	check_name(&cfg);
-	console = open_console(cfg.console);
-	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
-		die("%s", err);
-	if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
-		die("%s", err);
-	if (cfg.stats)
-		fprintf(stderr, "vpmu: %s: booting %s as a %s\n",
-			vmm_vm_name(vm), cfg.image,
-			vmm_image_kind_name(vmm_vm_image_kind(vm)));
-	status = run_until_signal(vm, console);
-	if (status < 0)
-		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
-		    strerror(-status));
-	if (cfg.stats)
-		vmm_stats_print(vm, stderr);
-	vmm_vm_destroy(vm);
-	if (console != stdout)
-		fclose(console);
-	return status;
+	exec_vmm(&cfg);
 }
 
 static int cmd_help(int argc, char **argv);

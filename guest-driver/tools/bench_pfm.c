@@ -10,7 +10,9 @@
  *           the VMM answers without work; README: 1.01x the null port).
  *           On PVM a ring-3 OUT traps and its I/O bitmap check is
  *           emulated, so floor3 > floor0; the SDK runs in ring 3, so
- *           floor3 is the floor its hypercalls are held to.
+ *           floor3 is the floor its hypercalls are held to. Both
+ *           go through vpmu's PIO dispatch: floor3 is not a bare KVM
+ *           exit (issue 15; tests/bench/sample_cost/bare_kvm.c is).
  *   read1/4/8   pfm_read_pmds() of 1, 4 and 8 PMDs (one hypercall)
  *   fast1/8     pvpmu_read_fast() of 1 and 8 PMDs (shared page, no exit)
  *   ssr         pfm_start() + pfm_stop() + pfm_read_pmds() of 8 PMDs
@@ -45,7 +47,7 @@ enum kind {
 };
 
 static const char *const names[NR_KINDS] = {
-	"floor3 bare exit", "read_pmds 1", "read_pmds 4",       "read_pmds 8",
+	"floor3 vpmu exit", "read_pmds 1", "read_pmds 4",       "read_pmds 8",
 	"fast read 1",      "fast read 8", "start+stop+read 8",
 };
 

@@ -50,7 +50,8 @@ unsigned int count_str(const char *hay, const char *needle);
 		     vpmu_cmd(&res, secs,                                      \
 			      (const char *const[]){__VA_ARGS__, NULL}),       \
 		     0),                                                       \
-		  "vpmu timed out; stderr: %s", res.err)
+		  "vpmu timed out after %u s; stdout:\n%s\n--- stderr:\n%s",   \
+		  (unsigned int)(secs), res.out, res.err)
 #define RUN(...)      RUN_FOR(60, __VA_ARGS__)
 #define RUN_LONG(...) RUN_FOR(120, __VA_ARGS__)
 

@@ -28,12 +28,14 @@
 #define VMM_KICK_SIGNAL SIGUSR1
 
 static _Thread_local struct kvm_run *tls_run;
+static _Thread_local uint64_t tls_kick_ns; /* when the handler ran */
 
 static void kick_handler(int sig)
 {
 	(void)sig;
 	if (tls_run)
 		tls_run->immediate_exit = 1;
+	tls_kick_ns = vpmu_monotonic_ns(); /* clock_gettime: signal-safe */
 }
 
 int vmm_vcpu_signal_init(void)
@@ -266,25 +268,49 @@ static void count_exit(struct vmm_vcpu *vcpu)
 	}
 }
 
+/*
+ * A kick's user-space path, timed with the monotonic clock (issue 15; `vpmu
+ * run --stats` prints the means): handler -> KVM_RUN return (exit),
+ * accounting (samples), shared page, then requests and timer re-arm until
+ * the next KVM_RUN.
+ */
+static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t dt)
+{
+	struct vmm_vcpu_stats *s = &vcpu->stats;
+	uint64_t t_acct, t_shared;
+
+	vcpu->run->immediate_exit = 0;
+	s->kicks++;
+	if (tls_kick_ns && tls_kick_ns <= t_ret)
+		s->kick_exit_ns += t_ret - tls_kick_ns;
+	tls_kick_ns = 0;
+	vmm_pmu_after_run(vcpu, dt, true);
+	t_acct = vpmu_monotonic_ns();
+	s->kick_acct_ns += t_acct - t_ret;
+	vmm_shared_update(vcpu);
+	t_shared = vpmu_monotonic_ns();
+	s->kick_shared_ns += t_shared - t_acct;
+	vcpu->kick_done_ns = t_shared;
+}
+
 static void run_loop(struct vmm_vcpu *vcpu)
 {
-	struct kvm_run *run = vcpu->run;
-	uint64_t t0, dt;
+	uint64_t t0, t1, dt;
 	int ret;
 
 	while (serve_requests(vcpu)) {
 		vmm_pmu_before_run(vcpu);
-		t0  = vpmu_monotonic_ns();
-		ret = ioctl(vcpu->fd, KVM_RUN, 0);
-		dt  = vpmu_monotonic_ns() - t0;
+		t0 = vpmu_monotonic_ns();
+		if (vcpu->kick_done_ns)
+			vcpu->stats.kick_entry_ns += t0 - vcpu->kick_done_ns;
+		vcpu->kick_done_ns = 0;
+		ret                = ioctl(vcpu->fd, KVM_RUN, 0);
+		t1                 = vpmu_monotonic_ns();
+		dt                 = t1 - t0;
 		vcpu->stats.run_ns += dt;
-		vcpu->stats.cpu_ns = vmm_thread_cpu_ns();
 		if (ret < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
-				run->immediate_exit = 0;
-				vcpu->stats.kicks++;
-				vmm_pmu_after_run(vcpu, dt, true);
-				vmm_shared_update(vcpu);
+				kick(vcpu, t1, dt);
 				continue;
 			}
 			fatal(vcpu, strerror(errno), VMM_STATUS_INTERNAL);
@@ -317,10 +343,16 @@ void *vmm_vcpu_thread(void *arg)
 		      VMM_STATUS_INTERNAL);
 	else
 		run_loop(vcpu);
+	vcpu->stats.cpu_ns = vmm_thread_cpu_ns(); /* for --stats */
 	vmm_pmu_vcpu_end(vcpu);
 	__atomic_store_n(&vcpu->tid, 0, __ATOMIC_RELEASE);
 	tls_run = NULL;
 	return NULL;
+}
+
+bool vmm_vcpu_is_self(const struct vmm_vcpu *vcpu)
+{
+	return tls_run && tls_run == vcpu->run;
 }
 
 int vmm_vcpu_fd(const struct vmm_vcpu *vcpu)

@@ -53,9 +53,17 @@ static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)
 			fprintf(out, "  reason %-9u %12llu\n", r,
 				(unsigned long long)s->exits[r]);
 	}
-	if (s->kicks)
+	if (s->kicks) {
 		fprintf(out, "  %-16s %12llu\n", "(kicks)",
 			(unsigned long long)s->kicks);
+		fprintf(out,
+			"  kick path, mean us: exit %.2f, accounting %.2f, "
+			"shared page %.2f, to re-entry %.2f\n",
+			(double)s->kick_exit_ns / 1e3 / (double)s->kicks,
+			(double)s->kick_acct_ns / 1e3 / (double)s->kicks,
+			(double)s->kick_shared_ns / 1e3 / (double)s->kicks,
+			(double)s->kick_entry_ns / 1e3 / (double)s->kicks);
+	}
 	if (s->quirks)
 		fprintf(out, "  %-16s %12llu\n", "(host quirks)",
 			(unsigned long long)s->quirks);

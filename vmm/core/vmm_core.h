@@ -279,12 +279,18 @@ struct vmm_vcpu_stats {
 	uint64_t kicks;        /* KVM_RUN interrupted by a kick */
 	uint64_t guest_errors; /* bad hypercalls, #GP on MSRs */
 	uint64_t quirks;       /* host-refused instructions finished (PVM) */
+	/* Issue 15: where the kicks' time went, summed over kicks (ns). */
+	uint64_t kick_exit_ns;   /* kick signal handler -> KVM_RUN returned */
+	uint64_t kick_acct_ns;   /* accounting, samples, call chains */
+	uint64_t kick_shared_ns; /* refreshing the shared page */
+	uint64_t kick_entry_ns;  /* requests, timer re-arm -> next KVM_RUN */
 };
 
 /*
  * CPU time the calling thread has received, ns (CLOCK_THREAD_CPUTIME_ID).
- * The vCPU loop stores it in stats.cpu_ns after every KVM_RUN, before
- * accounting: the hv_cpu_ns event, next to run_ns (wall time in KVM_RUN).
+ * A system call: read into stats.cpu_ns only when an hv_cpu_ns event is
+ * accounted on the vCPU's own thread (vm_pmu.c; issue 15: not after every
+ * KVM_RUN), and when the vCPU thread ends (--stats).
  */
 uint64_t vmm_thread_cpu_ns(void);
 
@@ -309,6 +315,9 @@ struct vmm_vcpu_stats *vmm_vcpu_stats(struct vmm_vcpu *vcpu);
 
 /* The KVM vCPU fd of (vcpu) (owned by the VM: do not close it). */
 int vmm_vcpu_fd(const struct vmm_vcpu *vcpu);
+
+/* Is the calling thread (vcpu)'s own vCPU thread (in vmm_vcpu_thread)? */
+bool vmm_vcpu_is_self(const struct vmm_vcpu *vcpu);
 
 /*
  * Create a VM from (cfg): open /dev/kvm, create the VM and (cfg->nr_vcpus)

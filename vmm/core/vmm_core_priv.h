@@ -68,6 +68,7 @@ struct vmm_vcpu {
 	pid_t tid;
 	struct vmm_vcpu_stats stats;
 	struct vmm_vcpu_pmu pmu;
+	uint64_t kick_done_ns; /* a kick's handling ended (vcpu_loop.c) */
 };
 
 struct vmm_vm {

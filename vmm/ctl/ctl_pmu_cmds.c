@@ -123,6 +123,7 @@ int vmm_ctl_do_info(struct vmm_ctl_call *x)
 	/* The control plane's own cost: frames served, times it woke up. */
 	add_u64(x->rep, "ctl_frames", x->ctl->nr_frames);
 	add_u64(x->rep, "ctl_wakeups", x->ctl->nr_wakeups);
+	add_u64(x->rep, "ctl_tid", (uint64_t)atomic_load(&x->ctl->tid));
 	return 0;
 }
 

@@ -309,6 +309,9 @@ static void *control_thread(void *arg)
 	uint64_t cnt, now;
 	sigset_t all;
 
+	/* Found by benchmarks and tests in /proc/PID/task (issue 15). */
+	atomic_store(&ctl->tid, (int)gettid());
+	pthread_setname_np(pthread_self(), "vpmu-ctl");
 	/* Kick signals are for vCPU threads only. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);

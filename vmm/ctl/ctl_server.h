@@ -143,6 +143,7 @@ struct vmm_control {
 	/* Shown by `info`: the cost of the control plane. */
 	uint64_t nr_frames;  /* request frames received, all clients */
 	uint64_t nr_wakeups; /* returns from the control thread's poll */
+	atomic_int tid;      /* the control thread's id, named "vpmu-ctl" */
 
 	/* Connection limits (VMM_CTL_*_TIMEOUT_NS; tests shorten them). */
 	uint64_t frame_timeout_ns, stall_timeout_ns;

@@ -59,6 +59,12 @@ static uint64_t hv_stat(void *opaque, uint32_t cpu, unsigned int stat)
 
 	if (cpu >= vm->nr_vcpus || stat >= VPMU_HV_NR_STATS)
 		return 0;
+	/*
+	 * The thread's CPU time costs a system call: read when an hv_cpu_ns
+	 * event is accounted on the vCPU's own thread (issue 15).
+	 */
+	if (stat == VPMU_HV_STAT_CPU_NS && vmm_vcpu_is_self(&vm->vcpus[cpu]))
+		vm->vcpus[cpu].stats.cpu_ns = vmm_thread_cpu_ns();
 	s = &vm->vcpus[cpu].stats;
 	if (stat >= VPMU_HV_STAT_EXIT_REASON)
 		return s->exits[stat - VPMU_HV_STAT_EXIT_REASON];

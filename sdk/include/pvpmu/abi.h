@@ -18,6 +18,7 @@
  *   7. Sampling formats
  *   8. Hypercall request blocks that carry perfmon2 types
  *   9. Event catalogue codes
+ *  10. The Linux character device (ioctl, mmap)
  */
 #ifndef PVPMU_ABI_H
 #define PVPMU_ABI_H
@@ -981,5 +982,65 @@ PVPMU_HC_SIZE_CHECK(pvpmu_hc_fmt_info, PVPMU_HC_FMT_INFO_SIZE_VER1);
 #define PVPMU_EV_IS_FAMILY(code)                                               \
 	(PVPMU_EV_EVENT(code) == PVPMU_EVSEL_HV_EXIT_REASON ||                 \
 	 PVPMU_EV_EVENT(code) == PVPMU_EVSEL_KVMSTAT)
+
+/*
+ * 10. The Linux character device /dev/pvpmu (guest-driver/linux/)
+ *
+ * A Linux guest reaches the hypercalls through the pvpmu.ko module. Each
+ * open file of /dev/pvpmu holds at most one perfmon2 context: the SDK opens
+ * one per pfm_create_context() and that descriptor is the spec's context
+ * fd (read: messages, poll/select, O_ASYNC + F_SETOWN: SIGIO, mmap: the
+ * sampling buffer and the shared pages, close: destroy). Commands that
+ * need no context (GETINFO, GET/SET_CONFIG) work on any open file.
+ *
+ * PVPMU_IOC_PFM carries one perfmonctl(): (arg) is the user address of the
+ * argument (arg_size bytes; pfarg_* arrays or pfarg_ctx + format
+ * arguments), copied in once and back once (OUT fields also on failure).
+ * The ioctl returns 0 or -1 with errno = the PVPMU_E* code; a bad user
+ * pointer gives EFAULT. After PFM_CREATE_CONTEXT, ctx_fd holds the VMM's
+ * context handle (the SDK overwrites it with the descriptor).
+ * PVPMU_IOC_INFO describes the file's context. Both blocks follow the size
+ * rule of section 5.1.
+ *
+ * mmap offsets: 0 maps the sampling buffer (smpl_size bytes), read-only;
+ * PVPMU_MMAP_SHARED maps nr_cpus pages read-only, page i being CPU i's
+ * struct pvpmu_shared_page (fast reads: the page of the CPU the reader
+ * runs on, compared against ctx). Writable mappings are refused.
+ */
+#define PVPMU_DEV_PATH           "/dev/pvpmu"
+#define PVPMU_MMAP_SHARED        0x100000000ULL
+#define PVPMU_IOC_PFM_SIZE_VER1  40
+#define PVPMU_IOC_INFO_SIZE_VER1 40
+
+struct pvpmu_ioc_pfm {
+	pvpmu_u32 size;        /* IN: sizeof(struct pvpmu_ioc_pfm) */
+	pvpmu_u32 cmd;         /* IN: PFM_* command code */
+	pvpmu_s32 nargs;       /* IN: element count */
+	pvpmu_u32 pad0;        /* IN: must be zero */
+	pvpmu_u64 arg;         /* IN: user address of the argument, or 0 */
+	pvpmu_u64 arg_size;    /* IN: argument bytes */
+	pvpmu_u64 restart_arg; /* IN: PFM_RESTART: format restart argument */
+};
+_Static_assert(sizeof(struct pvpmu_ioc_pfm) == 40, "pvpmu_ioc_pfm is ABI");
+
+struct pvpmu_ioc_info {
+	pvpmu_u32 size;       /* IN: sizeof(struct pvpmu_ioc_info) */
+	pvpmu_s32 ctx;        /* OUT: VMM context handle, -1 if none */
+	pvpmu_u32 ctx_flags;  /* OUT: PFM_FL_* given at creation */
+	pvpmu_u32 nr_cpus;    /* OUT: shared pages at PVPMU_MMAP_SHARED */
+	pvpmu_u64 smpl_size;  /* OUT: sampling buffer bytes, 0 if none */
+	pvpmu_u64 sched_outs; /* OUT: PVPMU_SCHED_OUT hypercalls the driver
+				 made for the monitored thread; hv events
+				 of the context count each of them */
+	pvpmu_s32 load_pid;   /* OUT: monitored thread, or -1 */
+	pvpmu_s32 load_cpu;   /* OUT: CPU of a system-wide context, or -1 */
+};
+_Static_assert(sizeof(struct pvpmu_ioc_info) == 40, "pvpmu_ioc_info is ABI");
+
+/* Linux _IOWR('v', 1, ...) and _IOWR('v', 2, ...), spelled out. */
+#define PVPMU_IOC(nr, size)                                                    \
+	((3U << 30) | ((pvpmu_u32)(size) << 16) | ((pvpmu_u32)'v' << 8) | (nr))
+#define PVPMU_IOC_PFM  PVPMU_IOC(1, sizeof(struct pvpmu_ioc_pfm))
+#define PVPMU_IOC_INFO PVPMU_IOC(2, sizeof(struct pvpmu_ioc_info))
 
 #endif /* PVPMU_ABI_H */

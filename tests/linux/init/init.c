@@ -33,6 +33,8 @@ static const struct selection selections[] = {
 	{"panic", 0},
 	{"hold", GROUP_BOOT | GROUP_HOLD},
 	{"poweroff", GROUP_BOOT | GROUP_POWEROFF},
+	{"pvpmu", GROUP_BOOT | GROUP_PVPMU},
+	{"pvpmuclose", GROUP_BOOT | GROUP_PVPMU_CLOSE},
 };
 
 struct totals {
@@ -171,7 +173,8 @@ int main(int argc, char **argv, char **envp)
 	say("vpmu-init: vpmu Linux test init, vpmutest=%s\n", name);
 	if (!sel) {
 		say("vpmu-init: unknown vpmutest=%s "
-		    "(boot|sys|perf|mp|all|panic|hold|poweroff)\n",
+		    "(boot|sys|perf|mp|all|panic|hold|poweroff|pvpmu|"
+		    "pvpmuclose)\n",
 		    name);
 		end_vm(2, 0);
 	}
@@ -183,6 +186,7 @@ int main(int argc, char **argv, char **envp)
 	run_table(sys_checks, sys_checks_count, sel->groups, &t);
 	run_table(perf_checks, perf_checks_count, sel->groups, &t);
 	run_table(mp_checks, mp_checks_count, sel->groups, &t);
+	run_table(pvpmu_checks, pvpmu_checks_count, sel->groups, &t);
 	say("vpmu-test: %u passed, %u failed, %u skipped\n", t.passed, t.failed,
 	    t.skipped);
 	end_vm(t.failed ? 1 : 0, sel->groups);

@@ -27,7 +27,9 @@ enum result {
 #define GROUP_POWEROFF                                                         \
 	(1U << 5) /* end with reboot(POWER_OFF), no exit port                  \
 		   */
-#define GROUP_ALL (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
+#define GROUP_PVPMU       (1U << 6) /* the pvpmu.ko driver and libpvpmu */
+#define GROUP_PVPMU_CLOSE (1U << 7) /* contexts held for `vpmu list` */
+#define GROUP_ALL         (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
 
 /* The detail text of one check, printed after its result. */
 struct report {
@@ -70,5 +72,7 @@ extern const struct check perf_checks[];
 extern const unsigned int perf_checks_count;
 extern const struct check mp_checks[];
 extern const unsigned int mp_checks_count;
+extern const struct check pvpmu_checks[];
+extern const unsigned int pvpmu_checks_count;
 
 #endif /* VPMU_LINUX_INIT_H */

@@ -330,3 +330,52 @@ Test(vmm_ctl_server, other_uid_is_refused_in_the_sandbox)
 	cr_expect(eq(int, hello(fd, 1, 2000), 0));
 	close(fd);
 }
+
+/* voluntary_ctxt_switches of thread (tid) of this process. */
+static long voluntary_switches(int tid)
+{
+	char path[64], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	f = fopen(path, "re");
+	cr_assert(not(eq(ptr, f, NULL)), "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+			break;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * Issue 15: an idle control thread, with a client connected that has been
+ * answered, sleeps: over 1 s it neither returns from poll (the test hook
+ * nr_wakeups) nor blocks again (the kernel's count of its voluntary
+ * context switches), and a request still wakes it exactly as needed.
+ */
+Test(vmm_ctl_server, idle_control_thread_makes_no_wakeups)
+{
+	uint64_t w0, w1;
+	long v0, v1;
+	int fd = connect_vm(), tid;
+
+	cr_assert(eq(int, hello(fd, 1, 5000), 0));
+	sleep_ms(50); /* the reply is out: the thread is back in poll */
+	tid = atomic_load(&vm.ctl->tid);
+	cr_assert(gt(int, tid, 0));
+	w0 = vm.ctl->nr_wakeups;
+	v0 = voluntary_switches(tid);
+	sleep_ms(1000);
+	w1 = vm.ctl->nr_wakeups;
+	v1 = voluntary_switches(tid);
+	cr_expect(eq(u64, w1 - w0, 0), "%llu wake-ups in 1 s idle",
+		  (unsigned long long)(w1 - w0));
+	cr_expect(eq(i64, v1 - v0, 0), "%ld voluntary switches in 1 s idle",
+		  v1 - v0);
+	/* Still served: one request is at least one wake-up. */
+	cr_assert(eq(int, hello(fd, 2, 5000), 0));
+	cr_expect(gt(u64, vm.ctl->nr_wakeups, w1));
+	close(fd);
+}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_sample_cost.c (issue 15): what one sample of a guest costs under
+ * vpmu, next to its floor and its peer, at each rate, in one run.
+ *
+ * Every side runs the same instructions (work_loop.h) in rounds timed with
+ * the TSC, alternating not-sampled and sampled phases of BENCH_SECONDS,
+ * BENCH_PHASES times; medians of the rounds. The cost of one event is the
+ * share of time lost, (1 - M_off / M_on), over the events per second:
+ *
+ *   floor  bare_kvm floor: a bare KVM_RUN loop (no vpmu code) kicked by a
+ *          one-shot timer signal re-armed after each kick, at the rate
+ *   vpmu   the bench_work guest under `vpmu record -F RATE` (hv_guest_cycles)
+ *   peer   `perf record -F RATE -e cpu-clock` of the same loop as a native
+ *          process (bare_kvm native); skipped with a line when perf is
+ *          missing or perf_event_open is refused
+ *
+ * and events per second achieved against requested. Then the resident set
+ * of an idle VM (1 vCPU, 64 MiB) and per extra vCPU, against bare_kvm's.
+ *
+ * Usage: bench_sample_cost [RATE...]   (default 1000 10000 50000);
+ * BENCH_SECONDS (3), BENCH_PHASES (2). Exit 77 without /dev/kvm.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kvm_harness.h"
+#include "vm_bg.h"
+
+#define BARE     VPMU_BUILD_DIR "/bench/bare_kvm"
+#define MAX_RATE 8
+#define ROUNDS   4096
+
+struct side {
+	uint64_t off, on;    /* median round cycles */
+	double events, secs; /* events in the sampled phases, their length */
+	bool ok;
+};
+
+static struct side fl[MAX_RATE], vp[MAX_RATE], pf[MAX_RATE];
+static unsigned long rates[MAX_RATE];
+static unsigned int nr_rates;
+static double secs = 3;
+static int phases  = 2;
+static char rundir[64];
+static char buf[1 << 20];
+
+static double cost_us(const struct side *s)
+{
+	if (!s->ok || !s->on || !s->events || !s->secs)
+		return 0;
+	return (1.0 - (double)s->off / (double)s->on) / (s->events / s->secs) *
+	       1e6;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *c, unsigned int n)
+{
+	qsort(c, n, sizeof(*c), cmp_u64);
+	return n ? c[n / 2] : 0;
+}
+
+/* --- floor: bare_kvm floor SECONDS PHASES RATE... */
+static int run_floor(void)
+{
+	char cmd[512], line[256];
+	unsigned long long r, off, on, kicks;
+	unsigned int i;
+	double s;
+	FILE *p;
+	int st, n = snprintf(cmd, sizeof(cmd), "%s floor %g %d", BARE, secs,
+			     phases);
+
+	for (i = 0; i < nr_rates; i++)
+		n += snprintf(cmd + n, sizeof(cmd) - (size_t)n, " %lu",
+			      rates[i]);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		if (sscanf(line,
+			   "floor: rate %llu off %llu on %llu kicks %llu "
+			   "seconds %lf",
+			   &r, &off, &on, &kicks, &s) != 5)
+			continue;
+		for (i = 0; i < nr_rates; i++) {
+			if (rates[i] == r)
+				fl[i] = (struct side){off, on, (double)kicks, s,
+						      true};
+		}
+	}
+	st = p ? pclose(p) : -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* --- vpmu: rounds printed by bench_work.elf while a phase lasts. */
+static struct vm_bg vm;
+static char vm_err[96];
+static const char *const vm_argv[] = {"run",   GUEST("bench_work"), "--name",
+				      "bench", "--stats",           NULL};
+
+static void collect(uint64_t *c, unsigned int *n, size_t *off, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	unsigned long long round, cycles;
+	bool first = true;
+	char *p, *nl;
+
+	while (now_ms() < end) {
+		usleep(20000);
+		slurp_file(vm.console, buf, sizeof(buf));
+		for (p = buf + *off; (nl = strchr(p, '\n')); p = nl + 1) {
+			if (sscanf(p, "work: round %llu cycles %llu", &round,
+				   &cycles) == 2) {
+				if (!first && *n < ROUNDS)
+					c[(*n)++] = cycles;
+				first = false;
+			}
+		}
+		*off = (size_t)(p - buf);
+	}
+}
+
+static unsigned long long record_samples(const char *err)
+{
+	char text[4096];
+	unsigned long long n = 0;
+	char *p;
+
+	if (!slurp_file(err, text, sizeof(text)) &&
+	    (p = strstr(text, ".rec: ")))
+		sscanf(p + 6, "%llu", &n);
+	return n;
+}
+
+static void run_vpmu(void)
+{
+	static uint64_t off[ROUNDS], on[ROUNDS];
+	char file[96], out[96], err[96], hz[24], sec[24];
+	const char *argv[] = {"record", "-m", "bench", "-F", hz,
+			      "-o",     file, "--",    sec,  NULL};
+	unsigned int i, n_off, n_on;
+	size_t pos = 0;
+	double samples;
+	int k;
+
+	snprintf(file, sizeof(file), "%s/bench.rec", rundir);
+	snprintf(out, sizeof(out), "%s/record.out", rundir);
+	snprintf(err, sizeof(err), "%s/record.err", rundir);
+	snprintf(sec, sizeof(sec), "%g", secs);
+	/* --stats: the kick path's breakdown, printed when it ends. */
+	snprintf(vm.console, sizeof(vm.console), "%s/bench.console", rundir);
+	snprintf(vm.name, sizeof(vm.name), "bench");
+	snprintf(vm_err, sizeof(vm_err), "%s/bench.stderr", rundir);
+	vm.pid = vpmu_bg(vm_argv, vm.console, vm_err);
+	if (vm.pid <= 0 || vm_bg_wait(&vm, rundir, "work: round", 2, 60000)) {
+		fprintf(stderr, "bench_sample_cost: the VM did not start\n");
+		return;
+	}
+	slurp_file(vm.console, buf, sizeof(buf));
+	pos = strlen(buf);
+	for (i = 0; i < nr_rates; i++) {
+		snprintf(hz, sizeof(hz), "%lu", rates[i]);
+		n_off = n_on = 0;
+		samples      = 0;
+		for (k = 0; k < phases; k++) {
+			pid_t rec;
+
+			collect(off, &n_off, &pos, (uint64_t)(secs * 1000));
+			rec = vpmu_bg(argv, out, err);
+			collect(on, &n_on, &pos, (uint64_t)(secs * 1000));
+			if (vpmu_bg_wait(rec, 30000))
+				fprintf(stderr,
+					"bench_sample_cost: record "
+					"-F %s failed\n",
+					hz);
+			samples += (double)record_samples(err);
+		}
+		vp[i] = (struct side){median(off, n_off), median(on, n_on),
+				      samples, secs * phases, n_on > 0};
+	}
+}
+
+/* The VM's own stamps of its kicks (`vpmu run --stats`), all rates. */
+static void kick_breakdown(void)
+{
+	char *p, *nl;
+
+	if (slurp_file(vm_err, buf, sizeof(buf)))
+		return;
+	p = strstr(buf, "(kicks)");
+	if (p && (nl = strchr(p, '\n')))
+		*nl = ' ';
+	if (p && (nl = strchr(p, '\n')))
+		*nl = '\0';
+	printf("vpmu's kick path over the whole run (vpmu run --stats):\n  "
+	       "%s\n",
+	       p ? p : "(not printed)");
+}
+
+/* VmRSS of (pid) in KiB, 0 if unknown. */
+static unsigned long rss_kib(pid_t pid)
+{
+	char path[64], text[4096], *p;
+	unsigned long kib = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!slurp_file(path, text, sizeof(text)) &&
+	    (p = strstr(text, "VmRSS:")))
+		sscanf(p + 6, "%lu", &kib);
+	return kib;
+}
+
+static unsigned long vm_rss(unsigned int vcpus)
+{
+	struct vm_bg v;
+	unsigned long kib = 0;
+	char name[16];
+
+	snprintf(name, sizeof(name), "rss%u", vcpus);
+	if (!vm_bg_start(&v, rundir, GUEST("bench_work"), name, vcpus) &&
+	    !vm_bg_wait(&v, rundir, "work: round", 2, 60000))
+		kib = rss_kib(v.pid);
+	vm_bg_kill(&v, SIGTERM);
+	return kib;
+}
+
+static void run_rss(void)
+{
+	unsigned long bare = 0, one, four;
+	pid_t pid          = fork();
+
+	if (pid == 0) {
+		execl(BARE, "bare_kvm", "spin", "64", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0) {
+		sleep(2);
+		bare = rss_kib(pid);
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	one  = vm_rss(1);
+	four = vm_rss(4);
+	printf("\nresident set (VmRSS), 64 MiB guest, the guest working:\n");
+	printf("  bare KVM loop (floor)      %8lu KiB\n", bare);
+	printf("  vpmu run, 1 vCPU           %8lu KiB  (%.2f x floor; "
+	       "target <= 8192 KiB)\n",
+	       one, bare ? (double)one / (double)bare : 0.0);
+	printf("  per extra vCPU (4 vs 1)    %8.0f KiB\n",
+	       (double)((long)four - (long)one) / 3.0);
+}
+
+/* --- peer: perf record of the native loop. */
+static bool native_median(const char *prefix, uint64_t *m, const char *out)
+{
+	char cmd[1024], line[256];
+	unsigned int n;
+	unsigned long long med;
+	bool ok = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s %s native %g 2>>%s", prefix, BARE, secs,
+		 out);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "native: rounds %u median %llu", &n, &med) ==
+		    2) {
+			*m = med;
+			ok = true;
+		}
+	}
+	if (p)
+		pclose(p);
+	return ok;
+}
+
+static double perf_samples(const char *data)
+{
+	char cmd[256], line[64];
+	double n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s -F ip 2>/dev/null | wc -l", data);
+	p = popen(cmd, "r");
+	if (p && fgets(line, sizeof(line), p))
+		n = atof(line);
+	if (p)
+		pclose(p);
+	return n;
+}
+
+static void run_perf(void)
+{
+	static uint64_t off[64], on[64];
+	char prefix[512], data[96], log[96];
+	unsigned int i, n_off, n_on;
+	double samples;
+	int k;
+
+	snprintf(data, sizeof(data), "%s/perf.data", rundir);
+	snprintf(log, sizeof(log), "%s/perf.log", rundir);
+	for (i = 0; i < nr_rates; i++) {
+		n_off = n_on = 0;
+		samples      = 0;
+		snprintf(prefix, sizeof(prefix),
+			 "perf record -q -F %lu -e cpu-clock -o %s --",
+			 rates[i], data);
+		for (k = 0; k < phases && k < 64; k++) {
+			if (native_median("", &off[n_off], log))
+				n_off++;
+			if (native_median(prefix, &on[n_on], log)) {
+				n_on++;
+				samples += perf_samples(data);
+			}
+		}
+		pf[i] = (struct side){median(off, n_off), median(on, n_on),
+				      samples, secs * phases,
+				      n_on > 0 && samples > 0};
+	}
+	if (!pf[0].ok) {
+		char text[512] = "";
+
+		slurp_file(log, text, sizeof(text));
+		printf("peer: host perf record skipped (perf missing or "
+		       "perf_event_open refused): %.200s\n",
+		       text);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+	int st;
+
+	for (i = 1; i < (unsigned int)argc && nr_rates < MAX_RATE; i++)
+		rates[nr_rates++] = strtoul(argv[i], NULL, 10);
+	if (!nr_rates) {
+		rates[0] = 1000;
+		rates[1] = 10000;
+		rates[2] = 50000;
+		nr_rates = 3;
+	}
+	if (getenv("BENCH_SECONDS"))
+		secs = atof(getenv("BENCH_SECONDS"));
+	if (getenv("BENCH_PHASES"))
+		phases = atoi(getenv("BENCH_PHASES"));
+	if (rundir_make(rundir, sizeof(rundir)))
+		return 1;
+	st = run_floor();
+	if (st == 77) {
+		printf("bench_sample_cost: skipped, /dev/kvm cannot be used\n");
+		rundir_remove(rundir);
+		return 77;
+	}
+	run_vpmu();
+	vm_bg_kill(&vm, SIGTERM);
+	kick_breakdown();
+	run_perf();
+	printf("bench_sample_cost: cost of one sample (us) = (1 - off/on "
+	       "median round) / events per s\n");
+	printf("  %7s | %9s %9s | %9s %9s %6s | %9s %9s\n", "rate", "floor us",
+	       "kicks/s", "vpmu us", "smpl/s", "x flr", "perf us", "smpl/s");
+	for (i = 0; i < nr_rates; i++)
+		printf("  %7lu | %9.2f %9.0f | %9.2f %9.0f %6.2f | %9.2f "
+		       "%9.0f\n",
+		       rates[i], cost_us(&fl[i]),
+		       fl[i].secs ? fl[i].events / fl[i].secs : 0,
+		       cost_us(&vp[i]),
+		       vp[i].secs ? vp[i].events / vp[i].secs : 0,
+		       cost_us(&fl[i]) ? cost_us(&vp[i]) / cost_us(&fl[i]) : 0,
+		       cost_us(&pf[i]),
+		       pf[i].secs ? pf[i].events / pf[i].secs : 0);
+	for (i = 0; i < nr_rates; i++)
+		printf("  slowdown at %lu Hz: floor x%.3f  vpmu x%.3f  perf "
+		       "x%.3f\n",
+		       rates[i],
+		       fl[i].off ? (double)fl[i].on / (double)fl[i].off : 0,
+		       vp[i].off ? (double)vp[i].on / (double)vp[i].off : 0,
+		       pf[i].off ? (double)pf[i].on / (double)pf[i].off : 0);
+	printf("  goal: vpmu us <= 1.1 x floor us at every rate\n");
+	run_rss();
+	rundir_remove(rundir);
+	return 0;
+}

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pvpmu_checks.c: the checks of the paravirtual perfmon2 driver for Linux
+ * (pvpmu.ko + libpvpmu), run in the Linux test guest after the init loaded
+ * the module (tests/linux/init, `vpmutest=pvpmu`). A static program (musl)
+ * built against the installed SDK (scripts/build-linux.sh). It prints one
+ * line per check, "vpmu-test: NAME: PASS|FAIL|SKIP detail", like the init,
+ * and exits with the number of failures.
+ *
+ *   pvpmu-checks            run every check
+ *   pvpmu-checks hc N       make N PVPMU_HC_NOP hypercalls from ring 3
+ *                           (the workload pfstat measures)
+ *   pvpmu-checks close-hold open a context, close it, let a child exit
+ *                           holding one; each step printed and held
+ *                           CLOSE_HOLD_SECS for the host's `vpmu list`
+ *
+ * Workload: NOP hypercalls from ring 3 (ioperm() grants the doorbells):
+ * each is exactly one hv_hypercalls event (spec 3.2 counters; abi.h §5).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/io.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pvpmu/pvpmu.h>
+
+enum result { PASS, FAIL, SKIP };
+
+struct report {
+	char text[300];
+};
+
+static void detail(struct report *r, const char *fmt, ...)
+{
+	size_t len = strlen(r->text);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->text + len, sizeof(r->text) - len, fmt, ap);
+	va_end(ap);
+}
+
+static enum result fail(struct report *r, const char *what, int err)
+{
+	detail(r, "%s: %s (%d)", what, pvpmu_strerror(err), err);
+	return FAIL;
+}
+
+static void hc_nops(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		__asm__ __volatile__("outl %%eax, %%dx"
+				     :
+				     : "a"(0),
+				       "d"((unsigned short)(PVPMU_PORT_HC_BASE +
+							    PVPMU_HC_NOP))
+				     : "memory");
+}
+
+/*
+ * A context with hv_hypercalls in PMC/PMD 0 starting at (start), reset to
+ * (start) after an overflow and to (long_reset) by PFM_RESTART (3.3.3).
+ */
+static int make_ctx_reset(pvpmu_u32 flags, pvpmu_u64 start,
+			  pvpmu_u64 long_reset, pvpmu_u32 regfl, int *fd)
+{
+	pfarg_ctx_t ctx = {.ctx_flags = flags};
+	pfarg_pmc_t pmc = {0};
+	pfarg_pmd_t pmd = {0};
+	int ret;
+
+	ret = pfm_create_context(&ctx, 0, 0);
+	if (ret)
+		return ret;
+	*fd           = ctx.ctx_fd;
+	ret           = pvpmu_event_encode("hv_hypercalls", &pmc.reg_value, 0);
+	pmc.reg_flags = regfl;
+	pmc.reg_reset_pmds[0] = 0;
+	if (!ret)
+		ret = pfm_write_pmcs(*fd, &pmc, 1);
+	pmd.reg_value       = start;
+	pmd.reg_short_reset = start;
+	pmd.reg_long_reset  = long_reset;
+	if (!ret)
+		ret = pfm_write_pmds(*fd, &pmd, 1);
+	if (ret)
+		pfm_close(*fd);
+	return ret;
+}
+
+static int make_ctx(pvpmu_u32 flags, pvpmu_u64 start, pvpmu_u32 regfl, int *fd)
+{
+	return make_ctx_reset(flags, start, start, regfl, fd);
+}
+
+static int load_start(int fd, pid_t pid)
+{
+	pfarg_load_t load = {.load_pid = (pvpmu_u32)pid};
+	int ret           = pfm_load_context(fd, &load);
+
+	return ret ? ret : pfm_start(fd, 0);
+}
+
+static int read_pmd0(int fd, pvpmu_u64 *v)
+{
+	pfarg_pmd_t pmd = {0};
+	int ret         = pfm_read_pmds(fd, &pmd, 1);
+
+	*v = pmd.reg_value;
+	return ret;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A child that closes its copy of the context descriptor (ctx_fd), so that
+ * the parent's close destroys the context, waits for a byte on (go), makes
+ * (n) hypercalls, then (with a (done_fd)) spins in ring 3 for 300 ms and
+ * writes a byte there; exits.
+ */
+static pid_t spawn_worker(int ctx_fd, int go[2], unsigned int n, int done_fd)
+{
+	pid_t pid = fork();
+	uint64_t t0;
+	char c;
+
+	if (pid)
+		return pid;
+	close(ctx_fd);
+	close(go[1]);
+	if (read(go[0], &c, 1) != 1)
+		_exit(2);
+	hc_nops(n);
+	if (done_fd >= 0) {
+		t0 = now_ns();
+		while (now_ns() - t0 < 300000000ULL)
+			;
+		if (write(done_fd, "d", 1) != 1)
+			_exit(3);
+	}
+	_exit(0);
+}
+
+/* The scheduler state letter of (pid) ('R' running, 'S' sleeping). */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p                  = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* --- checks --- */
+
+static enum result check_device(struct report *r)
+{
+	struct stat st;
+
+	if (stat(PVPMU_DEV_PATH, &st))
+		return fail(r, PVPMU_DEV_PATH, -errno);
+	detail(r, "%s is a character device %u:%u", PVPMU_DEV_PATH,
+	       major(st.st_rdev), minor(st.st_rdev));
+	return S_ISCHR(st.st_mode) ? PASS : FAIL;
+}
+
+/* spec 3.1.17 */
+static enum result check_config(struct report *r)
+{
+	pfarg_config_t cfg = {0};
+	int ret            = pfm_get_config(&cfg);
+
+	if (ret)
+		return fail(r, "PFM_GET_CONFIG", ret);
+	detail(r, "perfmon2 %u.%u pmcs=0x%" PRIx64 " width=%u",
+	       PFM_VERSION_MAJOR(cfg.cf_version),
+	       PFM_VERSION_MINOR(cfg.cf_version), (uint64_t)cfg.cf_impl_pmcs[0],
+	       cfg.cf_counter_width);
+	return cfg.cf_impl_pmcs[0] ? PASS : FAIL;
+}
+
+/* Run pfstat on `pvpmu-checks hc N`: count - driver sched-outs == N. */
+static enum result check_pfstat_exact(struct report *r)
+{
+	const unsigned int n     = 1000;
+	unsigned long long count = 0, outs = 0;
+	char buf[2048] = {0}, arg[16], *p;
+	int pfd[2], status;
+	size_t len = 0;
+	ssize_t got;
+	pid_t pid;
+
+	snprintf(arg, sizeof(arg), "%u", n);
+	if (pipe(pfd))
+		return fail(r, "pipe", -errno);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		execl("/bin/pfstat", "pfstat", "-v", "-e", "hv_hypercalls",
+		      "--", "/bin/pvpmu-checks", "hc", arg, (char *)0);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (len < sizeof(buf) - 1 &&
+	       (got = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)got;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		detail(r, "pfstat status 0x%x: %s", status, buf);
+		return FAIL;
+	}
+	p = strstr(buf, "hv_hypercalls");
+	while (p && p > buf && p[-1] == ' ')
+		p--;
+	while (p && p > buf && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p)
+		count = strtoull(p, 0, 10);
+	p = strstr(buf, "driver sched-out");
+	while (p && p > buf && p[-1] == ' ')
+		p--;
+	while (p && p > buf && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p)
+		outs = strtoull(p, 0, 10);
+	detail(r, "hv_hypercalls=%llu sched_outs=%llu expected=%u+sched_outs",
+	       count, outs, n);
+	return count == n + outs ? PASS : FAIL;
+}
+
+/* The shared page answers like PFM_READ_PMDS (abi.h §3 shared page). */
+static enum result check_fast_read(struct report *r)
+{
+	pfarg_pmd_t fast = {0};
+	pvpmu_u64 slow;
+	int fd, ret;
+
+	ret = make_ctx(0, 0, 0, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	ret = load_start(fd, getpid());
+	hc_nops(100);
+	if (!ret)
+		ret = pvpmu_read_fast(0, fd, &fast, 1);
+	if (!ret)
+		ret = read_pmd0(fd, &slow);
+	pfm_close(fd);
+	if (ret)
+		return fail(r, "read", ret);
+	/* The READ_PMDS hypercall itself is one more hypercall. */
+	detail(r,
+	       "fast=%" PRIu64 " pfm_read_pmds=%" PRIu64 " (its own call +1)",
+	       (uint64_t)fast.reg_value, (uint64_t)slow);
+	return fast.reg_value >= 100 && slow == fast.reg_value + 1 ? PASS
+								   : FAIL;
+}
+
+/* spec 3.3.4: poll()/select() report the context readable on overflow. */
+static enum result ovfl_wait(struct report *r, int use_sigio);
+
+static enum result check_poll(struct report *r)
+{
+	return ovfl_wait(r, 0);
+}
+
+static volatile sig_atomic_t got_sigio;
+
+static void on_sigio(int sig)
+{
+	(void)sig;
+	got_sigio = 1;
+}
+
+static enum result check_sigio(struct report *r)
+{
+	return ovfl_wait(r, 1);
+}
+
+static enum result ovfl_wait(struct report *r, int use_sigio)
+{
+	int go[2], fd, ret, status, waited = 0;
+	struct pollfd p;
+	pfm_msg_t msg;
+	pid_t pid;
+
+	ret = make_ctx(0, (pvpmu_u64)-10, PFM_REGFL_OVFL_NOTIFY, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	if (use_sigio) {
+		signal(SIGIO, on_sigio);
+		got_sigio = 0;
+		fcntl(fd, F_SETOWN, getpid());
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+	}
+	if (pipe(go))
+		return fail(r, "pipe", -errno);
+	pid = spawn_worker(fd, go, 20, -1);
+	close(go[0]);
+	ret = load_start(fd, pid);
+	if (write(go[1], "g", 1) != 1)
+		ret = -errno;
+	close(go[1]);
+	if (!ret && use_sigio) {
+		while (!got_sigio && waited < 500) {
+			usleep(10000);
+			waited++;
+		}
+		detail(r, "SIGIO %s after ~%d ms; ",
+		       got_sigio ? "arrived" : "never came", waited * 10);
+	} else if (!ret) {
+		p   = (struct pollfd){.fd = fd, .events = POLLIN};
+		ret = poll(&p, 1, 5000) == 1 ? 0 : -PVPMU_ETIMEDOUT;
+		detail(r, "poll: %s; ", ret ? "timed out" : "POLLIN");
+	}
+	if (!ret)
+		ret = pfm_read_msg(fd, &msg, 0);
+	waitpid(pid, &status, 0);
+	pfm_close(fd);
+	if (ret)
+		return fail(r, "message", ret);
+	detail(r, "msg_type=%u ovfl_pmds=0x%" PRIx64, msg.msg_type,
+	       (uint64_t)msg.pfm_ovfl_msg.msg_ovfl_pmds[0]);
+	if (use_sigio && !got_sigio)
+		return FAIL;
+	return msg.msg_type == PFM_MSG_OVFL &&
+			       msg.pfm_ovfl_msg.msg_ovfl_pmds[0] == 1
+		       ? PASS
+		       : FAIL;
+}
+
+/* spec 3.3.5: PFM_FL_NOTIFY_BLOCK holds the monitored thread. */
+static enum result check_notify_block(struct report *r)
+{
+	int go[2], done[2], fd, ret, status, held, resumed;
+	char state = '?';
+	struct pollfd p;
+	pfm_msg_t msg;
+	pid_t pid;
+
+	/*
+	 * Long reset 0: after RESTART the worker's remaining hypercalls do
+	 * not overflow (and block it) again.
+	 */
+	ret = make_ctx_reset(PFM_FL_NOTIFY_BLOCK, (pvpmu_u64)-10, 0,
+			     PFM_REGFL_OVFL_NOTIFY, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	if (pipe(go) || pipe(done))
+		return fail(r, "pipe", -errno);
+	pid = spawn_worker(fd, go, 20, done[1]);
+	close(go[0]);
+	close(done[1]);
+	ret = load_start(fd, pid);
+	if (write(go[1], "g", 1) != 1)
+		ret = -errno;
+	close(go[1]);
+	if (!ret)
+		ret = pfm_read_msg(fd, &msg, 5000000000ULL);
+	/* Blocked in the driver (S), where it would spin (R) otherwise. */
+	if (!ret) {
+		usleep(100000);
+		state = proc_state(pid);
+	}
+	p    = (struct pollfd){.fd = done[0], .events = POLLIN};
+	held = !ret && state == 'S' && poll(&p, 1, 0) == 0;
+	if (!ret)
+		ret = pfm_restart(fd);
+	resumed = !ret && poll(&p, 1, 5000) == 1;
+	pfm_close(fd); /* destroys the context: a still blocked worker goes */
+	if (!resumed)
+		kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (ret)
+		return fail(r, "notify/restart", ret);
+	detail(r,
+	       "after the overflow: state %c (%s); resumed after RESTART: %s",
+	       state, held ? "blocked" : "not blocked", resumed ? "yes" : "no");
+	return held && resumed ? PASS : FAIL;
+}
+
+/* A forked child sharing the descriptor keeps the context (3.1.9 close). */
+static enum result check_fork_shares(struct report *r)
+{
+	int fd, ret, status;
+	pid_t pid;
+
+	ret = make_ctx(0, 1234, 0, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	pid = fork();
+	if (pid == 0) {
+		pvpmu_u64 v = 0;
+
+		usleep(200000); /* the parent closes meanwhile */
+		ret = read_pmd0(fd, &v);
+		_exit(ret ? 1 : v == 1234 ? 0 : 2);
+	}
+	pfm_close(fd);
+	waitpid(pid, &status, 0);
+	detail(r, "child read after the parent closed: status %d",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? PASS : FAIL;
+}
+
+/* The sampling buffer maps read-only; a ring-3 write faults. */
+static enum result check_smpl_readonly(struct report *r)
+{
+	static const pvpmu_u8 uuid[16] = PFM_DEFAULT_SMPL_UUID;
+	pfm_default_smpl_arg_t arg     = {.buf_size = 8192};
+	pfarg_ctx_t ctx                = {0};
+	const void *buf;
+	pvpmu_u64 size;
+	int ret, status;
+	void *w;
+	pid_t pid;
+
+	memcpy(ctx.ctx_smpl_buf_id, uuid, sizeof(uuid));
+	ret = pfm_create_context(&ctx, &arg, sizeof(arg));
+	if (ret)
+		return fail(r, "PFM_CREATE_CONTEXT", ret);
+	ret = pfm_smpl_buf(ctx.ctx_fd, &buf, &size);
+	if (ret) {
+		pfm_close(ctx.ctx_fd);
+		return fail(r, "mmap", ret);
+	}
+	w = mmap(0, size, PROT_READ | PROT_WRITE, MAP_SHARED, ctx.ctx_fd, 0);
+	detail(r, "buffer %" PRIu64 " bytes, version 0x%x; writable mmap: %s; ",
+	       (uint64_t)size,
+	       ((const pfm_default_smpl_hdr_t *)buf)->hdr_version,
+	       w == MAP_FAILED ? strerror(errno) : "allowed");
+	pid = fork();
+	if (pid == 0) {
+		*(volatile char *)buf = 1;
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	pfm_close(ctx.ctx_fd);
+	detail(r, "write: %s",
+	       WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "no fault");
+	return w == MAP_FAILED && WIFSIGNALED(status) &&
+			       WTERMSIG(status) == SIGSEGV
+		       ? PASS
+		       : FAIL;
+}
+
+/* The driver's PVPMU_SCHED_OUT hypercalls for (fd)'s thread so far. */
+static pvpmu_u64 sched_outs(int fd)
+{
+	struct pvpmu_ioc_info info = {.size = sizeof(info)};
+
+	return ioctl(fd, PVPMU_IOC_INFO, &info) ? ~0ULL : info.sched_outs;
+}
+
+#define EMUL64_TRIES 5
+
+/*
+ * spec 3.2: 64-bit counts across the emulated width's wrap. The count is
+ * exact only in a window where the driver made no SCHED_OUT hypercall
+ * for the thread (each is an hv_hypercalls event of the context): such a
+ * window is retried, up to EMUL64_TRIES times.
+ */
+static enum result check_emul64(struct report *r)
+{
+	pfarg_config_t cfg = {0};
+	pvpmu_u64 start, v = 0, o0 = 0, o1 = 0;
+	int fd, ret, tries = 0;
+
+	ret = pfm_get_config(&cfg);
+	if (ret)
+		return fail(r, "PFM_GET_CONFIG", ret);
+	if (!cfg.cf_counter_width || cfg.cf_counter_width >= 64) {
+		detail(r, "counter width %u", cfg.cf_counter_width);
+		return SKIP;
+	}
+	start = (1ULL << cfg.cf_counter_width) - 5;
+	do {
+		ret = make_ctx(0, start, 0, &fd);
+		if (ret)
+			return fail(r, "context", ret);
+		ret = pfm_load_context(
+			fd, &(pfarg_load_t){.load_pid = (pvpmu_u32)getpid()});
+		o0 = sched_outs(fd);
+		if (!ret)
+			ret = pfm_start(fd, 0);
+		hc_nops(10);
+		if (!ret)
+			ret = pfm_stop(fd);
+		o1 = sched_outs(fd);
+		if (!ret)
+			ret = read_pmd0(fd, &v);
+		pfm_close(fd);
+		if (ret)
+			return fail(r, "count", ret);
+	} while (o1 != o0 && ++tries < EMUL64_TRIES);
+	detail(r,
+	       "width %u: start 0x%" PRIx64 " after 10 calls 0x%" PRIx64
+	       " (try %d, driver sched-outs in the window %" PRIu64 ")",
+	       cfg.cf_counter_width, (uint64_t)start, (uint64_t)v, tries + 1,
+	       (uint64_t)(o1 - o0));
+	/* 10 NOPs + the STOP hypercall, counted before it stops. */
+	return o1 == o0 && v == start + 11 ? PASS : FAIL;
+}
+
+/* Bad user pointers give EFAULT (never an oops). */
+static enum result check_efault(struct report *r)
+{
+	struct pvpmu_ioc_pfm req = {.size     = sizeof(req),
+				    .cmd      = PFM_GETINFO_PMCS,
+				    .nargs    = 1,
+				    .arg      = 0x10,
+				    .arg_size = sizeof(pfarg_pmcinfo_t)};
+	int fd                   = open(PVPMU_DEV_PATH, O_RDWR), e1, e2;
+
+	if (fd < 0)
+		return fail(r, "open", -errno);
+	e1 = ioctl(fd, PVPMU_IOC_PFM, &req) < 0 ? errno : 0;
+	e2 = ioctl(fd, PVPMU_IOC_PFM, (void *)0x10) < 0 ? errno : 0;
+	close(fd);
+	detail(r, "bad argument: %s; bad request: %s", strerror(e1),
+	       strerror(e2));
+	return e1 == EFAULT && e2 == EFAULT ? PASS : FAIL;
+}
+
+static const struct {
+	const char *name;
+	enum result (*run)(struct report *r);
+} checks[] = {
+	{"pvpmu-device", check_device},
+	{"pvpmu-config", check_config},
+	{"pvpmu-efault", check_efault},
+	{"pvpmu-pfstat-exact", check_pfstat_exact},
+	{"pvpmu-fast-read", check_fast_read},
+	{"pvpmu-poll", check_poll},
+	{"pvpmu-sigio", check_sigio},
+	{"pvpmu-notify-block", check_notify_block},
+	{"pvpmu-fork-shares", check_fork_shares},
+	{"pvpmu-smpl-readonly", check_smpl_readonly},
+	{"pvpmu-emul64", check_emul64},
+};
+
+#define CLOSE_HOLD_SECS 12
+
+/* A system-wide context loaded on CPU 0: the host lists it while loaded. */
+static int open_loaded(int *fd)
+{
+	int ret = make_ctx(PFM_FL_SYSTEM_WIDE, 0, 0, fd);
+
+	if (!ret)
+		ret = pfm_load_context(*fd, &(pfarg_load_t){.load_pid = 0});
+	if (ret)
+		fprintf(stderr, "pvpmu-close: context: %s\n",
+			pvpmu_strerror(ret));
+	return ret;
+}
+
+static void hold(const char *what)
+{
+	printf("pvpmu-close: %s; holding %d s\n", what, CLOSE_HOLD_SECS);
+	sleep(CLOSE_HOLD_SECS);
+}
+
+/*
+ * spec 3.1.9 close, 3.3.6: close destroys the context, and so does the
+ * exit of the last process holding its descriptor. The host test counts
+ * the VM's guest contexts in each pause: 1, 0, 1, 0.
+ */
+static int close_hold(void)
+{
+	int fd, status;
+	pid_t pid;
+
+	if (open_loaded(&fd))
+		return 1;
+	hold("context open");
+	pfm_close(fd);
+	hold("context closed");
+	pid = fork();
+	if (pid == 0) {
+		if (open_loaded(&fd))
+			_exit(1);
+		hold("child holds a context");
+		_exit(0); /* without closing it */
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+		return 1;
+	hold("child exited");
+	return 0;
+}
+
+/*
+ * Each check runs in a child of its own that sends its result and report
+ * through a pipe: a check that hangs is killed after CHECK_SECS and
+ * reported as a failure (this kernel has no POSIX timers for alarm()).
+ * Killing it closes its context descriptors, which wakes any worker of it
+ * still blocked in the driver.
+ */
+#define CHECK_SECS 60
+
+static enum result run_check(enum result (*run)(struct report *r),
+			     struct report *r)
+{
+	int pfd[2], status;
+	struct pollfd p;
+	enum result res;
+	ssize_t got = 0;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return fail(r, "pipe", -errno);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		res = run(r);
+		if (write(pfd[1], &res, sizeof(res)) != sizeof(res) ||
+		    write(pfd[1], r, sizeof(*r)) != sizeof(*r))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return fail(r, "fork", -errno);
+	}
+	p = (struct pollfd){.fd = pfd[0], .events = POLLIN};
+	if (poll(&p, 1, CHECK_SECS * 1000) == 1)
+		got = read(pfd[0], &res, sizeof(res));
+	if (got == sizeof(res) && read(pfd[0], r, sizeof(*r)) != sizeof(*r))
+		got = 0;
+	if (got != sizeof(res))
+		kill(pid, SIGKILL);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (got == sizeof(res))
+		return res;
+	memset(r, 0, sizeof(*r));
+	detail(r,
+	       "still running after %d s (killed), or ended without a "
+	       "result (status 0x%x)",
+	       CHECK_SECS, status);
+	return FAIL;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const names[] = {"PASS", "FAIL", "SKIP"};
+	unsigned int i, failed = 0;
+	struct report r;
+	enum result res;
+
+	if (ioperm(PVPMU_PORT_HC_BASE, PVPMU_HC_MAX, 1)) {
+		fprintf(stderr, "pvpmu-checks: ioperm: %s\n", strerror(errno));
+		return 1;
+	}
+	if (argc == 3 && !strcmp(argv[1], "hc")) {
+		hc_nops((unsigned int)strtoul(argv[2], 0, 0));
+		return 0;
+	}
+	setvbuf(stdout, 0, _IONBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "close-hold"))
+		return close_hold();
+	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		res = run_check(checks[i].run, &r);
+		printf("vpmu-test: %s: %s %s\n", checks[i].name, names[res],
+		       r.text);
+		failed += res == FAIL;
+	}
+	return (int)failed;
+}

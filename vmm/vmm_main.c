@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vmm_main.c: `vpmu-vmm`, the program a VM runs in (issue 15). `vpmu run`
+ * parses the command line and any libvirt XML, then execs this program
+ * with the validated configuration in a memfd (vmm_handover.h). It links
+ * only what a running VM uses (KVM machine, libvpmu, control server,
+ * seccomp, json-c, uuid): no libvirt, libxml2, libdw, microhttpd or GnuTLS,
+ * so an idle VM's resident set is its guest memory and a few libraries.
+ * Its messages and exit statuses are `vpmu run`'s.
+ */
+#include "vmm_core.h"
+#include "vm_registry.h"
+#include "vmm_handover.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
+								...)
+{
+	va_list ap;
+
+	fputs("vpmu: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static FILE *open_console(const char *path)
+{
+	FILE *f;
+
+	if (!path[0])
+		return stdout;
+	f = fopen(path, "we");
+	if (!f)
+		die("--console %s: %s", path, strerror(errno));
+	return f;
+}
+
+/* Two live VMs never share a name: operators select VMs by name. */
+static void check_name(const struct vmm_config *cfg)
+{
+	struct vmm_reg_entry e;
+	char dir[PATH_MAX];
+
+	if (!cfg->name[0] || vmm_runtime_dir(dir, sizeof(dir)) ||
+	    vmm_registry_find_name(dir, cfg->name, &e) != 1)
+		return;
+	die("a VM named '%s' is already running (pid %d, uuid %s): choose "
+	    "another --name",
+	    cfg->name, (int)e.pid, e.uuid);
+}
+
+/*
+ * SIGINT and SIGTERM stop the VM cleanly (vCPUs leave KVM_RUN, the control
+ * socket and registry entry are removed) with status 128 + signal: a
+ * thread waits for them on a signalfd, and every other thread keeps them
+ * blocked. SIGPIPE is ignored: when the console is a pipe or socket whose
+ * reader went away (`vpmu run ... | head`), the same thread sees it
+ * (POLLERR) and stops the VM with status 128 + SIGPIPE and one message,
+ * instead of the VMM dying in the middle of a write.
+ */
+struct waiter {
+	struct vmm_vm *vm;
+	int sig_fd, console_fd; /* console_fd -1: not a pipe or socket */
+};
+
+static void *signal_waiter(void *arg)
+{
+	struct waiter *w = arg;
+	struct signalfd_siginfo si;
+	struct pollfd p[2] = {
+		{.fd = w->sig_fd, .events = POLLIN},
+		{.fd = w->console_fd, .events = 0},
+	};
+
+	for (;;) {
+		if (poll(p, 2, -1) < 0)
+			continue; /* EINTR */
+		if (p[0].revents & POLLIN &&
+		    read(w->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+			vmm_vm_stop(w->vm, 128 + (int)si.ssi_signo);
+			return NULL;
+		}
+		if (p[1].revents & (POLLERR | POLLHUP)) {
+			fprintf(stderr,
+				"vpmu: %s: console output closed (broken "
+				"pipe): stopping the VM\n",
+				vmm_vm_name(w->vm));
+			vmm_vm_stop(w->vm, 128 + SIGPIPE);
+			return NULL;
+		}
+	}
+}
+
+/* (f)'s descriptor if it is a pipe or a socket, else -1. */
+static int pipe_fd(FILE *f)
+{
+	struct stat st;
+	int fd = fileno(f);
+
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? fd : -1;
+}
+
+static int run_until_signal(struct vmm_vm *vm, FILE *console)
+{
+	struct waiter w = {.vm = vm, .console_fd = pipe_fd(console)};
+	sigset_t set, old;
+	pthread_t waiter;
+	bool has_waiter;
+	int status;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	w.sig_fd   = signalfd(-1, &set, SFD_CLOEXEC);
+	has_waiter = w.sig_fd >= 0 &&
+		     pthread_create(&waiter, NULL, signal_waiter, &w) == 0;
+	status = vmm_vm_run(vm);
+	if (has_waiter) {
+		pthread_cancel(waiter);
+		pthread_join(waiter, NULL);
+	}
+	if (w.sig_fd >= 0)
+		close(w.sig_fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
+/* The configuration `vpmu run` left in (fd_text), read once and closed. */
+static void read_config(const char *fd_text, struct vmm_config *cfg)
+{
+	static struct vmm_handover h;
+	char err[VMM_CONFIG_ERR_LEN], *end;
+	long fd = strtol(fd_text, &end, 10);
+	ssize_t n;
+
+	if (*end || fd < 0 || fd > INT32_MAX)
+		die("%s: bad descriptor '%s'", VMM_HANDOVER_ARG, fd_text);
+	n = pread((int)fd, &h, sizeof(h), 0);
+	close((int)fd);
+	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, VMM_HANDOVER_MAGIC, 8) ||
+	    h.size != sizeof(h))
+		die("%s: not a configuration from this build's 'vpmu run'",
+		    VMM_HANDOVER_PROG);
+	/* Strings end inside their arrays; values are in range. */
+	h.cfg.name[sizeof(h.cfg.name) - 1]             = '\0';
+	h.cfg.image[sizeof(h.cfg.image) - 1]           = '\0';
+	h.cfg.initrd[sizeof(h.cfg.initrd) - 1]         = '\0';
+	h.cfg.cmdline[sizeof(h.cfg.cmdline) - 1]       = '\0';
+	h.cfg.console[sizeof(h.cfg.console) - 1]       = '\0';
+	h.cfg.pmu_model[sizeof(h.cfg.pmu_model) - 1]   = '\0';
+	h.cfg.format_dir[sizeof(h.cfg.format_dir) - 1] = '\0';
+	h.cfg.source[sizeof(h.cfg.source) - 1]         = '\0';
+	if (vmm_config_validate(&h.cfg, err, sizeof(err)))
+		die("%s", err);
+	*cfg = h.cfg;
+}
+
+int main(int argc, char **argv)
+{
+	char err[VMM_CONFIG_ERR_LEN];
+	static struct vmm_config cfg;
+	struct vmm_vm *vm;
+	FILE *console;
+	int status;
+
+	if (argc != 3 || strcmp(argv[1], VMM_HANDOVER_ARG))
+		die("%s is started by 'vpmu run' (see vpmu run --help)",
+		    VMM_HANDOVER_PROG);
+	read_config(argv[2], &cfg);
+	check_name(&cfg);
+	console = open_console(cfg.console);
+	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
+		die("%s", err);
+	if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
+		die("%s", err);
+	if (cfg.stats)
+		fprintf(stderr, "vpmu: %s: booting %s as a %s\n",
+			vmm_vm_name(vm), cfg.image,
+			vmm_image_kind_name(vmm_vm_image_kind(vm)));
+	status = run_until_signal(vm, console);
+	if (status < 0)
+		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
+		    strerror(-status));
+	if (cfg.stats)
+		vmm_stats_print(vm, stderr);
+	vmm_vm_destroy(vm);
+	if (console != stdout)
+		fclose(console);
+	return status;
+}
