@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * console.c: polled output on the 16550 UART at PVPMU_PORT_COM1.
+ * console.c: polled output on the 16550 UART at PVPMU_PORT_COM1, and polled
+ * input (console_read: what the VMM received on its standard input).
  *
  * Every port access is a VM exit (~7 us on the PVM hosts) and every ring-0
  * instruction is emulated, so output is written in FIFO-sized bursts: one
@@ -11,10 +12,12 @@
  */
 #include "kernel.h"
 
+#define UART_RBR       0
 #define UART_THR       0
 #define UART_IER       1
 #define UART_FCR       2
 #define UART_LSR       5
+#define LSR_DR         0x01
 #define LSR_THRE       0x20
 #define FCR_FIFO_RESET 0x07 /* enable FIFOs, clear RX and TX */
 #define UART_FIFO_SIZE 16
@@ -78,4 +81,13 @@ int kprintf(const char *fmt, ...)
 	va_end(ap);
 	console_write(buf, n);
 	return (int)n;
+}
+
+size_t console_read(char *s, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n && (inb(PVPMU_PORT_COM1 + UART_LSR) & LSR_DR))
+		s[got++] = (char)inb(PVPMU_PORT_COM1 + UART_RBR);
+	return got;
 }

@@ -162,6 +162,9 @@ void console_init(void);
 /* Write (n) bytes of (s) atomically with respect to other console output. */
 void console_write(const char *s, size_t n);
 
+/* Up to (n) bytes the UART has received into (s), without waiting. */
+size_t console_read(char *s, size_t n);
+
 /*
  * printf to the console: %d %i %u %x %X %p %s %c %%, length modifiers
  * h l ll z, flags '0' and '-', a field width, and a precision for %s

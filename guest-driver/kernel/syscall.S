@@ -25,7 +25,7 @@
 #define GDT_USER_CS     0x23
 #define USER_RFLAGS     0x202		/* IF, IOPL 0 */
 #define USER_SYS_EXIT   2
-#define USER_NR_SYS     5
+#define USER_NR_SYS     6
 #define PVPMU_ENOSYS    38
 
 	.text

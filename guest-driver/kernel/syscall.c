@@ -80,6 +80,14 @@ static long sys_write(uint64_t buf, uint64_t len, uint64_t a2)
 	return (long)len;
 }
 
+static long sys_read(uint64_t buf, uint64_t len, uint64_t a2)
+{
+	(void)a2;
+	if (!user_range_ok(buf, len, kernel_boot_info->mem_size))
+		return -PVPMU_EFAULT;
+	return (long)console_read((char *)(uintptr_t)buf, len);
+}
+
 static long sys_exit(uint64_t status, uint64_t a1, uint64_t a2)
 {
 	int st = (int)status;
@@ -129,6 +137,7 @@ const syscall_fn_t syscall_table[USER_NR_SYS] = {
 	[USER_SYS_EXIT]  = sys_exit,
 	[USER_SYS_TIME]  = sys_time,
 	[USER_SYS_YIELD] = sys_yield,
+	[USER_SYS_READ]  = sys_read,
 };
 
 void syscall_init(const struct pvpmu_boot_info *bi)

@@ -56,7 +56,8 @@
 #define USER_SYS_EXIT  2
 #define USER_SYS_TIME  3
 #define USER_SYS_YIELD 4
-#define USER_NR_SYS    5
+#define USER_SYS_READ  5
+#define USER_NR_SYS    6
 
 /* A ring-3 program; (vcpu) is the vCPU it runs on. Returning = exit(ret). */
 typedef int (*user_main_fn_t)(unsigned int vcpu);
@@ -124,6 +125,17 @@ static inline uint64_t user_time_ns(void)
 static inline long user_yield(void)
 {
 	return user_syscall(USER_SYS_YIELD, 0, 0, 0);
+}
+
+/*
+ * Read at most (len) bytes of console input (the VMM's standard input)
+ * into (buf) without waiting: the bytes read (0: none has arrived), or
+ * -PVPMU_EFAULT unless [buf, buf + len) lies inside guest RAM above page
+ * 0. Tests use a byte as a go signal (tests/kvm/guests/op_go.h).
+ */
+static inline long user_read(void *buf, size_t len)
+{
+	return user_syscall(USER_SYS_READ, (uintptr_t)buf, len, 0);
 }
 
 /*

@@ -63,7 +63,8 @@ static void teardown(void)
 	rundir_remove(rundir);
 }
 
-TestSuite(operator, .init = setup, .fini = teardown, .timeout = 60);
+/* A hang guard only: the waits inside have their own bounds. */
+TestSuite(operator, .init = setup, .fini = teardown, .timeout = 180);
 
 static void start_vm(unsigned int i, const char *image, const char *name,
 		     unsigned int vcpus, const char *ready, unsigned int n)
@@ -94,14 +95,91 @@ static long long csv_count(const char *out, const char *vm, const char *vcpu)
 	return -1;
 }
 
+static int64_t info_field(struct vmm_client *c, const char *key);
+
+/*
+ * Wait (bounded, 20 s) until an operator has a session on VM (name) (at
+ * least (nr_ctx) host contexts) and has then sent (frames) more request
+ * frames to it (record drains every 100 ms: its samples are coming in).
+ * Our own `info` polls are frames too; they are not counted.
+ */
+static void wait_operator(const char *name, int64_t nr_ctx, int64_t frames)
+{
+	struct vmm_reg_entry *e;
+	struct vmm_client c;
+	int64_t f0 = -1, polls = 0, ctxs = 0, theirs = 0;
+	unsigned int nr, i, waited;
+
+	cr_assert(eq(int, vmm_client_discover(rundir, &e, &nr, NULL), 0));
+	for (i = 0; i < nr && strcmp(e[i].name, name); i++)
+		;
+	cr_assert(lt(u32, i, nr), "no VM %s", name);
+	cr_assert(eq(int, vmm_client_connect(&c, e[i].socket), 0), "%s", c.err);
+	free(e);
+	for (waited = 0; waited < 20000; waited += 20) {
+		if (f0 < 0) {
+			ctxs = info_field(&c, "host_contexts");
+			if (ctxs >= nr_ctx)
+				f0 = info_field(&c, "ctl_frames");
+		} else {
+			theirs = info_field(&c, "ctl_frames") - f0 - ++polls;
+		}
+		if (f0 >= 0 && theirs >= frames)
+			break;
+		usleep(20000);
+	}
+	vmm_client_close(&c);
+	cr_assert(ge(i64, theirs, frames),
+		  "VM %s: %lld host contexts, %lld operator frames in 20 s",
+		  name, (long long)ctxs, (long long)theirs);
+}
+
+/*
+ * Start `vpmu stat (argv)` counting until Ctrl-C in the background; return
+ * once its session is open on VM (name) ((nr_ctx) contexts) and its Ctrl-C
+ * handler is in place (it says "until Ctrl-C" after both).
+ */
+static pid_t stat_bg(const char *const *argv, const char *name, int64_t nr_ctx,
+		     const char *out, const char *err)
+{
+	pid_t pid = vpmu_bg(argv, out, err);
+	unsigned int waited;
+
+	cr_assert(gt(int, pid, 0));
+	wait_operator(name, nr_ctx, 0);
+	for (waited = 0; waited < 20000; waited += 20) {
+		slurp_file(err, text, sizeof(text));
+		if (strstr(text, "until Ctrl-C"))
+			break;
+		usleep(20000);
+	}
+	cr_assert(not(eq(ptr, strstr(text, "until Ctrl-C"), NULL)), "%s", text);
+	return pid;
+}
+
+/* Ctrl-C to `vpmu stat` (pid): its exit status, its output into (buf). */
+static int stat_end(pid_t pid, const char *out, char *buf, size_t len)
+{
+	int st;
+
+	kill(pid, SIGINT);
+	st = vpmu_bg_wait(pid, 20000);
+	slurp_file(out, buf, len);
+	return st;
+}
+
 Test(operator, list_and_stat_two_vms_exact)
 {
 	const char *list[] = {"list", "--libvirt-uri", "test:///default", NULL};
 	const char *stat[] = {"stat",       "-a", "-e", "hv_hypercalls",
-			      "--per-vcpu", "-x", ",",  "--",
-			      "4",          NULL};
+			      "--per-vcpu", "-x", ",",  NULL};
 	static struct vpmu_result res;
+	static char out[OUT_MAX];
+	char fout[128], ferr[128];
+	pid_t pid;
 
+	snprintf(fout, sizeof(fout), "%s/stat.out", rundir);
+	snprintf(ferr, sizeof(ferr), "%s/stat.err", rundir);
 	start_vm(0, GUEST("op_calls"), "opA", 2, "op_calls: ready", 2);
 	start_vm(1, GUEST("op_calls"), "opB", 1, "op_calls: ready", 1);
 	cr_assert(eq(int, vpmu_cmd(&res, 20, list), 0));
@@ -113,18 +191,25 @@ Test(operator, list_and_stat_two_vms_exact)
 	cr_expect(not(eq(ptr, strstr(res.out, "libvirt domains (test:///"),
 			 NULL)),
 		  "%s", res.out);
-	/* The calls start 2 s after "ready"; the window covers them. */
-	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
-	cr_assert(eq(int, res.status, 0), "%s", res.err);
-	cr_log_info("%s", res.out);
-	cr_expect(eq(i64, csv_count(res.out, "opA", "0"), OP_CALLS), "%s",
-		  res.out);
-	cr_expect(eq(i64, csv_count(res.out, "opA", "1"), 2 * OP_CALLS), "%s",
-		  res.out);
-	cr_expect(eq(i64, csv_count(res.out, "opB", "0"), OP_CALLS), "%s",
-		  res.out);
-	slurp_file(vms[0].console, text, sizeof(text));
-	cr_expect(eq(int, count_str(text, "op_calls: done"), 2), "%s", text);
+	/*
+	 * The window covers the calls: counting from before the go signal
+	 * (a byte of console input) until every vCPU said "done".
+	 */
+	pid = stat_bg(stat, "opA", 2, fout, ferr);
+	wait_operator("opB", 1, 0);
+	cr_assert(eq(int, vm_bg_input(&vms[0], "g"), 0));
+	cr_assert(eq(int, vm_bg_input(&vms[1], "g"), 0));
+	cr_expect(eq(int,
+		     vm_bg_wait(&vms[0], rundir, "op_calls: done", 2, 30000),
+		     0));
+	cr_expect(eq(int,
+		     vm_bg_wait(&vms[1], rundir, "op_calls: done", 1, 30000),
+		     0));
+	cr_assert(eq(int, stat_end(pid, fout, out, sizeof(out)), 0));
+	cr_log_info("%s", out);
+	cr_expect(eq(i64, csv_count(out, "opA", "0"), OP_CALLS), "%s", out);
+	cr_expect(eq(i64, csv_count(out, "opA", "1"), 2 * OP_CALLS), "%s", out);
+	cr_expect(eq(i64, csv_count(out, "opB", "0"), OP_CALLS), "%s", out);
 }
 
 /* Share of hot_loop in the flat profile of (out), in percent. */
@@ -384,7 +469,9 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	start_vm(1, GUEST("op_hot"), "survivor", 1, "op_hot: ready", 1);
 	pid = vpmu_bg(rec, out, err);
 	cr_assert(gt(int, pid, 0));
-	usleep(1000000);
+	/* Record samples both (not a fixed time: its start may be slow). */
+	wait_operator("survivor", 1, 0);
+	wait_operator("doomed", 1, 3);
 	vm_bg_kill(&vms[0], SIGKILL); /* "doomed" sorts first: VM 0 */
 	st = vpmu_bg_wait(pid, 20000);
 	slurp_file(err, text, sizeof(text));
@@ -404,7 +491,10 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	unlink(file);
 	start_vm(0, GUEST("op_hot"), "doomed", 1, "op_hot: ready", 1);
 	pid = vpmu_bg(rec2, out, err);
-	usleep(1000000);
+	cr_assert(gt(int, pid, 0));
+	/* Its handler is in place once it samples: then Ctrl-C. */
+	wait_operator("survivor", 1, 0);
+	wait_operator("doomed", 1, 3);
 	kill(pid, SIGINT);
 	st = vpmu_bg_wait(pid, 20000);
 	slurp_file(err, text, sizeof(text));
@@ -468,21 +558,29 @@ Test(operator, host_contexts_go_with_their_client)
 Test(operator, guest_own_pmu_undisturbed)
 {
 	const char *list[] = {"list", "--json", "--no-libvirt", NULL};
-	const char *stat[] = {"stat", "-m", "own", "-e",  "hv_hypercalls",
-			      "-x",   ",",  "--",  "3.5", NULL};
+	const char *stat[] = {"stat",          "-m", "own", "-e",
+			      "hv_hypercalls", "-x", ",",   NULL};
 	static struct vpmu_result res;
+	static char out[OUT_MAX];
 	const char *want = ",hv_hypercalls,301,"; /* op_own.c: 300 + read */
+	char fout[128], ferr[128];
+	pid_t pid;
+
+	snprintf(fout, sizeof(fout), "%s/stat.out", rundir);
+	snprintf(ferr, sizeof(ferr), "%s/stat.err", rundir);
 
 	start_vm(0, GUEST("op_own"), "own", 1, "op_own: ready", 1);
 	cr_assert(eq(int, vpmu_cmd(&res, 20, list), 0));
 	cr_expect(not(eq(ptr, strstr(res.out, "\"guest_contexts\":1"), NULL)),
 		  "%s", res.out);
-	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
-	cr_assert(eq(int, res.status, 0), "%s", res.err);
-	cr_expect(not(eq(ptr, strstr(res.out, want), NULL)), "%s", res.out);
-	cr_assert(eq(int,
-		     vm_bg_wait(&vms[0], rundir, "op_own: own count", 1, 10000),
+	/* Counting from before the go signal until the guest's own read. */
+	pid = stat_bg(stat, "own", 1, fout, ferr);
+	cr_assert(eq(int, vm_bg_input(&vms[0], "g"), 0));
+	cr_expect(eq(int,
+		     vm_bg_wait(&vms[0], rundir, "op_own: own count", 1, 30000),
 		     0));
+	cr_assert(eq(int, stat_end(pid, fout, out, sizeof(out)), 0));
+	cr_expect(not(eq(ptr, strstr(out, want), NULL)), "%s", out);
 	slurp_file(vms[0].console, text, sizeof(text));
 	cr_expect(not(eq(ptr, strstr(text, "op_own: own count 301 (read 0)"),
 			 NULL)),
@@ -543,7 +641,15 @@ Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
 	struct vmm_client c;
 	unsigned int i;
 
+	/*
+	 * 8 vCPUs on a loaded host may take longer than the default 50 ms
+	 * to account a kick; this test is about requests, not that bound
+	 * (stale_read_is_flagged is): give them 1 s.
+	 */
+	cr_assert(
+		eq(int, setenv("VPMU_TEST_SYNC_WAIT_NS", "1000000000", 1), 0));
 	start_vm(0, GUEST("op_hot"), "eight", 8, "op_hot: ready", 1);
+	unsetenv("VPMU_TEST_SYNC_WAIT_NS");
 	cr_assert(eq(int, vmm_client_connect(&c, sock_of()), 0));
 	before = info_field(&c, "ctl_frames");
 	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
@@ -551,9 +657,14 @@ Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
 	after = info_field(&c, "ctl_frames");
 	vmm_client_close(&c);
 	cr_log_info("%s", res.out);
-	/* Every report (each interval, then the total) has all 8 vCPUs. */
+	/*
+	 * Every report (each interval, then the total) has all 8 vCPUs. A
+	 * slow host may make fewer than 4 in 2 s (a read of 8 vCPUs can
+	 * outlast an interval), but at least one interval and the total;
+	 * the frames below must match however many there were.
+	 */
 	reports = vcpu_rows(res.out, 0);
-	cr_assert(ge(i64, reports, 4), "%s", res.out);
+	cr_assert(ge(i64, reports, 2), "%s", res.out);
 	for (i = 1; i < 8; i++)
 		cr_expect(eq(i64, vcpu_rows(res.out, i), reports), "vCPU %u",
 			  i);
@@ -561,8 +672,12 @@ Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
 	cr_expect(eq(i64, after - before - 1, 2 + reports),
 		  "%lld frames for %lld reports",
 		  (long long)(after - before - 1), (long long)reports);
-	/* The last CSV column is the stale flag: all fresh here. */
-	cr_expect(eq(int, count_str(res.out, ",1\n"), 0), "%s", res.out);
+	/* The CSV columns end with stale,kind: all fresh here. */
+	cr_expect(eq(int,
+		     count_str(res.out, ",0,interval\n") +
+			     count_str(res.out, ",0,total\n"),
+		     8 * reports),
+		  "%s", res.out);
 }
 
 /*
@@ -612,7 +727,7 @@ Test(operator, stale_read_is_flagged)
 		  res.out);
 	cr_assert(eq(int, vpmu_cmd(&res, 30, csv_stat), 0));
 	cr_expect(eq(int, count_str(res.out, ",hv_run_ns,"), 1), "%s", res.out);
-	cr_expect(eq(int, count_str(res.out, ",1\n"), 1), "%s", res.out);
+	cr_expect(eq(int, count_str(res.out, ",1,total\n"), 1), "%s", res.out);
 	/* The protocol: per vCPU, stale with the age of its data. */
 	cr_assert(eq(int, vmm_client_connect(&c, sock_of()), 0));
 	/* hv_run_ns (0xe0), enabled, user+kernel+interrupt: 0x5300e0. */

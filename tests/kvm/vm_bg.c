@@ -43,7 +43,9 @@ void rundir_remove(const char *dir)
 	rmdir(dir);
 }
 
-static pid_t spawn(const char *const *argv, const char *out, const char *err)
+/* (in): the child's standard input, or -1 to inherit the test's. */
+static pid_t spawn(const char *const *argv, int in, const char *out,
+		   const char *err)
 {
 	const char *args[64];
 	unsigned int i;
@@ -57,7 +59,9 @@ static pid_t spawn(const char *const *argv, const char *out, const char *err)
 	for (i = 0; argv[i] && i < 62; i++)
 		args[i + 1] = argv[i];
 	args[i + 1] = NULL;
-	fd          = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (in >= 0)
+		dup2(in, STDIN_FILENO);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd >= 0)
 		dup2(fd, STDOUT_FILENO);
 	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -72,13 +76,32 @@ int vm_bg_start(struct vm_bg *vm, const char *dir, const char *image,
 {
 	char n[16], err[PATH_MAX + 8];
 	const char *argv[] = {"run", image, "--name", name, "--vcpus", n, NULL};
+	int in[2];
 
 	snprintf(n, sizeof(n), "%u", vcpus);
 	snprintf(vm->name, sizeof(vm->name), "%s", name);
 	snprintf(vm->console, sizeof(vm->console), "%s/%s.console", dir, name);
 	snprintf(err, sizeof(err), "%s/%s.stderr", dir, name);
-	vm->pid = spawn(argv, vm->console, err);
+	/* Its console input: a pipe only the test writes (vm_bg_input). */
+	if (pipe2(in, O_CLOEXEC))
+		return -errno;
+	vm->pid = spawn(argv, in[0], vm->console, err);
+	close(in[0]);
+	vm->in_fd = in[1];
+	if (vm->pid < 0) {
+		close(in[1]);
+		vm->in_fd = 0;
+	}
 	return vm->pid < 0 ? vm->pid : 0;
+}
+
+int vm_bg_input(struct vm_bg *vm, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (vm->in_fd <= 0)
+		return -EBADF;
+	return write(vm->in_fd, s, len) == (ssize_t)len ? 0 : -EIO;
 }
 
 int slurp_file(const char *path, char *buf, size_t len)
@@ -137,6 +160,9 @@ int vm_bg_wait(struct vm_bg *vm, const char *dir, const char *needle,
 
 void vm_bg_kill(struct vm_bg *vm, int sig)
 {
+	if (vm->in_fd > 0)
+		close(vm->in_fd);
+	vm->in_fd = 0;
 	if (vm->pid <= 0)
 		return;
 	kill(vm->pid, sig);
@@ -146,7 +172,7 @@ void vm_bg_kill(struct vm_bg *vm, int sig)
 
 pid_t vpmu_bg(const char *const *argv, const char *out, const char *err)
 {
-	return spawn(argv, out, err);
+	return spawn(argv, -1, out, err);
 }
 
 int vpmu_bg_wait(pid_t pid, unsigned int timeout_ms)

@@ -16,6 +16,7 @@
 
 struct vm_bg {
 	pid_t pid;
+	int in_fd; /* the write end of its console input; 0: none */
 	char name[64];
 	char console[PATH_MAX];
 };
@@ -32,7 +33,8 @@ void rundir_remove(const char *dir);
 
 /*
  * Start `vpmu run (image) --name (name) --vcpus (vcpus)` with its console
- * in a file of (dir). 0 or -errno.
+ * in a file of (dir) and its standard input a pipe (vm_bg_input). 0 or
+ * -errno.
  */
 int vm_bg_start(struct vm_bg *vm, const char *dir, const char *image,
 		const char *name, unsigned int vcpus);
@@ -45,7 +47,16 @@ int vm_bg_start(struct vm_bg *vm, const char *dir, const char *image,
 int vm_bg_wait(struct vm_bg *vm, const char *dir, const char *needle,
 	       unsigned int count, unsigned int timeout_ms);
 
-/* Send (sig) to the VM and reap it (SIGKILL leaves a stale entry). */
+/*
+ * Write (s) to the console input of (vm) (its `vpmu run`'s standard input,
+ * a pipe): guests read it with user_read(), e.g. a go signal. 0 or -errno.
+ */
+int vm_bg_input(struct vm_bg *vm, const char *s);
+
+/*
+ * Send (sig) to the VM and reap it (SIGKILL leaves a stale entry); closes
+ * its console input.
+ */
 void vm_bg_kill(struct vm_bg *vm, int sig);
 
 /*

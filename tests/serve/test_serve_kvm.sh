@@ -4,7 +4,8 @@
 # (label kvm; skips, status 77, where /dev/kvm cannot be opened or
 # prometheus / go are missing). vpmu serve runs first and attaches the VMs
 # as they start (inotify); two op_calls guests (tests/kvm/guests) make
-# exactly 500 x (vCPU + 1) hypercalls per vCPU after a 2 s delay, so a real
+# exactly 500 x (vCPU + 1) hypercalls per vCPU once a byte on their console
+# input says go (sent after serve attached them), so a real
 # Prometheus must return opA 1500 and opB 500, and every vCPU has its PMI
 # series; `vpmu stat` counts the same VM beside the daemon (several
 # operator contexts per vCPU); an op_chain guest is profiled through
@@ -53,12 +54,18 @@ wait_for 60 grep -q listening "$T/serve.log" || fail "serve did not listen"
 PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/serve.log")
 U=http://127.0.0.1:$PORT
 
-"$VPMU" run "$G/op_calls.elf" --name opA --vcpus 2 >"$T/opA.log" 2>&1 &
+# Their console inputs: FIFOs this script holds open until it says go.
+mkfifo "$T/goA" "$T/goB"
+"$VPMU" run "$G/op_calls.elf" --name opA --vcpus 2 <"$T/goA" >"$T/opA.log" 2>&1 &
 PIDS+=($!)
-"$VPMU" run "$G/op_calls.elf" --name opB --vcpus 1 >"$T/opB.log" 2>&1 &
+exec 7>"$T/goA"
+"$VPMU" run "$G/op_calls.elf" --name opB --vcpus 1 <"$T/goB" >"$T/opB.log" 2>&1 &
 PIDS+=($!)
+exec 8>"$T/goB"
 attached() { [ "$(grep -c 'attached VM' "$T/serve.log")" -ge 2 ]; }
 wait_for 60 attached || fail "serve did not attach both VMs"
+printf g >&7
+printf g >&8
 # The local operator beside the daemon, on the same vCPUs.
 "$VPMU" stat -m opA -e hv_exits -- 1 >"$T/stat.log" 2>&1 ||
 	fail "vpmu stat beside vpmu serve: $(cat "$T/stat.log")"

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -174,12 +175,24 @@ static void terminal_raw(int fd)
 
 int vmm_uart_start_input(struct vmm_uart *uart, int fd)
 {
+	sigset_t all, old;
+	int ret;
+
 	if (uart->has_input_thread)
 		return -EBUSY;
 	if (pipe2(uart->stop_fd, O_CLOEXEC) < 0)
 		return -errno;
 	uart->input_fd = fd;
-	if (pthread_create(&uart->input_thread, NULL, input_thread, uart)) {
+	/*
+	 * The thread takes no signals: it starts before the VMM blocks
+	 * SIGINT/SIGTERM for its signalfd, and a process-directed signal
+	 * delivered here would end the VMM without its clean stop.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = pthread_create(&uart->input_thread, NULL, input_thread, uart);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
 		close(uart->stop_fd[0]);
 		close(uart->stop_fd[1]);
 		return -EAGAIN;

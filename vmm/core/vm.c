@@ -354,6 +354,12 @@ int vmm_vm_load(struct vmm_vm *vm, const char *path, char *err, size_t errlen)
 			return fail(err, errlen, ret,
 				    "vcpu %u: long mode setup", i);
 	}
+	/*
+	 * Console input from a pipe or file (tests' go signals, user_read());
+	 * a terminal stays as it is: these guests are not interactive.
+	 */
+	if (!isatty(STDIN_FILENO))
+		vmm_uart_start_input(&vm->uart, STDIN_FILENO);
 	return 0;
 }
 

@@ -1,31 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
  * op_calls.c: an exact number of hypercalls at a known time, for `vpmu
- * stat` (issue 7). Every vCPU prints "op_calls: ready vcpu N", waits
- * OP_DELAY_MS of TSC time, makes OP_CALLS * (N + 1) NOP hypercalls from
- * ring 3, prints "op_calls: done vcpu N" and spins forever without exits.
- * An operator counting hv_hypercalls over a window that covers the calls
- * (from "ready" + a little to the end) gets exactly OP_CALLS * (N + 1) on
- * vCPU N.
+ * stat` (issue 7). Every vCPU prints "op_calls: ready vcpu N", waits for
+ * the go signal (one byte of console input, op_go.h), makes
+ * OP_CALLS * (N + 1) NOP hypercalls from ring 3, prints "op_calls: done
+ * vcpu N" and spins forever without exits. An operator counting
+ * hv_hypercalls from before the go signal to after "done" gets exactly
+ * OP_CALLS * (N + 1) on vCPU N.
  */
 #include "user.h"
 
+#include "op_go.h"
 #include "pvpmu_hc.h"
 
-#define OP_CALLS    500
-#define OP_DELAY_MS 2000
+#define OP_CALLS 500
 
 int user_main(unsigned int vcpu)
 {
-	uint64_t khz = user_boot_info()->tsc_khz, t0;
 	unsigned int i;
 
-	if (!khz)
-		khz = 1000000;
 	uprintf("op_calls: ready vcpu %u\n", vcpu);
-	t0 = rdtsc();
-	while (rdtsc() - t0 < khz * OP_DELAY_MS)
-		__asm__ __volatile__("pause");
+	op_wait_go();
 	for (i = 0; i < OP_CALLS * (vcpu + 1); i++)
 		pvpmu_hypercall(PVPMU_HC_NOP, 0);
 	uprintf("op_calls: done vcpu %u\n", vcpu);

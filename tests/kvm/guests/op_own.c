@@ -3,8 +3,8 @@
  * op_own.c: a guest that uses the PMU itself while a host operator counts
  * it (issue 7). vCPU 0 creates its own vCPU-wide context counting
  * hv_hypercalls through the SDK, starts it, prints "op_own: ready", waits
- * OP_DELAY_MS, makes OP_CALLS NOP hypercalls, reads its count and prints
- * "op_own: own count N", then spins without exits. The read is a
+ * for the go signal (op_go.h), makes OP_CALLS NOP hypercalls, reads its count
+ * and prints "op_own: own count N", then spins without exits. The read is a
  * hypercall whose exit is counted before it is served, so an undisturbed
  * count is OP_CALLS + 1, and an operator counting over the same window
  * sees the same number.
@@ -13,10 +13,10 @@
 
 #include <pvpmu/pvpmu.h>
 
+#include "op_go.h"
 #include "pvpmu_hc.h"
 
-#define OP_CALLS    300
-#define OP_DELAY_MS 2000
+#define OP_CALLS 300
 
 static int own_context(unsigned int vcpu, int *fd)
 {
@@ -40,24 +40,19 @@ static int own_context(unsigned int vcpu, int *fd)
 
 int user_main(unsigned int vcpu)
 {
-	uint64_t khz    = user_boot_info()->tsc_khz, t0;
 	pfarg_pmd_t pmd = {.reg_num = 0};
 	unsigned int i;
 	int fd, ret;
 
 	if (vcpu)
 		return 0;
-	if (!khz)
-		khz = 1000000;
 	ret = own_context(vcpu, &fd);
 	if (ret) {
 		uprintf("op_own: own context: error %d\n", ret);
 		return 1;
 	}
 	uprintf("op_own: ready\n");
-	t0 = rdtsc();
-	while (rdtsc() - t0 < khz * OP_DELAY_MS)
-		__asm__ __volatile__("pause");
+	op_wait_go();
 	for (i = 0; i < OP_CALLS; i++)
 		pvpmu_hypercall(PVPMU_HC_NOP, 0);
 	ret = pfm_read_pmds(fd, &pmd, 1);

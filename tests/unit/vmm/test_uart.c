@@ -5,11 +5,16 @@
  * by reading IIR; received bytes from the input descriptor raise "data
  * available", set LSR.DR and come out of RBR in order; the line follows
  * what is pending (16550A data sheet: IIR priorities, ETBEI behaviour).
+ * The input thread takes no process-directed signal (the VMM's signalfd
+ * thread must get SIGTERM, or the VMM dies without its clean stop).
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmm_core_priv.h"
@@ -96,4 +101,42 @@ Test(uart16550, console_input_raises_data_available_in_order)
 	cr_assert(eq(uint, level, 0));
 	close(p[1]); /* end of input: the thread ends, the UART stays */
 	close(p[0]);
+}
+
+/*
+ * In a child, as in the VMM: input starts, then SIGTERM is blocked for a
+ * signal waiter (sigtimedwait here). 0 if the waiter got it; a child the
+ * input thread let die ends by SIGTERM.
+ */
+static int sigterm_reaches_the_waiter(void)
+{
+	struct timespec ts = {.tv_sec = 10};
+	sigset_t set;
+	int p[2];
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	signal(SIGTERM, SIG_DFL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL); /* as at the VMM's start */
+	if (pipe(p) || vmm_uart_start_input(&uart, p[0]))
+		return 2;
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	kill(getpid(), SIGTERM);
+	return sigtimedwait(&set, NULL, &ts) == SIGTERM ? 0 : 3;
+}
+
+Test(uart16550, input_thread_takes_no_signals)
+{
+	pid_t pid = fork();
+	int st;
+
+	cr_assert(ge(int, pid, 0));
+	if (pid == 0)
+		_exit(sigterm_reaches_the_waiter());
+	cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	cr_expect(eq(int, st, 0),
+		  "child status %d (143: the input thread "
+		  "took SIGTERM)",
+		  st);
 }
