@@ -200,6 +200,15 @@ static int cmd_run_restore(int argc, char **argv)
 	struct cli_rest rest;
 	int status;
 
+	/* `--restore --help`: help, not a file named --help. */
+	for (status = 0; status < argc && strcmp(argv[status], "--");
+	     status++) {
+		if (!strcmp(argv[status], "--help") ||
+		    !strcmp(argv[status], "-h")) {
+			cli_usage(&restore_cmd, stdout);
+			return 0;
+		}
+	}
 	status = cli_parse(&restore_cmd, &o, argc, argv, &rest);
 	if (status)
 		return status == CLI_HELP ? 0 : 1;

@@ -174,7 +174,11 @@ static void read_config(const char *fd_text, struct vmm_config *cfg,
 	h.cfg.format_dir[sizeof(h.cfg.format_dir) - 1] = '\0';
 	h.cfg.source[sizeof(h.cfg.source) - 1]         = '\0';
 	h.restore[sizeof(h.restore) - 1]               = '\0';
-	if (vmm_config_validate(&h.cfg, err, sizeof(err)))
+	/* A restored VM has no image: its snapshot stands for it here. */
+	*cfg = h.cfg;
+	if (h.restore[0])
+		snprintf(cfg->image, sizeof(cfg->image), "%s", h.restore);
+	if (vmm_config_validate(cfg, err, sizeof(err)))
 		die("%s", err);
 	*cfg = h.cfg;
 	memcpy(restore, h.restore, sizeof(h.restore));
