@@ -50,7 +50,7 @@
  *   - PFM_DFL_SMPL_NO_HDR together with PFM_DFL_SMPL_IIP_HDR: -EINVAL. The
  *     IIP-only sample header is one u64 (the ip). max_sample_size is
  *     computed with the effective sample-header size.
- *   - hdr_version is PFM_DEFAULT_SMPL_VERSION (major 1, minor 0).
+ *   - hdr_version is PFM_DEFAULT_SMPL_VERSION (major 1, minor 1: nr_missed).
  *   - Default format: once the post-check declares the buffer full it
  *     takes no more samples until PFM_RESTART; later overflows of the same
  *     event are lost (§3.6.4: "the others are not written") and again ask
