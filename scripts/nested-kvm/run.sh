@@ -12,7 +12,8 @@
 # (125 = rig failure: L1 never reported a status).
 # Env knobs: RIG_TIMEOUT (s, default 1800), RIG_MEM (default 4G), RIG_SMP (default 2),
 #   RIG_TCG_THREAD (multi|single, default multi), RIG_KVER (L1 kernel, default newest /lib/modules/*-amd64), RIG_CPU (default "EPYC,+svm,+npt"; "max" oopsed L1 6.12 in test_kvm_sdk), RIG_AMDOPTS (kvm-amd module params, comma-separated, e.g. "npt=0"),
-#   RIG_CACHE (9p cache mode, default loose), RIG_KEEP=1 (keep run dir), RIG_QEMU_EXTRA.
+#   RIG_CACHE (9p cache mode, default loose), RIG_KEEP=1 (keep run dir), RIG_QEMU_EXTRA,
+#   RIG_NOLOCK=1 (do not wait for another rig run; by default runs take turns).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")" && pwd)
 RIG=${VPMU_NESTED_DIR:-/var/tmp/vpmu-nested-kvm}
@@ -28,6 +29,12 @@ if [ ! -f "$INITRD" ] || [ "$SRC/l1-init" -nt "$INITRD" ] || [ "$SRC/build-initr
   KVER=$KVER RIG=$RIG "$SRC/build-initramfs.sh" >&2 || exit 125
 fi
 mkdir -p $RIG/runs
+# One rig at a time: two TCG rigs on a shared 2-core host slow each other into
+# timeouts. RIG_NOLOCK=1 skips the wait.
+if [ "${RIG_NOLOCK:-0}" != 1 ]; then
+  exec 9>"$RIG/lock"
+  flock -n 9 || { echo "[rig] waiting for another rig run to finish ($RIG/lock)" >&2; flock 9; }
+fi
 RUN=$(mktemp -d $RIG/runs/run.XXXXXX)
 {
   echo "cd $(printf %q "$PWD") 2>/dev/null || cd /"

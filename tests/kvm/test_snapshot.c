@@ -6,7 +6,8 @@
  * the VM is snapshotted with --stop while it counts, restored from the
  * file, and must print the same exact total and message as a run that
  * was never interrupted. Then the file, damaged, is refused by
- * `vpmu run --restore` with a message naming the section.
+ * `vpmu run --restore` with a message naming the section. A VM snapshotted
+ * while `vpmu record` samples it gets the pause noted in the record file.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kvm_harness.h"
@@ -105,4 +107,44 @@ Test(kvm_snapshot, exact_count_and_pending_message_across_restore)
 	RUN("run", "--restore", file);
 	cr_assert(eq(int, res.status, 1));
 	HAS(res.err, "section 0 (VM): checksum mismatch");
+}
+
+/*
+ * Snapshot (without --stop) while an operator records: the record file
+ * notes the pause and `vpmu report` prints it.
+ */
+Test(kvm_snapshot, record_notes_the_snapshot_pause)
+{
+	char rec[300], tmp[310], out[300], err[300], file[300];
+	const char *argv[] = {"record", "-m", "recme", "-F",
+			      "1000",   "-o", rec,     NULL};
+	struct stat sb;
+	unsigned int waited;
+	pid_t pid;
+	int st;
+
+	snprintf(rec, sizeof(rec), "%s/snap.rec", rundir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", rec);
+	snprintf(out, sizeof(out), "%s/record.out", rundir);
+	snprintf(err, sizeof(err), "%s/record.err", rundir);
+	snprintf(file, sizeof(file), "%s/rec.vps", rundir);
+	cr_assert(eq(int, vm_bg_start(&vm, rundir, GUEST("op_hot"), "recme", 1),
+		     0));
+	cr_assert(
+		eq(int, vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 60000), 0));
+	pid = vpmu_bg(argv, out, err);
+	cr_assert(gt(int, pid, 0));
+	for (waited = 0; waited < 20000 && stat(tmp, &sb); waited += 20)
+		usleep(20000);
+	cr_assert(eq(int, stat(tmp, &sb), 0), "record did not start");
+	sleep(1); /* its contexts are created after the file */
+	RUN_LONG("snapshot", "recme", file);
+	cr_assert(eq(int, res.status, 0), "%s\n%s", res.out, res.err);
+	sleep(1);
+	kill(pid, SIGINT);
+	st = vpmu_bg_wait(pid, 60000);
+	cr_assert(eq(int, st, 0), "record: %d", st);
+	RUN("report", rec);
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	HAS(res.out, "# VM 'recme' paused 1 time(s) for snapshot, ");
 }

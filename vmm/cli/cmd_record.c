@@ -396,6 +396,10 @@ static int finish(struct record *r, const char *why)
 	for (i = 0; i < r->s.nr_vms; i++) {
 		r->lost += r->vm_lost[i];
 		print_rate(r, i, wall_s);
+		if (r->s.vms[i].snap_pauses && !r->write_err)
+			r->write_err =
+				rec_snap_note(&r->w, i, r->s.vms[i].snap_pauses,
+					      r->s.vms[i].snap_pause_ns);
 	}
 	if (r->write_err) {
 		fprintf(stderr, "vpmu record: writing %s.tmp: %s (removed)\n",

@@ -241,6 +241,21 @@ static void print_group(const struct report *r, size_t first, size_t end,
 	free(rows);
 }
 
+/* Issue 19: the VMs paused for `vpmu snapshot` while recorded. */
+static void print_snap_notes(const struct rec_header *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->nr_vms; i++)
+		if (h->vms[i].snap_pauses)
+			printf("# VM '%s' paused %llu time(s) for snapshot, "
+			       "%llu ms\n",
+			       h->vms[i].name,
+			       (unsigned long long)h->vms[i].snap_pauses,
+			       (unsigned long long)(h->vms[i].snap_pause_ns /
+						    1000000));
+}
+
 static void print_flat(const struct report *r)
 {
 	const struct rec_header *h = &r->p.h;
@@ -260,6 +275,7 @@ static void print_flat(const struct report *r)
 	       "%llu\n",
 	       r->p.nr, (unsigned long long)h->throttled,
 	       (unsigned long long)h->missed, (unsigned long long)h->lost);
+	print_snap_notes(h);
 	while (i < r->nr) {
 		const struct entry *g = &r->e[i];
 

@@ -97,6 +97,8 @@ struct ops_vm {
 	struct ops_thr thr[VMM_CTL_SESSION_VCPUS]; /* issue 15 */
 	struct vmm_client cl;
 	bool gone;
+	/* Issue 19: snapshot pauses since the session opened (smpl_drain). */
+	uint64_t snap_pauses, snap_pause_ns;
 	int session;                    /* the VM's session, -1 if none */
 	int ctx[VMM_CTL_SESSION_VCPUS]; /* host context per vCPU, -1 if none */
 };

@@ -537,6 +537,17 @@ static void keep_thr(struct ops_thr *t, struct json_object *rep)
 	t->seen = true;
 }
 
+/* Issue 19: snapshot pauses since the session opened (absent: none). */
+static void keep_snap(struct ops_vm *v, struct json_object *rep)
+{
+	struct json_object *jv;
+
+	if (json_object_object_get_ex(rep, "snap_pauses", &jv))
+		v->snap_pauses = json_object_get_uint64(jv);
+	if (json_object_object_get_ex(rep, "snap_pause_ns", &jv))
+		v->snap_pause_ns = json_object_get_uint64(jv);
+}
+
 static void emit_samples(struct json_object *arr, struct json_object *w,
 			 unsigned int vm, ops_sample_fn_t fn, void *opaque)
 {
@@ -608,6 +619,7 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 				jw = NULL;
 			emit_samples(arr, jw, vm, fn, opaque);
 			keep_thr(&v->thr[i], rep);
+			keep_snap(v, rep);
 			*lost += json_object_get_uint64(jl);
 			more = json_object_get_boolean(jm);
 			json_object_put(rep);

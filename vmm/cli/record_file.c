@@ -136,6 +136,18 @@ int rec_note(struct rec_writer *w, unsigned int vm, const char *msg)
 	return put_line(w, o);
 }
 
+int rec_snap_note(struct rec_writer *w, unsigned int vm, uint64_t pauses,
+		  uint64_t pause_ns)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "note", json_object_new_string("snapshot"));
+	json_object_object_add(o, "vm", json_object_new_int((int)vm));
+	json_object_object_add(o, "pauses", json_object_new_uint64(pauses));
+	json_object_object_add(o, "pause_ns", json_object_new_uint64(pause_ns));
+	return put_line(w, o);
+}
+
 /*
  * Order matters: end line, flush, fsync, close, and only then rename, so
  * that FILE never names a file without its end line, even after a crash.
@@ -352,6 +364,28 @@ static int parse_sample(struct reader *r, struct json_object *o,
 	return 0;
 }
 
+/*
+ * A note: "snapshot" (issue 19) adds to its VM's pause counts; other notes
+ * are skipped. 0 or -EINVAL.
+ */
+static int parse_note(struct reader *r, struct json_object *o,
+		      const struct rec_header *h, const char *kind)
+{
+	struct json_object *v;
+	uint64_t vm;
+
+	if (strcmp(kind, "snapshot"))
+		return 0;
+	if (!get(o, "vm", json_type_int, &v) ||
+	    (vm = json_object_get_uint64(v)) >= h->nr_vms)
+		return bad(r, "snapshot note: bad 'vm'");
+	if (get(o, "pauses", json_type_int, &v))
+		h->vms[vm].snap_pauses += json_object_get_uint64(v);
+	if (get(o, "pause_ns", json_type_int, &v))
+		h->vms[vm].snap_pause_ns += json_object_get_uint64(v);
+	return 0;
+}
+
 /* One line after the header. 1 at the end line, 0 to go on, -EINVAL. */
 static int parse_line(struct reader *r, struct json_object *o,
 		      const struct rec_header *h, uint64_t *count,
@@ -377,7 +411,7 @@ static int parse_line(struct reader *r, struct json_object *o,
 		return 1;
 	}
 	if (get(o, "note", json_type_string, &v))
-		return 0;
+		return parse_note(r, o, h, json_object_get_string(v));
 	ret = parse_sample(r, o, h, &s);
 	if (ret)
 		return ret;

@@ -24,6 +24,10 @@
  *             chain are the return addresses of the callers, innermost
  *             first (from `vpmu record -g`; empty when none was found)
  *   notes    {"note":"vm_gone", "vm":I, "msg":TEXT}
+ *            {"note":"snapshot", "vm":I, "pauses":N, "pause_ns":NS}
+ *            (optional, issue 19: the VM was paused N times for
+ *            `vpmu snapshot` during the recording, NS ns in all;
+ *            several such lines for one VM add up)
  *   last     {"end":{"samples":N, "lost":L, "duration_ns":D,
  *             "reason":TEXT, "throttled":T, "missed":M (both optional,
  *             issue 15: samples the VMs' throttle did not take, periods
@@ -60,6 +64,8 @@ struct rec_vm {
 	unsigned int nr_vcpus;
 	uint64_t tsc_khz;
 	char build_id[REC_BUILD_ID_HEX]; /* "" when unknown */
+	/* Filled by rec_read() from "snapshot" notes (issue 19): */
+	uint64_t snap_pauses, snap_pause_ns;
 };
 
 struct rec_header {
@@ -107,6 +113,9 @@ int rec_open(struct rec_writer *w, const char *path,
 /* Append one sample / note. 0 or -errno (e.g. -ENOSPC). */
 int rec_sample(struct rec_writer *w, const struct rec_sample *s);
 int rec_note(struct rec_writer *w, unsigned int vm, const char *msg);
+/* Issue 19: VM (vm) was paused (pauses) times, (pause_ns) ns in all. */
+int rec_snap_note(struct rec_writer *w, unsigned int vm, uint64_t pauses,
+		  uint64_t pause_ns);
 
 /*
  * Write the end line, flush, fsync, rename (path).tmp to (path). 0 or

@@ -185,8 +185,10 @@ int vmm_ctl_hctx_create(struct vmm_ctl_call *x, unsigned int vcpu,
 	if (ret)
 		return ret;
 	memset(hc, 0, sizeof(*hc));
-	hc->handle = pc.ctx_fd;
-	hc->vcpu   = vcpu;
+	hc->handle         = pc.ctx_fd;
+	hc->vcpu           = vcpu;
+	hc->snap_pauses0   = x->ctl->snap_pauses;
+	hc->snap_pause_ns0 = x->ctl->snap_pause_ns;
 	if (buf_size) {
 		vpmu_ctx_smpl_buf(dom(x), &host, hc->handle, &hc->buf, &size);
 		hc->buf_size = size;

@@ -72,6 +72,8 @@ struct vmm_ctl_hctx {
 	unsigned int chain_depth;
 	uint64_t *chains;
 	uint64_t lost; /* samples dropped: spill full, unknown size */
+	/* Issue 19: the VM's snapshot pauses when this context was made. */
+	uint64_t snap_pauses0, snap_pause_ns0;
 };
 
 /*
@@ -150,6 +152,10 @@ struct vmm_control {
 	/* Connection limits (VMM_CTL_*_TIMEOUT_NS; tests shorten them). */
 	uint64_t frame_timeout_ns, stall_timeout_ns;
 	atomic_uint_fast64_t nr_dropped; /* connections closed by a limit */
+
+	/* Issue 19: `snapshot` pauses so far and their total length
+	 * (control thread only); smpl_drain tells each context its share. */
+	uint64_t snap_pauses, snap_pause_ns;
 };
 
 /*

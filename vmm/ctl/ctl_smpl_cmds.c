@@ -286,6 +286,13 @@ int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 	hc->nr_spill -= n;
 	json_object_object_add(rep, "samples", arr);
 	json_object_object_add(rep, "lost", json_object_new_uint64(hc->lost));
+	/* Issue 19: snapshot pauses since this context was created. */
+	json_object_object_add(
+		rep, "snap_pauses",
+		json_object_new_uint64(ctl->snap_pauses - hc->snap_pauses0));
+	json_object_object_add(rep, "snap_pause_ns",
+			       json_object_new_uint64(ctl->snap_pause_ns -
+						      hc->snap_pause_ns0));
 	json_object_object_add(rep, "more",
 			       json_object_new_boolean(hc->nr_spill > 0));
 	return 0;

@@ -5,6 +5,7 @@
  * (vmm/core/vmm_snapshot.h); this thread waits for it and answers with
  * what was written: file_bytes, mem_pages, pause_ns, write_ns,
  * dropped_host_contexts (operator contexts are not saved) and stopped.
+ * The pause is counted for smpl_drain's snap_pauses/snap_pause_ns.
  */
 #include "ctl_priv.h"
 #include "vmm_snapshot.h"
@@ -30,6 +31,8 @@ int vmm_ctl_do_snapshot(struct vmm_ctl_call *x)
 				    sizeof(x->err));
 	if (ret)
 		return ret;
+	x->ctl->snap_pauses++;
+	x->ctl->snap_pause_ns += res.pause_ns;
 	add_u64(x->rep, "file_bytes", res.file_bytes);
 	add_u64(x->rep, "mem_pages", res.mem_pages);
 	add_u64(x->rep, "pause_ns", res.pause_ns);

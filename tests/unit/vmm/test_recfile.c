@@ -8,6 +8,7 @@
 #include <criterion/new/assert.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -275,4 +276,42 @@ Test(vmm_recfile, throttle_counts_round_trip)
 	cr_assert(eq(u64, hr.throttled, 0));
 	cr_assert(eq(u64, x.weight[0], 1));
 	rec_header_free(&hr);
+}
+
+/*
+ * Issue 19: "snapshot" notes say how often and how long each VM was
+ * paused for `vpmu snapshot`; several notes for one VM add up, files
+ * without them read as 0, and a note naming no VM is refused.
+ */
+Test(vmm_recfile, snapshot_pause_notes_round_trip)
+{
+	struct rec_sample s = {.nr_vals = 0};
+	struct rec_vm vms[2];
+	struct rec_header h, hr;
+	struct rec_writer w;
+	char err[256];
+
+	header(&h, vms);
+	cr_assert(eq(int, rec_open(&w, path, &h), 0));
+	cr_assert(eq(int, rec_sample(&w, &s), 0));
+	cr_assert(eq(int, rec_snap_note(&w, 1, 1, 5000000), 0));
+	cr_assert(eq(int, rec_snap_note(&w, 1, 2, 7000000), 0));
+	cr_assert(eq(int, rec_finish(&w, 0, 42, "done"), 0));
+	cr_assert(eq(int, rec_read(path, &hr, NULL, NULL, err, sizeof(err)), 0),
+		  "%s", err);
+	cr_assert(eq(u64, hr.vms[0].snap_pauses, 0));
+	cr_assert(eq(u64, hr.vms[1].snap_pauses, 3));
+	cr_assert(eq(u64, hr.vms[1].snap_pause_ns, 12000000));
+	rec_header_free(&hr);
+	write_file(2); /* no notes: zeros */
+	cr_assert(eq(int, rec_read(path, &hr, NULL, NULL, err, sizeof(err)), 0),
+		  "%s", err);
+	cr_assert(eq(u64, hr.vms[1].snap_pauses, 0));
+	rec_header_free(&hr);
+	cr_assert(eq(int, rec_open(&w, path, &h), 0));
+	cr_assert(eq(int, rec_snap_note(&w, 2, 1, 1), 0)); /* no VM 2 */
+	cr_assert(eq(int, rec_finish(&w, 0, 42, "done"), 0));
+	cr_assert(eq(int, rec_read(path, &hr, NULL, NULL, err, sizeof(err)),
+		     -EINVAL));
+	cr_assert(not(eq(ptr, strstr(err, "snapshot note"), NULL)), "%s", err);
 }

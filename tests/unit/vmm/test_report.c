@@ -437,3 +437,26 @@ Test(vmm_report, weights_count_missed_periods)
 			 NULL)),
 		  "%s", text);
 }
+
+/* Issue 19: the report says a VM was paused for a snapshot. */
+Test(vmm_report, snapshot_pause_note_is_printed)
+{
+	struct rec_sample s;
+	struct rec_header h;
+	struct rec_writer w;
+	struct rec_vm vm;
+
+	header(&h, &vm, IMAGE, "");
+	memset(&s, 0, sizeof(s));
+	s.ip = hot_loop_ip();
+	cr_assert(eq(int, rec_open(&w, path, &h), 0));
+	cr_assert(eq(int, rec_sample(&w, &s), 0));
+	cr_assert(eq(int, rec_snap_note(&w, 0, 1, 123456789), 0));
+	cr_assert(eq(int, rec_finish(&w, 0, 1, "done"), 0));
+	cr_assert(eq(int, report(path, NULL), 0), "%s", errs);
+	cr_expect(not(eq(ptr,
+			 strstr(text, "# VM 'vmA' paused 1 time(s) for "
+				      "snapshot, 123 ms"),
+			 NULL)),
+		  "%s", text);
+}
