@@ -71,6 +71,7 @@ struct rec {
 	pvpmu_u64 *ips, *weights;
 	size_t nr, cap;
 	pvpmu_u64 msgs;
+	int ended; /* PFM_MSG_END read: the thread's last switch is done */
 };
 
 static int die(const char *what, int err)
@@ -134,6 +135,8 @@ static int drain(struct rec *r, pvpmu_u64 timeout_ns)
 	while ((ret = pfm_read_msg(r->fd, &msg, timeout_ns)) == 0) {
 		timeout_ns = 0;
 		r->msgs++;
+		if (msg.msg_type == PFM_MSG_END)
+			r->ended = 1;
 		if (msg.msg_type != PFM_MSG_OVFL)
 			continue;
 		if (parse(r))
@@ -376,7 +379,7 @@ int main(int argc, char **argv)
 	const char *event = DEFAULT_EV, *out = 0;
 	unsigned long long period = DEFAULT_PERIOD, hz = 0;
 	struct rec r = {.fd = -1};
-	int opt, pfd[2], status = 0, ret, done = 0;
+	int opt, pfd[2], status = 0, ret, done = 0, tries;
 	pid_t pid;
 
 	while ((opt = getopt(argc, argv, "+o:c:F:e:h")) != -1) {
@@ -441,9 +444,13 @@ int main(int argc, char **argv)
 	}
 	if (!done && waitpid(pid, &status, 0) < 0)
 		return die("waitpid", -errno);
-	/* Unloaded at exit: the last messages, then the partial buffer. */
-	if (!ret)
-		ret = drain(&r, 0);
+	/*
+	 * Unloaded at the thread's last switch, which may follow waitpid()
+	 * (spec 3.3.6): the last messages up to PFM_MSG_END (2 s at most),
+	 * then the partial buffer.
+	 */
+	for (tries = 0; !ret && !r.ended && tries < 20; tries++)
+		ret = drain(&r, POLL_NS);
 	if (!ret)
 		ret = parse(&r);
 	if (!ret)
