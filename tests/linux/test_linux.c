@@ -222,7 +222,8 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 /*
  * The paravirtual perfmon2 driver for Linux (guest-driver/linux/) and the
  * Linux SDK: the init loads pvpmu.ko, runs pfinfo and pvpmu-checks
- * (tests/linux/pvpmu/pvpmu_checks.c, whose lines cite the spec sections).
+ * (tests/linux/pvpmu/pvpmu_checks.c, whose lines cite the spec sections;
+ * pvpmu-pfrecord: pfrecord's profile of /bin/pvpmu-hot puts hot_work first).
  */
 Test(linux_guest, pvpmu_driver_and_sdk)
 {
@@ -234,7 +235,7 @@ Test(linux_guest, pvpmu_driver_and_sdk)
 		"pvpmu-sigio",       "pvpmu-notify-block",
 		"pvpmu-fork-shares", "pvpmu-smpl-readonly",
 		"pvpmu-emul64",      "pvpmu-checks",
-		"pvpmu-pffast",
+		"pvpmu-pffast",      "pvpmu-pfrecord",
 	};
 	char line[96];
 	unsigned int i;

@@ -440,6 +440,54 @@ static enum result check_fork_shares(struct report *r)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? PASS : FAIL;
 }
 
+/*
+ * pfrecord samples /bin/pvpmu-hot (hot.c: 8 units of hot_work() to 1 of
+ * cold_work() a round) with the default sampling format (spec 3.6) on a
+ * per-thread context (spec 3.1.7): the top row of its flat profile must
+ * be hot_work, out of at least PFRECORD_MIN samples.
+ */
+#define PFRECORD_MIN 20
+static enum result check_pfrecord(struct report *r)
+{
+	static const char head[] = "function\n";
+	char buf[4096] = {0}, name[64] = "", *p;
+	unsigned long long samples = 0, top = 0;
+	int pfd[2], status;
+	size_t len = 0;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return fail(r, "pipe", -errno);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		execl("/bin/pfrecord", "pfrecord", "-c", "100000", "--",
+		      "/bin/pvpmu-hot", (char *)0);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (len < sizeof(buf) - 1 &&
+	       (got = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)got;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	p = strstr(buf, "pfrecord: ");
+	if (p)
+		samples = strtoull(p + strlen("pfrecord: "), 0, 10);
+	p = strstr(buf, head);
+	if (p)
+		sscanf(p + strlen(head), "%llu %*s %63s", &top, name);
+	detail(r, "status 0x%x, %llu samples, top %s (%llu)", status, samples,
+	       name, top);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+	    samples < PFRECORD_MIN || strcmp(name, "hot_work")) {
+		detail(r, ": %.200s", p ? p : buf);
+		return FAIL;
+	}
+	return PASS;
+}
+
 /* The sampling buffer maps read-only; a ring-3 write faults. */
 static enum result check_smpl_readonly(struct report *r)
 {
@@ -759,6 +807,7 @@ static const struct check checks[] = {
 	{"pvpmu-fork-shares", check_fork_shares},
 	{"pvpmu-smpl-readonly", check_smpl_readonly},
 	{"pvpmu-emul64", check_emul64},
+	{"pvpmu-pfrecord", check_pfrecord},
 };
 
 /* `pvpmu-checks smp`: in a guest with two CPUs or more. */
