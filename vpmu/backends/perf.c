@@ -563,6 +563,29 @@ static int perf_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 	return 0;
 }
 
+/*
+ * Drop what (e) counted since open: the counters libvpmu starts together
+ * (one guest GLOBAL_CTRL write, say) begin here, not each after its own
+ * perf_event_open(2), which the vCPU thread's clock events would count.
+ * The kernel's sample period ran from the arm: libvpmu arms again.
+ */
+static int perf_rebase(struct vpmu_bevent *e, uint64_t now_ns)
+{
+	struct pevent *pe = e->priv;
+	struct read_fmt r;
+	int ret;
+
+	(void)now_ns;
+	ret = read_counts(pe->fd, &r);
+	if (ret)
+		return ret;
+	pe->value   = r.value;
+	pe->enabled = r.enabled;
+	pe->running = r.running;
+	pe->armed   = false;
+	return 0;
+}
+
 /* Route the overflow notification to the vCPU thread as (signo). */
 static int route_signal(struct pevent *pe, pid_t tid, int signo)
 {
@@ -652,4 +675,5 @@ const struct vpmu_backend_ops vpmu_perf_backend = {
 	.close     = perf_close,
 	.read      = perf_read,
 	.arm       = perf_arm,
+	.rebase    = perf_rebase,
 };
