@@ -672,3 +672,50 @@ Test(vpmu_arch_model, one_global_write_starts_and_stops_together,
 	cr_assert(eq(u64, rd(A_CTR(1)), 12000));
 	cr_assert(eq(u64, rd(A_CTR(2)), 12000));
 }
+
+/*
+ * Spec 3.7.6: a time switch opens every counter of the next set while the
+ * context counts: they count from one point too.
+ */
+Test(vpmu_arch_model, set_switch_opens_counters_from_one_point,
+     .fini = teardown_clock)
+{
+	struct vpmu_caller host    = {.owner = VPMU_OWNER_HOST};
+	struct pfarg_ctx pc        = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	struct pfarg_load load     = {.load_pid = 0};
+	struct pfarg_setdesc sd[2] = {
+		{.set_id      = 0,
+		 .set_flags   = PFM_SETFL_TIME_SWITCH,
+		 .set_timeout = {.tv_nsec = 1000000}},
+		{.set_id      = 1,
+		 .set_flags   = PFM_SETFL_TIME_SWITCH,
+		 .set_timeout = {.tv_sec = 10}},
+	};
+	struct pfarg_pmc pmc[2] = {
+		{.reg_num   = 0,
+		 .reg_set   = 1,
+		 .reg_value = PVPMU_EVSEL(EV_CLOCK, 0)},
+		{.reg_num   = 1,
+		 .reg_set   = 1,
+		 .reg_value = PVPMU_EVSEL(EV_CLOCK, 0)},
+	};
+	struct pfarg_pmd pmd[2] = {{.reg_num = 0, .reg_set = 1},
+				   {.reg_num = 1, .reg_set = 1}};
+
+	build_clock(NULL);
+	cr_assert(eq(int, vpmu_ctx_create(dom, &host, &pc, 1, NULL, 0), 0));
+	cr_assert(eq(int, vpmu_ctx_create_evtsets(dom, &host, pc.ctx_fd, sd, 2),
+		     0));
+	cr_assert(
+		eq(int, vpmu_ctx_write_pmcs(dom, &host, pc.ctx_fd, pmc, 2), 0));
+	cr_assert(eq(int, vpmu_ctx_load(dom, &host, pc.ctx_fd, &load, 1), 0));
+	cr_assert(eq(int, vpmu_ctx_start(dom, &host, pc.ctx_fd, NULL, 0), 0));
+	cr_assert(eq(int, vpmu_cpu_account(cpu, 2000000, NULL), 0));
+	host_ns += 5000; /* in set 1 */
+	cr_assert(eq(int, vpmu_cpu_account(cpu, 1000, NULL), 0));
+	cr_assert(
+		eq(int, vpmu_ctx_read_pmds(dom, &host, pc.ctx_fd, pmd, 2), 0));
+	cr_assert(eq(u64, pmd[0].reg_value, 5000));
+	cr_assert(eq(u64, pmd[1].reg_value, 5000));
+	cr_assert(eq(int, vpmu_ctx_destroy(dom, &host, pc.ctx_fd), 0));
+}
