@@ -70,7 +70,7 @@ static bool needs(const struct needed *n, const char *prefix)
 
 static const char *const heavy[] = {
 	"libvirt",       "libxml2",       "libdw",  "libelf",  "libgnutls",
-	"libmicrohttpd", "libprotobuf-c", "libicu", "liblzma",
+	"libmicrohttpd", "libprotobuf-c", "libicu", "liblzma", "libpfm",
 };
 
 Test(lean_vmm, vpmu_vmm_needs_no_operator_library)
