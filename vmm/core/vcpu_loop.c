@@ -292,10 +292,8 @@ static void count_exit(struct vmm_vcpu *vcpu)
 
 bool vmm_vcpu_take_timer_kick(void)
 {
-	bool timer = tls_kick_timer;
-
-	tls_kick_timer = 0;
-	return timer;
+	/* One exchange: a timer signal between a load and a store is lost. */
+	return __atomic_exchange_n(&tls_kick_timer, 0, __ATOMIC_SEQ_CST) != 0;
 }
 
 /*
@@ -350,12 +348,12 @@ static void run_loop(struct vmm_vcpu *vcpu)
 	while (serve_requests(vcpu)) {
 		vcpu->kick.t_arm = 0;
 		vmm_pmu_before_run(vcpu);
-		t0      = vpmu_monotonic_ns();
 		tsc_run = __rdtsc();
 		kick_entered(&vcpu->kick, tsc_run);
+		t0      = vpmu_monotonic_ns(); /* run time starts here */
 		ret     = ioctl(vcpu->fd, KVM_RUN, 0);
-		tsc_ret = __rdtsc();
 		t1      = vpmu_monotonic_ns();
+		tsc_ret = __rdtsc();
 		dt      = t1 - t0;
 		vcpu->stats.run_ns += dt;
 		if (ret < 0) {
