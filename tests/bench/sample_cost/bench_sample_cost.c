@@ -10,12 +10,17 @@
  *
  *   floor  bare_kvm floor: a bare KVM_RUN loop (no vpmu code) kicked by a
  *          one-shot timer signal re-armed after each kick, at the rate
- *   vpmu   the bench_work guest under `vpmu record -F RATE` (hv_guest_cycles)
+ *   vpmu   the bench_work guest under `vpmu record -F RATE` (hv_guest_cycles),
+ *          rounds inside record's sampling window (after its start-up),
+ *          events per s as record reports them achieved
  *   peer   `perf record -F RATE -e cpu-clock` of the same loop as a native
  *          process (bare_kvm native); skipped with a line when perf is
  *          missing or perf_event_open is refused
  *
- * and events per second achieved against requested. Then the resident set
+ * and events per second achieved against requested; beside the kicks, the
+ * floor's kick path (exit, timer_settime: what no sampler avoids) and the
+ * CPU time per sample of vpmu's operator pipeline (record client, control
+ * thread) with the vCPU thread's involuntary switches. Then the resident set
  * of an idle VM (1 vCPU, 64 MiB) and per extra vCPU, against bare_kvm's.
  *
  * Usage: bench_sample_cost [RATE...]   (default 1000 10000 50000);
@@ -28,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +53,15 @@ struct side {
 };
 
 static struct side fl[MAX_RATE], vp[MAX_RATE], pf[MAX_RATE];
+/*
+ * Where the time goes beside the kicks: the floor's own kick path (its
+ * "floor-path:" line) and, for vpmu, the CPU time per sample of the
+ * operator's pipeline (the record client, the VMM's control thread) and
+ * the vCPU thread's involuntary switches: on a host with fewer CPUs than
+ * threads they compete with the guest.
+ */
+static char fl_path[MAX_RATE][256];
+static double vp_client_us[MAX_RATE], vp_ctl_us[MAX_RATE], vp_nivcsw[MAX_RATE];
 static unsigned long rates[MAX_RATE];
 static unsigned int nr_rates;
 static double secs = 3;
@@ -98,6 +114,14 @@ static int run_floor(void)
 			      rates[i]);
 	p = popen(cmd, "r");
 	while (p && fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "floor-path: rate %llu", &r) == 1) {
+			for (i = 0; i < nr_rates; i++) {
+				if (rates[i] == r)
+					snprintf(fl_path[i], sizeof(fl_path[i]),
+						 "%s", line + 12);
+			}
+			continue;
+		}
 		if (sscanf(line,
 			   "floor: rate %llu off %llu on %llu kicks %llu "
 			   "seconds %lf",
@@ -153,6 +177,116 @@ static unsigned long long record_samples(const char *err)
 	return n;
 }
 
+/* ns of CPU of task (tid) of (pid) (schedstat), 0 if unknown. */
+static uint64_t task_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64], text[128];
+	unsigned long long ns = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	if (!slurp_file(path, text, sizeof(text)))
+		sscanf(text, "%llu", &ns);
+	return ns;
+}
+
+/* Involuntary context switches of task (tid) of (pid). */
+static uint64_t task_nivcsw(pid_t pid, pid_t tid)
+{
+	char path[64], text[2048], *p;
+	unsigned long long n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
+		 (int)tid);
+	if (!slurp_file(path, text, sizeof(text)) &&
+	    (p = strstr(text, "nonvoluntary_ctxt_switches:")))
+		sscanf(p + 27, "%llu", &n);
+	return n;
+}
+
+/*
+ * The VM's control thread (named vpmu-ctl) in (*ctl) and its busiest
+ * other thread, the working vCPU, in (*vcpu).
+ */
+static void vm_tasks(pid_t pid, pid_t *ctl, pid_t *vcpu)
+{
+	char path[64], comm[32];
+	uint64_t best = 0, ns;
+	struct dirent *e;
+	pid_t tid;
+	DIR *d;
+
+	*ctl = *vcpu = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		tid = (pid_t)atoi(e->d_name);
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+			 (int)tid);
+		if (!slurp_file(path, comm, sizeof(comm)) &&
+		    !strncmp(comm, "vpmu-ctl", 8)) {
+			*ctl = tid;
+			continue;
+		}
+		ns = task_cpu_ns(pid, tid);
+		if (ns >= best) {
+			best  = ns;
+			*vcpu = tid;
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static double children_cpu_us(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+/* The rate `vpmu record` says it achieved (samples/s per vCPU), or 0. */
+static double record_rate(const char *err)
+{
+	char text[4096], *p, *q;
+
+	if (slurp_file(err, text, sizeof(text)) ||
+	    !(q = strstr(text, " samples/s per vCPU achieved")))
+		return 0;
+	*q = '\0';
+	p  = strrchr(text, ' ');
+	return p ? atof(p + 1) : 0;
+}
+
+/*
+ * Wait until record (rec) has its output file open (it is connected and
+ * about to start sampling; its start-up, a one-time cost like perf's
+ * before it execs the workload, is not part of a sample's cost), then
+ * 0.5 s more for its sessions to open. False if it ended first.
+ */
+static bool record_started(pid_t rec, const char *file)
+{
+	char tmp[128];
+	unsigned int i;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+	for (i = 0; i < 3000; i++) {
+		if (!access(tmp, F_OK)) {
+			usleep(500000);
+			return true;
+		}
+		if (waitpid(rec, NULL, WNOHANG) == rec)
+			return false;
+		usleep(10000);
+	}
+	return false;
+}
+
 static void run_vpmu(void)
 {
 	static uint64_t off[ROUNDS], on[ROUNDS];
@@ -161,7 +295,9 @@ static void run_vpmu(void)
 			      "-o",     file, "--",    sec,  NULL};
 	unsigned int i, n_off, n_on;
 	size_t pos = 0;
-	double samples;
+	double samples, client, ctl_ns, sw, rate;
+	uint64_t on_ms = secs > 1.6 ? (uint64_t)(secs * 1000) - 1000 : 600;
+	pid_t ctl, vcpu;
 	int k;
 
 	snprintf(file, sizeof(file), "%s/bench.rec", rundir);
@@ -179,25 +315,42 @@ static void run_vpmu(void)
 	}
 	slurp_file(vm.console, buf, sizeof(buf));
 	pos = strlen(buf);
+	vm_tasks(vm.pid, &ctl, &vcpu);
 	for (i = 0; i < nr_rates; i++) {
 		snprintf(hz, sizeof(hz), "%lu", rates[i]);
 		n_off = n_on = 0;
-		samples      = 0;
+		samples = client = ctl_ns = sw = rate = 0;
 		for (k = 0; k < phases; k++) {
 			pid_t rec;
 
 			collect(off, &n_off, &pos, (uint64_t)(secs * 1000));
+			client -= children_cpu_us();
+			ctl_ns -= (double)task_cpu_ns(vm.pid, ctl);
+			sw -= (double)task_nivcsw(vm.pid, vcpu);
 			rec = vpmu_bg(argv, out, err);
-			collect(on, &n_on, &pos, (uint64_t)(secs * 1000));
+			/* Rounds inside record's sampling window only. */
+			if (record_started(rec, file))
+				collect(on, &n_on, &pos, on_ms);
 			if (vpmu_bg_wait(rec, 30000))
 				fprintf(stderr,
 					"bench_sample_cost: record "
 					"-F %s failed\n",
 					hz);
+			client += children_cpu_us();
+			ctl_ns += (double)task_cpu_ns(vm.pid, ctl);
+			sw += (double)task_nivcsw(vm.pid, vcpu);
 			samples += (double)record_samples(err);
+			rate += record_rate(err);
 		}
+		/* Events per s: the rate record achieved, else its count. */
 		vp[i] = (struct side){median(off, n_off), median(on, n_on),
-				      samples, secs * phases, n_on > 0};
+				      rate ? rate * secs : samples,
+				      secs * phases, n_on > 0};
+		if (samples) {
+			vp_client_us[i] = client / samples;
+			vp_ctl_us[i]    = ctl_ns / 1e3 / samples;
+			vp_nivcsw[i]    = sw / samples;
+		}
 	}
 }
 
@@ -378,6 +531,15 @@ int main(int argc, char **argv)
 	vm_bg_kill(&vm, SIGTERM);
 	kick_breakdown();
 	run_perf();
+	printf("beside the kicks (means; CPU time competes with the guest "
+	       "where threads outnumber CPUs):\n");
+	for (i = 0; i < nr_rates; i++)
+		printf("  %lu Hz: floor kick path: %s"
+		       "         vpmu: record client %.1f us and control "
+		       "thread %.1f us of CPU per sample, vCPU thread "
+		       "involuntary switches per sample %.2f\n",
+		       rates[i], fl_path[i][0] ? fl_path[i] : "(none)\n",
+		       vp_client_us[i], vp_ctl_us[i], vp_nivcsw[i]);
 	printf("bench_sample_cost: cost of one sample (us) = (1 - off/on "
 	       "median round) / events per s\n");
 	printf("  %7s | %9s %9s | %9s %9s %6s | %9s %9s\n", "rate", "floor us",
