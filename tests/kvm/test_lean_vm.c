@@ -95,7 +95,7 @@ Test(lean_vm, stats_break_kicks_down, .timeout = 120)
 	snprintf(sout, sizeof(sout), "%s/stat.out", dir);
 	snprintf(serr, sizeof(serr), "%s/stat.err", dir);
 	vm.pid = vpmu_bg(run, out, err);
-	cr_assert(gt(int, vm.pid, 0));
+	cr_assert(lt(int, 0, vm.pid));
 	snprintf(vm.name, sizeof(vm.name), "kicked");
 	snprintf(vm.console, sizeof(vm.console), "%s", out);
 	cr_assert(eq(int, vm_bg_wait(&vm, dir, "op_hot: ready", 1, 60000), 0));
@@ -105,7 +105,7 @@ Test(lean_vm, stats_break_kicks_down, .timeout = 120)
 	p = strstr(text, "kick path, mean us: exit ");
 	cr_assert(not(eq(ptr, p, NULL)), "no kick breakdown in:\n%s", text);
 	sscanf(p + strlen("kick path, mean us: exit "), "%lf", &exit_us);
-	cr_expect(gt(dbl, exit_us, 0.0), "%s", p);
+	cr_expect(lt(dbl, 0.0, exit_us), "%s", p);
 	cr_log_info("%.200s", p);
 	rundir_remove(dir);
 }

@@ -145,7 +145,7 @@ static pid_t stat_bg(const char *const *argv, const char *name, int64_t nr_ctx,
 	pid_t pid = vpmu_bg(argv, out, err);
 	unsigned int waited;
 
-	cr_assert(gt(int, pid, 0));
+	cr_assert(lt(int, 0, pid));
 	wait_operator(name, nr_ctx, 0);
 	for (waited = 0; waited < 20000; waited += 20) {
 		slurp_file(err, text, sizeof(text));
@@ -468,7 +468,7 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	start_vm(0, GUEST("op_hot"), "doomed", 1, "op_hot: ready", 1);
 	start_vm(1, GUEST("op_hot"), "survivor", 1, "op_hot: ready", 1);
 	pid = vpmu_bg(rec, out, err);
-	cr_assert(gt(int, pid, 0));
+	cr_assert(lt(int, 0, pid));
 	/* Record samples both (not a fixed time: its start may be slow). */
 	wait_operator("survivor", 1, 0);
 	wait_operator("doomed", 1, 3);
@@ -479,8 +479,8 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	cr_expect(not(eq(ptr, strstr(text, "'doomed'"), NULL)), "%s", text);
 	cr_expect(not(eq(ptr, strstr(text, "disappeared"), NULL)), "%s", text);
 	check_file(file, per_vm);
-	cr_expect(gt(u64, per_vm[0], 0));
-	cr_expect(gt(u64, per_vm[1], per_vm[0]), "the survivor went on");
+	cr_expect(lt(u64, 0, per_vm[0]));
+	cr_expect(lt(u64, per_vm[0], per_vm[1]), "the survivor went on");
 	/* The dead VM's entry is stale: the next scan removes it. */
 	list_once();
 	cr_expect(not(eq(ptr, strstr(lres.err, "stale entry of VM 'doomed'"),
@@ -491,7 +491,7 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	unlink(file);
 	start_vm(0, GUEST("op_hot"), "doomed", 1, "op_hot: ready", 1);
 	pid = vpmu_bg(rec2, out, err);
-	cr_assert(gt(int, pid, 0));
+	cr_assert(lt(int, 0, pid));
 	/* Its handler is in place once it samples: then Ctrl-C. */
 	wait_operator("survivor", 1, 0);
 	wait_operator("doomed", 1, 3);
@@ -500,7 +500,7 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	slurp_file(err, text, sizeof(text));
 	cr_assert(eq(int, st, 0), "record: %d\n%s", st, text);
 	check_file(file, per_vm);
-	cr_expect(gt(u64, per_vm[0] + per_vm[1], 0));
+	cr_expect(lt(u64, 0, per_vm[0] + per_vm[1]));
 }
 
 /* Field (key) of the VM's `info` reply. */
@@ -816,7 +816,7 @@ Test(operator, record_call_graph_three_deep)
 		     0),
 		  "%s", err);
 	cr_expect(h.callchain);
-	cr_expect(gt(sz, strlen(h.vms[0].build_id), 0), "no build-id recorded");
+	cr_expect(lt(sz, 0, strlen(h.vms[0].build_id)), "no build-id recorded");
 	rec_header_free(&h);
 	symtab_free(&c.st);
 	cr_log_info("%llu of %llu samples: hot <- middle <- outer",
@@ -867,7 +867,7 @@ Test(operator, throttle_engages_at_configured_budget)
 	cr_log_info("%s", res.err);
 	cr_assert(eq(int, rec_read(file, &h, NULL, NULL, err, sizeof(err)), 0),
 		  "%s", err);
-	cr_expect(gt(u64, h.throttled, 0), "%s", res.err);
+	cr_expect(lt(u64, 0, h.throttled), "%s", res.err);
 	rec_header_free(&h);
 	cr_expect(
 		not(eq(ptr, strstr(res.err, "throttled by its limits"), NULL)),

@@ -133,7 +133,7 @@ Test(kvm_snapshot, record_notes_the_snapshot_pause)
 	cr_assert(
 		eq(int, vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 60000), 0));
 	pid = vpmu_bg(argv, out, err);
-	cr_assert(gt(int, pid, 0));
+	cr_assert(lt(int, 0, pid));
 	for (waited = 0; waited < 20000 && stat(tmp, &sb); waited += 20)
 		usleep(20000);
 	cr_assert(eq(int, stat(tmp, &sb), 0), "record did not start");

@@ -208,13 +208,13 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 	snprintf(console, sizeof(console), "%s/console", dir);
 	snprintf(err, sizeof(err), "%s/stderr", dir);
 	pid = vpmu_bg(run, console, err);
-	cr_assert(gt(int, pid, 0));
+	cr_assert(lt(int, 0, pid));
 	cr_assert(wait_for_text(console, "vpmu-init: holding", BOOT_SECS),
 		  "the Linux VM never reached its init (console %s)", console);
 	cr_assert(eq(int, vpmu_cmd(&res, 60, stat), 0));
 	cr_expect(eq(int, res.status, 0), "%s", res.err);
-	cr_expect(gt(i64, csv_count(res.out, "hv_exits"), 0), "%s", res.out);
-	cr_expect(gt(i64, csv_count(res.out, "cycles"), 0), "%s", res.out);
+	cr_expect(lt(i64, 0, csv_count(res.out, "hv_exits")), "%s", res.out);
+	cr_expect(lt(i64, 0, csv_count(res.out, "cycles")), "%s", res.out);
 	cr_expect(eq(int, vpmu_bg_wait(pid, BOOT_SECS * 1000), 0),
 		  "the VM did not end with status 0");
 	rundir_remove(dir);
@@ -329,7 +329,7 @@ Test(linux_guest, pvpmu_close_destroys_the_context)
 	snprintf(console, sizeof(console), "%s/console", dir);
 	snprintf(err, sizeof(err), "%s/stderr", dir);
 	pid = vpmu_bg_input(run, console, err, &in_fd);
-	cr_assert(gt(int, pid, 0));
+	cr_assert(lt(int, 0, pid));
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		cr_assert(wait_for_text(console, steps[i].line, BOOT_SECS),
 			  "the guest never printed '%s' (console %s)",

@@ -256,7 +256,7 @@ Test(linux_boot, initrd_goes_page_aligned_to_the_top_of_ram)
 		"%s", err);
 	cr_assert(eq(u64, out.initrd_gpa & 0xfff, 0));
 	cr_assert(le(u64, out.initrd_gpa + INITRD_SIZE, MEM_SIZE));
-	cr_assert(gt(u64, out.initrd_gpa + INITRD_SIZE, MEM_SIZE - 4096));
+	cr_assert(lt(u64, MEM_SIZE - 4096, out.initrd_gpa + INITRD_SIZE));
 	cr_assert(eq(u32, zero_page()->hdr.ramdisk_image, out.initrd_gpa));
 	cr_assert(eq(u32, zero_page()->hdr.ramdisk_size, INITRD_SIZE));
 	cr_assert(eq(u8, mem[out.initrd_gpa + INITRD_SIZE - 1], 0x5a));

@@ -165,7 +165,7 @@ Test(vpmu_arch_model, ranges_are_the_trapped_ranges)
 
 	for (i = 0; i < 3; i++) {
 		n = vpmu_arch_ranges(m[i], &r);
-		cr_assert(gt(u32, n, 0));
+		cr_assert(lt(u32, 0, n));
 		for (j = 0; j < n; j++) {
 			for (k = 0; k < 9; k++) {
 				if (trapped[k].base == r[j].base &&

@@ -110,7 +110,7 @@ Test(vpmu_smpl, default_buffer_full_masks_notifies_and_restarts)
 		cr_assert(eq(int, e->tid, H.gs.tid));
 		/* No reset before the first overflow: 0 (vpmu.h). */
 		cr_assert(eq(u64, e->last_reset_val, n == 1 ? 0 : 0 - p));
-		cr_assert(gt(u64, e->tstamp, last_ts), "increasing tstamp");
+		cr_assert(lt(u64, last_ts, e->tstamp), "increasing tstamp");
 		last_ts = e->tstamp;
 		cr_assert(le(u64, n, 4096 / sizeof(*e)), "must fill up");
 	}

@@ -198,11 +198,11 @@ Test(vpmu_snapshot, set_rotation_and_run_counts_kept)
 		struct pfarg_setinfo b = b_setinfo(fd, (uint16_t)s);
 
 		cr_assert(eq(u64, b.set_runs, a.set_runs), "set %u runs", s);
-		cr_assert(gt(u64, b.set_runs, 0));
+		cr_assert(lt(u64, 0, b.set_runs));
 		cr_assert(eq(u64, ts_ns(b.set_act_duration),
 			     ts_ns(a.set_act_duration)),
 			  "set %u act", s);
-		cr_assert(gt(u64, ts_ns(b.set_act_duration), 0));
+		cr_assert(lt(u64, 0, ts_ns(b.set_act_duration)));
 		cr_assert(eq(u64, b_val(fd, (uint16_t)s, 0),
 			     h_val(fd, (uint16_t)s, 0)),
 			  "set %u PMD0", s);
