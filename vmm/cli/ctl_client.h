@@ -149,6 +149,9 @@ struct ops_counts {
 	bool stale;      /* the VMM could not bring them up to date in time */
 	uint64_t age_ns; /* when stale: how old they are */
 	uint64_t pmis;   /* PMIs injected into the vCPU since it began */
+	/* Issue 15: the effective set switch interval (0: no time-based
+	 * switching) and the switches the overhead budget delayed. */
+	uint64_t switch_ns, switch_stretched;
 };
 
 /*
