@@ -4,7 +4,8 @@
  * a hard maximum sample rate (vpmu_limits.max_smpl_rate) and a maximum
  * share of a vCPU's time spent on monitoring (max_overhead_pct, Linux's
  * perf_cpu_time_max_percent). The VMM charges what monitoring costs it
- * (vpmu_cpu_charge); every VPMU_THR_STEP_NS of run time the controller
+ * (vpmu_cpu_charge); every VPMU_THR_STEP_NS of the vCPU's time (run time
+ * plus that cost) the controller
  * (vpmu_throttle_next, a pure function) turns cost / wall time into
  *   - a minimum run-time gap between two samples: an overflow inside it
  *     is not sampled but counted (nr_dropped), and the kick for a
@@ -173,10 +174,16 @@ void vpmu_thr_step(struct vpmu_ctx *ctx)
 		return;
 	if (cpu->run_ns < t->step_run || vpmu_cpu_cost_ns(cpu) < t->step_cost)
 		return rebase(ctx); /* another vCPU (per-thread context) */
-	run_w = cpu->run_ns - t->step_run;
-	if (run_w < VPMU_THR_STEP_NS)
-		return;
+	run_w  = cpu->run_ns - t->step_run;
 	cost_w = vpmu_cpu_cost_ns(cpu) - t->step_cost;
+	/*
+	 * A step per VPMU_THR_STEP_NS of the vCPU's time, run and cost:
+	 * over budget, run time alone comes slowly (at 50 kHz under a
+	 * costly kick, 10 ms of run took 300 ms), and the cost of that
+	 * first window showed in the budget for seconds.
+	 */
+	if (run_w + cost_w < VPMU_THR_STEP_NS)
+		return;
 	smpl_w = ctx->st.nr_samples - t->step_smpl;
 	if (t->freq_mode) {
 		cur       = vpmu_throttle_next(cost_w, run_w + cost_w, t->scale,

@@ -87,7 +87,7 @@ struct ops_event {
  * started).
  */
 struct ops_thr {
-	uint64_t samples, throttled, missed, run_ns, cost_ns, run0;
+	uint64_t samples, throttled, missed, run_ns, cost_ns, run0, cost0;
 	uint32_t scale; /* period scale x 1024 (frequency mode) */
 	bool seen;
 };

@@ -544,8 +544,10 @@ static void keep_thr(struct ops_thr *t, struct json_object *rep)
 #undef THR_FIELD
 	if (json_object_object_get_ex(rep, "scale", &v))
 		t->scale = (uint32_t)json_object_get_int64(v);
-	if (!t->seen)
-		t->run0 = t->run_ns;
+	if (!t->seen) {
+		t->run0  = t->run_ns;
+		t->cost0 = t->cost_ns;
+	}
 	t->seen = true;
 }
 

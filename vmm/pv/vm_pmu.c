@@ -395,9 +395,20 @@ static void inject_irq(struct vmm_vcpu *vcpu)
 
 void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
 {
+	struct vmm_vcpu_pmu *p = &vcpu->pmu;
+
 	arm_timer(vcpu);
 	inject_irq(vcpu);
 	vmm_shared_stamp_entry(vcpu);
+	/*
+	 * Issue 15: the rest of our timer's kick (shared page, requests,
+	 * timer re-arm) is monitoring cost too; only the kernel's re-entry
+	 * stays unseen.
+	 */
+	if (p->reentry_from) {
+		vpmu_cpu_charge(p->cpu, vpmu_monotonic_ns() - p->reentry_from);
+		p->reentry_from = 0;
+	}
 }
 
 void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
@@ -443,7 +454,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
-	uint64_t now, t0 = vpmu_monotonic_ns();
+	uint64_t now, kick, t0 = vpmu_monotonic_ns();
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
@@ -466,8 +477,10 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 	 * Issue 15: charge what monitoring cost this vCPU: the kick of our
 	 * timer and the accounting (samples written, chains walked) above.
 	 */
-	vpmu_cpu_charge(p->cpu, vpmu_monotonic_ns() - t0 +
-					(kicked ? kick_ns(p, t0) : 0));
+	kick = kicked ? kick_ns(p, t0) : 0;
+	now  = vpmu_monotonic_ns();
+	vpmu_cpu_charge(p->cpu, now - t0 + kick);
+	p->reentry_from = kick ? now : 0; /* the rest: vmm_pmu_before_run() */
 	/* A kick may be our timer firing: arm it again before the next run. */
 	if (kicked)
 		p->armed_deadline = VPMU_NO_DEADLINE - 1;

@@ -132,7 +132,8 @@ struct vpmu_limits {
 	 * max_overhead_pct: share of a vCPU's time (guest run time plus
 	 * the monitoring cost the VMM charges with vpmu_cpu_charge())
 	 * monitoring may take, like Linux's perf_cpu_time_max_percent.
-	 * Every VPMU_THR_STEP_NS of run time vpmu_throttle_next() turns the
+	 * Every VPMU_THR_STEP_NS of run time plus cost
+	 * vpmu_throttle_next() turns the
 	 * measured cost into a minimum gap between samples: an overflow
 	 * inside the gap is not sampled (counted in nr_dropped) and no kick
 	 * is asked for before the gap ends, so the next sample carries the
