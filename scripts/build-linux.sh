@@ -284,7 +284,10 @@ build_pvpmu() {
 		$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --static \
 			--cflags --libs pvpmu)
 	strip "$out/pvpmu-checks" "$root/bin/pfinfo" "$root/bin/pfstat" \
-		"$root/bin/pffast"
+		"$root/bin/pffast" "$root/bin/pfrecord"
+	# pfrecord's workload keeps its .symtab (the profile names functions).
+	musl-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -no-pie \
+		-o "$out/pvpmu-hot" "$ROOT/tests/linux/pvpmu/hot.c"
 }
 
 # newc cpio with /dev/console (init's first fds), /dev, /proc, /init, and
@@ -303,6 +306,8 @@ build_initrd() {
 		file /bin/pfinfo $out/sdk-root/bin/pfinfo 0755 0 0
 		file /bin/pfstat $out/sdk-root/bin/pfstat 0755 0 0
 		file /bin/pffast $out/sdk-root/bin/pffast 0755 0 0
+		file /bin/pfrecord $out/sdk-root/bin/pfrecord 0755 0 0
+		file /bin/pvpmu-hot $out/pvpmu-hot 0755 0 0
 		file /bin/pvpmu-checks $out/pvpmu-checks 0755 0 0
 	EOF
 	"$dir/src/usr/gen_init_cpio" "$out/initrd.list" >"$out/initrd.cpio"

@@ -229,8 +229,8 @@ int vpmu_check_vec(struct vpmu_domain *d, const void *arr, int n, size_t elem)
 int vpmu_ctx_vec_run(struct vpmu_domain *d, const struct vpmu_caller *who,
 		     int fd, const struct vpmu_vec_cmd *cmd)
 {
-	unsigned char *arr = cmd->arr;
-	struct vpmu_ctx *ctx;
+	unsigned char *arr   = cmd->arr;
+	struct vpmu_ctx *ctx = NULL;
 	int i, ret;
 
 	pthread_mutex_lock(&d->lock);
@@ -241,6 +241,8 @@ int vpmu_ctx_vec_run(struct vpmu_domain *d, const struct vpmu_caller *who,
 		ret = cmd->prep(ctx);
 	for (i = 0; !ret && i < cmd->n; i++)
 		ret = cmd->one(ctx, arr + (size_t)i * cmd->elem);
+	if (ctx && cmd->done)
+		cmd->done(ctx);
 	pthread_mutex_unlock(&d->lock);
 	return ret;
 }

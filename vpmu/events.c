@@ -54,6 +54,7 @@ static int open_counter(struct vpmu_ctx *ctx, struct vpmu_set *s,
 	if (ret)
 		return ret;
 	s->open_mask |= VPMU_BIT(i);
+	s->fresh_mask |= VPMU_BIT(i);
 	s->armed_at[i] = VPMU_NO_DEADLINE;
 	return 0;
 }
@@ -64,6 +65,29 @@ static void close_counter(struct vpmu_set *s, unsigned int i)
 		return;
 	s->bev[i].be->ops->close(&s->bev[i]);
 	s->open_mask &= ~VPMU_BIT(i);
+	s->fresh_mask &= ~VPMU_BIT(i);
+}
+
+/*
+ * Restart the counters opened since the last rebase from this one point
+ * (backends with rebase()), then arm them. Opening an event can cost host
+ * time (perf_event_open(2) on the vCPU thread), which the events opened
+ * first would count and the later ones not: the counters one command or
+ * attach starts count the same window.
+ */
+void vpmu_ctx_rebase(struct vpmu_ctx *ctx)
+{
+	struct vpmu_set *s = ctx->active;
+	uint64_t left      = s->fresh_mask & s->open_mask;
+	unsigned int i;
+
+	s->fresh_mask = 0;
+	for (i = 0; left; i++, left >>= 1) {
+		if ((left & 1) && s->bev[i].be->ops->rebase &&
+		    s->bev[i].be->ops->rebase(&s->bev[i], ctx->cpu->run_ns))
+			ctx->st.nr_backend_errors++;
+	}
+	vpmu_ctx_rearm(ctx);
 }
 
 void vpmu_ctx_close_events(struct vpmu_ctx *ctx)
@@ -91,7 +115,7 @@ int vpmu_ctx_open_events(struct vpmu_ctx *ctx)
 			return ret;
 		}
 	}
-	vpmu_ctx_rearm(ctx);
+	vpmu_ctx_rebase(ctx);
 	return 0;
 }
 

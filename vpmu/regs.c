@@ -37,9 +37,27 @@ static bool is_live(const struct vpmu_ctx *ctx, const struct vpmu_set *s)
 }
 
 /*
+ * WRITE_PMCS switches its counters at one point: the live counts are
+ * collected once before the first element (each live counter under its
+ * old event), and the counters the elements opened are rebased together
+ * after the last one, so that PMCs written by one command count the same
+ * window however long each backend takes to open or close its event.
+ */
+static int sync_live(struct vpmu_ctx *ctx)
+{
+	vpmu_ctx_sync(ctx);
+	return 0;
+}
+
+static void rebase_opened(struct vpmu_ctx *ctx)
+{
+	if (ctx->cpu && ctx->active->fresh_mask)
+		vpmu_ctx_rebase(ctx);
+}
+
+/*
  * One WRITE_PMCS element. The new state is built aside and committed only
- * once valid, so a refused element leaves the PMC as it was. A live
- * counter is collected under its old event before being re-programmed.
+ * once valid, so a refused element leaves the PMC as it was.
  */
 static int write_pmc(struct vpmu_ctx *ctx, void *elem)
 {
@@ -77,8 +95,6 @@ static int write_pmc(struct vpmu_ctx *ctx, void *elem)
 				       s->pmd[p->reg_num].long_reset},
 		    2))
 		return bad(&p->reg_flags, PFM_REG_RETFL_EINVAL);
-	if (is_live(ctx, s))
-		vpmu_ctx_sync(ctx);
 	old                = vpmu_pmd_value(ctx, s, p->reg_num);
 	s->pmc[p->reg_num] = pmc;
 	vpmu_pmd_set(ctx, s, p->reg_num, old); /* NO_EMUL64 may change */
@@ -92,8 +108,8 @@ static int write_pmc(struct vpmu_ctx *ctx, void *elem)
 int vpmu_ctx_write_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
 			int fd, struct pfarg_pmc *pmcs, int n)
 {
-	const struct vpmu_vec_cmd cmd = {pmcs, n, sizeof(*pmcs), NULL,
-					 write_pmc};
+	const struct vpmu_vec_cmd cmd = {pmcs,      n,         sizeof(*pmcs),
+					 sync_live, write_pmc, rebase_opened};
 
 	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }
@@ -145,8 +161,8 @@ static int write_pmd(struct vpmu_ctx *ctx, void *elem)
 int vpmu_ctx_write_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
 			int fd, struct pfarg_pmd *pmds, int n)
 {
-	const struct vpmu_vec_cmd cmd = {pmds, n, sizeof(*pmds), NULL,
-					 write_pmd};
+	const struct vpmu_vec_cmd cmd = {pmds, n,         sizeof(*pmds),
+					 NULL, write_pmd, NULL};
 
 	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }
@@ -193,8 +209,8 @@ static int read_pmd(struct vpmu_ctx *ctx, void *elem)
 int vpmu_ctx_read_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
 		       int fd, struct pfarg_pmd *pmds, int n)
 {
-	const struct vpmu_vec_cmd cmd = {pmds, n, sizeof(*pmds), sync_all,
-					 read_pmd};
+	const struct vpmu_vec_cmd cmd = {pmds,     n,        sizeof(*pmds),
+					 sync_all, read_pmd, NULL};
 
 	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }

@@ -235,8 +235,8 @@ int vpmu_ctx_create_evtsets(struct vpmu_domain *d,
 			    const struct vpmu_caller *who, int fd,
 			    struct pfarg_setdesc *sets, int n)
 {
-	const struct vpmu_vec_cmd cmd = {sets, n, sizeof(*sets), unloaded,
-					 create_one};
+	const struct vpmu_vec_cmd cmd = {sets,     n,          sizeof(*sets),
+					 unloaded, create_one, NULL};
 
 	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }
@@ -264,8 +264,8 @@ int vpmu_ctx_delete_evtsets(struct vpmu_domain *d,
 			    const struct vpmu_caller *who, int fd,
 			    struct pfarg_setdesc *sets, int n)
 {
-	const struct vpmu_vec_cmd cmd = {sets, n, sizeof(*sets), unloaded,
-					 delete_one};
+	const struct vpmu_vec_cmd cmd = {sets,     n,          sizeof(*sets),
+					 unloaded, delete_one, NULL};
 
 	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }
@@ -309,8 +309,8 @@ int vpmu_ctx_getinfo_evtsets(struct vpmu_domain *d,
 			     const struct vpmu_caller *who, int fd,
 			     struct pfarg_setinfo *info, int n)
 {
-	const struct vpmu_vec_cmd cmd = {info, n, sizeof(*info), NULL,
-					 info_one};
+	const struct vpmu_vec_cmd cmd = {info, n,        sizeof(*info),
+					 NULL, info_one, NULL};
 
 	return vpmu_ctx_vec_run(d, who, fd, &cmd);
 }

@@ -62,8 +62,8 @@ struct vpmu_event_info {
 };
 
 /*
- * Operations of a backend. All are required except (arm), which may be
- * NULL. int-returning ops return 0 or a negative errno.
+ * Operations of a backend. All are required except (arm) and (rebase),
+ * which may be NULL. int-returning ops return 0 or a negative errno.
  */
 struct vpmu_backend_ops {
 	const char *name;
@@ -102,6 +102,16 @@ struct vpmu_backend_ops {
 	 * overflow signal, or counts are only seen at the next exit).
 	 */
 	int (*arm)(struct vpmu_bevent *e, uint64_t nevents, uint64_t *in_ns);
+
+	/*
+	 * Optional. Restart the count of (e) from now, at vCPU run time
+	 * (now_ns): the next read() returns events since this call, and a
+	 * previous arm() is void (libvpmu arms again). libvpmu calls it on
+	 * all the events one command opened, one after the other, once they
+	 * are all open: for sources that count while the host opens the
+	 * next events (the vCPU thread's CPU time, say).
+	 */
+	int (*rebase)(struct vpmu_bevent *e, uint64_t now_ns);
 };
 
 /* The replay backend's ops (see backends/replay.h for its scripting API). */

@@ -82,7 +82,8 @@ struct vpmu_set {
 	struct vpmu_pmc pmc[VPMU_NR_REGS];
 	struct vpmu_pmd pmd[VPMU_NR_REGS];
 	struct vpmu_bevent bev[VPMU_MAX_COUNTERS]; /* open while on a cpu */
-	uint64_t open_mask;                   /* counters with an open bevent */
+	uint64_t open_mask;  /* counters with an open bevent */
+	uint64_t fresh_mask; /* opened, not yet rebased (vpmu_ctx_rebase) */
 	uint64_t armed_at[VPMU_MAX_COUNTERS]; /* run ns of predicted ovfl */
 };
 
@@ -194,12 +195,14 @@ struct vpmu_vec_cmd {
 	size_t elem;
 	int (*prep)(struct vpmu_ctx *ctx);
 	int (*one)(struct vpmu_ctx *ctx, void *elem);
+	void (*done)(struct vpmu_ctx *ctx); /* optional, after the elements */
 };
 
 /*
  * Under the domain lock: look (fd) up, check the vector, run (cmd->prep),
  * then (cmd->one) on each element in order, stopping at the first error;
- * earlier elements stay applied. Returns 0 or the first -errno.
+ * earlier elements stay applied; then (cmd->done), error or not, once the
+ * context was found. Returns 0 or the first -errno.
  */
 int vpmu_ctx_vec_run(struct vpmu_domain *d, const struct vpmu_caller *who,
 		     int fd, const struct vpmu_vec_cmd *cmd);
@@ -235,6 +238,7 @@ int vpmu_ctx_open_events(struct vpmu_ctx *ctx);
 void vpmu_ctx_close_events(struct vpmu_ctx *ctx);
 int vpmu_ctx_reopen_counter(struct vpmu_ctx *ctx, struct vpmu_set *s,
 			    unsigned int i);
+void vpmu_ctx_rebase(struct vpmu_ctx *ctx);
 int vpmu_ctx_collect(struct vpmu_ctx *ctx, uint64_t *ovfl);
 void vpmu_ctx_rearm(struct vpmu_ctx *ctx);
 void vpmu_ctx_snap_vpmds(struct vpmu_ctx *ctx);

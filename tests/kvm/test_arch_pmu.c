@@ -9,7 +9,8 @@
  * events over a known loop, overflow status and PMI delivery (vector and
  * NMI) through the emulated LVTPC, driver-style sampling (exactly N/period
  * PMIs), a time-based overflow kicked by the VMM's deadline timer
- * (intel-v2), and RDPMC's #GP. Each prints
+ * (intel-v2), and RDPMC's #GP (or 0 from KVM's idle counter on AMD hosts before
+ * Linux 6.6). Each prints
  * "<prog>: ok, N checks" only if every check passed; the number of checks
  * is asserted too, so a guest that skipped some cannot pass.
  */

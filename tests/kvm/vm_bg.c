@@ -175,6 +175,24 @@ pid_t vpmu_bg(const char *const *argv, const char *out, const char *err)
 	return spawn(argv, -1, out, err);
 }
 
+pid_t vpmu_bg_input(const char *const *argv, const char *out, const char *err,
+		    int *in_fd)
+{
+	int in[2];
+	pid_t pid;
+
+	if (pipe2(in, O_CLOEXEC))
+		return -errno;
+	pid = spawn(argv, in[0], out, err);
+	close(in[0]);
+	if (pid < 0) {
+		close(in[1]);
+		return pid;
+	}
+	*in_fd = in[1];
+	return pid;
+}
+
 int vpmu_bg_wait(pid_t pid, unsigned int timeout_ms)
 {
 	unsigned int waited;

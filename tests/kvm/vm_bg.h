@@ -66,6 +66,13 @@ void vm_bg_kill(struct vm_bg *vm, int sig);
  */
 pid_t vpmu_bg(const char *const *argv, const char *out, const char *err);
 
+/*
+ * Like vpmu_bg, with the program's standard input (a VM's console input)
+ * a pipe whose write end goes to (in_fd). Returns the pid or -errno.
+ */
+pid_t vpmu_bg_input(const char *const *argv, const char *out, const char *err,
+		    int *in_fd);
+
 /* Wait for (pid) at most (timeout_ms); its exit status, or -ETIMEDOUT. */
 int vpmu_bg_wait(pid_t pid, unsigned int timeout_ms);
 

@@ -99,10 +99,12 @@ Test(pvpmu_build, installed_tools_answer_help)
 		 "cmake --install %s/sdk/linux --prefix %s/usr >/dev/null && "
 		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pfstat -h && "
 		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pfinfo -h && "
-		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pffast -h",
-		 VPMU_BUILD_DIR, tmp, tmp, tmp, tmp, tmp, tmp, tmp);
+		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pffast -h && "
+		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pfrecord -h",
+		 VPMU_BUILD_DIR, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp);
 	cr_assert(eq(int, run(cmd, out, sizeof(out)), 0), "%s", out);
 	cr_assert(ne(ptr, strstr(out, "Usage: pfstat"), NULL), "%s", out);
 	cr_assert(ne(ptr, strstr(out, "Usage: pfinfo"), NULL), "%s", out);
 	cr_assert(ne(ptr, strstr(out, "Usage: pffast"), NULL), "%s", out);
+	cr_assert(ne(ptr, strstr(out, "Usage: pfrecord"), NULL), "%s", out);
 }

@@ -6,7 +6,8 @@
  * the kernel counts how often it blocked (wait4's ru_nvcsw, voluntary
  * context switches of the whole process). A client that polls (as `stat`
  * did, every 5 ms: 400 in 2 s) fails; one that sleeps until its deadline
- * blocks once per interval plus its request round trips.
+ * blocks once per interval plus its request round trips. The same fake VM
+ * shows `record` and `top` printing the achieved sample rate (cli_rate).
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -204,4 +205,70 @@ Test(cli_wakeups, top_sleeps_between_refreshes)
 	cr_assert(eq(int, status, 0), "%s", slurp(out));
 	cr_expect(le(long, n, 15 + 2 * 5), "%ld voluntary switches:\n%s", n,
 		  slurp(out));
+}
+
+/*
+ * `vpmu record -- 2` fetches the samples every 100 ms: 21 drains, each one
+ * timer sleep and one smpl_drain round trip (a few blocks while the reply
+ * comes), at most 3 per drain plus the 15 of set-up and end. Its old loop
+ * slept 10 ms at a time: 200 wake-ups in 2 s on top of the drains.
+ */
+Test(cli_wakeups, record_sleeps_between_drains)
+{
+	char out[128], rec[128];
+	char *argv[] = {VPMU_BUILD_DIR "/vmm/vpmu",
+			"record",
+			"-a",
+			"-e",
+			"hv_run_ns",
+			"-F",
+			"1000",
+			"-o",
+			rec,
+			"--",
+			"2",
+			NULL};
+	int status;
+	long n;
+
+	snprintf(out, sizeof(out), "%s/record.out", dir);
+	snprintf(rec, sizeof(rec), "%s/vpmu.rec", dir);
+	n = run_counted(argv, out, &status);
+	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	cr_expect(file_has(out, "samples/s per vCPU achieved"), "%s",
+		  slurp(out));
+	cr_expect(le(long, n, 15 + 21 * 3), "%ld voluntary switches:\n%s", n,
+		  slurp(out));
+}
+
+TestSuite(cli_rate, .init = setup, .fini = teardown, .timeout = 120);
+
+/*
+ * `vpmu top` prints each VM's achieved rate of the last refresh next to
+ * the requested one. The fake vCPU exits once per ms of run time, so at
+ * -F 50000 it cannot reach 90 % (at most 1000 samples/s, the other periods
+ * missed or throttled): top warns with a reason.
+ */
+Test(cli_rate, top_prints_rate_and_warns_below_90_percent)
+{
+	char out[128];
+	char *argv[] = {VPMU_BUILD_DIR "/vmm/vpmu",
+			"top",
+			"-a",
+			"-e",
+			"hv_run_ns",
+			"-F",
+			"50000",
+			"-n",
+			"1",
+			NULL};
+	int status;
+
+	snprintf(out, sizeof(out), "%s/top-rate.out", dir);
+	run_counted(argv, out, &status);
+	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	cr_expect(file_has(out, "  rate: "), "%s", slurp(out));
+	cr_expect(file_has(out, "of 50000 requested"), "%s", slurp(out));
+	cr_expect(file_has(out, "warning: below 90 % of the requested rate: "),
+		  "%s", slurp(out));
 }

@@ -3,9 +3,9 @@
  * cmd_record.c: `vpmu record`, sampling every vCPU of the chosen VMs into
  * a record file (record_file.h). Each vCPU gets a host context with a
  * default-format buffer; the VMM drains full buffers promptly and this
- * command fetches the samples every 100 ms. The file is written to
- * FILE.tmp and renamed when complete, also on Ctrl-C or SIGTERM, so FILE
- * is never truncated. A VM that disappears is reported and noted in the
+ * command fetches the samples every 100 ms, sleeping in between. The file is
+ * written to FILE.tmp and renamed when complete, also on Ctrl-C or SIGTERM, so
+ * FILE is never truncated. A VM that disappears is reported and noted in the
  * file; the others go on.
  */
 #include "vpmu_commands.h"
@@ -75,8 +75,8 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 
 /*
  * Fetch every live VM's samples; note VMs that went away. Called every
- * 100 ms: the VMM keeps what it copied out of full buffers, so this rate
- * only bounds memory and latency, not the sample rate.
+ * 100 ms (DRAIN_NS): the VMM keeps what it copied out of full buffers, so this
+ * rate only bounds memory and latency, not the sample rate.
  */
 static void drain_all(struct record *r)
 {
@@ -288,22 +288,44 @@ static void progress(struct record *r, uint64_t *last)
 		r->s.nr_live == 1 ? "" : "s", tty ? "  " : "\n");
 }
 
+#define DRAIN_NS 100000000ULL /* fetch the samples every 100 ms */
+
+static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
+{
+	return a < b ? (a < c ? a : c) : (b < c ? b : c);
+}
+
+/*
+ * Issue 15: sleep (ops_wait) until the next drain, the progress line, the
+ * end, a signal or a VM's end: no other wake-up.
+ */
 static const char *run(struct record *r)
 {
-	uint64_t end  = r->o.duration > 0
-				? r->t0 + (uint64_t)(r->o.duration * 1e9)
-				: UINT64_MAX;
-	uint64_t last = r->t0, next = r->t0;
+	static const int sigs[] = {SIGINT, SIGTERM, 0};
+	uint64_t end            = r->o.duration > 0
+					  ? r->t0 + (uint64_t)(r->o.duration * 1e9)
+					  : UINT64_MAX;
+	uint64_t step = (isatty(STDERR_FILENO) ? 1 : 10) * 1000000000ULL;
+	uint64_t last = r->t0, next = r->t0, now; /* drain at once */
+	struct ops_wait w;
 
-	while (!stop_flag && r->s.nr_live && !r->write_err &&
-	       vpmu_monotonic_ns() < end) {
-		if (vpmu_monotonic_ns() >= next) {
+	if (ops_wait_begin(&w, &r->s, 0, sigs))
+		r->write_err = -ENOMEM;
+	while (!stop_flag && r->s.nr_live && !r->write_err) {
+		now = vpmu_monotonic_ns();
+		if (now >= end)
+			break;
+		if (now >= next) {
 			drain_all(r);
-			next += 100000000ULL;
+			next += DRAIN_NS;
+			if (next <= now) /* a slow drain: no burst after it */
+				next = now + DRAIN_NS;
 		}
 		progress(r, &last);
-		usleep(10000);
+		ops_wait(&w, &r->s, min3(end, next, last + step));
 	}
+	if (w.p)
+		ops_wait_end(&w);
 	if (isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	drain_all(r); /* what the VMs still hold */
@@ -312,88 +334,52 @@ static const char *run(struct record *r)
 	return r->s.nr_live ? "done" : "every VM disappeared";
 }
 
-/* Issue 15: the rate -c or -F asked for, per vCPU of run time, or 0. */
-static double requested_hz(const struct record *r, const struct ops_vm *v)
-{
-	if (r->o.freq)
-		return (double)r->o.freq;
-	if (!strcmp(r->s.ev[0].name, "hv_run_ns"))
-		return 1e9 / (double)r->o.period;
-	if (!strcmp(r->s.ev[0].name, "hv_guest_cycles") && v->e.tsc_khz)
-		return (double)v->e.tsc_khz * 1e3 / (double)r->o.period;
-	return 0;
-}
-
 /*
  * Issue 15: the achieved sample rate of VM (vm) per sampled vCPU and
  * second of wall time, beside the requested one, and why it falls short
- * (below 90 %): the throttle, vCPUs that did not run, or the host.
+ * (below 90 %): sample_rate.c.
  */
-static void print_rate(struct record *r, unsigned int vm, double wall_s)
+/*
+ * Issue 15: the monitoring cost the VMM measured on the sampled vCPUs over
+ * the recording, the share of run time plus cost the overhead budget holds.
+ */
+static void print_cost(const struct ops_vm *v, const char *lead)
 {
-	const struct ops_vm *v = &r->s.vms[vm];
-	uint64_t thr = 0, missed = 0, run = 0, cost = 0;
-	unsigned int i, n = 0, scale = 0;
-	double want = requested_hz(r, v), got, ran;
+	uint64_t run = 0, cost = 0;
+	unsigned int i;
 
 	for (i = 0; i < VMM_CTL_SESSION_VCPUS; i++) {
 		if (!v->thr[i].seen)
 			continue;
-		n++;
-		thr += v->thr[i].throttled;
-		missed += v->thr[i].missed;
 		run += v->thr[i].run_ns - v->thr[i].run0;
 		cost += v->thr[i].cost_ns - v->thr[i].cost0;
-		if (v->thr[i].scale > scale)
-			scale = v->thr[i].scale;
 	}
-	r->w.throttled += thr;
-	r->w.missed += missed;
-	if (!n || wall_s <= 0)
-		return;
-	got = (double)r->vm_samples[vm] / wall_s / n;
-	ran = (double)run / 1e9 / wall_s / n;
-	fprintf(stderr,
-		"vpmu record: VM '%s': %.0f samples/s per vCPU achieved",
-		v->e.name, got);
-	if (want > 0)
-		fprintf(stderr, " of %.0f requested (%.0f %%)", want,
-			100.0 * got / want);
-	fprintf(stderr,
-		"; vCPUs ran %.0f %% of the time; throttled %llu, "
-		"missed %llu",
-		100.0 * ran, (unsigned long long)thr,
-		(unsigned long long)missed);
-	/* Issue 15: what the VMM measured monitoring cost, against which
-	 * the overhead budget is held. */
 	if (run + cost)
 		fprintf(stderr,
-			"; monitoring cost %.1f %% of vCPU time (VMM's "
-			"measure)",
-			100.0 * (double)cost / (double)(run + cost));
-	fputc('\n', stderr);
-	if (want <= 0 || got >= 0.9 * want)
-		return;
-	if (thr || scale > 1024)
-		fprintf(stderr,
-			"vpmu record: warning: VM '%s' below 90 %% of the "
-			"requested rate: throttled by its limits (%llu "
-			"samples dropped%s; see --max-overhead and 'vpmu run "
-			"--max-sample-rate')\n",
-			v->e.name, (unsigned long long)thr,
-			scale > 1024 ? ", period raised" : "");
-	else if (ran < 0.9)
-		fprintf(stderr,
-			"vpmu record: warning: VM '%s' below 90 %% of the "
-			"requested rate: its vCPUs were not running (%.0f %% "
-			"of the time: halted or not scheduled)\n",
-			v->e.name, 100.0 * ran);
-	else
-		fprintf(stderr,
-			"vpmu record: warning: VM '%s' below 90 %% of the "
-			"requested rate: host overloaded (kicks late, %llu "
-			"periods missed)\n",
-			v->e.name, (unsigned long long)missed);
+			"%smonitoring cost %.1f %% of vCPU time (VMM's "
+			"measure)\n",
+			lead, 100.0 * (double)cost / (double)(run + cost));
+}
+
+static void print_rate(struct record *r, unsigned int vm, double wall_s)
+{
+	const struct ops_vm *v = &r->s.vms[vm];
+	char lead[128], warn[160];
+	struct ops_rate_win win;
+	struct ops_rate rate;
+
+	ops_rate_window(v, r->vm_samples[vm], NULL, &win);
+	r->w.throttled += win.throttled;
+	r->w.missed += win.missed;
+	ops_rate_judge(&win, wall_s,
+		       ops_rate_requested(r->o.freq, r->o.period,
+					  r->s.ev[0].code, v->e.tsc_khz),
+		       &rate);
+	snprintf(lead, sizeof(lead), "vpmu record: VM '%s': ", v->e.name);
+	snprintf(warn, sizeof(warn), "vpmu record: warning: VM '%s' ",
+		 v->e.name);
+	ops_rate_print(stderr, lead, warn, &win, &rate);
+	print_cost(v, lead);
 }
 
 static int finish(struct record *r, const char *why)

@@ -8,7 +8,6 @@
 #include "vpmu_commands.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,32 +498,6 @@ static void on_child(int sig)
 	(void)sig; /* only interrupts ppoll: child_ended() reaps */
 }
 
-/*
- * Sleep until (until), a signal (Ctrl-C, SIGTERM, SIGCHLD of -- COMMAND:
- * blocked except inside ppoll, so none is lost between the checks and the
- * sleep) or a VM's socket becoming readable (the VMM never writes between
- * requests: that is its end). No other wake-up (issue 15).
- */
-static void wait_event(struct stat_state *st, struct pollfd *p, uint64_t until,
-		       const sigset_t *sleep_mask)
-{
-	uint64_t now = vpmu_monotonic_ns(), d;
-	struct timespec ts;
-	unsigned int vm, n = 0;
-
-	if (until <= now)
-		return;
-	d  = until - now;
-	ts = (struct timespec){(time_t)(d / 1000000000ULL),
-			       (long)(d % 1000000000ULL)};
-	for (vm = 0; vm < st->s.nr_vms; vm++)
-		p[n++] = (struct pollfd){
-			.fd     = st->s.vms[vm].gone ? -1 : st->s.vms[vm].cl.fd,
-			.events = POLLIN};
-	if (ppoll(p, n, until == UINT64_MAX ? NULL : &ts, sleep_mask) > 0)
-		ops_check_alive(&st->s);
-}
-
 static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
 {
 	return a < b ? (a < c ? a : c) : (b < c ? b : c);
@@ -541,19 +514,18 @@ static void run(struct stat_state *st)
 	uint64_t step       = (isatty(STDERR_FILENO) ? 1 : 10) * 1000000000ULL;
 	uint64_t last       = st->t0, now;
 	struct sigaction sa = {.sa_handler = on_child};
-	sigset_t block, old;
-	struct pollfd *p = calloc(st->s.nr_vms, sizeof(*p));
+	/*
+	 * Ctrl-C, SIGTERM and SIGCHLD of -- COMMAND end the sleep; nothing
+	 * else but (until) and a VM's end does (issue 15).
+	 */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGCHLD, 0};
+	struct ops_wait w;
 
-	if (!p) {
+	sigaction(SIGCHLD, &sa, NULL);
+	if (ops_wait_begin(&w, &st->s, 0, sigs)) {
 		fprintf(stderr, "vpmu stat: out of memory\n");
 		return;
 	}
-	sigaction(SIGCHLD, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &old);
 	while (!stop_flag && st->s.nr_live) {
 		now = vpmu_monotonic_ns();
 		if (now >= end || child_ended(st))
@@ -563,13 +535,11 @@ static void run(struct stat_state *st)
 			next += st->o.interval_ms * 1000000ULL;
 		}
 		progress(st, &last);
-		wait_event(st, p,
-			   min3(end, next,
-				st->o.interval_ms ? UINT64_MAX : last + step),
-			   &old);
+		ops_wait(&w, &st->s,
+			 min3(end, next,
+			      st->o.interval_ms ? UINT64_MAX : last + step));
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	free(p);
+	ops_wait_end(&w);
 	if (isatty(STDERR_FILENO) && !st->o.interval_ms)
 		fputc('\n', stderr);
 }

@@ -9,6 +9,8 @@
 #define VMM_CLIENT_H
 
 #include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -203,6 +205,90 @@ void ops_vm_gone(struct ops_session *s, unsigned int vm, const char *why);
 
 /* Notice VMs whose connection closed (non-blocking): ops_vm_gone(). */
 void ops_check_alive(struct ops_session *s);
+
+/*
+ * Issue 15: sleeping without polling (op_wait.c), for stat, record and top.
+ * ops_wait_begin() blocks the signals (sigs) (0-terminated: SIGINT...) and
+ * makes room for (nr_fds) descriptors of the command's own, p[0..nr_fds),
+ * which the caller fills (fd -1: unused); ops_wait_end() restores the
+ * signal mask. ops_wait() sleeps in ppoll, those signals unblocked only
+ * there, until (until) (vpmu_monotonic_ns(); UINT64_MAX: no deadline), a
+ * signal, one of the command's descriptors being ready (its revents set)
+ * or a VM's socket becoming readable or hung up (the VMM never writes
+ * between requests: ops_check_alive() then marks the VM gone). It returns
+ * how many of the command's descriptors are ready (0: deadline, signal or
+ * a VM's end). ops_wait_begin() returns 0 or -ENOMEM.
+ */
+struct ops_wait {
+	struct pollfd *p; /* nr_fds of the command's, then one per VM */
+	unsigned int nr_fds;
+	sigset_t sleep_mask; /* the mask before ops_wait_begin() */
+};
+
+int ops_wait_begin(struct ops_wait *w, const struct ops_session *s,
+		   unsigned int nr_fds, const int *sigs);
+int ops_wait(struct ops_wait *w, struct ops_session *s, uint64_t until);
+void ops_wait_end(struct ops_wait *w);
+
+/*
+ * Issue 15: achieved vs requested sample rate (sample_rate.c), shared by
+ * `vpmu record` (the whole recording) and `vpmu top` (each refresh).
+ */
+struct ops_rate_win {       /* a VM's counts over a window, all sampled vCPUs */
+	uint64_t samples;   /* samples the command received */
+	uint64_t throttled; /* dropped by the VM's limits */
+	uint64_t missed;    /* periods that elapsed unsampled */
+	uint64_t run_ns;    /* the vCPUs' run time, summed */
+	uint32_t scale;     /* the largest period scale x 1024 (-F) */
+	unsigned int nr_vcpus; /* vCPUs whose drains reported counts */
+};
+
+enum ops_rate_why {
+	OPS_RATE_OK,          /* >= 90 % of the request, or none known */
+	OPS_RATE_NONE,        /* nothing to judge: no vCPU, no time */
+	OPS_RATE_THROTTLED,   /* samples dropped or the period raised */
+	OPS_RATE_NOT_RUNNING, /* vCPUs ran < 90 % of the time: the cause */
+	OPS_RATE_HOST,        /* else: kicks late, the host overloaded */
+};
+
+struct ops_rate {
+	double want_hz, got_hz; /* per sampled vCPU and second of wall time */
+	double ran;             /* share of the wall time the vCPUs ran */
+	enum ops_rate_why why;
+};
+
+/*
+ * The rate per vCPU that -F (freq) or -c (period) asks for when sampling
+ * event (code) on a VM with (tsc_khz) (0: unknown): freq, or a time
+ * event's period converted; 0 when it cannot be known (a count event).
+ */
+double ops_rate_requested(uint64_t freq, uint64_t period, uint16_t code,
+			  uint64_t tsc_khz);
+
+/*
+ * VM (v)'s throttle counts (ops_thr, as its last drains said) and
+ * (samples) into (out): since the session opened when (base) is NULL,
+ * else what grew since (*base), which is then updated.
+ */
+void ops_rate_window(const struct ops_vm *v, uint64_t samples,
+		     struct ops_rate_win *base, struct ops_rate_win *out);
+
+/* Judge window (w) of (wall_s) seconds against (want_hz): pure. */
+void ops_rate_judge(const struct ops_rate_win *w, double wall_s, double want_hz,
+		    struct ops_rate *out);
+
+/* The reason of a shortfall as one phrase in (buf), or NULL if none. */
+const char *ops_rate_reason(const struct ops_rate_win *w,
+			    const struct ops_rate *r, char *buf, size_t len);
+
+/*
+ * "<lead>N samples/s per vCPU achieved of M requested (P %); vCPUs ran
+ * R % of the time; throttled T, missed M", and below 90 % a second line
+ * "<warn_lead>below 90 % of the requested rate: <reason>". Nothing for
+ * OPS_RATE_NONE.
+ */
+void ops_rate_print(FILE *f, const char *lead, const char *warn_lead,
+		    const struct ops_rate_win *w, const struct ops_rate *r);
 
 /* Disconnect from every VM (the VMMs destroy the contexts). */
 void ops_close(struct ops_session *s);

@@ -20,7 +20,9 @@
  * INIT, ExtINT: dropped, counted in nr_pmi_lost), APIC relocation.
  * RDPMC: KVM never forwards it to userspace; without KVM's own vPMU (none
  * on the development hosts, and vpmu never enables it) a guest RDPMC takes
- * #GP whatever CR4.PCE says. Guests read counters with RDMSR.
+ * #GP whatever CR4.PCE says. Guests read counters with RDMSR. Exception:
+ * host kernels before Linux 6.6 keep KVM's counters for an AMD guest after
+ * KVM_PMU_CAP_DISABLE, so RDPMC reads KVM's never-programmed counter: 0.
  */
 #include "arch_msrs.h"
 

@@ -118,43 +118,52 @@ uint64_t vpmu_arch_evsel(struct vpmu_arch_pmu *p, uint64_t evtsel)
 }
 
 /*
- * Program logical counter (idx) with (evsel): overflows always notify
- * (status bits are set whatever the interrupt bit says) and the counter
- * is the 48-bit hardware value (NO_EMUL64).
+ * Logical counter (idx) with (evsel): overflows always notify (status bits
+ * are set whatever the interrupt bit says) and the counter is the 48-bit
+ * hardware value (NO_EMUL64).
  */
-static int program(struct vpmu_arch_pmu *p, unsigned int idx, uint64_t evsel)
+static struct pfarg_pmc pmc_of(unsigned int idx, uint64_t evsel)
 {
-	struct pfarg_pmc pmc = {
+	return (struct pfarg_pmc){
 		.reg_num   = (uint16_t)idx,
 		.reg_flags = PFM_REGFL_NO_EMUL64 | PFM_REGFL_OVFL_NOTIFY,
 		.reg_value = evsel,
 	};
-	int ret;
-
-	ret = vpmu_ctx_write_pmcs(p->dom, &p->who, p->fd, &pmc, 1);
-	/*
-	 * A refused write may leave libvpmu's PMC changed but not counting:
-	 * "unknown" (no event select has bits 63:32 here) makes the next
-	 * refresh program it again.
-	 */
-	p->prog[idx] = ret ? ~0ULL : evsel;
-	return ret ? -EPERM : 0;
 }
 
+/*
+ * Program every logical counter whose effective value changed in one
+ * WRITE_PMCS, so that the counters one WRMSR starts or stops (GLOBAL_CTRL,
+ * say) count the same window (libvpmu switches a command's PMCs at one
+ * point).
+ */
 int vpmu_arch_refresh(struct vpmu_arch_pmu *p)
 {
-	unsigned int i, n = p->nr_gp + p->nr_fixed;
-	int ret, first    = 0;
+	struct pfarg_pmc pmc[VPMU_ARCH_MAX_CTRS];
+	unsigned int i, k = 0, n = p->nr_gp + p->nr_fixed;
 
 	for (i = 0; i < n; i++) {
 		uint64_t want = p->ops->effective(p, i);
 
-		if (want == p->prog[i])
-			continue;
-		ret   = program(p, i, want);
-		first = first ? first : ret;
+		if (want != p->prog[i])
+			pmc[k++] = pmc_of(i, want);
 	}
-	return first;
+	if (!k)
+		return 0;
+	if (!vpmu_ctx_write_pmcs(p->dom, &p->who, p->fd, pmc, (int)k)) {
+		for (i = 0; i < k; i++)
+			p->prog[pmc[i].reg_num] = pmc[i].reg_value;
+		return 0;
+	}
+	/*
+	 * A refused write may leave libvpmu's PMCs changed but not counting
+	 * (the elements before the refused one are applied): "unknown" (no
+	 * event select has bits 63:32 here) makes the next refresh program
+	 * them again.
+	 */
+	for (i = 0; i < k; i++)
+		p->prog[pmc[i].reg_num] = ~0ULL;
+	return -EPERM;
 }
 
 int vpmu_arch_commit(struct vpmu_arch_pmu *p, uint64_t *reg, uint64_t val)
@@ -195,6 +204,7 @@ static int setup_ctx(struct vpmu_arch_pmu *p, uint32_t cpu_index)
 	struct pfarg_ctx ctx   = {.ctx_flags = PFM_FL_SYSTEM_WIDE |
 					       PFM_FL_OVFL_NO_MSG};
 	struct pfarg_load load = {.load_pid = cpu_index};
+	struct pfarg_pmc pmc[VPMU_ARCH_MAX_CTRS];
 	unsigned int i;
 	int ret;
 
@@ -202,8 +212,12 @@ static int setup_ctx(struct vpmu_arch_pmu *p, uint32_t cpu_index)
 	if (ret)
 		return ret;
 	p->fd = ctx.ctx_fd;
-	for (i = 0; !ret && i < VPMU_ARCH_MAX_CTRS; i++)
-		ret = program(p, i, 0);
+	for (i = 0; i < VPMU_ARCH_MAX_CTRS; i++) {
+		pmc[i]     = pmc_of(i, 0);
+		p->prog[i] = 0;
+	}
+	ret = vpmu_ctx_write_pmcs(p->dom, &p->who, p->fd, pmc,
+				  VPMU_ARCH_MAX_CTRS);
 	if (!ret)
 		ret = vpmu_ctx_load(p->dom, &p->who, p->fd, &load, 1);
 	if (!ret)

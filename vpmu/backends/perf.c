@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * perf.c: the perf backend (see perf.h): event resolution through libpfm4,
- * a per-instance probe cache of availability, and per-event perf fds on
- * the vCPU thread with overflow signals.
+ * perf.c: the perf backend (see perf.h): event resolution (the kernel's
+ * generic events for the catalogue, libpfm4 for raw host-PMU events), a
+ * per-instance probe cache of availability, and per-event perf fds on the
+ * vCPU thread with overflow signals.
  */
 #include "perf.h"
+#include "pfm_load.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <perfmon/pfmlib_perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,9 +54,54 @@ struct probe {
 
 struct vpmu_perf {
 	struct vpmu_perf_source src;
-	int pfm_err; /* PFM_SUCCESS or libpfm4's error */
+	const struct pfm_lib *pfm; /* libpfm4 when loaded (a host PMU) */
+	const char *pfm_why;       /* else why not */
 	struct probe *probes;
 };
+
+/*
+ * The catalogue's perf events are the kernel's generic events
+ * (perf_event.h, the names `perf stat -e` takes): no library needed.
+ * tests/unit/vpmu/test_perf_generic.c checks them against libpfm4's
+ * "perf::NAME".
+ */
+static const struct {
+	uint16_t code;
+	uint32_t type;
+	uint64_t config;
+} generic[] = {
+	{PVPMU_EV_CYCLES, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	{PVPMU_EV_INSTRUCTIONS, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+	{PVPMU_EV_REF_CYCLES, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+	{PVPMU_EV_LLC_REFERENCES, PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_CACHE_REFERENCES},
+	{PVPMU_EV_LLC_MISSES, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+	{PVPMU_EV_BRANCHES, PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+	{PVPMU_EV_BRANCH_MISSES, PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_BRANCH_MISSES},
+	{PVPMU_EV_SW_TASK_CLOCK, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+	{PVPMU_EV_SW_PAGE_FAULTS, PERF_TYPE_SOFTWARE,
+	 PERF_COUNT_SW_PAGE_FAULTS},
+	{PVPMU_EV_SW_CONTEXT_SWITCHES, PERF_TYPE_SOFTWARE,
+	 PERF_COUNT_SW_CONTEXT_SWITCHES},
+	{PVPMU_EV_SW_CPU_MIGRATIONS, PERF_TYPE_SOFTWARE,
+	 PERF_COUNT_SW_CPU_MIGRATIONS},
+};
+
+int vpmu_perf_generic(uint16_t code, uint32_t *type, uint64_t *config)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(generic) / sizeof(generic[0]); i++) {
+		if (generic[i].code == code) {
+			*type   = generic[i].type;
+			*config = generic[i].config;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
 
 /* An open event (e->priv). */
 struct pevent {
@@ -136,12 +182,20 @@ int vpmu_perf_create(const struct vpmu_perf_source *src, struct vpmu_perf **out)
 
 	if (!p)
 		return -ENOMEM;
-	p->src = *src;
-	/* Idempotent and process-wide; never terminated (other users). */
-	p->pfm_err    = pfm_initialize();
+	p->src        = *src;
 	host_paranoid = read_paranoid();
 	host_hw_pmu   = has_hw_pmu();
-	*out          = p;
+	/*
+	 * libpfm4 serves raw host-PMU events only, which need a hardware PMU:
+	 * without one it is never loaded (issue 15: 2.2 MB per VM). Loaded
+	 * here, before any thread enters the sandbox; once per process.
+	 */
+	if (host_hw_pmu)
+		p->pfm = pfm_lib_load(&p->pfm_why);
+	else
+		p->pfm_why = "no hardware PMU on this host (raw host-PMU "
+			     "events need one; libpfm4 not loaded)";
+	*out = p;
 	return 0;
 }
 
@@ -158,8 +212,9 @@ void vpmu_perf_destroy(struct vpmu_perf *p)
 	free(p);
 }
 
-/* Resolve (fstr) with libpfm4 into pr->type/config. */
-static int pfm_resolve(struct probe *pr, const char *fstr)
+/* Resolve (fstr) with libpfm4 (pfm) into pr->type/config. */
+static int pfm_resolve(const struct pfm_lib *pfm, struct probe *pr,
+		       const char *fstr)
 {
 	struct perf_event_attr attr;
 	pfm_perf_encode_arg_t arg;
@@ -169,11 +224,11 @@ static int pfm_resolve(struct probe *pr, const char *fstr)
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
-	ret      = pfm_get_os_event_encoding(fstr, PFM_PLM0 | PFM_PLM3,
-					     PFM_OS_PERF_EVENT_EXT, &arg);
+	ret      = pfm->get_os_event_encoding(fstr, PFM_PLM0 | PFM_PLM3,
+					      PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS) {
 		snprintf(pr->reason, sizeof(pr->reason), "libpfm4: %s: %s",
-			 fstr, pfm_strerror(ret));
+			 fstr, pfm->strerror(ret));
 		return -ENOENT;
 	}
 	pr->type   = attr.type;
@@ -182,7 +237,8 @@ static int pfm_resolve(struct probe *pr, const char *fstr)
 }
 
 /* Does umask (umask) of libpfm4 event (idx) exist? Sets (*uname). */
-static bool find_umask(int idx, int nattrs, uint64_t umask, const char **uname)
+static bool find_umask(const struct pfm_lib *pfm, int idx, int nattrs,
+		       uint64_t umask, const char **uname)
 {
 	pfm_event_attr_info_t ai;
 	int a;
@@ -190,7 +246,7 @@ static bool find_umask(int idx, int nattrs, uint64_t umask, const char **uname)
 	for (a = 0; a < nattrs; a++) {
 		memset(&ai, 0, sizeof(ai));
 		ai.size = sizeof(ai);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &ai) ||
+		if (pfm->get_event_attr_info(idx, a, PFM_OS_NONE, &ai) ||
 		    ai.type != PFM_ATTR_UMASK)
 			continue;
 		if (ai.code == umask) {
@@ -205,7 +261,7 @@ static bool find_umask(int idx, int nattrs, uint64_t umask, const char **uname)
  * Name raw (code) after the host core PMU's libpfm4 table: the event with
  * that event code and, if the umask is not 0, that umask.
  */
-static void raw_describe(struct probe *pr)
+static void raw_describe(const struct pfm_lib *pfm, struct probe *pr)
 {
 	uint64_t ev = PVPMU_EV_EVENT(pr->code), um = PVPMU_EV_UMASK(pr->code);
 	pfm_pmu_info_t pi;
@@ -223,17 +279,17 @@ static void raw_describe(struct probe *pr)
 	{
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info(pmu, &pi) || !pi.is_present ||
+		if (pfm->get_pmu_info(pmu, &pi) || !pi.is_present ||
 		    pi.type != PFM_PMU_TYPE_CORE)
 			continue;
-		for (i = pi.first_event; i != -1; i = pfm_get_event_next(i)) {
+		for (i = pi.first_event; i != -1; i = pfm->get_event_next(i)) {
 			memset(&ei, 0, sizeof(ei));
 			ei.size = sizeof(ei);
-			if (pfm_get_event_info(i, PFM_OS_NONE, &ei) ||
+			if (pfm->get_event_info(i, PFM_OS_NONE, &ei) ||
 			    ei.code != ev)
 				continue;
 			uname = NULL;
-			if (um && !find_umask(i, ei.nattrs, um, &uname))
+			if (um && !find_umask(pfm, i, ei.nattrs, um, &uname))
 				continue;
 			snprintf(pr->desc, sizeof(pr->desc), "%s::%s%s%s: %s",
 				 pi.name, ei.name, uname ? ":" : "",
@@ -331,20 +387,21 @@ static void probe_open(struct vpmu_perf *p, struct probe *pr,
 	char fstr[64];
 	int fd;
 
-	if (p->pfm_err != PFM_SUCCESS) {
-		snprintf(pr->reason, sizeof(pr->reason),
-			 "libpfm4 initialization: %s",
-			 pfm_strerror(p->pfm_err));
+	if (pr->kind != KIND_RAW) {
+		if (vpmu_perf_generic(pr->code, &pr->type, &pr->config)) {
+			snprintf(pr->reason, sizeof(pr->reason),
+				 "%s: not a generic perf event", d->name);
+			return;
+		}
+	} else if (!p->pfm) {
+		snprintf(pr->reason, sizeof(pr->reason), "%s", p->pfm_why);
 		return;
-	}
-	if (pr->kind == KIND_RAW) {
-		raw_describe(pr);
-		snprintf(fstr, sizeof(fstr), "perf_raw::r%x", pr->code);
 	} else {
-		snprintf(fstr, sizeof(fstr), "perf::%s", d->name);
+		raw_describe(p->pfm, pr);
+		snprintf(fstr, sizeof(fstr), "perf_raw::r%x", pr->code);
+		if (pfm_resolve(p->pfm, pr, fstr))
+			return;
 	}
-	if (pfm_resolve(pr, fstr))
-		return;
 	base_attr(pr, &attr);
 	attr.disabled = 1;
 	fd            = sys_perf_event_open(&attr, 0);
@@ -563,6 +620,29 @@ static int perf_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 	return 0;
 }
 
+/*
+ * Drop what (e) counted since open: the counters libvpmu starts together
+ * (one guest GLOBAL_CTRL write, say) begin here, not each after its own
+ * perf_event_open(2), which the vCPU thread's clock events would count.
+ * The kernel's sample period ran from the arm: libvpmu arms again.
+ */
+static int perf_rebase(struct vpmu_bevent *e, uint64_t now_ns)
+{
+	struct pevent *pe = e->priv;
+	struct read_fmt r;
+	int ret;
+
+	(void)now_ns;
+	ret = read_counts(pe->fd, &r);
+	if (ret)
+		return ret;
+	pe->value   = r.value;
+	pe->enabled = r.enabled;
+	pe->running = r.running;
+	pe->armed   = false;
+	return 0;
+}
+
 /* Route the overflow notification to the vCPU thread as (signo). */
 static int route_signal(struct pevent *pe, pid_t tid, int signo)
 {
@@ -652,4 +732,5 @@ const struct vpmu_backend_ops vpmu_perf_backend = {
 	.close     = perf_close,
 	.read      = perf_read,
 	.arm       = perf_arm,
+	.rebase    = perf_rebase,
 };

@@ -59,8 +59,9 @@
  * which libvpmu keeps on top of the reset value. Periods are capped at
  * 2^62; the kernel throttles overflows above perf_event_max_sample_rate.
  *
- * One instance per VM (or per host tool); libpfm4 is initialized by
- * vpmu_perf_create(). Not thread-safe by itself: libvpmu calls it under
+ * One instance per VM (or per host tool); libpfm4 is loaded and
+ * initialized by vpmu_perf_create() on hosts with a hardware PMU only
+ * (pfm_load.h). Not thread-safe by itself: libvpmu calls it under
  * the domain lock.
  */
 #ifndef VPMU_PERF_H
@@ -90,9 +91,10 @@ struct vpmu_perf_source {
 struct vpmu_perf;
 
 /*
- * Create a perf instance using (src) (copied) and initialize libpfm4.
- * Returns 0 and sets (*out), or -ENOMEM. A libpfm4 failure is not an
- * error here: every event is then unavailable, with libpfm4's reason.
+ * Create a perf instance using (src) (copied); on a host with a hardware
+ * PMU, load and initialize libpfm4. Returns 0 and sets (*out), or -ENOMEM.
+ * A libpfm4 failure is not an error here: raw events are then
+ * unavailable, with libpfm4's reason.
  */
 int vpmu_perf_create(const struct vpmu_perf_source *src,
 		     struct vpmu_perf **out);
@@ -109,6 +111,13 @@ void vpmu_perf_instance(struct vpmu_perf *p, struct vpmu_backend *out);
  * can be counted.
  */
 const char *vpmu_perf_unavailable_reason(struct vpmu_perf *p, uint16_t code);
+
+/*
+ * The kernel's generic perf event (perf_event.h) behind catalogue event
+ * (code) of source PVPMU_SRC_PERF_HW or _SW: 0 with (*type, *config), or
+ * -ENOENT. Raw host-PMU codes go through libpfm4 instead (pfm_load.h).
+ */
+int vpmu_perf_generic(uint16_t code, uint32_t *type, uint64_t *config);
 
 extern const struct vpmu_backend_ops vpmu_perf_backend;
 

@@ -119,6 +119,24 @@ static int program(int fd, struct ev *ev, unsigned int nr, pid_t pid)
 	return ret ? die("PFM_START", ret) : 0;
 }
 
+/*
+ * The thread's exit unloads the context at its last context switch (spec
+ * 3.3.6), which can come after waitpid() returns: the parent may run
+ * between the child's exit notification and that switch. Its
+ * PFM_MSG_END says the counts are final; wait for it (2 s at most).
+ */
+static void wait_end(int fd)
+{
+	pfm_msg_t msg;
+
+	while (pfm_read_msg(fd, &msg, 2000000000ULL) == 0)
+		if (msg.msg_type == PFM_MSG_END)
+			return;
+	fputs("pfstat: no PFM_MSG_END from the program's exit within 2 s; "
+	      "counts may miss its last switch-out\n",
+	      stderr);
+}
+
 static int collect(int fd, struct ev *ev, unsigned int nr)
 {
 	pfarg_pmd_t pmd[MAX_EVENTS] = {0};
@@ -206,8 +224,10 @@ int main(int argc, char **argv)
 	close(pfd[1]);
 	if (waitpid(pid, &status, 0) < 0)
 		return die("waitpid", -errno);
-	if (!ret)
+	if (!ret) {
+		wait_end(ctx.ctx_fd);
 		ret = collect(ctx.ctx_fd, ev, nr);
+	}
 	if (!ret)
 		report(argv + optind, ev, nr, ctx.ctx_fd, verbose);
 	pfm_close(ctx.ctx_fd);

@@ -108,6 +108,29 @@ static inline int rdpmc_safe(uint32_t idx, uint64_t *val)
 	return 0;
 }
 
+/*
+ * RDPMC never reaches vpmu (KVM does not forward it) and must not reveal
+ * a count: vpmu switches KVM's own vPMU off (KVM_PMU_CAP_DISABLE), so
+ * RDPMC takes #GP. Host kernels before Linux 6.6 still give an AMD guest
+ * KVM's counters after that switch (fixed by "KVM: x86/pmu: Zero out PMU
+ * metadata on AMD if PMU is disabled"): RDPMC then reads KVM's counter,
+ * which nothing ever programs (every PMU MSR is vpmu's), so 0. Either
+ * answer passes; any other value fails.
+ */
+static inline void check_rdpmc_idle(void)
+{
+	uint64_t v = ~0ULL;
+	int vec    = rdpmc_safe(0, &v);
+	bool idle  = vec == 0 && v == 0;
+
+	if (idle)
+		kprintf("%s: rdpmc(0) = 0 without #GP: the host KVM keeps "
+			"its idle in-kernel counters (AMD, Linux < 6.6)\n",
+			arch_prog);
+	check_u64("rdpmc(0): #GP, or 0 from KVM's idle counter",
+		  idle ? X86_VEC_GP : (vec ? (uint64_t)vec : v), X86_VEC_GP);
+}
+
 /* (n) trapped RDMSRs of (msr): the exact hv_msr_reads payload. */
 static inline void msr_reads(uint32_t msr, unsigned int n)
 {

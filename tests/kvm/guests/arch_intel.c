@@ -300,14 +300,6 @@ static void check_time_overflow(void)
 		(unsigned long long)spin);
 }
 
-/* KVM does not forward RDPMC: #GP without an in-kernel vPMU. */
-static void check_rdpmc(void)
-{
-	uint64_t v;
-
-	check_u64("rdpmc(0) vector", (uint64_t)rdpmc_safe(0, &v), X86_VEC_GP);
-}
-
 void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 {
 	(void)bi;
@@ -323,6 +315,6 @@ void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 	check_overflow();
 	check_sampling();
 	check_time_overflow();
-	check_rdpmc();
+	check_rdpmc_idle();
 	arch_done();
 }

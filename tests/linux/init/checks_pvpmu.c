@@ -6,8 +6,9 @@
  * program of tests/linux/pvpmu/ that prints one "vpmu-test:" line per
  * check of the driver and exits with its number of failures
  * (`vpmutest=pvpmuclose`: only the module and `pvpmu-checks close-hold`,
- * for the host's `vpmu list`). The files
- * are in the initrd that scripts/build-linux.sh builds.
+ * for the host's `vpmu list`; `vpmutest=pvpmusmp`: only the module and
+ * `pvpmu-checks smp`, the checks that need two CPUs). The files are in
+ * the initrd that scripts/build-linux.sh builds.
  */
 #include "init.h"
 
@@ -94,8 +95,9 @@ static enum result check_programs(struct report *r)
 }
 
 /*
- * `vpmutest=pvpmuclose`: pvpmu-checks opens and closes contexts with pauses
- * announced on the console, while the host's `vpmu list` counts them
+ * `vpmutest=pvpmuclose`: pvpmu-checks opens and closes contexts, announces
+ * each step on the console and waits for the host's answer on the console
+ * input, while the host's `vpmu list` counts them
  * (tests/linux/test_linux.c).
  */
 static enum result check_close_hold(struct report *r)
@@ -108,10 +110,22 @@ static enum result check_close_hold(struct report *r)
 	return ret == 0 ? RES_PASS : RES_FAIL;
 }
 
+/* `vpmutest=pvpmusmp`: the driver checks that need two CPUs. */
+static enum result check_smp_programs(struct report *r)
+{
+	long ret = run_program("/bin/pvpmu-checks", "smp");
+
+	if (ret < 0)
+		return fail_errno(r, "/bin/pvpmu-checks smp", ret);
+	detail(r, "/bin/pvpmu-checks smp: %ld failed", ret);
+	return ret == 0 ? RES_PASS : RES_FAIL;
+}
+
 const struct check pvpmu_checks[] = {
-	{"pvpmu-module-load", GROUP_PVPMU | GROUP_PVPMU_CLOSE,
+	{"pvpmu-module-load", GROUP_PVPMU | GROUP_PVPMU_CLOSE | GROUP_PVPMU_SMP,
 	 check_module_load},
 	{"pvpmu-close-hold", GROUP_PVPMU_CLOSE, check_close_hold},
+	{"pvpmu-checks-smp", GROUP_PVPMU_SMP, check_smp_programs},
 	{"pvpmu-pfinfo", GROUP_PVPMU, check_pfinfo},
 	{"pvpmu-checks", GROUP_PVPMU, check_programs},
 	{"pvpmu-pffast", GROUP_PVPMU, check_pffast},

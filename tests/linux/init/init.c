@@ -35,6 +35,7 @@ static const struct selection selections[] = {
 	{"poweroff", GROUP_BOOT | GROUP_POWEROFF},
 	{"pvpmu", GROUP_BOOT | GROUP_PVPMU},
 	{"pvpmuclose", GROUP_BOOT | GROUP_PVPMU_CLOSE},
+	{"pvpmusmp", GROUP_BOOT | GROUP_PVPMU_SMP},
 };
 
 struct totals {
@@ -174,7 +175,7 @@ int main(int argc, char **argv, char **envp)
 	if (!sel) {
 		say("vpmu-init: unknown vpmutest=%s "
 		    "(boot|sys|perf|mp|all|panic|hold|poweroff|pvpmu|"
-		    "pvpmuclose)\n",
+		    "pvpmuclose|pvpmusmp)\n",
 		    name);
 		end_vm(2, 0);
 	}

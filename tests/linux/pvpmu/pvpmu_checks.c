@@ -7,12 +7,16 @@
  * line per check, "vpmu-test: NAME: PASS|FAIL|SKIP detail", like the init,
  * and exits with the number of failures.
  *
- *   pvpmu-checks            run every check
+ *   pvpmu-checks            run every check (one CPU is enough)
+ *   pvpmu-checks smp        the checks that need two CPUs or more
+ *                           (per-thread contexts across CPUs)
  *   pvpmu-checks hc N       make N PVPMU_HC_NOP hypercalls from ring 3
  *                           (the workload pfstat measures)
  *   pvpmu-checks close-hold open a context, close it, let a child exit
- *                           holding one; each step printed and held
- *                           CLOSE_HOLD_SECS for the host's `vpmu list`
+ *                           holding one; after each step it prints a
+ *                           line and waits for the host's answer, a line
+ *                           on the console (its standard input), while
+ *                           the host counts the VM's contexts
  *
  * Workload: NOP hypercalls from ring 3 (ioperm() grants the doorbells):
  * each is exactly one hv_hypercalls event (spec 3.2 counters; abi.h §5).
@@ -22,6 +26,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +37,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -433,6 +440,54 @@ static enum result check_fork_shares(struct report *r)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? PASS : FAIL;
 }
 
+/*
+ * pfrecord samples /bin/pvpmu-hot (hot.c: 8 units of hot_work() to 1 of
+ * cold_work() a round) with the default sampling format (spec 3.6) on a
+ * per-thread context (spec 3.1.7): the top row of its flat profile must
+ * be hot_work, out of at least PFRECORD_MIN samples.
+ */
+#define PFRECORD_MIN 20
+static enum result check_pfrecord(struct report *r)
+{
+	static const char head[] = "function\n";
+	char buf[4096] = {0}, name[64] = "", *p;
+	unsigned long long samples = 0, top = 0;
+	int pfd[2], status;
+	size_t len = 0;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return fail(r, "pipe", -errno);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		execl("/bin/pfrecord", "pfrecord", "-c", "100000", "--",
+		      "/bin/pvpmu-hot", (char *)0);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (len < sizeof(buf) - 1 &&
+	       (got = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)got;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	p = strstr(buf, "pfrecord: ");
+	if (p)
+		samples = strtoull(p + strlen("pfrecord: "), 0, 10);
+	p = strstr(buf, head);
+	if (p)
+		sscanf(p + strlen(head), "%llu %*s %63s", &top, name);
+	detail(r, "status 0x%x, %llu samples, top %s (%llu)", status, samples,
+	       name, top);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+	    samples < PFRECORD_MIN || strcmp(name, "hot_work")) {
+		detail(r, ": %.200s", p ? p : buf);
+		return FAIL;
+	}
+	return PASS;
+}
+
 /* The sampling buffer maps read-only; a ring-3 write faults. */
 static enum result check_smpl_readonly(struct report *r)
 {
@@ -532,6 +587,189 @@ static enum result check_emul64(struct report *r)
 	return o1 == o0 && v == start + 11 ? PASS : FAIL;
 }
 
+/* --- per-thread contexts across CPUs (pvpmu-checks smp) --- */
+
+#define MIGRATE_BATCHES 8
+#define MIGRATE_CALLS   500
+#define MIGRATE_TRIES   5
+#define NOISE_WAIT_MS   5000
+
+/*
+ * The other thread of the monitored process: NOP hypercalls, unmonitored,
+ * until told to stop. It is never joined (this kernel has no futex): the
+ * check's process ends it at its exit.
+ */
+struct noise {
+	pid_t tid;
+	int cpu;             /* the CPU of its latest hypercall */
+	unsigned long calls; /* hypercalls made */
+	int stop, stopped;
+};
+
+static void *noise_fn(void *p)
+{
+	struct noise *z = p;
+
+	__atomic_store_n(&z->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&z->stop, __ATOMIC_ACQUIRE)) {
+		hc_nops(1);
+		__atomic_store_n(&z->cpu, sched_getcpu(), __ATOMIC_RELAXED);
+		__atomic_add_fetch(&z->calls, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&z->stopped, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static unsigned long noise_calls(struct noise *z)
+{
+	return __atomic_load_n(&z->calls, __ATOMIC_ACQUIRE);
+}
+
+static int pin(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(tid, sizeof(set), &set) ? -errno : 0;
+}
+
+/* Pin the noise thread to (cpu); wait until it makes its calls there. */
+static int noise_move(struct noise *z, int cpu)
+{
+	unsigned long c0;
+	int ret = pin(z->tid, cpu), ms;
+
+	if (ret)
+		return ret;
+	c0 = noise_calls(z);
+	for (ms = 0; ms < NOISE_WAIT_MS; ms++) {
+		if (noise_calls(z) >= c0 + 2 &&
+		    __atomic_load_n(&z->cpu, __ATOMIC_RELAXED) == cpu)
+			return 0;
+		usleep(1000);
+	}
+	return -PVPMU_ETIMEDOUT;
+}
+
+/* One counting window of check_smp_migrate. */
+struct window {
+	pvpmu_u64 count;
+	pvpmu_u64 o0, o0s, o1s, o1; /* sched_outs around START and STOP */
+	unsigned long noise;        /* the other thread's calls meanwhile */
+	unsigned int on_cpu[2];     /* batches run on CPU 0 and CPU 1 */
+	unsigned int off_cpu;       /* batches not on the CPU pinned to */
+};
+
+static int migrate_window(struct noise *z, pid_t tid, struct window *w)
+{
+	unsigned long c0;
+	unsigned int b;
+	int fd, ret, cpu;
+
+	memset(w, 0, sizeof(*w));
+	ret = make_ctx(0, 0, 0, &fd);
+	if (ret)
+		return ret;
+	ret = pfm_load_context(fd, &(pfarg_load_t){.load_pid = (pvpmu_u32)tid});
+	w->o0 = sched_outs(fd);
+	if (!ret)
+		ret = pfm_start(fd, 0);
+	w->o0s = sched_outs(fd);
+	for (b = 0; !ret && b < MIGRATE_BATCHES; b++) {
+		/* The thread starts on CPU 0: the first batch runs on 1. */
+		cpu = (int)((b + 1) % 2);
+		ret = noise_move(z, 1 - cpu);
+		if (!ret)
+			ret = pin(tid, cpu);
+		if (ret)
+			break;
+		if (sched_getcpu() == cpu)
+			w->on_cpu[cpu]++;
+		else
+			w->off_cpu++;
+		c0 = noise_calls(z);
+		hc_nops(MIGRATE_CALLS);
+		w->noise += noise_calls(z) - c0;
+	}
+	w->o1s = sched_outs(fd);
+	if (!ret)
+		ret = pfm_stop(fd);
+	w->o1 = sched_outs(fd);
+	if (!ret)
+		ret = read_pmd0(fd, &w->count);
+	pfm_close(fd);
+	return ret;
+}
+
+/*
+ * spec 3.1.1, 3.1.7: a per-thread context monitors one thread wherever it
+ * runs. The thread counts MIGRATE_CALLS NOP hypercalls per batch and moves
+ * between CPU 0 and CPU 1 (sched_setaffinity) between batches, while the
+ * other thread of its process makes NOP hypercalls on the other CPU,
+ * unmonitored. The count is exact: the batches, the STOP hypercall, and
+ * the driver's PVPMU_SCHED_OUT hypercall at each switch-out of the thread
+ * in the window (pvpmu_ioc_info.sched_outs, as pfstat documents). A window
+ * with a switch-out between reading sched_outs and START or STOP (counted
+ * or not, the reads cannot tell) is retried, up to MIGRATE_TRIES times.
+ */
+static enum result check_smp_migrate(struct report *r)
+{
+	const pid_t tid = (pid_t)syscall(SYS_gettid);
+	const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct noise *z = calloc(1, sizeof(*z));
+	struct window w = {0};
+	int ret, tries, ms;
+	pvpmu_u64 expect = 0;
+	pthread_t th;
+
+	if (ncpu < 2) {
+		detail(r, "%ld CPU online: needs 2", ncpu);
+		return SKIP;
+	}
+	if (!z)
+		return fail(r, "calloc", -ENOMEM);
+	ret = pin(tid, 0);
+	if (ret)
+		return fail(r, "sched_setaffinity", ret);
+	if (pthread_create(&th, NULL, noise_fn, z))
+		return fail(r, "pthread_create", -EAGAIN);
+	for (ms = 0; !__atomic_load_n(&z->tid, __ATOMIC_ACQUIRE); ms++) {
+		if (ms == NOISE_WAIT_MS)
+			return fail(r, "the other thread", -PVPMU_ETIMEDOUT);
+		usleep(1000);
+	}
+	ret = noise_move(z, 1);
+	for (tries = 1; !ret; tries++) {
+		ret = migrate_window(z, tid, &w);
+		if (ret || (w.o0 == w.o0s && w.o1s == w.o1) ||
+		    tries == MIGRATE_TRIES)
+			break;
+	}
+	__atomic_store_n(&z->stop, 1, __ATOMIC_RELEASE);
+	for (ms = 0; ms < NOISE_WAIT_MS &&
+		     !__atomic_load_n(&z->stopped, __ATOMIC_ACQUIRE);
+	     ms++)
+		usleep(1000);
+	if (ret)
+		return fail(r, "migrate", ret);
+	expect = (pvpmu_u64)MIGRATE_BATCHES * MIGRATE_CALLS + 1 +
+		 (w.o1s - w.o0s);
+	detail(r,
+	       "hv_hypercalls=%" PRIu64 " expected=%u*%u+1(STOP)+%" PRIu64
+	       "(sched_outs)=%" PRIu64
+	       "; batches on cpu0=%u cpu1=%u elsewhere=%u; other thread: %lu "
+	       "calls during the batches (try %d)",
+	       (uint64_t)w.count, MIGRATE_BATCHES, MIGRATE_CALLS,
+	       (uint64_t)(w.o1s - w.o0s), (uint64_t)expect, w.on_cpu[0],
+	       w.on_cpu[1], w.off_cpu, w.noise, tries);
+	return w.o0 == w.o0s && w.o1s == w.o1 && w.count == expect &&
+			       w.on_cpu[0] && w.on_cpu[1] && !w.off_cpu &&
+			       w.noise > 0
+		       ? PASS
+		       : FAIL;
+}
+
 /* Bad user pointers give EFAULT (never an oops). */
 static enum result check_efault(struct report *r)
 {
@@ -552,10 +790,12 @@ static enum result check_efault(struct report *r)
 	return e1 == EFAULT && e2 == EFAULT ? PASS : FAIL;
 }
 
-static const struct {
+struct check {
 	const char *name;
 	enum result (*run)(struct report *r);
-} checks[] = {
+};
+
+static const struct check checks[] = {
 	{"pvpmu-device", check_device},
 	{"pvpmu-config", check_config},
 	{"pvpmu-efault", check_efault},
@@ -567,9 +807,20 @@ static const struct {
 	{"pvpmu-fork-shares", check_fork_shares},
 	{"pvpmu-smpl-readonly", check_smpl_readonly},
 	{"pvpmu-emul64", check_emul64},
+	{"pvpmu-pfrecord", check_pfrecord},
 };
 
-#define CLOSE_HOLD_SECS 12
+/* `pvpmu-checks smp`: in a guest with two CPUs or more. */
+static const struct check smp_checks[] = {
+	{"pvpmu-smp-migrate", check_smp_migrate},
+};
+
+/*
+ * How long close-hold waits for the host's answer to a step. The init
+ * kills the program after 180 s (tests/linux/init/checks_pvpmu.c), so
+ * the four steps fit with room to spare.
+ */
+#define CLOSE_WAIT_SECS 40
 
 /* A system-wide context loaded on CPU 0: the host lists it while loaded. */
 static int open_loaded(int *fd)
@@ -584,16 +835,35 @@ static int open_loaded(int *fd)
 	return ret;
 }
 
-static void hold(const char *what)
+/*
+ * Announce a step on the console and wait for the host's answer: a line
+ * on standard input (the console; the host test writes it to the VM's
+ * console input once `vpmu list` showed the step). 0, or -1 after
+ * CLOSE_WAIT_SECS without one.
+ */
+static int step(const char *what)
 {
-	printf("pvpmu-close: %s; holding %d s\n", what, CLOSE_HOLD_SECS);
-	sleep(CLOSE_HOLD_SECS);
+	uint64_t end    = now_ns() + CLOSE_WAIT_SECS * 1000000000ULL, t;
+	struct pollfd p = {.fd = 0, .events = POLLIN};
+	char c          = 0;
+
+	printf("pvpmu-close: %s; waiting for the host\n", what);
+	while (c != '\n' && (t = now_ns()) < end) {
+		if (poll(&p, 1, (int)((end - t) / 1000000) + 1) == 1 &&
+		    read(0, &c, 1) != 1)
+			break;
+	}
+	if (c == '\n')
+		return 0;
+	printf("pvpmu-close: %s: no answer from the host in %d s\n", what,
+	       CLOSE_WAIT_SECS);
+	return -1;
 }
 
 /*
  * spec 3.1.9 close, 3.3.6: close destroys the context, and so does the
  * exit of the last process holding its descriptor. The host test counts
- * the VM's guest contexts in each pause: 1, 0, 1, 0.
+ * the VM's guest contexts at each step: 1, 0, 1, 0.
  */
 static int close_hold(void)
 {
@@ -602,20 +872,20 @@ static int close_hold(void)
 
 	if (open_loaded(&fd))
 		return 1;
-	hold("context open");
+	if (step("context open"))
+		return 1;
 	pfm_close(fd);
-	hold("context closed");
+	if (step("context closed"))
+		return 1;
 	pid = fork();
 	if (pid == 0) {
 		if (open_loaded(&fd))
 			_exit(1);
-		hold("child holds a context");
-		_exit(0); /* without closing it */
+		_exit(step("child holds a context") ? 1 : 0); /* not closed */
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
 		return 1;
-	hold("child exited");
-	return 0;
+	return step("child exited") ? 1 : 0;
 }
 
 /*
@@ -671,13 +941,25 @@ static enum result run_check(enum result (*run)(struct report *r),
 	return FAIL;
 }
 
-int main(int argc, char **argv)
+static unsigned int run_table(const struct check *table, unsigned int n)
 {
 	static const char *const names[] = {"PASS", "FAIL", "SKIP"};
 	unsigned int i, failed = 0;
 	struct report r;
 	enum result res;
 
+	for (i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		res = run_check(table[i].run, &r);
+		printf("vpmu-test: %s: %s %s\n", table[i].name, names[res],
+		       r.text);
+		failed += res == FAIL;
+	}
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
 	if (ioperm(PVPMU_PORT_HC_BASE, PVPMU_HC_MAX, 1)) {
 		fprintf(stderr, "pvpmu-checks: ioperm: %s\n", strerror(errno));
 		return 1;
@@ -689,12 +971,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, 0, _IONBF, 0);
 	if (argc == 2 && !strcmp(argv[1], "close-hold"))
 		return close_hold();
-	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-		memset(&r, 0, sizeof(r));
-		res = run_check(checks[i].run, &r);
-		printf("vpmu-test: %s: %s %s\n", checks[i].name, names[res],
-		       r.text);
-		failed += res == FAIL;
-	}
-	return (int)failed;
+	if (argc == 2 && !strcmp(argv[1], "smp"))
+		return (int)run_table(
+			smp_checks, sizeof(smp_checks) / sizeof(smp_checks[0]));
+	return (int)run_table(checks, sizeof(checks) / sizeof(checks[0]));
 }

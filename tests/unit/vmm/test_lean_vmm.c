@@ -4,7 +4,8 @@
  * none of the libraries only the other commands use. Its ELF dynamic
  * section (DT_NEEDED, read with libelf) names no libvirt, libxml2 (the XML
  * config is read by `vpmu run` before it execs vpmu-vmm), libdw, GnuTLS,
- * microhttpd or protobuf-c (zlib it does need: its crc32 checks the
+ * microhttpd, protobuf-c or libpfm4 (dlopen'd by the perf backend on hosts
+ * with a PMU only, issue 15) (zlib it does need: its crc32 checks the
  * sections of `vpmu snapshot` files, issue 19); the same check on the full
  * `vpmu` program finds libxml2, so the reader sees what is there.
  */
@@ -70,7 +71,7 @@ static bool needs(const struct needed *n, const char *prefix)
 
 static const char *const heavy[] = {
 	"libvirt",       "libxml2",       "libdw",  "libelf",  "libgnutls",
-	"libmicrohttpd", "libprotobuf-c", "libicu", "liblzma",
+	"libmicrohttpd", "libprotobuf-c", "libicu", "liblzma", "libpfm",
 };
 
 Test(lean_vmm, vpmu_vmm_needs_no_operator_library)

@@ -551,3 +551,171 @@ Test(vpmu_arch_model, throttle_does_not_apply, .fini = teardown)
 	cr_assert(eq(u32, pmis, 3));
 	cr_assert(eq(u64, rd(A_CTR(0)), 4));
 }
+
+/*
+ * A source that counts host time, as the vCPU thread's task-clock does:
+ * opening and closing an event cost host time (perf_event_open(2),
+ * close(2)), which the events already open count. It can rebase.
+ */
+#define EV_CLOCK  0x0042
+#define HOST_COST 1000ULL /* host ns per open or close */
+
+static uint64_t host_ns;
+
+static int clock_describe(const struct vpmu_backend *b, uint16_t code,
+			  struct vpmu_event_info *info)
+{
+	(void)b;
+	if (code != EV_CLOCK)
+		return -ENOENT;
+	if (info)
+		*info = (struct vpmu_event_info){.code = code, .name = "clk"};
+	return 0;
+}
+
+static int clock_enumerate(const struct vpmu_backend *b, unsigned int idx,
+			   struct vpmu_event_info *info)
+{
+	return idx ? -ENOENT : clock_describe(b, EV_CLOCK, info);
+}
+
+static int clock_open(struct vpmu_bevent *e, uint64_t now_ns)
+{
+	(void)now_ns;
+	host_ns += HOST_COST;
+	e->scratch[0] = host_ns;
+	return 0;
+}
+
+static void clock_close(struct vpmu_bevent *e)
+{
+	(void)e;
+	host_ns += HOST_COST;
+}
+
+static int clock_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
+{
+	(void)now_ns;
+	*delta        = host_ns - e->scratch[0];
+	e->scratch[0] = host_ns;
+	return 0;
+}
+
+static int clock_rebase(struct vpmu_bevent *e, uint64_t now_ns)
+{
+	(void)now_ns;
+	e->scratch[0] = host_ns;
+	return 0;
+}
+
+static const struct vpmu_backend_ops clock_ops = {
+	.name      = "clock",
+	.describe  = clock_describe,
+	.enumerate = clock_enumerate,
+	.open      = clock_open,
+	.close     = clock_close,
+	.read      = clock_read,
+	.rebase    = clock_rebase,
+};
+
+static struct vpmu_backend clock_be = {.ops = &clock_ops};
+
+static void build_clock(const struct vpmu_arch_ops *ops)
+{
+	struct vpmu_domain_config cfg = {0};
+
+	vpmu_limits_default(&cfg.limits);
+	cfg.limits.max_contexts  = 2;
+	cfg.limits.arch_contexts = 1;
+	cfg.backends             = &clock_be;
+	cfg.nr_backends          = 1;
+	cr_assert(eq(int, vpmu_domain_create(&cfg, &dom), 0));
+	cr_assert(eq(int, vpmu_cpu_create(dom, 0, &cpu), 0));
+	if (ops)
+		cr_assert(eq(int, vpmu_arch_create(dom, cpu, ops, &pmu), 0));
+	host_ns = 0;
+}
+
+static void teardown_clock(void)
+{
+	if (pmu)
+		vpmu_arch_destroy(pmu);
+	vpmu_domain_destroy(dom);
+	pmu = NULL;
+}
+
+/*
+ * The counters one GLOBAL_CTL write starts (Linux enables a perf group
+ * that way) count the same window: not from each one's own open, the
+ * later opens being counted by the earlier events; and stop at one point,
+ * not each after the previous one's close.
+ */
+Test(vpmu_arch_model, one_global_write_starts_and_stops_together,
+     .fini = teardown_clock)
+{
+	build_clock(&vpmu_amd_v2_ops);
+	wr(A_CTL, 0);
+	wr(A_SEL(0), EV_CLOCK | EN_OS);
+	wr(A_SEL(1), EV_CLOCK | EN_OS);
+	wr(A_SEL(2), EV_CLOCK | EN_OS);
+	wr(A_CTL, 0x7);
+	host_ns += 5000; /* the guest runs */
+	cr_assert(eq(int, vpmu_cpu_account(cpu, 1000, NULL), 0));
+	cr_assert(eq(u64, rd(A_CTR(0)), 5000));
+	cr_assert(eq(u64, rd(A_CTR(1)), 5000));
+	cr_assert(eq(u64, rd(A_CTR(2)), 5000));
+	host_ns += 7000;
+	wr(A_CTL, 0);
+	host_ns += 3000; /* stopped */
+	cr_assert(eq(int, vpmu_cpu_account(cpu, 1000, NULL), 0));
+	cr_assert(eq(u64, rd(A_CTR(0)), 12000));
+	cr_assert(eq(u64, rd(A_CTR(1)), 12000));
+	cr_assert(eq(u64, rd(A_CTR(2)), 12000));
+}
+
+/*
+ * Spec 3.7.6: a time switch opens every counter of the next set while the
+ * context counts: they count from one point too.
+ */
+Test(vpmu_arch_model, set_switch_opens_counters_from_one_point,
+     .fini = teardown_clock)
+{
+	struct vpmu_caller host    = {.owner = VPMU_OWNER_HOST};
+	struct pfarg_ctx pc        = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	struct pfarg_load load     = {.load_pid = 0};
+	struct pfarg_setdesc sd[2] = {
+		{.set_id      = 0,
+		 .set_flags   = PFM_SETFL_TIME_SWITCH,
+		 .set_timeout = {.tv_nsec = 1000000}},
+		{.set_id      = 1,
+		 .set_flags   = PFM_SETFL_TIME_SWITCH,
+		 .set_timeout = {.tv_sec = 10}},
+	};
+	struct pfarg_pmc pmc[2] = {
+		{.reg_num   = 0,
+		 .reg_set   = 1,
+		 .reg_value = PVPMU_EVSEL(EV_CLOCK, 0)},
+		{.reg_num   = 1,
+		 .reg_set   = 1,
+		 .reg_value = PVPMU_EVSEL(EV_CLOCK, 0)},
+	};
+	struct pfarg_pmd pmd[2] = {{.reg_num = 0, .reg_set = 1},
+				   {.reg_num = 1, .reg_set = 1}};
+
+	build_clock(NULL);
+	cr_assert(eq(int, vpmu_ctx_create(dom, &host, &pc, 1, NULL, 0), 0));
+	cr_assert(eq(int, vpmu_ctx_create_evtsets(dom, &host, pc.ctx_fd, sd, 2),
+		     0));
+	cr_assert(
+		eq(int, vpmu_ctx_write_pmcs(dom, &host, pc.ctx_fd, pmc, 2), 0));
+	cr_assert(eq(int, vpmu_ctx_load(dom, &host, pc.ctx_fd, &load, 1), 0));
+	cr_assert(eq(int, vpmu_ctx_start(dom, &host, pc.ctx_fd, NULL, 0), 0));
+	cr_assert(eq(int, vpmu_cpu_account(cpu, 2000000, NULL), 0));
+	host_ns += 5000; /* in set 1 */
+	cr_assert(eq(int, vpmu_cpu_account(cpu, 1000, NULL), 0));
+	cr_assert(
+		eq(int, vpmu_ctx_read_pmds(dom, &host, pc.ctx_fd, pmd, 2), 0));
+	cr_assert(eq(u64, pmd[0].reg_value, 5000));
+	cr_assert(eq(u64, pmd[1].reg_value, 5000));
+	cr_assert(eq(int, vpmu_ctx_destroy(dom, &host, pc.ctx_fd), 0));
+}
