@@ -87,7 +87,7 @@ static void run_one_ms(struct vmm_vcpu *v)
 	bool due               = atomic_load(&p->chain_users) &&
 		   now >= vpmu_cpu_next_deadline(p->cpu);
 
-	vmm_pmu_after_run(v, 1000000, false);
+	vmm_pmu_after_run(v, 1000000, vpmu_monotonic_ns(), false);
 	if (due)
 		vmm_chain_store(v, now, chain_ret, 2);
 }

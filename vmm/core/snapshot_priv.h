@@ -16,7 +16,7 @@
 #include "vmm_core.h"
 #include "vm_pmu.h"
 
-#define SNAP_VCPU_VERSION  1
+#define SNAP_VCPU_VERSION  2 /* 2: the kick timing stamps left the stats */
 #define SNAP_VM_VERSION    1
 #define SNAP_VCPU_MAX_MSRS 4096
 

@@ -161,8 +161,14 @@ int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
 	const struct snap_vcpu *sv = data;
 	unsigned int i, failed = 0;
 
-	if (len < sizeof(*sv) || sv->version != SNAP_VCPU_VERSION ||
-	    sv->nmsrs > SNAP_VCPU_MAX_MSRS ||
+	if (len >= sizeof(sv->version) && sv->version != SNAP_VCPU_VERSION) {
+		snprintf(err, errlen,
+			 "vCPU %u: state version %u, this vpmu reads %u (a "
+			 "snapshot of another vpmu build)",
+			 vcpu->index, sv->version, SNAP_VCPU_VERSION);
+		return -EINVAL;
+	}
+	if (len < sizeof(*sv) || sv->nmsrs > SNAP_VCPU_MAX_MSRS ||
 	    len != sizeof(*sv) + sv->nmsrs * sizeof(sv->msrs[0])) {
 		snprintf(err, errlen, "vCPU %u: bad state layout", vcpu->index);
 		return -EINVAL;

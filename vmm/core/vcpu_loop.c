@@ -25,18 +25,25 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #define VMM_KICK_SIGNAL SIGUSR1
 
 static _Thread_local struct kvm_run *tls_run;
-static _Thread_local uint64_t tls_kick_ns; /* when the handler ran */
+/* Issue 15: the TSC when the handler last ran, and whether our timer sent. */
+static _Thread_local volatile uint64_t tls_kick_tsc;
+static _Thread_local volatile sig_atomic_t tls_kick_timer;
 
-static void kick_handler(int sig)
+static void kick_handler(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
+	(void)uc;
 	if (tls_run)
 		tls_run->immediate_exit = 1;
-	tls_kick_ns = vpmu_monotonic_ns(); /* clock_gettime: signal-safe */
+	/* Sticky until the run loop takes it: a tgkill may come first. */
+	if (si && si->si_code == SI_TIMER)
+		tls_kick_timer = 1;
+	tls_kick_tsc = __rdtsc(); /* no system call, signal-safe */
 }
 
 int vmm_vcpu_signal_init(void)
@@ -44,7 +51,8 @@ int vmm_vcpu_signal_init(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = kick_handler;
+	sa.sa_sigaction = kick_handler;
+	sa.sa_flags     = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: KVM_RUN must return EINTR. */
 	if (sigaction(VMM_KICK_SIGNAL, &sa, NULL) < 0)
@@ -282,56 +290,82 @@ static void count_exit(struct vmm_vcpu *vcpu)
 	}
 }
 
-/*
- * A kick's user-space path, timed with the monotonic clock (issue 15; `vpmu
- * run --stats` prints the means): handler -> KVM_RUN return (exit),
- * accounting (samples), shared page, then requests and timer re-arm until
- * the next KVM_RUN.
- */
-static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t dt)
+bool vmm_vcpu_take_timer_kick(void)
 {
-	struct vmm_vcpu_stats *s = &vcpu->stats;
-	uint64_t t_acct, t_shared;
+	/* One exchange: a timer signal between a load and a store is lost. */
+	return __atomic_exchange_n(&tls_kick_timer, 0, __ATOMIC_SEQ_CST) != 0;
+}
+
+/*
+ * A kick ended KVM_RUN at (t_ret) (CLOCK_MONOTONIC) after (dt) in it.
+ * Issue 15: the same system calls as a bare KVM_RUN loop kicked by a timer
+ * (the signal's return, this KVM_RUN, one timer_settime when the timer
+ * sent it); the user-space path is stamped with the TSC (struct
+ * vmm_kick_stats): handler -> KVM_RUN return (tsc_ret) -> accounting ->
+ * shared page, then run_loop() stamps the re-entry.
+ */
+static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t dt,
+		 uint64_t tsc_run, uint64_t tsc_ret)
+{
+	struct vmm_kick_stats *k = &vcpu->kick;
+	uint64_t tsc_acct, tsc_kick = tls_kick_tsc;
 
 	vcpu->run->immediate_exit = 0;
-	s->kicks++;
-	if (tls_kick_ns && tls_kick_ns <= t_ret)
-		s->kick_exit_ns += t_ret - tls_kick_ns;
-	tls_kick_ns = 0;
-	vmm_pmu_after_run(vcpu, dt, true);
-	t_acct = vpmu_monotonic_ns();
-	s->kick_acct_ns += t_acct - t_ret;
+	k->by_timer               = vmm_vcpu_take_timer_kick();
+	vcpu->stats.kicks++;
+	k->timer += k->by_timer;
+	if (tsc_kick && tsc_kick < tsc_run)
+		k->outside++; /* it came before KVM_RUN: an immediate exit */
+	else if (tsc_kick && tsc_kick <= tsc_ret)
+		k->exit += tsc_ret - tsc_kick;
+	tls_kick_tsc = 0;
+	vmm_pmu_after_run(vcpu, dt, t_ret, true);
+	tsc_acct = __rdtsc();
+	k->acct += tsc_acct - tsc_ret;
 	vmm_shared_update(vcpu);
-	t_shared = vpmu_monotonic_ns();
-	s->kick_shared_ns += t_shared - t_acct;
-	vcpu->kick_done_ns = t_shared;
+	k->t_done = __rdtsc();
+	k->shared += k->t_done - tsc_acct;
+}
+
+/* Issue 15: a kick's re-entry: requests, deadline, re-arm, injection. */
+static void kick_entered(struct vmm_kick_stats *k, uint64_t tsc_run)
+{
+	if (!k->t_done)
+		return;
+	if (tsc_run >= k->t_done + k->t_arm) {
+		k->arm += k->t_arm;
+		k->deadline += tsc_run - k->t_done - k->t_arm;
+	}
+	k->rearms += k->t_arm != 0;
+	k->t_done = 0;
 }
 
 static void run_loop(struct vmm_vcpu *vcpu)
 {
-	uint64_t t0, t1, dt;
+	uint64_t t0, t1, dt, tsc_run, tsc_ret;
 	int ret;
 
 	while (serve_requests(vcpu)) {
+		vcpu->kick.t_arm = 0;
 		vmm_pmu_before_run(vcpu);
-		t0 = vpmu_monotonic_ns();
-		if (vcpu->kick_done_ns)
-			vcpu->stats.kick_entry_ns += t0 - vcpu->kick_done_ns;
-		vcpu->kick_done_ns = 0;
-		ret                = ioctl(vcpu->fd, KVM_RUN, 0);
-		t1                 = vpmu_monotonic_ns();
-		dt                 = t1 - t0;
+		tsc_run = __rdtsc();
+		kick_entered(&vcpu->kick, tsc_run);
+		t0      = vpmu_monotonic_ns(); /* run time starts here */
+		ret     = ioctl(vcpu->fd, KVM_RUN, 0);
+		t1      = vpmu_monotonic_ns();
+		tsc_ret = __rdtsc();
+		dt      = t1 - t0;
 		vcpu->stats.run_ns += dt;
 		if (ret < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
-				kick(vcpu, t1, dt);
+				kick(vcpu, t1, dt, tsc_run, tsc_ret);
 				continue;
 			}
 			fatal(vcpu, strerror(errno), VMM_STATUS_INTERNAL);
 			return;
 		}
 		count_exit(vcpu);
-		vmm_pmu_after_run(vcpu, dt, false);
+		vmm_pmu_after_run(vcpu, dt, t1, false);
 		if (!handle_exit(vcpu))
 			return;
 		vmm_shared_update(vcpu);

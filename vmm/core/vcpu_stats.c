@@ -29,6 +29,36 @@ static const char *const exit_names[VMM_EXIT_REASONS] = {
 	[KVM_EXIT_X86_WRMSR]      = "wrmsr",
 };
 
+/* Cycles -> us at the vCPU's TSC rate; NaN when the rate is unknown. */
+static double kick_us(const struct vmm_vcpu *vcpu, uint64_t cycles)
+{
+	uint64_t khz = vcpu->vm->pmu.tsc_khz;
+
+	if (!khz)
+		return __builtin_nan("");
+	return (double)cycles * 1e3 / (double)khz / (double)vcpu->stats.kicks;
+}
+
+/* Issue 15: the kicks and their user-space path (struct vmm_kick_stats). */
+static void print_kicks(const struct vmm_vcpu *vcpu, FILE *out)
+{
+	const struct vmm_kick_stats *k = &vcpu->kick;
+
+	fprintf(out,
+		"  %-16s %12llu  (timer %llu, of which early %llu; taken "
+		"outside KVM_RUN %llu; timer re-armed %llu)\n",
+		"(kicks)", (unsigned long long)vcpu->stats.kicks,
+		(unsigned long long)k->timer, (unsigned long long)k->early,
+		(unsigned long long)k->outside, (unsigned long long)k->rearms);
+	fprintf(out,
+		"  kick path, mean us: exit %.2f, accounting %.2f, shared page "
+		"%.2f, to re-entry %.2f (timer_settime %.2f, requests and "
+		"deadline %.2f)\n",
+		kick_us(vcpu, k->exit), kick_us(vcpu, k->acct),
+		kick_us(vcpu, k->shared), kick_us(vcpu, k->arm + k->deadline),
+		kick_us(vcpu, k->arm), kick_us(vcpu, k->deadline));
+}
+
 static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)
 {
 	const struct vmm_vcpu_stats *s = &vcpu->stats;
@@ -53,17 +83,8 @@ static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)
 			fprintf(out, "  reason %-9u %12llu\n", r,
 				(unsigned long long)s->exits[r]);
 	}
-	if (s->kicks) {
-		fprintf(out, "  %-16s %12llu\n", "(kicks)",
-			(unsigned long long)s->kicks);
-		fprintf(out,
-			"  kick path, mean us: exit %.2f, accounting %.2f, "
-			"shared page %.2f, to re-entry %.2f\n",
-			(double)s->kick_exit_ns / 1e3 / (double)s->kicks,
-			(double)s->kick_acct_ns / 1e3 / (double)s->kicks,
-			(double)s->kick_shared_ns / 1e3 / (double)s->kicks,
-			(double)s->kick_entry_ns / 1e3 / (double)s->kicks);
-	}
+	if (s->kicks)
+		print_kicks(vcpu, out);
 	if (s->quirks)
 		fprintf(out, "  %-16s %12llu\n", "(host quirks)",
 			(unsigned long long)s->quirks);

@@ -279,11 +279,6 @@ struct vmm_vcpu_stats {
 	uint64_t kicks;        /* KVM_RUN interrupted by a kick */
 	uint64_t guest_errors; /* bad hypercalls, #GP on MSRs */
 	uint64_t quirks;       /* host-refused instructions finished (PVM) */
-	/* Issue 15: where the kicks' time went, summed over kicks (ns). */
-	uint64_t kick_exit_ns;   /* kick signal handler -> KVM_RUN returned */
-	uint64_t kick_acct_ns;   /* accounting, samples, call chains */
-	uint64_t kick_shared_ns; /* refreshing the shared page */
-	uint64_t kick_entry_ns;  /* requests, timer re-arm -> next KVM_RUN */
 };
 
 /*

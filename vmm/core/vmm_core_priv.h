@@ -56,6 +56,25 @@ struct vmm_uart {
 	int input_fd, stop_fd[2];
 };
 
+/*
+ * Issue 15: where the user-space part of a kick goes (`vpmu run --stats`).
+ * Stamped with the TSC (no system call on any host, unlike a clock read
+ * where the clock source has no vDSO), summed over kicks in cycles and
+ * printed as means in us; diagnostics only, not part of a snapshot.
+ */
+struct vmm_kick_stats {
+	uint64_t timer;   /* kicks by the vPMU deadline timer (SI_TIMER) */
+	uint64_t early;   /* timer kicks before the run-time deadline */
+	uint64_t outside; /* signal taken outside KVM_RUN (immediate exit) */
+	uint64_t rearms;  /* timer_settime calls on the kick path */
+	/* Cycles: signal handler -> KVM_RUN returned -> accounting -> shared
+	 * page -> requests and next deadline -> timer re-armed -> KVM_RUN. */
+	uint64_t exit, acct, shared, deadline, arm, entry;
+	uint64_t t_done; /* TSC when the kick's accounting ended, 0 = none */
+	uint64_t t_arm;  /* cycles timer_settime took before this entry */
+	bool by_timer;   /* the kick being handled includes our timer's */
+};
+
 struct vmm_vcpu {
 	struct vmm_vm *vm;
 	unsigned int index;
@@ -68,7 +87,7 @@ struct vmm_vcpu {
 	pid_t tid;
 	struct vmm_vcpu_stats stats;
 	struct vmm_vcpu_pmu pmu;
-	uint64_t kick_done_ns; /* a kick's handling ended (vcpu_loop.c) */
+	struct vmm_kick_stats kick; /* issue 15 (vcpu_loop.c) */
 };
 
 struct vmm_vm {
@@ -177,6 +196,12 @@ int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu, uint64_t entry, uint64_t rsi);
 /* vcpu_loop.c */
 void *vmm_vcpu_thread(void *arg);
 int vmm_vcpu_signal_init(void);
+/*
+ * Issue 15: did the calling thread take its deadline timer's kick signal
+ * (si_code SI_TIMER, not a tgkill) since the last call? Cleared by the
+ * call: the timer is one-shot, so only then is it armed again.
+ */
+bool vmm_vcpu_take_timer_kick(void);
 /*
  * Mark (vcpu) as blocked (halted, or waiting for a message forever) and
  * back. The last vCPU to block ends the VM with status 0.

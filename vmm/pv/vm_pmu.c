@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "ctl_server.h"
 #include "arch_msrs.h"
@@ -291,7 +292,7 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 {
 	struct vmm_vcpu_pmu *p = &vcpu->pmu;
 	uint64_t deadline      = vpmu_cpu_next_deadline(p->cpu);
-	uint64_t now           = vpmu_cpu_run_ns(p->cpu), wall, rel;
+	uint64_t now           = vpmu_cpu_run_ns(p->cpu), wall, rel, tsc;
 	struct itimerspec its  = {0};
 
 	if (!p->has_timer)
@@ -316,7 +317,9 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 		its.it_value.tv_sec  = rel / 1000000000ULL;
 		its.it_value.tv_nsec = rel % 1000000000ULL;
 	}
+	tsc = __rdtsc();
 	timer_settime(p->timer, 0, &its, NULL);
+	vcpu->kick.t_arm = __rdtsc() - tsc; /* issue 15: --stats */
 }
 
 static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
@@ -450,11 +453,13 @@ static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0)
 	return t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
 }
 
-void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
+void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
+		       bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
-	uint64_t now, kick, t0 = vpmu_monotonic_ns();
+	bool timer                 = kicked && vcpu->kick.by_timer;
+	uint64_t now;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
@@ -475,13 +480,21 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked)
 	vmm_control_vcpu_accounted(vcpu);
 	/*
 	 * Issue 15: charge what monitoring cost this vCPU: the kick of our
-	 * timer and the accounting (samples written, chains walked) above.
+	 * timer and the accounting (samples written, chains walked) since
+	 * KVM_RUN returned at (t_ret).
 	 */
-	kick = kicked ? kick_ns(p, t0) : 0;
-	now  = vpmu_monotonic_ns();
-	vpmu_cpu_charge(p->cpu, now - t0 + kick);
-	p->reentry_from = kick ? now : 0; /* the rest: vmm_pmu_before_run() */
-	/* A kick may be our timer firing: arm it again before the next run. */
-	if (kicked)
-		p->armed_deadline = VPMU_NO_DEADLINE - 1;
+	now = vpmu_monotonic_ns();
+	vpmu_cpu_charge(p->cpu, now - t_ret + (timer ? kick_ns(p, t_ret) : 0));
+	/* The rest of our timer's kick: charged by vmm_pmu_before_run(). */
+	p->reentry_from = timer ? now : 0;
+	if (!timer)
+		return;
+	/*
+	 * Our one-shot timer fired: arm it again before the next run. Other
+	 * kicks (operators' reads, interrupts) leave it armed as it was.
+	 */
+	if (p->armed_deadline != VPMU_NO_DEADLINE &&
+	    vpmu_cpu_run_ns(p->cpu) < p->armed_deadline)
+		vcpu->kick.early++; /* fired early: nothing was due yet */
+	p->armed_deadline = VPMU_NO_DEADLINE - 1;
 }

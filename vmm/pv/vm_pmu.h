@@ -136,12 +136,15 @@ void vmm_chain_free(struct vmm_vcpu *vcpu);
 void vmm_pmu_before_run(struct vmm_vcpu *vcpu);
 
 /*
- * After KVM_RUN returned (an exit, or (kicked) by a signal): account
- * (run_ns) of guest time. The run loop refreshes the shared page once the
- * exit is handled (vmm_shared_update), so it also shows what a hypercall
- * just changed (START, STOP, UNLOAD, WRITE_PMDS...).
+ * After KVM_RUN returned at (t_ret) (CLOCK_MONOTONIC; an exit, or
+ * (kicked) by a signal): account (run_ns) of guest time. The run loop
+ * refreshes the shared page once the exit is handled (vmm_shared_update),
+ * so it also shows what a hypercall just changed (START, STOP, UNLOAD,
+ * WRITE_PMDS...). Only a kick that includes the deadline timer's signal
+ * (vcpu_loop.c) re-arms the timer.
  */
-void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, bool kicked);
+void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
+		       bool kicked);
 
 /* shared.c: the per-vCPU shared page. */
 int vmm_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa);

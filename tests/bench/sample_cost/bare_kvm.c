@@ -13,7 +13,10 @@
  *       EINTR and the loop re-enters. That is signal + exit + re-entry +
  *       re-arm: the least any kick-driven sampler pays per sample. Prints
  *       "floor: rate R off M0 on M1 kicks K seconds S" (M: median round
- *       cycles; K kicks in S seconds kicked).
+ *       cycles; K kicks in S seconds kicked), then "floor-path: rate R
+ *       ..." with the kick path stamped as `vpmu run --stats` stamps
+ *       vpmu's (TSC: handler -> KVM_RUN returned, timer_settime), kicks
+ *       taken before KVM_RUN and involuntary switches per kick.
  *   bare_kvm native SECONDS
  *       the same rounds as a native process (for host perf record):
  *       "native: rounds N median M".
@@ -32,8 +35,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "work_loop.h"
 
@@ -60,11 +65,13 @@ extern const unsigned char floor_guest[], floor_guest_end[];
 
 static struct kvm_run *run;
 static volatile sig_atomic_t stop;
+static volatile uint64_t kick_tsc; /* TSC when on_kick last ran */
 
 static void on_kick(int sig)
 {
 	(void)sig;
 	run->immediate_exit = 1;
+	kick_tsc            = __rdtsc();
 }
 
 static void on_stop(int sig)
@@ -176,22 +183,39 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A phase's rounds and kicks; the kick path stamped with the TSC as vpmu
+ * run --stats does: handler -> KVM_RUN returned (exit), timer_settime
+ * (arm), kicks taken before KVM_RUN (outside), involuntary switches.
+ */
 struct phase {
 	uint64_t c[ROUNDS];
 	unsigned int n;
 	uint64_t kicks, ns;
+	uint64_t exit, arm, outside, nivcsw;
 };
 
 static timer_t timer;
 
-static void arm(uint64_t period_ns)
+static void arm(uint64_t period_ns, struct phase *p)
 {
 	struct itimerspec its = {
 		.it_value = {(time_t)(period_ns / 1000000000ULL),
 			     (long)(period_ns % 1000000000ULL)}};
+	uint64_t t;
 
-	if (period_ns)
-		timer_settime(timer, 0, &its, NULL);
+	if (!period_ns)
+		return;
+	t = __rdtsc();
+	timer_settime(timer, 0, &its, NULL);
+	p->arm += __rdtsc() - t;
+}
+
+static uint64_t nivcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_nivcsw;
 }
 
 /*
@@ -202,17 +226,24 @@ static void arm(uint64_t period_ns)
 static void phase(int vcpu, double secs, uint64_t period_ns, struct phase *p)
 {
 	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(secs * 1e9), lo = 0;
-	bool first = true;
+	uint64_t sw = nivcsw(), tsc_run, tsc_ret;
+	bool first  = true;
 	uint8_t *io;
 
-	arm(period_ns);
+	arm(period_ns, p);
 	while (!stop && now_ns() < end) {
+		tsc_run = __rdtsc();
 		if (ioctl(vcpu, KVM_RUN, 0) < 0) {
+			tsc_ret = __rdtsc();
 			if (errno != EINTR)
 				fail("KVM_RUN");
 			run->immediate_exit = 0;
 			p->kicks++;
-			arm(period_ns);
+			if (kick_tsc < tsc_run)
+				p->outside++;
+			else if (kick_tsc <= tsc_ret)
+				p->exit += tsc_ret - kick_tsc;
+			arm(period_ns, p);
 			continue;
 		}
 		if (run->exit_reason != KVM_EXIT_IO) {
@@ -236,6 +267,7 @@ static void phase(int vcpu, double secs, uint64_t period_ns, struct phase *p)
 	if (period_ns) /* disarm: a zero it_value stops it */
 		timer_settime(timer, 0, &(struct itimerspec){0}, NULL);
 	p->ns += now_ns() - t0;
+	p->nivcsw += nivcsw() - sw;
 }
 
 static uint64_t median(struct phase *p)
@@ -253,7 +285,9 @@ static int floor_main(int argc, char **argv)
 	double secs = atof(argv[0]);
 	int phases  = atoi(argv[1]), i, r;
 	int vcpu    = vm_setup(64ULL << 20);
+	int khz     = ioctl(vcpu, KVM_GET_TSC_KHZ, 0);
 	unsigned long rate;
+	double us;
 
 	sigaction(SIGUSR1, &sa, NULL);
 	if (timer_create(CLOCK_MONOTONIC, &sev, &timer))
@@ -272,6 +306,13 @@ static int floor_main(int argc, char **argv)
 		       (unsigned long long)median(&on),
 		       (unsigned long long)on.kicks, (double)on.ns / 1e9, off.n,
 		       on.n);
+		/* The same stamps as vpmu run --stats, means per kick. */
+		us = khz > 0 && on.kicks ? 1e3 / khz / (double)on.kicks : 0;
+		printf("floor-path: rate %lu exit %.2f timer_settime %.2f us "
+		       "outside %llu involuntary switches per kick %.2f\n",
+		       rate, (double)on.exit * us, (double)on.arm * us,
+		       (unsigned long long)on.outside,
+		       on.kicks ? (double)on.nivcsw / (double)on.kicks : 0);
 		fflush(stdout);
 	}
 	return 0;

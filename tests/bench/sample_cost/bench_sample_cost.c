@@ -10,19 +10,23 @@
  *
  *   floor  bare_kvm floor: a bare KVM_RUN loop (no vpmu code) kicked by a
  *          one-shot timer signal re-armed after each kick, at the rate
- *   vpmu   the bench_work guest under `vpmu record -F RATE` (hv_guest_cycles)
+ *   vpmu   the bench_work guest under `vpmu record -F RATE` (hv_guest_cycles),
+ *          rounds inside record's sampling window (after its start-up),
+ *          events per s as record reports them achieved
  *   peer   `perf record -F RATE -e cpu-clock` of the same loop as a native
  *          process (bare_kvm native); skipped with a line when perf is
  *          missing or perf_event_open is refused
  *
- * and events per second achieved against requested. Then the overhead
- * budget (`--max-overhead`) at 50 kHz: `vpmu record -F 50000
- * --max-overhead 10` and with the VM's default of 25 %, the measured
- * overhead (the share of time lost, 1 - off/on, against the unsampled
- * rounds of the same phases, and the VMM's own cost / (run + cost) as
- * record prints it) beside the budget, and the rate achieved. Then the
- * resident set of an idle VM (1 vCPU, 64 MiB) and per extra vCPU, against
- * bare_kvm's.
+ * and events per second achieved against requested; beside the kicks, the
+ * floor's kick path (exit, timer_settime: what no sampler avoids) and the
+ * CPU time per sample of vpmu's operator pipeline (record client, control
+ * thread) with the vCPU thread's involuntary switches. Then the overhead
+ * budget at 50 kHz: `vpmu record -F 50000 --max-overhead 10` and with the
+ * VM's default of 25 %, the measured overhead (the share of time lost,
+ * 1 - off/on, against the unsampled rounds of the same phases, and the
+ * VMM's own cost / (run + cost) as record prints it) beside the budget,
+ * and the rate achieved. Then the resident set
+ * of an idle VM (1 vCPU, 64 MiB) and per extra vCPU, against bare_kvm's.
  *
  * Usage: bench_sample_cost [RATE...]   (default 1000 10000 50000);
  * BENCH_SECONDS (3), BENCH_PHASES (2). Exit 77 without /dev/kvm.
@@ -34,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,8 +58,16 @@ struct side {
 };
 
 static struct side fl[MAX_RATE], vp[MAX_RATE], pf[MAX_RATE];
-
-/* The overhead budget cases: --max-overhead PCT, 0 the VM's (25 %). */
+/*
+ * Where the time goes beside the kicks: the floor's own kick path (its
+ * "floor-path:" line) and, for vpmu, the CPU time per sample of the
+ * operator's pipeline (the record client, the VMM's control thread) and
+ * the vCPU thread's involuntary switches: on a host with fewer CPUs than
+ * threads they compete with the guest.
+ */
+static char fl_path[MAX_RATE][256];
+static double vp_client_us[MAX_RATE], vp_ctl_us[MAX_RATE], vp_nivcsw[MAX_RATE];
+/* Issue 15: the overhead budget cases, --max-overhead PCT (0: the VM's). */
 #define BUDGET_RATE 50000
 #define BUDGET_DFL  25
 static const unsigned int budgets[] = {10, 0};
@@ -113,6 +127,14 @@ static int run_floor(void)
 			      rates[i]);
 	p = popen(cmd, "r");
 	while (p && fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "floor-path: rate %llu", &r) == 1) {
+			for (i = 0; i < nr_rates; i++) {
+				if (rates[i] == r)
+					snprintf(fl_path[i], sizeof(fl_path[i]),
+						 "%s", line + 12);
+			}
+			continue;
+		}
 		if (sscanf(line,
 			   "floor: rate %llu off %llu on %llu kicks %llu "
 			   "seconds %lf",
@@ -168,7 +190,117 @@ static unsigned long long record_samples(const char *err)
 	return n;
 }
 
-/* The VMM's cost / (run + cost) of record's rate line, %; -1 if none. */
+/* ns of CPU of task (tid) of (pid) (schedstat), 0 if unknown. */
+static uint64_t task_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64], text[128];
+	unsigned long long ns = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	if (!slurp_file(path, text, sizeof(text)))
+		sscanf(text, "%llu", &ns);
+	return ns;
+}
+
+/* Involuntary context switches of task (tid) of (pid). */
+static uint64_t task_nivcsw(pid_t pid, pid_t tid)
+{
+	char path[64], text[2048], *p;
+	unsigned long long n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
+		 (int)tid);
+	if (!slurp_file(path, text, sizeof(text)) &&
+	    (p = strstr(text, "nonvoluntary_ctxt_switches:")))
+		sscanf(p + 27, "%llu", &n);
+	return n;
+}
+
+/*
+ * The VM's control thread (named vpmu-ctl) in (*ctl) and its busiest
+ * other thread, the working vCPU, in (*vcpu).
+ */
+static void vm_tasks(pid_t pid, pid_t *ctl, pid_t *vcpu)
+{
+	char path[64], comm[32];
+	uint64_t best = 0, ns;
+	struct dirent *e;
+	pid_t tid;
+	DIR *d;
+
+	*ctl = *vcpu = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		tid = (pid_t)atoi(e->d_name);
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+			 (int)tid);
+		if (!slurp_file(path, comm, sizeof(comm)) &&
+		    !strncmp(comm, "vpmu-ctl", 8)) {
+			*ctl = tid;
+			continue;
+		}
+		ns = task_cpu_ns(pid, tid);
+		if (ns >= best) {
+			best  = ns;
+			*vcpu = tid;
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static double children_cpu_us(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+/* The rate `vpmu record` says it achieved (samples/s per vCPU), or 0. */
+static double record_rate(const char *err)
+{
+	char text[4096], *p, *q;
+
+	if (slurp_file(err, text, sizeof(text)) ||
+	    !(q = strstr(text, " samples/s per vCPU achieved")))
+		return 0;
+	*q = '\0';
+	p  = strrchr(text, ' ');
+	return p ? atof(p + 1) : 0;
+}
+
+/*
+ * Wait until record (rec) has its output file open (it is connected and
+ * about to start sampling; its start-up, a one-time cost like perf's
+ * before it execs the workload, is not part of a sample's cost), then
+ * 0.5 s more for its sessions to open. False if it ended first.
+ */
+static bool record_started(pid_t rec, const char *file)
+{
+	char tmp[128];
+	unsigned int i;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+	for (i = 0; i < 3000; i++) {
+		if (!access(tmp, F_OK)) {
+			usleep(500000);
+			return true;
+		}
+		if (waitpid(rec, NULL, WNOHANG) == rec)
+			return false;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* The VMM's cost / (run + cost) that record prints, %; -1 if none. */
 static double record_cost(const char *err)
 {
 	char text[4096], *p;
@@ -196,78 +328,54 @@ static void record_line(const char *err, char *line, size_t len)
 }
 
 /*
- * Phases of unsampled then sampled rounds, the sampled ones under
- * `vpmu record` with (argv); its samples and cost (mean %) kept.
+ * Issue 15: `record -F 50000` under each budget, phases of unsampled then
+ * sampled rounds as for the rates; (file, out, err, sec) as run_vpmu's.
  */
-static struct side record_phases(const char **argv, const char *out,
-				 const char *err, size_t *pos, double *cost)
+static void run_budgets(size_t *pos, const char *file, const char *out,
+			const char *err, const char *sec)
 {
 	static uint64_t off[ROUNDS], on[ROUNDS];
-	unsigned int n_off = 0, n_on = 0, n_cost = 0;
-	double samples = 0, c, sum = 0;
-	int k;
-
-	for (k = 0; k < phases; k++) {
-		pid_t rec;
-
-		collect(off, &n_off, pos, (uint64_t)(secs * 1000));
-		rec = vpmu_bg(argv, out, err);
-		collect(on, &n_on, pos, (uint64_t)(secs * 1000));
-		if (vpmu_bg_wait(rec, 30000))
-			fprintf(stderr,
-				"bench_sample_cost: record -F %s "
-				"failed\n",
-				argv[4]);
-		samples += (double)record_samples(err);
-		c = record_cost(err);
-		if (c >= 0) {
-			sum += c;
-			n_cost++;
-		}
-	}
-	if (cost)
-		*cost = n_cost ? sum / n_cost : -1;
-	return (struct side){median(off, n_off), median(on, n_on), samples,
-			     secs * phases, n_on > 0};
-}
-
-static void run_vpmu(void)
-{
-	char file[96], out[96], err[96], hz[24], sec[24], pct[16];
+	uint64_t on_ms = secs > 1.6 ? (uint64_t)(secs * 1000) - 1000 : 600;
+	char hz[24], pct[16];
 	const char *argv[] = {"record", "-m", "bench", "-F", hz,   "-o",
 			      file,     "--", sec,     NULL, NULL, NULL};
-	unsigned int i;
-	size_t pos = 0;
+	unsigned int i, n_off, n_on, n_cost;
+	double samples, c, sum;
+	int k;
 
-	snprintf(file, sizeof(file), "%s/bench.rec", rundir);
-	snprintf(out, sizeof(out), "%s/record.out", rundir);
-	snprintf(err, sizeof(err), "%s/record.err", rundir);
-	snprintf(sec, sizeof(sec), "%g", secs);
-	/* --stats: the kick path's breakdown, printed when it ends. */
-	snprintf(vm.console, sizeof(vm.console), "%s/bench.console", rundir);
-	snprintf(vm.name, sizeof(vm.name), "bench");
-	snprintf(vm_err, sizeof(vm_err), "%s/bench.stderr", rundir);
-	vm.pid = vpmu_bg(vm_argv, vm.console, vm_err);
-	if (vm.pid <= 0 || vm_bg_wait(&vm, rundir, "work: round", 2, 60000)) {
-		fprintf(stderr, "bench_sample_cost: the VM did not start\n");
-		return;
-	}
-	slurp_file(vm.console, buf, sizeof(buf));
-	pos = strlen(buf);
-	for (i = 0; i < nr_rates; i++) {
-		snprintf(hz, sizeof(hz), "%lu", rates[i]);
-		vp[i] = record_phases(argv, out, err, &pos, NULL);
-	}
-	/* Issue 15: the budget at 50 kHz, -F (the period is raised). */
 	snprintf(hz, sizeof(hz), "%d", BUDGET_RATE);
 	for (i = 0; i < NR_BUDGETS; i++) {
 		snprintf(pct, sizeof(pct), "%u", budgets[i]);
-		/* "--max-overhead PCT" before "--" (argv[7]). */
-		argv[7]  = budgets[i] ? "--max-overhead" : "--";
-		argv[8]  = budgets[i] ? pct : sec;
-		argv[9]  = budgets[i] ? "--" : NULL;
-		argv[10] = budgets[i] ? sec : NULL;
-		bg[i]    = record_phases(argv, out, err, &pos, &bg_cost[i]);
+		if (budgets[i]) { /* "--max-overhead PCT" before "--" */
+			argv[7]  = "--max-overhead";
+			argv[8]  = pct;
+			argv[9]  = "--";
+			argv[10] = sec;
+		}
+		n_off = n_on = n_cost = 0;
+		samples = sum = 0;
+		for (k = 0; k < phases; k++) {
+			pid_t rec;
+
+			collect(off, &n_off, pos, (uint64_t)(secs * 1000));
+			rec = vpmu_bg(argv, out, err);
+			if (record_started(rec, file))
+				collect(on, &n_on, pos, on_ms);
+			if (vpmu_bg_wait(rec, 30000))
+				fprintf(stderr,
+					"bench_sample_cost: record "
+					"--max-overhead %s failed\n",
+					pct);
+			samples += (double)record_samples(err);
+			c = record_cost(err);
+			if (c >= 0) {
+				sum += c;
+				n_cost++;
+			}
+		}
+		bg[i]      = (struct side){median(off, n_off), median(on, n_on),
+					   samples, secs * phases, n_on > 0};
+		bg_cost[i] = n_cost ? sum / n_cost : -1;
 		record_line(err, bg_line[i], sizeof(bg_line[i]));
 	}
 }
@@ -300,6 +408,74 @@ static void print_budgets(void)
 		       (unsigned long long)bg[i].on, bg_line[i]);
 	}
 	printf("  goal: overhead within 1 pt of the budget\n");
+}
+
+static void run_vpmu(void)
+{
+	static uint64_t off[ROUNDS], on[ROUNDS];
+	char file[96], out[96], err[96], hz[24], sec[24];
+	const char *argv[] = {"record", "-m", "bench", "-F", hz,
+			      "-o",     file, "--",    sec,  NULL};
+	unsigned int i, n_off, n_on;
+	size_t pos = 0;
+	double samples, client, ctl_ns, sw, rate;
+	uint64_t on_ms = secs > 1.6 ? (uint64_t)(secs * 1000) - 1000 : 600;
+	pid_t ctl, vcpu;
+	int k;
+
+	snprintf(file, sizeof(file), "%s/bench.rec", rundir);
+	snprintf(out, sizeof(out), "%s/record.out", rundir);
+	snprintf(err, sizeof(err), "%s/record.err", rundir);
+	snprintf(sec, sizeof(sec), "%g", secs);
+	/* --stats: the kick path's breakdown, printed when it ends. */
+	snprintf(vm.console, sizeof(vm.console), "%s/bench.console", rundir);
+	snprintf(vm.name, sizeof(vm.name), "bench");
+	snprintf(vm_err, sizeof(vm_err), "%s/bench.stderr", rundir);
+	vm.pid = vpmu_bg(vm_argv, vm.console, vm_err);
+	if (vm.pid <= 0 || vm_bg_wait(&vm, rundir, "work: round", 2, 60000)) {
+		fprintf(stderr, "bench_sample_cost: the VM did not start\n");
+		return;
+	}
+	slurp_file(vm.console, buf, sizeof(buf));
+	pos = strlen(buf);
+	vm_tasks(vm.pid, &ctl, &vcpu);
+	for (i = 0; i < nr_rates; i++) {
+		snprintf(hz, sizeof(hz), "%lu", rates[i]);
+		n_off = n_on = 0;
+		samples = client = ctl_ns = sw = rate = 0;
+		for (k = 0; k < phases; k++) {
+			pid_t rec;
+
+			collect(off, &n_off, &pos, (uint64_t)(secs * 1000));
+			client -= children_cpu_us();
+			ctl_ns -= (double)task_cpu_ns(vm.pid, ctl);
+			sw -= (double)task_nivcsw(vm.pid, vcpu);
+			rec = vpmu_bg(argv, out, err);
+			/* Rounds inside record's sampling window only. */
+			if (record_started(rec, file))
+				collect(on, &n_on, &pos, on_ms);
+			if (vpmu_bg_wait(rec, 30000))
+				fprintf(stderr,
+					"bench_sample_cost: record "
+					"-F %s failed\n",
+					hz);
+			client += children_cpu_us();
+			ctl_ns += (double)task_cpu_ns(vm.pid, ctl);
+			sw += (double)task_nivcsw(vm.pid, vcpu);
+			samples += (double)record_samples(err);
+			rate += record_rate(err);
+		}
+		/* Events per s: the rate record achieved, else its count. */
+		vp[i] = (struct side){median(off, n_off), median(on, n_on),
+				      rate ? rate * secs : samples,
+				      secs * phases, n_on > 0};
+		if (samples) {
+			vp_client_us[i] = client / samples;
+			vp_ctl_us[i]    = ctl_ns / 1e3 / samples;
+			vp_nivcsw[i]    = sw / samples;
+		}
+	}
+	run_budgets(&pos, file, out, err, sec);
 }
 
 /* The VM's own stamps of its kicks (`vpmu run --stats`), all rates. */
@@ -479,6 +655,15 @@ int main(int argc, char **argv)
 	vm_bg_kill(&vm, SIGTERM);
 	kick_breakdown();
 	run_perf();
+	printf("beside the kicks (means; CPU time competes with the guest "
+	       "where threads outnumber CPUs):\n");
+	for (i = 0; i < nr_rates; i++)
+		printf("  %lu Hz: floor kick path: %s"
+		       "         vpmu: record client %.1f us and control "
+		       "thread %.1f us of CPU per sample, vCPU thread "
+		       "involuntary switches per sample %.2f\n",
+		       rates[i], fl_path[i][0] ? fl_path[i] : "(none)\n",
+		       vp_client_us[i], vp_ctl_us[i], vp_nivcsw[i]);
 	printf("bench_sample_cost: cost of one sample (us) = (1 - off/on "
 	       "median round) / events per s\n");
 	printf("  %7s | %9s %9s | %9s %9s %6s | %9s %9s\n", "rate", "floor us",
