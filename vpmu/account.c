@@ -42,9 +42,12 @@ static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
 	if (time_runs(ctx)) {
 		ctx->enabled_ns += dns;
 		s->act_ns += dns;
-		if (s->flags & PFM_SETFL_TIME_SWITCH)
+		if (s->flags & PFM_SETFL_TIME_SWITCH) {
 			s->timeout_left -=
 				dns < s->timeout_left ? dns : s->timeout_left;
+			s->switch_left -=
+				dns < s->switch_left ? dns : s->switch_left;
+		}
 	}
 	if (ovfl)
 		vpmu_ctx_overflow(ctx, ovfl);
@@ -52,10 +55,15 @@ static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
 	/*
 	 * 3.7.6: switch when the timeout ran out, unless the overflow above
 	 * switched already or masked (the timeout then waits for RESTART).
+	 * Issue 15: at the effective interval, which the overhead budget
+	 * may have made longer than the timeout.
 	 */
 	if (ctx->active == s && time_runs(ctx) &&
-	    (s->flags & PFM_SETFL_TIME_SWITCH) && s->timeout_left == 0)
+	    (s->flags & PFM_SETFL_TIME_SWITCH) && s->switch_left == 0) {
+		if (s->switch_ns > s->timeout_ns)
+			ctx->st.nr_switch_stretched++;
 		vpmu_ctx_switch(ctx, vpmu_set_next(ctx, s), false);
+	}
 	/*
 	 * A prediction stays valid while counting is continuous; re-arm
 	 * only after a discontinuity (overflow, switch) or a missed one.
@@ -95,7 +103,7 @@ static uint64_t ctx_deadline(struct vpmu_ctx *ctx)
 	if (!time_runs(ctx))
 		return VPMU_NO_DEADLINE;
 	if (s->flags & PFM_SETFL_TIME_SWITCH)
-		when = ctx->cpu->run_ns + s->timeout_left;
+		when = ctx->cpu->run_ns + s->switch_left;
 	for (i = 0; left; i++, left >>= 1) {
 		if ((left & 1) && s->armed_at[i] < ovfl)
 			ovfl = s->armed_at[i];

@@ -139,6 +139,7 @@ void vpmu_set_activate(struct vpmu_ctx *ctx, struct vpmu_set *s,
 	ctx->active = s;
 	s->runs++;
 	s->timeout_left = s->timeout_ns;
+	vpmu_thr_switch_arm(ctx, s); /* issue 15: the effective interval */
 	/* Only counting PMDs are triggers (3.1.3). */
 	for (i = 0; i < ctx->dom->pmu->nr_counters; i++)
 		s->pmd[i].ovflsw_left = s->pmd[i].ovflsw_thres;
@@ -225,6 +226,8 @@ static int create_one(struct vpmu_ctx *ctx, void *elem)
 	s->id_next      = sd->set_id_next;
 	s->timeout_ns   = timeout;
 	s->timeout_left = timeout;
+	s->switch_ns    = timeout;
+	s->switch_left  = timeout;
 	return 0;
 }
 

@@ -245,6 +245,8 @@ static int get_set(struct vpmu_domain *d, struct snap_rd *r, struct vpmu_ctx *c,
 	s->flags         = snap_get_u32(r);
 	s->timeout_ns    = snap_get_u64(r);
 	s->timeout_left  = snap_get_u64(r);
+	s->switch_ns     = s->timeout_ns; /* issue 15: the budget starts over */
+	s->switch_left   = s->timeout_left;
 	s->runs          = snap_get_u64(r);
 	s->act_ns        = snap_get_u64(r);
 	s->switch_pmds   = snap_get_u64(r);

@@ -71,6 +71,14 @@ struct vpmu_set {
 	uint64_t act_ns;        /* set_act_duration */
 	uint64_t switch_pmds;   /* triggers of the last switch out */
 	uint64_t pending_reset; /* PMDs to reset when next activated */
+	/*
+	 * Issue 15: the switch interval of this activation, timeout_ns
+	 * lengthened by the overhead budget, and its remainder: the switch
+	 * happens when switch_left runs out (timeout_left is what
+	 * getinfo_evtsets reports, 3.1.12).
+	 */
+	uint64_t switch_ns;
+	uint64_t switch_left;
 	struct vpmu_pmc pmc[VPMU_NR_REGS];
 	struct vpmu_pmd pmd[VPMU_NR_REGS];
 	struct vpmu_bevent bev[VPMU_MAX_COUNTERS]; /* open while on a cpu */
@@ -104,6 +112,7 @@ struct vpmu_thr {
 	uint64_t step_smpl; /* nr_samples at the last controller step */
 	uint32_t scale;     /* frequency mode period scale (>= ONE) */
 	uint32_t pct;       /* operator budget, 0: the domain's */
+	uint32_t mux;       /* set switch interval scale (>= ONE; 0: ONE) */
 	bool freq_mode;     /* stretch the period rather than drop */
 	bool held;          /* the gap held a kick back since last sample */
 };
@@ -242,6 +251,9 @@ bool vpmu_thr_drops(struct vpmu_ctx *ctx);
 void vpmu_thr_sampled(struct vpmu_ctx *ctx);
 uint64_t vpmu_thr_deadline(struct vpmu_ctx *ctx, uint64_t when);
 void vpmu_thr_stretch(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i);
+/* Arm the time-based switch of (s), just activated, at its effective
+ * interval (the timeout lengthened by the budget). */
+void vpmu_thr_switch_arm(struct vpmu_ctx *ctx, struct vpmu_set *s);
 /* -EINVAL if a non-zero value of (vals) is a period of (pmc)'s time
  * event above the domain's max_smpl_rate. */
 int vpmu_thr_check_period(const struct vpmu_ctx *ctx,

@@ -244,7 +244,9 @@ Test(timing, set_switch_period_within_10pct_of_1ms)
 	bool med_ok = true;
 
 	for (a = 0; a < TM_ATTEMPTS; a++) {
-		RUN("run", GUEST("tm_switch"));
+		/* The spec's timing: no overhead budget lengthening the
+		 * switch interval (issue 15; 100 % never bites). */
+		RUN("run", GUEST("tm_switch"), "--max-overhead", "100");
 		STATUS(0);
 		HAS(res.out, "tm_switch: granularity: 1 ns -> 100000 ns, "
 			     "1000000 ns -> 1000000 ns, 1050000 ns -> 1100000 "

@@ -339,6 +339,28 @@ static const char *run(struct record *r)
  * second of wall time, beside the requested one, and why it falls short
  * (below 90 %): sample_rate.c.
  */
+/*
+ * Issue 15: the monitoring cost the VMM measured on the sampled vCPUs over
+ * the recording, the share of run time plus cost the overhead budget holds.
+ */
+static void print_cost(const struct ops_vm *v, const char *lead)
+{
+	uint64_t run = 0, cost = 0;
+	unsigned int i;
+
+	for (i = 0; i < VMM_CTL_SESSION_VCPUS; i++) {
+		if (!v->thr[i].seen)
+			continue;
+		run += v->thr[i].run_ns - v->thr[i].run0;
+		cost += v->thr[i].cost_ns - v->thr[i].cost0;
+	}
+	if (run + cost)
+		fprintf(stderr,
+			"%smonitoring cost %.1f %% of vCPU time (VMM's "
+			"measure)\n",
+			lead, 100.0 * (double)cost / (double)(run + cost));
+}
+
 static void print_rate(struct record *r, unsigned int vm, double wall_s)
 {
 	const struct ops_vm *v = &r->s.vms[vm];
@@ -357,6 +379,7 @@ static void print_rate(struct record *r, unsigned int vm, double wall_s)
 	snprintf(warn, sizeof(warn), "vpmu record: warning: VM '%s' ",
 		 v->e.name);
 	ops_rate_print(stderr, lead, warn, &win, &rate);
+	print_cost(v, lead);
 }
 
 static int finish(struct record *r, const char *why)

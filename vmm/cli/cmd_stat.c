@@ -24,6 +24,7 @@ struct stat_opts {
 	const char *sep, *output;
 	bool json, per_vcpu;
 	uint64_t interval_ms, switch_ms, repeat;
+	uint64_t max_overhead; /* issue 15: %, 0: the VM's budget */
 	double duration;
 };
 
@@ -71,6 +72,9 @@ struct stat_state {
 	uint64_t t0;
 	uint64_t stale_age_ns; /* oldest stale count of this report */
 	uint64_t throttled;    /* issue 15: of this report, all VMs */
+	/* Issue 15: effective set switch intervals seen (0: none), and the
+	 * switches the overhead budget delayed, of this report. */
+	uint64_t sw_min_ns, sw_max_ns, sw_stretched;
 	bool has_stale;
 	FILE *out;        /* stdout, or -o FILE */
 	bool group;       /* thousands separators: text on a terminal */
@@ -233,6 +237,37 @@ static void stale_note(struct stat_state *st)
 		(double)st->stale_age_ns / 1e6);
 }
 
+/* Issue 15: keep a vCPU's effective switch interval for switch_note(). */
+static void note_switching(struct stat_state *st, const struct ops_counts *c)
+{
+	st->sw_stretched += c->switch_stretched;
+	if (!c->switch_ns)
+		return;
+	if (!st->sw_min_ns || c->switch_ns < st->sw_min_ns)
+		st->sw_min_ns = c->switch_ns;
+	if (c->switch_ns > st->sw_max_ns)
+		st->sw_max_ns = c->switch_ns;
+}
+
+/*
+ * Issue 15: with event sets, the interval they were switched at (the
+ * overhead budget lengthens it when switching costs too much) next to the
+ * requested one, and how many switches came late because of it.
+ */
+static void switch_note(const struct stat_state *st)
+{
+	if (st->s.nr_sets < 2 || !st->sw_max_ns || st->o.json || st->o.sep)
+		return;
+	fprintf(st->out, "# set switches: every %.1f", st->sw_min_ns / 1e6);
+	if (st->sw_max_ns != st->sw_min_ns)
+		fprintf(st->out, "-%.1f", st->sw_max_ns / 1e6);
+	fprintf(st->out,
+		" ms of vCPU run time (requested %llu ms); %llu switches "
+		"delayed by the overhead budget\n",
+		(unsigned long long)st->o.switch_ms,
+		(unsigned long long)st->sw_stretched);
+}
+
 /* Add (r) into the running total (sum). */
 static void add_row(struct stat_row *sum, const struct stat_row *r)
 {
@@ -266,6 +301,7 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 		now = &st->now[i];
 		p   = &st->prev[vm * VMM_CTL_SESSION_VCPUS + i];
 		st->throttled += now->throttled;
+		note_switching(st, now);
 		if (now->stale) {
 			st->has_stale = true;
 			if (now->age_ns > st->stale_age_ns)
@@ -377,6 +413,7 @@ static void report(struct stat_state *st, bool final)
 		st->stale_age_ns = 0;
 	}
 	st->throttled = 0; /* issue 15: counted again by this read */
+	st->sw_min_ns = st->sw_max_ns = st->sw_stretched = 0;
 	if (!st->o.json && !st->o.sep && final && st->o.interval_ms)
 		fprintf(st->out, "# total over %.3f s\n", t);
 	header(st);
@@ -391,6 +428,8 @@ static void report(struct stat_state *st, bool final)
 			"# throttled: %llu samples not taken by the sampling "
 			"limits of these vCPUs\n",
 			(unsigned long long)st->throttled);
+	if (final)
+		switch_note(st);
 	fflush(st->out);
 }
 
@@ -567,6 +606,10 @@ static const struct cli_opt stat_opts[] = {
 		 "the mean and +- the stddev of the mean in %"),
 	CLI_UINT(0, "switch-ms", "MS", struct stat_opts, switch_ms, 1,
 		 "event-set switch period in vCPU run time\n(default 10)"),
+	CLI_UINT(0, "max-overhead", "PCT", struct stat_opts, max_overhead, 1,
+		 "at most PCT % of each vCPU's time for this\n"
+		 "count (1-100; never above the VM's budget,\n"
+		 "default 25): event sets switch less often"),
 	{0},
 };
 
@@ -590,8 +633,13 @@ static const struct cli_cmd stat_cmd = {
 		"they\n"
 		"  are multiplexed in sets switched every --switch-ms of vCPU "
 		"run\n"
-		"  time and scaled (the share of time counted is shown). With "
-		"several\n"
+		"  time and scaled (the share of time counted is shown); when "
+		"switching\n"
+		"  costs more than the overhead budget (--max-overhead, the "
+		"VM's\n"
+		"  'vpmu run --max-overhead'), they switch less often, and a "
+		"last\n"
+		"  line says at which interval. With several\n"
 		"  VMs a last row per event, VM 'all', sums them. -I prints "
 		"the\n"
 		"  header once, then every interval, then '# total' and the "
@@ -638,6 +686,11 @@ static int parse(int argc, char **argv, struct stat_state *st)
 		st->cmd = rest.argv;
 	if (!st->cmd)
 		cli_rest_free(&rest);
+	if (!r && st->o.max_overhead > 100)
+		r = cli_error(&stat_cmd,
+			      "--max-overhead %llu: a percentage from 1 to 100",
+			      (unsigned long long)st->o.max_overhead);
+	st->s.max_overhead = (unsigned int)st->o.max_overhead;
 	if (!r && st->o.repeat && st->o.interval_ms)
 		r = cli_error(&stat_cmd, "-r and -I do not go together");
 	else if (!r && st->o.repeat && !st->cmd && !st->o.duration)

@@ -89,7 +89,7 @@ struct ops_event {
  * started).
  */
 struct ops_thr {
-	uint64_t samples, throttled, missed, run_ns, cost_ns, run0;
+	uint64_t samples, throttled, missed, run_ns, cost_ns, run0, cost0;
 	uint32_t scale; /* period scale x 1024 (frequency mode) */
 	bool seen;
 };
@@ -151,6 +151,9 @@ struct ops_counts {
 	bool stale;      /* the VMM could not bring them up to date in time */
 	uint64_t age_ns; /* when stale: how old they are */
 	uint64_t pmis;   /* PMIs injected into the vCPU since it began */
+	/* Issue 15: the effective set switch interval (0: no time-based
+	 * switching) and the switches the overhead budget delayed. */
+	uint64_t switch_ns, switch_stretched;
 };
 
 /*

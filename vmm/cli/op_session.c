@@ -283,6 +283,10 @@ static struct json_object *counting_request(struct ops_session *s,
 				      pmc(i % OPS_COUNTERS, i / OPS_COUNTERS,
 					  evsel(&s->ev[i])));
 	json_object_object_add(r, "pmcs", pmcs);
+	if (s->max_overhead) /* issue 15: bounds the set switching */
+		json_object_object_add(
+			r, "max_overhead",
+			json_object_new_int((int)s->max_overhead));
 	return r;
 }
 
@@ -471,6 +475,14 @@ static void parse_vcpu(struct ops_session *s, struct json_object *o,
 	out->pmis   = json_object_object_get_ex(o, "pmis", &jv)
 			      ? json_object_get_uint64(jv)
 			      : 0;
+	/* Issue 15: absent from an older VMM: 0. */
+	out->switch_ns = json_object_object_get_ex(o, "switch_ns", &jv)
+				 ? json_object_get_uint64(jv)
+				 : 0;
+	out->switch_stretched =
+		json_object_object_get_ex(o, "switch_stretched", &jv)
+			? json_object_get_uint64(jv)
+			: 0;
 }
 
 int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
@@ -532,8 +544,10 @@ static void keep_thr(struct ops_thr *t, struct json_object *rep)
 #undef THR_FIELD
 	if (json_object_object_get_ex(rep, "scale", &v))
 		t->scale = (uint32_t)json_object_get_int64(v);
-	if (!t->seen)
-		t->run0 = t->run_ns;
+	if (!t->seen) {
+		t->run0  = t->run_ns;
+		t->cost0 = t->cost_ns;
+	}
 	t->seen = true;
 }
 

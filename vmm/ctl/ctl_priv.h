@@ -96,7 +96,8 @@ void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);
 /*
  * Issue 15: add what the throttle did to host context (handle) on vCPU
  * (vcpu) to (o): "samples", "throttled", "missed", "scale", "gap_ns",
- * and the vCPU's "run_ns" and "cost_ns".
+ * "switch_ns" (the effective set switch interval) and "switch_stretched"
+ * (switches the budget delayed), and the vCPU's "run_ns" and "cost_ns".
  */
 void vmm_ctl_throttle_json(struct vmm_ctl_call *x, int handle,
 			   unsigned int vcpu, struct json_object *o);

@@ -248,6 +248,10 @@ void vmm_ctl_throttle_json(struct vmm_ctl_call *x, int handle,
 			       json_object_new_uint64(st.nr_missed));
 	json_object_object_add(o, "scale", json_object_new_int64(st.scale));
 	json_object_object_add(o, "gap_ns", json_object_new_uint64(st.gap_ns));
+	json_object_object_add(o, "switch_ns",
+			       json_object_new_uint64(st.switch_ns));
+	json_object_object_add(o, "switch_stretched",
+			       json_object_new_uint64(st.nr_switch_stretched));
 	json_object_object_add(o, "run_ns",
 			       json_object_new_uint64(vpmu_cpu_run_ns(cpu)));
 	json_object_object_add(o, "cost_ns",

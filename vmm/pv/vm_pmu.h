@@ -87,7 +87,10 @@ struct vmm_vcpu_pmu {
 	uint64_t armed_deadline; /* run-time ns the timer is armed for */
 	uint64_t armed_wall_ns;  /* wall clock when it was armed */
 	uint64_t armed_run_ns;   /* run time when it was armed */
-	uint32_t vector;         /* notification vector, 0 = none */
+	/* Issue 15: after a kick of our timer, when its accounting ended:
+	 * vmm_pmu_before_run() charges the way back to KVM_RUN. */
+	uint64_t reentry_from;
+	uint32_t vector; /* notification vector, 0 = none */
 	atomic_bool irq_pending;
 	atomic_uint pmi; /* issue 6: pending PMI, vector or VMM_PMI_NMI */
 	/* Issue 18: PMIs injected: notification vectors, architectural PMIs. */

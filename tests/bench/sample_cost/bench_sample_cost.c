@@ -20,7 +20,12 @@
  * and events per second achieved against requested; beside the kicks, the
  * floor's kick path (exit, timer_settime: what no sampler avoids) and the
  * CPU time per sample of vpmu's operator pipeline (record client, control
- * thread) with the vCPU thread's involuntary switches. Then the resident set
+ * thread) with the vCPU thread's involuntary switches. Then the overhead
+ * budget at 50 kHz: `vpmu record -F 50000 --max-overhead 10` and with the
+ * VM's default of 25 %, the measured overhead (the share of time lost,
+ * 1 - off/on, against the unsampled rounds of the same phases, and the
+ * VMM's own cost / (run + cost) as record prints it) beside the budget,
+ * and the rate achieved. Then the resident set
  * of an idle VM (1 vCPU, 64 MiB) and per extra vCPU, against bare_kvm's.
  *
  * Usage: bench_sample_cost [RATE...]   (default 1000 10000 50000);
@@ -62,6 +67,14 @@ static struct side fl[MAX_RATE], vp[MAX_RATE], pf[MAX_RATE];
  */
 static char fl_path[MAX_RATE][256];
 static double vp_client_us[MAX_RATE], vp_ctl_us[MAX_RATE], vp_nivcsw[MAX_RATE];
+/* Issue 15: the overhead budget cases, --max-overhead PCT (0: the VM's). */
+#define BUDGET_RATE 50000
+#define BUDGET_DFL  25
+static const unsigned int budgets[] = {10, 0};
+#define NR_BUDGETS (sizeof(budgets) / sizeof(budgets[0]))
+static struct side bg[NR_BUDGETS];
+static double bg_cost[NR_BUDGETS];    /* VMM's cost / wall, %, mean */
+static char bg_line[NR_BUDGETS][320]; /* record's rate line, last phase */
 static unsigned long rates[MAX_RATE];
 static unsigned int nr_rates;
 static double secs = 3;
@@ -287,6 +300,116 @@ static bool record_started(pid_t rec, const char *file)
 	return false;
 }
 
+/* The VMM's cost / (run + cost) that record prints, %; -1 if none. */
+static double record_cost(const char *err)
+{
+	char text[4096], *p;
+	double pct = -1;
+
+	if (!slurp_file(err, text, sizeof(text)) &&
+	    (p = strstr(text, "monitoring cost ")))
+		sscanf(p + 16, "%lf", &pct);
+	return pct;
+}
+
+/* Record's rate line ("... achieved ..."), for the budget table. */
+static void record_line(const char *err, char *line, size_t len)
+{
+	char text[4096], *p, *nl;
+
+	line[0] = '\0';
+	if (slurp_file(err, text, sizeof(text)) ||
+	    !(p = strstr(text, "samples/s per vCPU achieved")))
+		return;
+	while (p > text && p[-1] != '\n')
+		p--;
+	nl = strchr(p, '\n');
+	snprintf(line, len, "%.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
+}
+
+/*
+ * Issue 15: `record -F 50000` under each budget, phases of unsampled then
+ * sampled rounds as for the rates; (file, out, err, sec) as run_vpmu's.
+ */
+static void run_budgets(size_t *pos, const char *file, const char *out,
+			const char *err, const char *sec)
+{
+	static uint64_t off[ROUNDS], on[ROUNDS];
+	uint64_t on_ms = secs > 1.6 ? (uint64_t)(secs * 1000) - 1000 : 600;
+	char hz[24], pct[16];
+	const char *argv[] = {"record", "-m", "bench", "-F", hz,   "-o",
+			      file,     "--", sec,     NULL, NULL, NULL};
+	unsigned int i, n_off, n_on, n_cost;
+	double samples, c, sum;
+	int k;
+
+	snprintf(hz, sizeof(hz), "%d", BUDGET_RATE);
+	for (i = 0; i < NR_BUDGETS; i++) {
+		snprintf(pct, sizeof(pct), "%u", budgets[i]);
+		if (budgets[i]) { /* "--max-overhead PCT" before "--" */
+			argv[7]  = "--max-overhead";
+			argv[8]  = pct;
+			argv[9]  = "--";
+			argv[10] = sec;
+		}
+		n_off = n_on = n_cost = 0;
+		samples = sum = 0;
+		for (k = 0; k < phases; k++) {
+			pid_t rec;
+
+			collect(off, &n_off, pos, (uint64_t)(secs * 1000));
+			rec = vpmu_bg(argv, out, err);
+			if (record_started(rec, file))
+				collect(on, &n_on, pos, on_ms);
+			if (vpmu_bg_wait(rec, 30000))
+				fprintf(stderr,
+					"bench_sample_cost: record "
+					"--max-overhead %s failed\n",
+					pct);
+			samples += (double)record_samples(err);
+			c = record_cost(err);
+			if (c >= 0) {
+				sum += c;
+				n_cost++;
+			}
+		}
+		bg[i]      = (struct side){median(off, n_off), median(on, n_on),
+					   samples, secs * phases, n_on > 0};
+		bg_cost[i] = n_cost ? sum / n_cost : -1;
+		record_line(err, bg_line[i], sizeof(bg_line[i]));
+	}
+}
+
+/* Issue 15: the measured overhead against each budget. */
+static void print_budgets(void)
+{
+	unsigned int i, pct;
+	double lost;
+
+	printf("overhead budget at %d Hz (record -F: the period is raised "
+	       "when it bites): measured overhead = 1 - off/on median "
+	       "round (same phases), VMM's = its cost / (run + cost)\n",
+	       BUDGET_RATE);
+	printf("  %-22s | %9s %9s | %9s | %9s\n", "budget", "overhead",
+	       "vs budget", "VMM's", "smpl/s");
+	for (i = 0; i < NR_BUDGETS; i++) {
+		pct  = budgets[i] ? budgets[i] : BUDGET_DFL;
+		lost = bg[i].ok && bg[i].on
+			       ? 100.0 * (1.0 -
+					  (double)bg[i].off / (double)bg[i].on)
+			       : 0;
+		printf("  %3u %% %-16s | %7.2f %% %+6.2f pt | %7.2f %% | "
+		       "%9.0f\n",
+		       pct, budgets[i] ? "(--max-overhead)" : "(VM default)",
+		       lost, lost - pct, bg_cost[i],
+		       bg[i].secs ? bg[i].events / bg[i].secs : 0);
+		printf("    median round off %llu on %llu cycles; %s\n",
+		       (unsigned long long)bg[i].off,
+		       (unsigned long long)bg[i].on, bg_line[i]);
+	}
+	printf("  goal: overhead within 1 pt of the budget\n");
+}
+
 static void run_vpmu(void)
 {
 	static uint64_t off[ROUNDS], on[ROUNDS];
@@ -352,6 +475,7 @@ static void run_vpmu(void)
 			vp_nivcsw[i]    = sw / samples;
 		}
 	}
+	run_budgets(&pos, file, out, err, sec);
 }
 
 /* The VM's own stamps of its kicks (`vpmu run --stats`), all rates. */
@@ -562,6 +686,7 @@ int main(int argc, char **argv)
 		       vp[i].off ? (double)vp[i].on / (double)vp[i].off : 0,
 		       pf[i].off ? (double)pf[i].on / (double)pf[i].off : 0);
 	printf("  goal: vpmu us <= 1.1 x floor us at every rate\n");
+	print_budgets();
 	run_rss();
 	rundir_remove(rundir);
 	return 0;

@@ -119,6 +119,9 @@ Test(cli_program, each_error_is_one_line_and_status_1)
 		    "of 1000000 Hz");
 	expect_fail((const char *[]){"record", "--max-overhead", "101", NULL},
 		    "--max-overhead 101: a percentage from 1 to 100");
+	expect_fail((const char *[]){"stat", "--max-overhead", "101", NULL},
+		    "vpmu stat: --max-overhead 101: a percentage from 1 to "
+		    "100");
 	expect_fail((const char *[]){"run", "--max-sample-rate", "0", "x.elf",
 				     NULL},
 		    "--max-sample-rate: '0' is not a whole number from 1 to "

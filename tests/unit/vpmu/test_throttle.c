@@ -188,14 +188,17 @@ Test(vpmu_throttle, overhead_budget_widens_the_gap)
 	fd = dfl_ctx(&H.guest, 1 << 20);
 	h_rate(0, 10000);
 	sample_ev0(&H.guest, fd, 1);
-	/* Each 100 us of run costs 100 us of monitoring: 50 %, twice 25. */
-	for (i = 0; i < 100; i++) {
+	/*
+	 * Each 100 us of run costs 100 us of monitoring: 50 %, twice 25;
+	 * one controller step (10 ms of run time plus cost).
+	 */
+	for (i = 0; i < 50; i++) {
 		vpmu_cpu_charge(H.cpu0, 100000);
 		h_run(100000);
 	}
 	st = stats(&H.guest, fd);
 	cr_assert(eq(u64, st.gap_ns, 200000), "observed 100 us x 50 / 25");
-	cr_assert(eq(u64, vpmu_cpu_cost_ns(H.cpu0), 10000000));
+	cr_assert(eq(u64, vpmu_cpu_cost_ns(H.cpu0), 5000000));
 	for (i = 0; i < 100; i++)
 		h_run(100000);
 	st = stats(&H.guest, fd);
@@ -251,4 +254,26 @@ Test(vpmu_throttle, zero_limits_change_nothing)
 	cr_assert(eq(u64, st.nr_samples, 100));
 	cr_assert(eq(u64, st.nr_dropped, 0));
 	cr_assert(eq(u64, st.gap_ns, 0));
+}
+
+/*
+ * The controller steps every 10 ms of the vCPU's time, run plus cost: at
+ * 1 ms of cost per 20 us sample, 10 ms of run time alone would take half
+ * a second at 98 % cost before the first step.
+ */
+Test(vpmu_throttle, a_costly_window_steps_early)
+{
+	struct vpmu_ctx_stats st;
+	int fd, i;
+
+	limits(0, 10);
+	fd = dfl_ctx(&H.guest, 1 << 20);
+	h_rate(0, 50000); /* an event, and a sample, every 20 us */
+	sample_ev0(&H.guest, fd, 1);
+	for (i = 0; i < 12; i++) { /* 12.24 ms of vCPU time, 0.24 of run */
+		vpmu_cpu_charge(H.cpu0, 1000000);
+		h_run(20000);
+	}
+	st = stats(&H.guest, fd);
+	cr_assert(lt(u64, 0, st.gap_ns), "throttled after one window");
 }

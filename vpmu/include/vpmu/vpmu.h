@@ -132,12 +132,17 @@ struct vpmu_limits {
 	 * max_overhead_pct: share of a vCPU's time (guest run time plus
 	 * the monitoring cost the VMM charges with vpmu_cpu_charge())
 	 * monitoring may take, like Linux's perf_cpu_time_max_percent.
-	 * Every VPMU_THR_STEP_NS of run time vpmu_throttle_next() turns the
+	 * Every VPMU_THR_STEP_NS of run time plus cost
+	 * vpmu_throttle_next() turns the
 	 * measured cost into a minimum gap between samples: an overflow
 	 * inside the gap is not sampled (counted in nr_dropped) and no kick
 	 * is asked for before the gap ends, so the next sample carries the
 	 * periods it stood for (vpmu_smpl_ovfl_arg.nr_missed). A context in
 	 * frequency mode (vpmu_ctx_set_budget) gets a longer period instead.
+	 * The same controller lengthens the effective interval of
+	 * time-switched sets (PFM_SETFL_TIME_SWITCH: a kick per switch),
+	 * never below the set's timeout, which getinfo_evtsets still
+	 * reports (vpmu_ctx_stats.switch_ns, nr_switch_stretched).
 	 */
 	uint64_t max_smpl_rate;
 	uint32_t max_overhead_pct;
@@ -272,6 +277,14 @@ struct vpmu_ctx_stats {
 	uint64_t nr_samples; /* overflows sampled (format or notify) */
 	uint32_t scale;      /* frequency mode: period x scale / 1024 */
 	uint64_t gap_ns;     /* current minimum run time between samples */
+	/*
+	 * Issue 15: the effective interval of the active set's time-based
+	 * switching (0: not time-switched): its timeout, lengthened by the
+	 * overhead budget; and the time switches that came later than the
+	 * set's timeout because of it.
+	 */
+	uint64_t switch_ns;
+	uint64_t nr_switch_stretched;
 };
 
 /* What the VMM publishes in the per-vCPU shared page (abi.h). */
@@ -403,7 +416,7 @@ int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap);
  * values. The blob is parsed and checked completely before (d) changes;
  * -EINVAL with a message in (err) for a bad or incompatible blob, -ENOMEM.
  */
-#define VPMU_SNAP_STATE_VERSION 1
+#define VPMU_SNAP_STATE_VERSION 2
 int vpmu_domain_save(struct vpmu_domain *d, void **data, size_t *len,
 		     unsigned int *dropped);
 int vpmu_domain_restore(struct vpmu_domain *d, const void *data, size_t len,

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_pv_kick_cost.c: issue 15, what the VMM charges a vCPU for a kick of
+ * its sampling timer (vm_pmu.c, vpmu_cpu_charge): the wait from the moment
+ * the timer was due to KVM_RUN's return, the accounting, and the way back
+ * to the next KVM_RUN (shared page, requests, timer re-arm), which
+ * vmm_pmu_before_run() charges. An exit the timer did not cause charges
+ * its accounting only. Without KVM: the VM's PMU state of fake_vms, no
+ * vCPU thread, no timer.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <linux/kvm.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "vm_config.h"
+#include "vm_pmu.h"
+#include "vmm_core_priv.h"
+
+#define MS 1000000ULL
+
+static struct vmm_vm vm;
+
+static void setup(void)
+{
+	struct vmm_config cfg;
+
+	vmm_config_defaults(&cfg);
+	cfg.nr_vcpus     = 1;
+	vm.nr_vcpus      = 1;
+	vm.has_sync_regs = true;
+	vm.kvm_fd = vm.vm_fd = -1;
+	pthread_mutex_init(&vm.lock, NULL);
+	pthread_cond_init(&vm.cond, NULL);
+	vm.vcpus = calloc(1, sizeof(*vm.vcpus));
+	cr_assert_not_null(vm.vcpus);
+	vm.vcpus[0].vm  = &vm;
+	vm.vcpus[0].fd  = -1;
+	vm.vcpus[0].run = calloc(1, sizeof(struct kvm_run));
+	cr_assert_not_null(vm.vcpus[0].run);
+	cr_assert(eq(int, vmm_pmu_init(&vm, &cfg), 0));
+}
+
+static void teardown(void)
+{
+	vmm_pmu_destroy(&vm);
+	free(vm.vcpus[0].run);
+	free(vm.vcpus);
+}
+
+TestSuite(vmm_pv_kick_cost, .init = setup, .fini = teardown);
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000ULL),
+			      (long)(ns % 1000000000ULL)};
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* The timer of vCPU 0 armed so that it was due (ago) ns before now. */
+static void timer_was_due(struct vmm_vcpu_pmu *p, uint64_t ago)
+{
+	p->armed_run_ns   = vpmu_cpu_run_ns(p->cpu);
+	p->armed_deadline = p->armed_run_ns + 1000;
+	p->armed_wall_ns  = vpmu_monotonic_ns() - ago - 1000;
+}
+
+Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
+{
+	struct vmm_vcpu *v     = &vm.vcpus[0];
+	struct vmm_vcpu_pmu *p = &v->pmu;
+	uint64_t c0, c1, c2;
+
+	timer_was_due(p, 200000); /* 200 us from due to KVM_RUN's return */
+	c0               = vpmu_cpu_cost_ns(p->cpu);
+	v->kick.by_timer = true; /* the kick includes our timer's signal */
+	vmm_pmu_after_run(v, 1000, vpmu_monotonic_ns(), true);
+	c1 = vpmu_cpu_cost_ns(p->cpu);
+	cr_assert(le(u64, c0 + 200000, c1), "the kick's exit is charged");
+	sleep_ns(2 * MS); /* shared page, requests, re-arm... */
+	vmm_pmu_before_run(v);
+	c2 = vpmu_cpu_cost_ns(p->cpu);
+	cr_assert(le(u64, c1 + 2 * MS, c2), "the way back to KVM_RUN too");
+}
+
+Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
+{
+	struct vmm_vcpu *v     = &vm.vcpus[0];
+	struct vmm_vcpu_pmu *p = &v->pmu;
+	uint64_t c0, c1;
+
+	c0 = vpmu_cpu_cost_ns(p->cpu);
+	/* A guest I/O exit, say. */
+	vmm_pmu_after_run(v, 1000, vpmu_monotonic_ns(), false);
+	sleep_ns(100 * MS); /* handling the I/O */
+	vmm_pmu_before_run(v);
+	c1 = vpmu_cpu_cost_ns(p->cpu);
+	cr_assert(lt(u64, c1 - c0, 100 * MS), "%llu ns charged",
+		  (unsigned long long)(c1 - c0));
+}
