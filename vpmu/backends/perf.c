@@ -532,12 +532,25 @@ static int read_counts(int fd, struct read_fmt *r)
 	return n == sizeof(*r) ? 0 : -EIO;
 }
 
+/* Read (pe)'s counts as the base of the next delta. */
+static int take_base(struct pevent *pe)
+{
+	struct read_fmt r;
+	int ret = read_counts(pe->fd, &r);
+
+	if (ret)
+		return ret;
+	pe->value   = r.value;
+	pe->enabled = r.enabled;
+	pe->running = r.running;
+	return 0;
+}
+
 static int perf_open(struct vpmu_bevent *e, uint64_t now_ns)
 {
 	struct vpmu_perf *p = perf_of(e->be);
 	struct probe *pr    = probe(p, e->ev.code);
 	struct perf_event_attr attr;
-	struct read_fmt r;
 	struct pevent *pe;
 	pid_t tid;
 	int ret;
@@ -564,13 +577,10 @@ static int perf_open(struct vpmu_bevent *e, uint64_t now_ns)
 		ret = -errno;
 		goto out_free;
 	}
-	ret = read_counts(pe->fd, &r);
+	ret = take_base(pe);
 	if (ret)
 		goto out_close;
-	pe->value   = r.value;
-	pe->enabled = r.enabled;
-	pe->running = r.running;
-	e->priv     = pe;
+	e->priv = pe;
 	return 0;
 
 out_close:
@@ -629,17 +639,13 @@ static int perf_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 static int perf_rebase(struct vpmu_bevent *e, uint64_t now_ns)
 {
 	struct pevent *pe = e->priv;
-	struct read_fmt r;
 	int ret;
 
 	(void)now_ns;
-	ret = read_counts(pe->fd, &r);
+	ret = take_base(pe);
 	if (ret)
 		return ret;
-	pe->value   = r.value;
-	pe->enabled = r.enabled;
-	pe->running = r.running;
-	pe->armed   = false;
+	pe->armed = false;
 	return 0;
 }
 
