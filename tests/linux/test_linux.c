@@ -197,7 +197,7 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 			      "linux-op",
 			      NULL};
 	const char *stat[] = {
-		"stat",       "-m", "linux-op", "-e", "hv_exits,cycles",
+		"stat",       "-m", "linux-op", "-e", "hv_run_ns,cycles",
 		"--per-vcpu", "-x", ",",        "--", "2",
 		NULL};
 	char dir[64], console[128], err[128];
@@ -213,7 +213,12 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 		  "the Linux VM never reached its init (console %s)", console);
 	cr_assert(eq(int, vpmu_cmd(&res, 60, stat), 0));
 	cr_expect(eq(int, res.status, 0), "%s", res.err);
-	cr_expect(lt(i64, 0, csv_count(res.out, "hv_exits")), "%s", res.out);
+	/*
+	 * The guest spins in ring 3: its timer interrupts are handled inside
+	 * KVM, so it may make no exit to user space in 2 s (hv_exits 0, seen
+	 * under the nested rig); the time it spends in KVM_RUN is certain.
+	 */
+	cr_expect(lt(i64, 0, csv_count(res.out, "hv_run_ns")), "%s", res.out);
 	cr_expect(lt(i64, 0, csv_count(res.out, "cycles")), "%s", res.out);
 	cr_expect(eq(int, vpmu_bg_wait(pid, BOOT_SECS * 1000), 0),
 		  "the VM did not end with status 0");
