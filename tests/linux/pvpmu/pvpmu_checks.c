@@ -216,33 +216,49 @@ static enum result check_config(struct report *r)
 	return cfg.cf_impl_pmcs[0] ? PASS : FAIL;
 }
 
+/*
+ * Run argv[0] with its standard output into (buf) (NUL-terminated, at
+ * most size - 1 bytes); its wait status in *status. 0 or -errno.
+ */
+static int run_capture(char *const argv[], char *buf, size_t size, int *status)
+{
+	size_t len = 0;
+	ssize_t got;
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (len < size - 1 &&
+	       (got = read(pfd[0], buf + len, size - 1 - len)) > 0)
+		len += (size_t)got;
+	buf[len] = 0;
+	close(pfd[0]);
+	waitpid(pid, status, 0);
+	return 0;
+}
+
 /* Run pfstat on `pvpmu-checks hc N`: count - driver sched-outs == N. */
 static enum result check_pfstat_exact(struct report *r)
 {
 	const unsigned int n     = 1000;
 	unsigned long long count = 0, outs = 0;
 	char buf[2048] = {0}, arg[16], *p;
-	int pfd[2], status;
-	size_t len = 0;
-	ssize_t got;
-	pid_t pid;
+	char *argv[] = {"/bin/pfstat",       "-v", "-e", "hv_hypercalls", "--",
+			"/bin/pvpmu-checks", "hc", arg,  (char *)0};
+	int status, ret;
 
 	snprintf(arg, sizeof(arg), "%u", n);
-	if (pipe(pfd))
-		return fail(r, "pipe", -errno);
-	pid = fork();
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		execl("/bin/pfstat", "pfstat", "-v", "-e", "hv_hypercalls",
-		      "--", "/bin/pvpmu-checks", "hc", arg, (char *)0);
-		_exit(127);
-	}
-	close(pfd[1]);
-	while (len < sizeof(buf) - 1 &&
-	       (got = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)got;
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
+	ret = run_capture(argv, buf, sizeof(buf), &status);
+	if (ret)
+		return fail(r, "pipe", ret);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		detail(r, "pfstat status 0x%x: %s", status, buf);
 		return FAIL;
@@ -273,6 +289,7 @@ static enum result check_fast_read(struct report *r)
 {
 	pfarg_pmd_t fast = {0};
 	pvpmu_u64 slow = 0, o0 = 0, o1 = 0;
+	unsigned int tries = 0;
 	int fd, ret;
 
 	ret = make_ctx(0, 0, 0, &fd);
@@ -280,26 +297,31 @@ static enum result check_fast_read(struct report *r)
 		return fail(r, "context", ret);
 	ret = load_start(fd, getpid());
 	hc_nops(100);
-	if (!ret) {
+	/*
+	 * The READ_PMDS hypercall itself is one more hypercall. A preemption
+	 * around the two reads adds the driver's PVPMU_SCHED_OUT, before or
+	 * after READ_PMDS (the sched-out count cannot tell): such a window is
+	 * taken again, up to 5 times.
+	 */
+	while (!ret && tries++ < 5) {
 		o0  = sched_outs(fd);
 		ret = pvpmu_read_fast(0, fd, &fast, 1);
-	}
-	if (!ret) {
-		ret = read_pmd0(fd, &slow);
-		o1  = sched_outs(fd);
+		if (!ret)
+			ret = read_pmd0(fd, &slow);
+		o1 = sched_outs(fd);
+		if (o1 == o0)
+			break;
 	}
 	pfm_close(fd);
 	if (ret)
 		return fail(r, "read", ret);
-	/*
-	 * The READ_PMDS hypercall itself is one more hypercall, and so is
-	 * each PVPMU_SCHED_OUT of a preemption between the two reads.
-	 */
 	detail(r,
 	       "fast=%" PRIu64 " pfm_read_pmds=%" PRIu64
-	       " (its own call +1, sched-outs between +%" PRIu64 ")",
-	       (uint64_t)fast.reg_value, (uint64_t)slow, (uint64_t)(o1 - o0));
-	return fast.reg_value >= 100 && slow == fast.reg_value + 1 + (o1 - o0)
+	       " (its own call +1; try %u, sched-outs in the window %" PRIu64
+	       ")",
+	       (uint64_t)fast.reg_value, (uint64_t)slow, tries,
+	       (uint64_t)(o1 - o0));
+	return fast.reg_value >= 100 && o1 == o0 && slow == fast.reg_value + 1
 		       ? PASS
 		       : FAIL;
 }
@@ -463,26 +485,13 @@ static enum result check_pfrecord(struct report *r)
 	static const char head[] = "function\n";
 	char buf[4096] = {0}, name[64] = "", *p;
 	unsigned long long samples = 0, top = 0;
-	int pfd[2], status;
-	size_t len = 0;
-	ssize_t got;
-	pid_t pid;
+	char *argv[] = {"/bin/pfrecord",  "-c",     "100000", "--",
+			"/bin/pvpmu-hot", (char *)0};
+	int status, ret;
 
-	if (pipe(pfd))
-		return fail(r, "pipe", -errno);
-	pid = fork();
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		execl("/bin/pfrecord", "pfrecord", "-c", "100000", "--",
-		      "/bin/pvpmu-hot", (char *)0);
-		_exit(127);
-	}
-	close(pfd[1]);
-	while (len < sizeof(buf) - 1 &&
-	       (got = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)got;
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
+	ret = run_capture(argv, buf, sizeof(buf), &status);
+	if (ret)
+		return fail(r, "pipe", ret);
 	p = strstr(buf, "pfrecord: ");
 	if (p)
 		samples = strtoull(p + strlen("pfrecord: "), 0, 10);
