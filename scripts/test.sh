@@ -38,6 +38,7 @@ if [ "$SANITIZE" != 0 ]; then
 	step "ctest in build-asan (ASan + UBSan, halt on error)"
 	(cd build-asan &&
 		ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+		LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/../scripts/lsan.supp} \
 		UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 		ctest --output-on-failure -j2 "$@")
 fi
