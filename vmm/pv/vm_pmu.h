@@ -90,6 +90,7 @@ struct vmm_vcpu_pmu {
 	/* Issue 15: after a kick of our timer, when its accounting ended:
 	 * vmm_pmu_before_run() charges the way back to KVM_RUN. */
 	uint64_t reentry_from;
+	uint64_t reentry_kernel_ns; /* its unseen kernel re-entry, estimated */
 	/*
 	 * Issue 15: the wall time from arming the timer to KVM_RUN (the
 	 * timer_settime itself, injection, shared page), which run time does

@@ -84,6 +84,9 @@ Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
 	vmm_pmu_before_run(v);
 	c2 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(le(u64, c1 + 2 * MS, c2), "the way back to KVM_RUN too");
+	/* The kernel's re-entry, unseen: charged as long as the exit. */
+	cr_assert(le(u64, c1 + 2 * MS + 200000, c2));
+	cr_assert(le(u64, 200000, v->kick.reentry_est));
 }
 
 Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
