@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_exec.h"
 #include "vmm_core.h"
 
 #define MEM_SIZE     (64ULL << 20)
@@ -50,31 +51,20 @@ struct vmlinux {
 static void make_vmlinux(struct vmlinux *v, const char *owner)
 {
 	memset(v, 0, sizeof(*v));
-	memcpy(v->eh.e_ident, ELFMAG, SELFMAG);
-	v->eh.e_ident[EI_CLASS]   = ELFCLASS64;
-	v->eh.e_ident[EI_DATA]    = ELFDATA2LSB;
-	v->eh.e_ident[EI_VERSION] = EV_CURRENT;
-	v->eh.e_type              = ET_EXEC;
-	v->eh.e_machine           = EM_X86_64;
-	v->eh.e_version           = EV_CURRENT;
-	v->eh.e_entry             = VMLINUX_GPA;
-	v->eh.e_phoff             = offsetof(struct vmlinux, ph);
-	v->eh.e_ehsize            = sizeof(Elf64_Ehdr);
-	v->eh.e_phentsize         = sizeof(Elf64_Phdr);
-	v->eh.e_phnum             = 2;
-	v->ph[0]                  = (Elf64_Phdr){.p_type   = PT_LOAD,
-						 .p_flags  = PF_R | PF_X,
-						 .p_offset = offsetof(struct vmlinux, text),
-						 .p_vaddr  = 0xffffffff81000000ULL,
-						 .p_paddr  = VMLINUX_GPA,
-						 .p_filesz = KERNEL_TEXT,
-						 .p_memsz  = KERNEL_TEXT + 8192};
-	v->ph[1]                  = (Elf64_Phdr){.p_type   = PT_NOTE,
-						 .p_offset = offsetof(struct vmlinux, nh),
-						 .p_filesz = sizeof(Elf64_Nhdr) + 8 + 4};
-	v->nh.n_namesz            = strlen(owner) + 1;
-	v->nh.n_descsz            = 4;
-	v->nh.n_type              = 0x100;
+	elf_exec_header(&v->eh, VMLINUX_GPA, offsetof(struct vmlinux, ph), 2);
+	v->ph[0]       = (Elf64_Phdr){.p_type   = PT_LOAD,
+				      .p_flags  = PF_R | PF_X,
+				      .p_offset = offsetof(struct vmlinux, text),
+				      .p_vaddr  = 0xffffffff81000000ULL,
+				      .p_paddr  = VMLINUX_GPA,
+				      .p_filesz = KERNEL_TEXT,
+				      .p_memsz  = KERNEL_TEXT + 8192};
+	v->ph[1]       = (Elf64_Phdr){.p_type   = PT_NOTE,
+				      .p_offset = offsetof(struct vmlinux, nh),
+				      .p_filesz = sizeof(Elf64_Nhdr) + 8 + 4};
+	v->nh.n_namesz = strlen(owner) + 1;
+	v->nh.n_descsz = 4;
+	v->nh.n_type   = 0x100;
 	strcpy(v->name, owner);
 	memset(v->text, 0xf4, sizeof(v->text));
 }
