@@ -351,6 +351,10 @@ static void run_budgets(size_t *pos, const char *file, const char *out,
 			argv[8]  = pct;
 			argv[9]  = "--";
 			argv[10] = sec;
+		} else { /* the VM's own budget: no flag */
+			argv[7] = "--";
+			argv[8] = sec;
+			argv[9] = argv[10] = NULL;
 		}
 		n_off = n_on = n_cost = 0;
 		samples = sum = 0;
