@@ -200,7 +200,9 @@ Test(timing, overflow_skid_exit_driven_0_timer_driven_bounded)
 	unsigned int a;
 
 	for (a = 0; a < TM_ATTEMPTS; a++) {
-		RUN("run", GUEST("tm_skid"));
+		/* The timer's precision: no overhead budget dropping
+		 * samples (issue 15; 100 % never bites). */
+		RUN("run", GUEST("tm_skid"), "--max-overhead", "100");
 		/* Exit-driven skid 0 and the exact count: checked inside. */
 		STATUS(0);
 		HAS(res.out, "skid median 0 p90 0 max 0 events");
@@ -309,7 +311,9 @@ Test(timing, kicks_per_set_switch)
 {
 	unsigned long long k, sw, share;
 
-	RUN("run", GUEST("tm_switch"), "--stats");
+	/* Kicks per switch, not the budget: where kicks are slow (nested
+	 * virtualization) the default 25 % would stretch the switches. */
+	RUN("run", GUEST("tm_switch"), "--stats", "--max-overhead", "100");
 	STATUS(0);
 	k     = kicks();
 	sw    = field("tm_switch", "runs") - 1; /* LOAD's run: no switch */
@@ -321,7 +325,8 @@ Test(timing, kicks_per_set_switch)
 	if (share >= TM_MIN_SHARE)
 		cr_expect(le(u64, k, sw + sw / 10 + 2),
 			  "%llu kicks for %llu switches", k, sw);
-	RUN("run", GUEST("tm_switch"), "--stats", "--name", "tm_switch-mixed");
+	RUN("run", GUEST("tm_switch"), "--stats", "--max-overhead", "100",
+	    "--name", "tm_switch-mixed");
 	STATUS(0);
 	HAS(res.out, "tm_switch: mixed workload:");
 	k     = kicks();
