@@ -28,10 +28,9 @@
 #include "arch_msrs.h"
 #include "vmm_core_priv.h"
 
-#define VMM_TIMER_GRAN_NS  100000ULL  /* set-switch granularity: 100 us */
-#define VMM_TIMER_MIN_NS   10000ULL   /* never arm shorter than 10 us */
-#define VMM_TIMER_DRIFT_NS 20000ULL   /* re-arm once 20 us early */
-#define VMM_LAG_MAX_NS     1000000ULL /* longer: preempted, not learnt */
+#define VMM_TIMER_GRAN_NS  100000ULL /* set-switch granularity: 100 us */
+#define VMM_TIMER_MIN_NS   10000ULL  /* never arm shorter than 10 us */
+#define VMM_TIMER_DRIFT_NS 20000ULL  /* re-arm once 20 us early */
 
 /*
  * Where each statistic libvpmu reads lives in the vCPU's statistics;
@@ -278,42 +277,15 @@ void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
 }
 
 /*
- * Time spent outside KVM_RUN since the timer was armed, beyond the lag
- * it was padded for: the timer runs on wall time, run time does not, so
- * the timer would fire early by this.
+ * Time spent outside KVM_RUN since the timer was armed: the timer runs on
+ * wall time, run time does not, so the timer would fire early by this.
  */
 static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
 			 uint64_t run)
 {
 	uint64_t dw = wall - p->armed_wall_ns, dr = run - p->armed_run_ns;
 
-	dr += p->armed_pad_ns;
 	return dw > dr ? dw - dr : 0;
-}
-
-uint64_t vmm_pmu_timer_ns(const struct vmm_vcpu_pmu *p, uint64_t deadline,
-			  uint64_t now)
-{
-	uint64_t rel = deadline > now ? deadline - now : 0;
-
-	rel += p->entry_lag_ns;
-	return rel < VMM_TIMER_MIN_NS ? VMM_TIMER_MIN_NS : rel;
-}
-
-void vmm_pmu_entering(struct vmm_vcpu *vcpu, uint64_t t0)
-{
-	struct vmm_vcpu_pmu *p = &vcpu->pmu;
-	uint64_t lag;
-
-	if (!p->lag_pending)
-		return;
-	p->lag_pending = false;
-	if (t0 < p->armed_wall_ns || t0 - p->armed_wall_ns > VMM_LAG_MAX_NS)
-		return;
-	lag = t0 - p->armed_wall_ns;
-	/* A mean over about 8 armings; the first one taken as it is. */
-	p->entry_lag_ns =
-		p->entry_lag_ns ? (7 * p->entry_lag_ns + lag) / 8 : lag;
 }
 
 static void arm_timer(struct vmm_vcpu *vcpu)
@@ -339,9 +311,9 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 	p->armed_wall_ns  = wall;
 	p->armed_run_ns   = now;
 	if (deadline != VPMU_NO_DEADLINE) {
-		rel                  = vmm_pmu_timer_ns(p, deadline, now);
-		p->armed_pad_ns      = p->entry_lag_ns;
-		p->lag_pending       = true;
+		rel = deadline > now ? deadline - now : 0;
+		if (rel < VMM_TIMER_MIN_NS)
+			rel = VMM_TIMER_MIN_NS;
 		its.it_value.tv_sec  = rel / 1000000000ULL;
 		its.it_value.tv_nsec = rel % 1000000000ULL;
 	}
@@ -481,8 +453,7 @@ static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0)
 	if (p->armed_deadline == VPMU_NO_DEADLINE ||
 	    p->armed_deadline < p->armed_run_ns)
 		return 0;
-	due = p->armed_wall_ns + (p->armed_deadline - p->armed_run_ns) +
-	      p->armed_pad_ns;
+	due = p->armed_wall_ns + (p->armed_deadline - p->armed_run_ns);
 	return t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
 }
 
