@@ -699,11 +699,17 @@ static int drain_packed(struct ops_session *s, unsigned int vm, int ctx,
 	ret = emit_packed(s->pk_buf, want, vm, fn, opaque, err, sizeof(err));
 	if (!ret)
 		return 0;
-	snprintf(why, sizeof(why), "%s", err);
-	ops_vm_gone(s, vm, why);
+	ops_vm_gone(s, vm, err);
 	goto out;
 fail:
-	snprintf(why, sizeof(why), "packed samples: %s", strerror(-ret));
+	if (ret == -EPROTO)
+		snprintf(why, sizeof(why),
+			 "packed samples: a frame other than the %llu bytes "
+			 "its reply announced",
+			 (unsigned long long)want);
+	else
+		snprintf(why, sizeof(why), "packed samples: %s",
+			 strerror(-ret));
 	ops_vm_gone(s, vm,
 		    ret == -ECONNRESET ? "connection closed by the VMM" : why);
 out:
