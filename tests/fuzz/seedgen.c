@@ -12,7 +12,7 @@
  *   arch_msr/    each model: program a counter to overflow with an
  *                interrupt, count, read status, clear
  *   ctl/         a client's frames: hello, info, a context's life, a
- *                session's life
+ *                session's life, packed drains
  *   record_file/ files written by the record writer (record_file.h):
  *                two VMs with samples and a note, and one without samples
  *   ctl_packed/  packed sample frames of smpl_drain (ctl_proto.h): none,
@@ -354,6 +354,23 @@ static void ctl_frames(void)
 	frame(&b, "{\"v\":1,\"id\":11,\"cmd\":\"unload\",\"ctx\":65536}");
 	frame(&b, "{\"v\":1,\"id\":12,\"cmd\":\"destroy\",\"ctx\":65536}");
 	save("ctl", "seed-context", b.b, b.n);
+
+	/*
+	 * Issue 15: drains whose samples follow in a binary frame. The
+	 * context of a fresh fake VM is 65680 (generation 1, the first
+	 * host slot: vpmu/context.c).
+	 */
+	b.n = 0;
+	frame(&b, "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,"
+		  "\"smpl_buf_size\":65536,\"callchain\":4}");
+	frame(&b, "{\"v\":1,\"id\":2,\"cmd\":\"smpl_drain\",\"ctx\":65680,"
+		  "\"packed\":1}");
+	frame(&b, "{\"v\":1,\"id\":3,\"cmd\":\"smpl_drain\",\"ctx\":65680,"
+		  "\"packed\":1,\"max\":1}");
+	frame(&b, "{\"v\":1,\"id\":4,\"cmd\":\"smpl_drain\",\"ctx\":65680,"
+		  "\"packed\":2}");
+	frame(&b, "{\"v\":1,\"id\":5,\"cmd\":\"destroy\",\"ctx\":65680}");
+	save("ctl", "seed-drain-packed", b.b, b.n);
 
 	b.n = 0;
 	frame(&b, "{\"v\":1,\"id\":1,\"cmd\":\"session_open\",\"vcpus\":[0,1],"
