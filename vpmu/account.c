@@ -198,6 +198,7 @@ int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap)
 	snap->nr_sets    = i;
 	snap->nr_dropped = ctx->st.nr_dropped;
 	snap->nr_missed  = ctx->st.nr_missed;
+	snap->switch_ns  = ctx->st.switch_ns;
 out_unlock:
 	pthread_mutex_unlock(&cpu->dom->lock);
 	return ret;

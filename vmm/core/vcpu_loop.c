@@ -350,7 +350,8 @@ static void run_loop(struct vmm_vcpu *vcpu)
 		vmm_pmu_before_run(vcpu);
 		tsc_run = __rdtsc();
 		kick_entered(&vcpu->kick, tsc_run);
-		t0      = vpmu_monotonic_ns(); /* run time starts here */
+		t0 = vpmu_monotonic_ns(); /* run time starts here */
+		vmm_pmu_entering(vcpu, t0);
 		ret     = ioctl(vcpu->fd, KVM_RUN, 0);
 		t1      = vpmu_monotonic_ns();
 		tsc_ret = __rdtsc();

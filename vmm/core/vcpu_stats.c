@@ -53,10 +53,16 @@ static void print_kicks(const struct vmm_vcpu *vcpu, FILE *out)
 	fprintf(out,
 		"  kick path, mean us: exit %.2f, accounting %.2f, shared page "
 		"%.2f, to re-entry %.2f (timer_settime %.2f, requests and "
-		"deadline %.2f)\n",
+		"deadline %.2f); timer padded by %.2f us (arming to "
+		"KVM_RUN); kernel re-entry charged %.2f us (the exit's "
+		"length)\n",
 		kick_us(vcpu, k->exit), kick_us(vcpu, k->acct),
 		kick_us(vcpu, k->shared), kick_us(vcpu, k->arm + k->deadline),
-		kick_us(vcpu, k->arm), kick_us(vcpu, k->deadline));
+		kick_us(vcpu, k->arm), kick_us(vcpu, k->deadline),
+		vcpu->pmu.entry_lag_ns / 1e3,
+		vcpu->stats.kicks ? (double)k->reentry_est / 1e3 /
+					    (double)vcpu->stats.kicks
+				  : 0.0);
 }
 
 static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)

@@ -72,7 +72,8 @@ struct vmm_kick_stats {
 	uint64_t exit, acct, shared, deadline, arm, entry;
 	uint64_t t_done; /* TSC when the kick's accounting ended, 0 = none */
 	uint64_t t_arm;  /* cycles timer_settime took before this entry */
-	bool by_timer;   /* the kick being handled includes our timer's */
+	uint64_t reentry_est; /* ns charged for the kernel's re-entries */
+	bool by_timer;        /* the kick being handled includes our timer's */
 };
 
 struct vmm_vcpu {

@@ -117,6 +117,7 @@ static void publish(struct vmm_vcpu *vcpu, struct pvpmu_shared_page *p,
 	/* Issue 15: what the throttle dropped, periods missed. */
 	p->nr_throttled = s->nr_dropped;
 	p->nr_missed    = s->nr_missed;
+	p->switch_ns    = s->switch_ns; /* stretched by the budget or not */
 	for (i = 0; i < PFM_MAX_PMDS; i++) {
 		if (!(s->pmd_mask & (1ULL << i)))
 			continue;

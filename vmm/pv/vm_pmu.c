@@ -28,9 +28,10 @@
 #include "arch_msrs.h"
 #include "vmm_core_priv.h"
 
-#define VMM_TIMER_GRAN_NS  100000ULL /* set-switch granularity: 100 us */
-#define VMM_TIMER_MIN_NS   10000ULL  /* never arm shorter than 10 us */
-#define VMM_TIMER_DRIFT_NS 20000ULL  /* re-arm once 20 us early */
+#define VMM_TIMER_GRAN_NS  100000ULL  /* set-switch granularity: 100 us */
+#define VMM_TIMER_MIN_NS   10000ULL   /* never arm shorter than 10 us */
+#define VMM_TIMER_DRIFT_NS 20000ULL   /* re-arm once 20 us early */
+#define VMM_LAG_MAX_NS     1000000ULL /* longer: preempted, not learnt */
 
 /*
  * Where each statistic libvpmu reads lives in the vCPU's statistics;
@@ -277,15 +278,42 @@ void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
 }
 
 /*
- * Time spent outside KVM_RUN since the timer was armed: the timer runs on
- * wall time, run time does not, so the timer would fire early by this.
+ * Time spent outside KVM_RUN since the timer was armed, beyond the lag
+ * it was padded for: the timer runs on wall time, run time does not, so
+ * the timer would fire early by this.
  */
 static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
 			 uint64_t run)
 {
 	uint64_t dw = wall - p->armed_wall_ns, dr = run - p->armed_run_ns;
 
+	dr += p->armed_pad_ns;
 	return dw > dr ? dw - dr : 0;
+}
+
+uint64_t vmm_pmu_timer_ns(const struct vmm_vcpu_pmu *p, uint64_t deadline,
+			  uint64_t now)
+{
+	uint64_t rel = deadline > now ? deadline - now : 0;
+
+	rel += p->entry_lag_ns;
+	return rel < VMM_TIMER_MIN_NS ? VMM_TIMER_MIN_NS : rel;
+}
+
+void vmm_pmu_entering(struct vmm_vcpu *vcpu, uint64_t t0)
+{
+	struct vmm_vcpu_pmu *p = &vcpu->pmu;
+	uint64_t lag;
+
+	if (!p->lag_pending)
+		return;
+	p->lag_pending = false;
+	if (t0 < p->armed_wall_ns || t0 - p->armed_wall_ns > VMM_LAG_MAX_NS)
+		return;
+	lag = t0 - p->armed_wall_ns;
+	/* A mean over about 8 armings; the first one taken as it is. */
+	p->entry_lag_ns =
+		p->entry_lag_ns ? (7 * p->entry_lag_ns + lag) / 8 : lag;
 }
 
 static void arm_timer(struct vmm_vcpu *vcpu)
@@ -311,9 +339,9 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 	p->armed_wall_ns  = wall;
 	p->armed_run_ns   = now;
 	if (deadline != VPMU_NO_DEADLINE) {
-		rel = deadline > now ? deadline - now : 0;
-		if (rel < VMM_TIMER_MIN_NS)
-			rel = VMM_TIMER_MIN_NS;
+		rel                  = vmm_pmu_timer_ns(p, deadline, now);
+		p->armed_pad_ns      = p->entry_lag_ns;
+		p->lag_pending       = true;
 		its.it_value.tv_sec  = rel / 1000000000ULL;
 		its.it_value.tv_nsec = rel % 1000000000ULL;
 	}
@@ -405,11 +433,15 @@ void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
 	vmm_shared_stamp_entry(vcpu);
 	/*
 	 * Issue 15: the rest of our timer's kick (shared page, requests,
-	 * timer re-arm) is monitoring cost too; only the kernel's re-entry
-	 * stays unseen.
+	 * timer re-arm) is monitoring cost too. The kernel's re-entry into
+	 * the guest, inside KVM_RUN, cannot be seen from user space: it is
+	 * charged as long as the exit measured for the same kick (timer
+	 * due -> KVM_RUN returned), a world switch each way.
 	 */
 	if (p->reentry_from) {
-		vpmu_cpu_charge(p->cpu, vpmu_monotonic_ns() - p->reentry_from);
+		vpmu_cpu_charge(p->cpu, vpmu_monotonic_ns() - p->reentry_from +
+						p->reentry_kernel_ns);
+		vcpu->kick.reentry_est += p->reentry_kernel_ns;
 		p->reentry_from = 0;
 	}
 }
@@ -449,7 +481,8 @@ static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0)
 	if (p->armed_deadline == VPMU_NO_DEADLINE ||
 	    p->armed_deadline < p->armed_run_ns)
 		return 0;
-	due = p->armed_wall_ns + (p->armed_deadline - p->armed_run_ns);
+	due = p->armed_wall_ns + (p->armed_deadline - p->armed_run_ns) +
+	      p->armed_pad_ns;
 	return t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
 }
 
@@ -459,7 +492,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	struct vpmu_guest_state gs = {0};
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
 	bool timer                 = kicked && vcpu->kick.by_timer;
-	uint64_t now;
+	uint64_t now, exit_ns = 0;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
@@ -484,9 +517,12 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	 * KVM_RUN returned at (t_ret).
 	 */
 	now = vpmu_monotonic_ns();
-	vpmu_cpu_charge(p->cpu, now - t_ret + (timer ? kick_ns(p, t_ret) : 0));
+	if (timer)
+		exit_ns = kick_ns(p, t_ret);
+	vpmu_cpu_charge(p->cpu, now - t_ret + exit_ns);
 	/* The rest of our timer's kick: charged by vmm_pmu_before_run(). */
-	p->reentry_from = timer ? now : 0;
+	p->reentry_from      = timer ? now : 0;
+	p->reentry_kernel_ns = exit_ns;
 	if (!timer)
 		return;
 	/*

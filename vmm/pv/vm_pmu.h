@@ -90,7 +90,18 @@ struct vmm_vcpu_pmu {
 	/* Issue 15: after a kick of our timer, when its accounting ended:
 	 * vmm_pmu_before_run() charges the way back to KVM_RUN. */
 	uint64_t reentry_from;
-	uint32_t vector; /* notification vector, 0 = none */
+	uint64_t reentry_kernel_ns; /* its unseen kernel re-entry, estimated */
+	/*
+	 * Issue 15: the wall time from arming the timer to KVM_RUN (the
+	 * timer_settime itself, injection, shared page), which run time does
+	 * not count: a moving mean added to every arming so that the kick
+	 * does not come before its run-time deadline (an early kick costs a
+	 * kick without a sample, and another one).
+	 */
+	uint64_t entry_lag_ns;
+	uint64_t armed_pad_ns; /* the lag added to the armed timer */
+	bool lag_pending;      /* armed since the last KVM_RUN */
+	uint32_t vector;       /* notification vector, 0 = none */
 	atomic_bool irq_pending;
 	atomic_uint pmi; /* issue 6: pending PMI, vector or VMM_PMI_NMI */
 	/* Issue 18: PMIs injected: notification vectors, architectural PMIs. */
@@ -134,6 +145,21 @@ void vmm_chain_free(struct vmm_vcpu *vcpu);
 
 /* Before KVM_RUN: arm the deadline timer, inject a pending interrupt. */
 void vmm_pmu_before_run(struct vmm_vcpu *vcpu);
+
+/*
+ * Right before KVM_RUN, at (t0) (CLOCK_MONOTONIC, where run time starts):
+ * learns the arming-to-entry lag (entry_lag_ns) from a timer armed by
+ * vmm_pmu_before_run().
+ */
+void vmm_pmu_entering(struct vmm_vcpu *vcpu, uint64_t t0);
+
+/*
+ * The one-shot timer's wall-clock length for a run-time deadline
+ * (deadline) seen at run time (now): what is left, padded by the learnt
+ * arming-to-entry lag, at least VMM_TIMER_MIN_NS.
+ */
+uint64_t vmm_pmu_timer_ns(const struct vmm_vcpu_pmu *p, uint64_t deadline,
+			  uint64_t now);
 
 /*
  * After KVM_RUN returned at (t_ret) (CLOCK_MONOTONIC; an exit, or

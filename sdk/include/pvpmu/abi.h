@@ -408,7 +408,14 @@ struct pvpmu_shared_page {
 	 */
 	pvpmu_u64 nr_throttled; /* OUT */
 	pvpmu_u64 nr_missed;    /* OUT */
-	pvpmu_u64 reserved0[1];
+	/*
+	 * Issue 15 (was reserved, zero): the run time between two switches
+	 * of the active set when it switches on timeout
+	 * (PFM_SETFL_TIME_SWITCH): its set_timeout, or longer while the
+	 * VM's overhead budget stretches it; 0 when the active set does not
+	 * switch on time, and from older VMMs.
+	 */
+	pvpmu_u64 switch_ns;                                 /* OUT */
 	struct pvpmu_shared_pmd pmds[PFM_MAX_PMDS_ABI];      /* OUT */
 	struct pvpmu_shared_set sets[PVPMU_SHARED_MAX_SETS]; /* OUT */
 	pvpmu_s32 pid; /* IN (guest-written): current process */

@@ -67,6 +67,8 @@ static struct side fl[MAX_RATE], vp[MAX_RATE], pf[MAX_RATE];
  */
 static char fl_path[MAX_RATE][256];
 static double vp_client_us[MAX_RATE], vp_ctl_us[MAX_RATE], vp_nivcsw[MAX_RATE];
+/* The record client's CPU inside the sampling window only, per sample. */
+static double vp_window_us[MAX_RATE];
 /* Issue 15: the overhead budget cases, --max-overhead PCT (0: the VM's). */
 #define BUDGET_RATE 50000
 #define BUDGET_DFL  25
@@ -351,6 +353,10 @@ static void run_budgets(size_t *pos, const char *file, const char *out,
 			argv[8]  = pct;
 			argv[9]  = "--";
 			argv[10] = sec;
+		} else { /* the VM's own budget: no flag */
+			argv[7] = "--";
+			argv[8] = sec;
+			argv[9] = argv[10] = NULL;
 		}
 		n_off = n_on = n_cost = 0;
 		samples = sum = 0;
@@ -418,7 +424,7 @@ static void run_vpmu(void)
 			      "-o",     file, "--",    sec,  NULL};
 	unsigned int i, n_off, n_on;
 	size_t pos = 0;
-	double samples, client, ctl_ns, sw, rate;
+	double samples, client, ctl_ns, sw, rate, win_ns, win_smpl;
 	uint64_t on_ms = secs > 1.6 ? (uint64_t)(secs * 1000) - 1000 : 600;
 	pid_t ctl, vcpu;
 	int k;
@@ -442,7 +448,7 @@ static void run_vpmu(void)
 	for (i = 0; i < nr_rates; i++) {
 		snprintf(hz, sizeof(hz), "%lu", rates[i]);
 		n_off = n_on = 0;
-		samples = client = ctl_ns = sw = rate = 0;
+		samples = client = ctl_ns = sw = rate = win_ns = win_smpl = 0;
 		for (k = 0; k < phases; k++) {
 			pid_t rec;
 
@@ -452,13 +458,17 @@ static void run_vpmu(void)
 			sw -= (double)task_nivcsw(vm.pid, vcpu);
 			rec = vpmu_bg(argv, out, err);
 			/* Rounds inside record's sampling window only. */
-			if (record_started(rec, file))
+			if (record_started(rec, file)) {
+				win_ns -= (double)task_cpu_ns(rec, rec);
 				collect(on, &n_on, &pos, on_ms);
+				win_ns += (double)task_cpu_ns(rec, rec);
+			}
 			if (vpmu_bg_wait(rec, 30000))
 				fprintf(stderr,
 					"bench_sample_cost: record "
 					"-F %s failed\n",
 					hz);
+			win_smpl += record_rate(err) * (double)on_ms / 1e3;
 			client += children_cpu_us();
 			ctl_ns += (double)task_cpu_ns(vm.pid, ctl);
 			sw += (double)task_nivcsw(vm.pid, vcpu);
@@ -474,6 +484,8 @@ static void run_vpmu(void)
 			vp_ctl_us[i]    = ctl_ns / 1e3 / samples;
 			vp_nivcsw[i]    = sw / samples;
 		}
+		if (win_smpl)
+			vp_window_us[i] = win_ns / 1e3 / win_smpl;
 	}
 	run_budgets(&pos, file, out, err, sec);
 }
@@ -659,11 +671,13 @@ int main(int argc, char **argv)
 	       "where threads outnumber CPUs):\n");
 	for (i = 0; i < nr_rates; i++)
 		printf("  %lu Hz: floor kick path: %s"
-		       "         vpmu: record client %.1f us and control "
-		       "thread %.1f us of CPU per sample, vCPU thread "
-		       "involuntary switches per sample %.2f\n",
+		       "         vpmu: record client %.1f us (%.1f inside the "
+		       "sampling window) and control thread %.1f us of CPU "
+		       "per sample, vCPU thread involuntary switches per "
+		       "sample %.2f\n",
 		       rates[i], fl_path[i][0] ? fl_path[i] : "(none)\n",
-		       vp_client_us[i], vp_ctl_us[i], vp_nivcsw[i]);
+		       vp_client_us[i], vp_window_us[i], vp_ctl_us[i],
+		       vp_nivcsw[i]);
 	printf("bench_sample_cost: cost of one sample (us) = (1 - off/on "
 	       "median round) / events per s\n");
 	printf("  %7s | %9s %9s | %9s %9s %6s | %9s %9s\n", "rate", "floor us",

@@ -148,9 +148,11 @@ static uint64_t cpu_share(int fd)
  */
 static struct pvpmu_shared_page page __attribute__((aligned(4096)));
 static uint64_t sw_run[TM_MAX_SW];
+static uint64_t page_switch_ns; /* issue 15: the last interval shown */
 
 static int page_read(uint16_t *set, uint64_t *run)
 {
+	uint64_t sw;
 	uint32_t seq;
 
 	seq = __atomic_load_n(&page.seq, __ATOMIC_ACQUIRE);
@@ -158,8 +160,12 @@ static int page_read(uint16_t *set, uint64_t *run)
 		return -1;
 	*set = page.active_set;
 	*run = page.run_ns;
+	sw   = page.switch_ns;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(&page.seq, __ATOMIC_RELAXED) == seq ? 0 : -1;
+	if (__atomic_load_n(&page.seq, __ATOMIC_RELAXED) != seq)
+		return -1;
+	page_switch_ns = sw;
+	return 0;
 }
 
 static unsigned int spin_and_watch(uint64_t cycles)
@@ -275,11 +281,12 @@ int user_main(unsigned int vcpu)
 		(unsigned long long)med, (unsigned long long)p90,
 		nsw > 2 ? nsw - 2 : 0);
 	uprintf("tm_switch: summary period_ns=%llu period_ppm=%llu runs=%llu "
-		"share_ppm=%llu median_ppm=%llu\n",
+		"share_ppm=%llu median_ppm=%llu switch_ns=%llu\n",
 		(unsigned long long)avg,
 		(unsigned long long)tm_ppm(avg, TM_REQ_NS),
 		(unsigned long long)runs, (unsigned long long)share,
-		(unsigned long long)tm_ppm(med, TM_REQ_NS));
+		(unsigned long long)tm_ppm(med, TM_REQ_NS),
+		(unsigned long long)page_switch_ns);
 	pfm_close(fd);
 	return 0;
 }

@@ -108,7 +108,7 @@ static struct layout_row rows[] = {
 	OFF(struct pvpmu_shared_page, run_ns, 32),
 	OFF(struct pvpmu_shared_page, nr_throttled, 40),
 	OFF(struct pvpmu_shared_page, nr_missed, 48),
-	OFF(struct pvpmu_shared_page, reserved0, 56),
+	OFF(struct pvpmu_shared_page, switch_ns, 56),
 	OFF(struct pvpmu_shared_page, pmds, 64),
 	OFF(struct pvpmu_shared_page, sets, 1088),
 	OFF(struct pvpmu_shared_page, pid, 1600),

@@ -113,17 +113,19 @@ Test(vmm_kick, stats_print_the_means_in_us)
 	size_t len = 0;
 	FILE *out  = open_memstream(&text, &len);
 
-	vm.pmu.tsc_khz   = 1000000;
-	vcpu.stats.kicks = 4;
-	vcpu.kick        = (struct vmm_kick_stats){.timer    = 3,
-						   .early    = 1,
-						   .outside  = 1,
-						   .rearms   = 3,
-						   .exit     = 8000,
-						   .acct     = 4000,
-						   .shared   = 400,
-						   .deadline = 2000,
-						   .arm      = 6000};
+	vm.pmu.tsc_khz        = 1000000;
+	vcpu.stats.kicks      = 4;
+	vcpu.kick             = (struct vmm_kick_stats){.timer       = 3,
+							.early       = 1,
+							.outside     = 1,
+							.rearms      = 3,
+							.exit        = 8000,
+							.acct        = 4000,
+							.shared      = 400,
+							.deadline    = 2000,
+							.arm         = 6000,
+							.reentry_est = 20000};
+	vcpu.pmu.entry_lag_ns = 12340;
 	vmm_stats_print(&vm, out);
 	fclose(out);
 	cr_expect(ne(ptr,
@@ -135,7 +137,9 @@ Test(vmm_kick, stats_print_the_means_in_us)
 		     strstr(text, "exit 2.00, accounting 1.00, shared "
 				  "page 0.10, to re-entry 2.00 "
 				  "(timer_settime 1.50, requests and "
-				  "deadline 0.50)"),
+				  "deadline 0.50); timer padded by 12.34 us "
+				  "(arming to KVM_RUN); kernel re-entry "
+				  "charged 5.00 us (the exit's length)"),
 		     NULL),
 		  "%s", text);
 	free(text);

@@ -84,6 +84,9 @@ Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
 	vmm_pmu_before_run(v);
 	c2 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(le(u64, c1 + 2 * MS, c2), "the way back to KVM_RUN too");
+	/* The kernel's re-entry, unseen: charged as long as the exit. */
+	cr_assert(le(u64, c1 + 2 * MS + 200000, c2));
+	cr_assert(le(u64, 200000, v->kick.reentry_est));
 }
 
 Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
@@ -99,5 +102,60 @@ Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
 	vmm_pmu_before_run(v);
 	c1 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(lt(u64, c1 - c0, 100 * MS), "%llu ns charged",
+		  (unsigned long long)(c1 - c0));
+}
+
+/*
+ * Issue 15, early kicks: the wall time from arming the timer to KVM_RUN
+ * is not run time, so a timer armed for exactly what is left of the
+ * deadline fires before it (a kick without a sample, then another). The
+ * VMM learns that lag at each entry and pads every arming with it.
+ */
+Test(vmm_pv_kick_cost, the_timer_is_padded_by_the_arming_to_entry_lag)
+{
+	struct vmm_vcpu *v     = &vm.vcpus[0];
+	struct vmm_vcpu_pmu *p = &v->pmu;
+	uint64_t t0            = vpmu_monotonic_ns();
+
+	cr_assert(eq(u64, vmm_pmu_timer_ns(p, 5 * MS, 4 * MS), MS),
+		  "nothing learnt yet: what is left of the deadline");
+	p->armed_wall_ns = t0 - 40000;
+	p->lag_pending   = true;
+	vmm_pmu_entering(v, t0);
+	cr_assert(eq(u64, p->entry_lag_ns, 40000), "the first lag as it is");
+	cr_assert(eq(u64, vmm_pmu_timer_ns(p, 5 * MS, 4 * MS), MS + 40000));
+	/* An entry without a new arming teaches nothing. */
+	vmm_pmu_entering(v, t0 + MS);
+	cr_assert(eq(u64, p->entry_lag_ns, 40000));
+	/* Later lags move the mean by an eighth. */
+	p->armed_wall_ns = t0 - 120000;
+	p->lag_pending   = true;
+	vmm_pmu_entering(v, t0);
+	cr_assert(eq(u64, p->entry_lag_ns, 50000));
+	/* A thread preempted between arming and entry: not a lag to learn. */
+	p->armed_wall_ns = t0 - 5 * MS;
+	p->lag_pending   = true;
+	vmm_pmu_entering(v, t0);
+	cr_assert(eq(u64, p->entry_lag_ns, 50000));
+	/* Never shorter than the minimum, even for a deadline passed. */
+	p->entry_lag_ns = 0;
+	cr_assert(eq(u64, vmm_pmu_timer_ns(p, 1 * MS, 2 * MS), 10000));
+}
+
+/* The kick is charged from when the padded timer was due, not before. */
+Test(vmm_pv_kick_cost, a_padded_timer_is_charged_from_its_padded_due_time)
+{
+	struct vmm_vcpu *v     = &vm.vcpus[0];
+	struct vmm_vcpu_pmu *p = &v->pmu;
+	uint64_t c0, c1;
+
+	timer_was_due(p, 300000);  /* unpadded: due 300 us ago */
+	p->armed_pad_ns  = 250000; /* padded: due 50 us ago */
+	c0               = vpmu_cpu_cost_ns(p->cpu);
+	v->kick.by_timer = true;
+	vmm_pmu_after_run(v, 1000, vpmu_monotonic_ns(), true);
+	c1 = vpmu_cpu_cost_ns(p->cpu);
+	cr_assert(le(u64, c0 + 50000, c1), "the kick's exit is charged");
+	cr_assert(lt(u64, c1 - c0, 250000), "%llu ns charged: not the pad",
 		  (unsigned long long)(c1 - c0));
 }

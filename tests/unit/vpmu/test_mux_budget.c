@@ -105,6 +105,15 @@ static struct vpmu_ctx_stats stats(const struct vpmu_caller *who, int fd)
 	return st;
 }
 
+/* The effective interval the guest's shared page shows (snapshot). */
+static uint64_t page_switch_ns(void)
+{
+	struct vpmu_snapshot snap;
+
+	cr_assert(eq(int, vpmu_cpu_snapshot(H.cpu0, &snap), 0));
+	return snap.switch_ns;
+}
+
 /* cost / (run + cost) <= pct %, in integers. */
 static bool within(const struct window *w, unsigned int pct)
 {
@@ -139,6 +148,8 @@ Test(vpmu_mux_budget, over_budget_lengthens_the_switch_interval)
 	/* At 1 ms of cost per switch, 10 % needs >= 9 ms between them. */
 	cr_assert(ge(u64, st.switch_ns, 9 * MS));
 	cr_assert(lt(u64, 0, st.nr_switch_stretched));
+	cr_assert(eq(u64, page_switch_ns(), st.switch_ns),
+		  "the guest sees the stretched interval");
 	/* Switched at the effective interval: far fewer than 2000. */
 	cr_assert(le(u64, w.kicks, 2000 / 9 + 1));
 	cr_assert(eq(u64,
@@ -170,6 +181,7 @@ Test(vpmu_mux_budget, under_budget_switches_at_the_requested_interval)
 	cr_assert(within(&w, 10));
 	st = stats(&H.guest, fd);
 	cr_assert(eq(u64, st.switch_ns, 1 * MS));
+	cr_assert(eq(u64, page_switch_ns(), 1 * MS));
 	cr_assert(eq(u64, st.nr_switch_stretched, 0));
 	cr_assert(eq(u64, st.nr_switches, 500));
 	cr_assert(eq(u64, w.kicks, 500));

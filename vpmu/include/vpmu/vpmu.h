@@ -306,6 +306,7 @@ struct vpmu_snapshot {
 	uint64_t run_ns;             /* cpu run time of the snapshot */
 	uint64_t nr_dropped;         /* issue 15: its vpmu_ctx_stats */
 	uint64_t nr_missed;
+	uint64_t switch_ns; /* effective time-switch interval, 0 = none */
 };
 
 /* Fill (*l) with the defaults (64 contexts, 16 sets, 4 MiB, 48 bits...). */
