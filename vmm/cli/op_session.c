@@ -208,7 +208,6 @@ void ops_name_pmcs(const struct ops_session *s, const char *err, char *out,
 	out[o] = '\0';
 }
 
-/* Call (req) on VM (vm); on failure report it gone. */
 /* Report the failure (ret) of a request to VM (vm); returns (ret). */
 static int call_failed(struct ops_session *s, unsigned int vm, int ret)
 {
@@ -226,6 +225,7 @@ static int call_failed(struct ops_session *s, unsigned int vm, int ret)
 	return ret;
 }
 
+/* Call (req) on VM (vm); on failure report it gone. */
 static int call(struct ops_session *s, unsigned int vm, struct json_object *req,
 		struct json_object **rep)
 {

@@ -320,13 +320,12 @@ static int pack_samples(const struct vmm_ctl_hctx *hc, unsigned int max,
 			.ip        = s->ip,
 			.period    = s->period,
 			.nr_vals   = s->nr_vals,
-			.nr_chain  = hc->chain_depth ? s->nr_chain : 0,
 			.vals      = s->vals,
-			.chain     = hc->chain_depth
-					     ? hc->chains +
-                                                   (size_t)i * hc->chain_depth
-					     : NULL,
 		};
+		if (hc->chain_depth) {
+			r.nr_chain = s->nr_chain;
+			r.chain    = hc->chains + (size_t)i * hc->chain_depth;
+		}
 		off += vmm_ctl_pk_put(pk->buf + off, &r);
 	}
 	pk->len = off;
