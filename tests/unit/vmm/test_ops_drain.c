@@ -88,14 +88,18 @@ static size_t packed_frame(unsigned char *buf, uint16_t nv2)
 	return off;
 }
 
+/*
+ * Write a frame of (len) bytes announced as (prefix). The client may have
+ * hung up already (a frame it refused): no SIGPIPE, nothing to do.
+ */
 static void send_raw(int fd, const void *p, size_t len, uint32_t prefix)
 {
 	unsigned char hdr[4] = {
 		(unsigned char)(prefix >> 24), (unsigned char)(prefix >> 16),
 		(unsigned char)(prefix >> 8), (unsigned char)prefix};
 
-	if (write(fd, hdr, 4) != 4 || write(fd, p, len) != (ssize_t)len)
-		abort();
+	if (send(fd, hdr, 4, MSG_NOSIGNAL) == 4)
+		(void)!send(fd, p, len, MSG_NOSIGNAL);
 }
 
 static void *vmm_thread(void *arg)
