@@ -12,7 +12,8 @@
  *
  *   The one exception (issue 15): a smpl_drain request with "packed":1
  *   whose reply is ok carries "packed_bytes":N in that reply, and exactly
- *   one more frame follows it from the server: the same 4-byte big-endian
+ *   one more frame follows it immediately (before the reply to any later
+ *   request) from the server: the same 4-byte big-endian
  *   length, equal to N (VMM_CTL_PK_HDR .. VMM_CTL_PK_MAX), and N bytes of
  *   binary packed samples (below), not JSON. No other reply is followed by
  *   a binary frame, an error reply never is, and clients never send one: a
