@@ -110,20 +110,52 @@ static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 	return 0;
 }
 
-int vpmu_ctx_load(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
-		  const struct pfarg_load *load, int n)
+/*
+ * The shape of every command below: under the domain lock, (find) looks
+ * context (fd) up and checks its kind or state, then (body) runs on it
+ * with the caller (who) and the command's own argument (arg).
+ */
+typedef int (*ctx_find_fn)(struct vpmu_domain *d, const struct vpmu_caller *who,
+			   int fd, struct vpmu_ctx **out);
+typedef int (*ctx_body_fn)(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+			   const void *arg);
+
+static int ctx_run(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		   ctx_find_fn find, ctx_body_fn body, const void *arg)
 {
 	struct vpmu_ctx *ctx;
 	int ret;
 
 	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret && (!load || n != 1))
-		ret = -EFAULT;
+	ret = find(d, who, fd, &ctx);
 	if (!ret)
-		ret = do_load(ctx, who, load);
+		ret = body(ctx, who, arg);
 	pthread_mutex_unlock(&d->lock);
 	return ret;
+}
+
+/* The argument array of LOAD and START, and how many elements it has. */
+struct ctx_args {
+	const void *arr;
+	int n;
+};
+
+static int load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		const void *arg)
+{
+	const struct ctx_args *a = arg;
+
+	if (!a->arr || a->n != 1)
+		return -EFAULT;
+	return do_load(ctx, who, a->arr);
+}
+
+int vpmu_ctx_load(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		  const struct pfarg_load *load_arg, int n)
+{
+	struct ctx_args a = {.arr = load_arg, .n = n};
+
+	return ctx_run(d, who, fd, vpmu_ctx_lookup, load, &a);
 }
 
 /* 3.1.8: implicit STOP, state saved, the queue is not drained. */
@@ -150,27 +182,26 @@ static int loaded_ctx(struct vpmu_domain *d, const struct vpmu_caller *who,
 	return ret;
 }
 
-int vpmu_ctx_unload(struct vpmu_domain *d, const struct vpmu_caller *who,
-		    int fd)
+static int unload(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		  const void *arg)
 {
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = loaded_ctx(d, who, fd, &ctx);
+	(void)arg;
 	/*
 	 * 3.1.8: "To detach a system-wide context, the calling thread must be
 	 * running on the CPU core the context is bound to": a guest UNLOAD
 	 * from another vCPU cannot be executed at this time. A host operator
 	 * runs on no vCPU and may unload its contexts from anywhere.
 	 */
-	if (!ret && (ctx->flags & PFM_FL_SYSTEM_WIDE) &&
+	if ((ctx->flags & PFM_FL_SYSTEM_WIDE) &&
 	    who->owner == VPMU_OWNER_GUEST && who->cpu != ctx->cpu)
-		ret = -EBUSY;
-	if (!ret)
-		ret = vpmu_ctx_do_unload(ctx);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+		return -EBUSY;
+	return vpmu_ctx_do_unload(ctx);
+}
+
+int vpmu_ctx_unload(struct vpmu_domain *d, const struct vpmu_caller *who,
+		    int fd)
+{
+	return ctx_run(d, who, fd, loaded_ctx, unload, NULL);
 }
 
 /* 3.1.5: activate; an explicit start_set becomes the active set. */
@@ -194,59 +225,60 @@ static int do_start(struct vpmu_ctx *ctx, const struct pfarg_start *start)
 	return 0;
 }
 
-int vpmu_ctx_start(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
-		   const struct pfarg_start *start, int n)
+static int start(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		 const void *arg)
 {
-	struct vpmu_ctx *ctx;
-	int ret;
+	const struct ctx_args *a = arg;
 
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret && (start ? n != 1 : n != 0))
-		ret = -EFAULT;
-	if (!ret && ctx->state != VPMU_CTX_LOADED)
-		ret = -EBUSY;
-	if (!ret)
-		ret = do_start(ctx, start);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	(void)who;
+	if (a->arr ? a->n != 1 : a->n != 0)
+		return -EFAULT;
+	if (ctx->state != VPMU_CTX_LOADED)
+		return -EBUSY;
+	return do_start(ctx, a->arr);
+}
+
+int vpmu_ctx_start(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
+		   const struct pfarg_start *start_arg, int n)
+{
+	struct ctx_args a = {.arr = start_arg, .n = n};
+
+	return ctx_run(d, who, fd, vpmu_ctx_lookup, start, &a);
 }
 
 /*
  * 3.1.6: collect what was counted while active, then stop counting and
  * switching. The mask, if any, stays (vpmu.h).
  */
+static int stop(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		const void *arg)
+{
+	(void)who;
+	(void)arg;
+	vpmu_ctx_sync(ctx);
+	ctx->is_active = false;
+	if (ctx->cpu)
+		vpmu_ctx_rearm(ctx);
+	return 0;
+}
+
 int vpmu_ctx_stop(struct vpmu_domain *d, const struct vpmu_caller *who, int fd)
 {
-	struct vpmu_ctx *ctx;
-	int ret;
+	return ctx_run(d, who, fd, loaded_ctx, stop, NULL);
+}
 
-	pthread_mutex_lock(&d->lock);
-	ret = loaded_ctx(d, who, fd, &ctx);
-	if (!ret) {
-		vpmu_ctx_sync(ctx);
-		ctx->is_active = false;
-		if (ctx->cpu)
-			vpmu_ctx_rearm(ctx);
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+static int restart(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		   const void *arg)
+{
+	(void)who;
+	vpmu_ctx_sync(ctx);
+	return vpmu_ctx_do_restart(ctx, *(const uint64_t *)arg);
 }
 
 int vpmu_ctx_restart(struct vpmu_domain *d, const struct vpmu_caller *who,
 		     int fd, uint64_t restart_arg)
 {
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = loaded_ctx(d, who, fd, &ctx);
-	if (!ret) {
-		vpmu_ctx_sync(ctx);
-		ret = vpmu_ctx_do_restart(ctx, restart_arg);
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return ctx_run(d, who, fd, loaded_ctx, restart, &restart_arg);
 }
 
 /* Another per-thread context of this owner is scheduled in on (cpu)? */
@@ -281,57 +313,61 @@ static int thread_ctx(struct vpmu_domain *d, const struct vpmu_caller *who,
  * who->cpu: open its active set's events there. Its timeouts and counts
  * advance only from now on (3.7.6 "not wall-clock").
  */
+static int sched_in(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		    const void *arg)
+{
+	(void)arg;
+	if (!who->cpu)
+		return -EINVAL;
+	if (ctx->state != VPMU_CTX_LOADED || ctx->cpu ||
+	    cpu_has_thread_ctx(who->cpu, ctx))
+		return -EBUSY;
+	if (vpmu_cpu_attach(who->cpu, ctx))
+		return -EBUSY; /* no room on the vCPU, or a backend refused */
+	return 0;
+}
+
 int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
 		      int fd)
 {
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = thread_ctx(d, who, fd, &ctx);
-	if (!ret && !who->cpu)
-		ret = -EINVAL;
-	if (!ret && (ctx->state != VPMU_CTX_LOADED || ctx->cpu ||
-		     cpu_has_thread_ctx(who->cpu, ctx)))
-		ret = -EBUSY;
-	if (!ret && vpmu_cpu_attach(who->cpu, ctx))
-		ret = -EBUSY; /* no room on the vCPU, or a backend refused */
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return ctx_run(d, who, fd, thread_ctx, sched_in, NULL);
 }
 
 /* The thread leaves the vCPU: fold its last counts, close its events. */
+static int sched_out(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		     const void *arg)
+{
+	(void)who;
+	(void)arg;
+	if (ctx->state != VPMU_CTX_LOADED || !ctx->cpu)
+		return -EBUSY;
+	vpmu_cpu_detach(ctx->cpu, ctx);
+	return 0;
+}
+
 int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
 		       int fd)
 {
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = thread_ctx(d, who, fd, &ctx);
-	if (!ret && (ctx->state != VPMU_CTX_LOADED || !ctx->cpu))
-		ret = -EBUSY;
-	if (!ret)
-		vpmu_cpu_detach(ctx->cpu, ctx);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return ctx_run(d, who, fd, thread_ctx, sched_out, NULL);
 }
 
 /* 3.3.6: save, detach, then append PFM_MSG_END (non-self per-thread). */
+static int thread_exit(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
+		       const void *arg)
+{
+	int ret = vpmu_ctx_do_unload(ctx);
+
+	(void)who;
+	(void)arg;
+	if (!ret && !ctx->is_self)
+		vpmu_ctx_notify(ctx, PFM_MSG_END, 0, 0);
+	return ret;
+}
+
 int vpmu_ctx_thread_exit(struct vpmu_domain *d, const struct vpmu_caller *who,
 			 int fd)
 {
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = thread_ctx(d, who, fd, &ctx);
-	if (!ret)
-		ret = vpmu_ctx_do_unload(ctx);
-	if (!ret && !ctx->is_self)
-		vpmu_ctx_notify(ctx, PFM_MSG_END, 0, 0);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	return ctx_run(d, who, fd, thread_ctx, thread_exit, NULL);
 }
 
 /* Does (ctx), a guest per-thread context, stand for thread (tid)/(cpu)? */

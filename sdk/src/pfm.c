@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * pfm.c: the perfmon2 calls of libpvpmu (spec 3.1 / 6.1), each one
- * PVPMU_HC_PFM hypercall through the driver core, and the other context
- * calls (close, messages, sampling buffer, vector, scheduling, fast read).
+ * pfm.c: the perfmon2 calls of libpvpmu (spec 3.1 / 6.1) in the
+ * freestanding build, each one PVPMU_HC_PFM hypercall through the driver
+ * core, and the other context calls (close, messages, sampling buffer,
+ * vector, scheduling, fast read).
  *
- * Argument packing: vector commands send (n) elements and n * sizeof(elem)
- * bytes (0 bytes for n <= 0, which the VMM refuses with -EINVAL, as the
- * spec's n > 0 rule); single-struct commands send nargs 1 and the struct,
- * or nargs 0 and nothing for a NULL pointer where the spec allows it
- * (PFM_START). A NULL array with n > 0 is refused here with -PVPMU_EFAULT,
- * the spec's error for a bad pointer, since address 0 means "none" in the
- * hypercall block.
+ * The calls that only pack their arguments are in pfm_calls.c, over
+ * sdk_pfm_call() and sdk_global_fd() here.
  */
 #include "sdk_priv.h"
 
@@ -31,19 +27,14 @@ const struct pvpmu_drv *pvpmu_driver(void)
 	return sdk_drv();
 }
 
-/* A vector command of (n) elements of (elem) bytes. */
-static int vec(int fd, unsigned int cmd, void *arr, int n, pvpmu_u64 elem)
+int sdk_pfm_call(int fd, unsigned int cmd, void *arg, pvpmu_u64 size, int nargs)
 {
-	if (n > 0 && !arr)
-		return -PVPMU_EFAULT;
-	return pvpmu_pfm(sdk_drv(), fd, cmd, n > 0 ? arr : 0,
-			 n > 0 ? (pvpmu_u64)n * elem : 0, n);
+	return pvpmu_pfm(sdk_drv(), fd, cmd, arg, size, nargs);
 }
 
-/* A command taking one struct of (size) bytes, or none if (arg) is NULL. */
-static int one(int fd, unsigned int cmd, void *arg, pvpmu_u64 size)
+int sdk_global_fd(void)
 {
-	return pvpmu_pfm(sdk_drv(), fd, cmd, arg, arg ? size : 0, arg ? 1 : 0);
+	return 0; /* the VMM's commands without a context take ctx_fd 0 */
 }
 
 int pfm_create_context(pfarg_ctx_t *ctx, const void *fmt_arg,
@@ -61,7 +52,8 @@ int pfm_create_context(pfarg_ctx_t *ctx, const void *fmt_arg,
 	if (!ctx || (fmt_arg_size && !fmt_arg))
 		return -PVPMU_EFAULT;
 	if (!fmt_arg_size)
-		return one(0, PFM_CREATE_CONTEXT, ctx, sizeof(*ctx));
+		return pvpmu_pfm(sdk_drv(), 0, PFM_CREATE_CONTEXT, ctx,
+				 sizeof(*ctx), 1);
 	/* Format arguments already in place right after the pfarg_ctx. */
 	if (src == (const pvpmu_u8 *)(ctx + 1))
 		return pvpmu_pfm(sdk_drv(), 0, PFM_CREATE_CONTEXT, ctx,
@@ -78,43 +70,6 @@ int pfm_create_context(pfarg_ctx_t *ctx, const void *fmt_arg,
 	return ret;
 }
 
-int pfm_write_pmcs(int fd, pfarg_pmc_t *pmcs, int n)
-{
-	return vec(fd, PFM_WRITE_PMCS, pmcs, n, sizeof(*pmcs));
-}
-
-int pfm_write_pmds(int fd, pfarg_pmd_t *pmds, int n)
-{
-	return vec(fd, PFM_WRITE_PMDS, pmds, n, sizeof(*pmds));
-}
-
-int pfm_read_pmds(int fd, pfarg_pmd_t *pmds, int n)
-{
-	return vec(fd, PFM_READ_PMDS, pmds, n, sizeof(*pmds));
-}
-
-int pfm_load_context(int fd, pfarg_load_t *load)
-{
-	if (!load)
-		return -PVPMU_EFAULT;
-	return one(fd, PFM_LOAD_CONTEXT, load, sizeof(*load));
-}
-
-int pfm_start(int fd, pfarg_start_t *start)
-{
-	return one(fd, PFM_START, start, sizeof(*start));
-}
-
-int pfm_stop(int fd)
-{
-	return one(fd, PFM_STOP, 0, 0);
-}
-
-int pfm_unload_context(int fd)
-{
-	return one(fd, PFM_UNLOAD_CONTEXT, 0, 0);
-}
-
 int pfm_restart(int fd)
 {
 	return pvpmu_pfm_restart(sdk_drv(), fd, 0);
@@ -123,45 +78,6 @@ int pfm_restart(int fd)
 int pvpmu_restart_arg(int fd, pvpmu_u64 restart_arg)
 {
 	return pvpmu_pfm_restart(sdk_drv(), fd, restart_arg);
-}
-
-int pfm_create_evtsets(int fd, pfarg_setdesc_t *setd, int n)
-{
-	return vec(fd, PFM_CREATE_EVTSETS, setd, n, sizeof(*setd));
-}
-
-int pfm_delete_evtsets(int fd, pfarg_setdesc_t *setd, int n)
-{
-	return vec(fd, PFM_DELETE_EVTSETS, setd, n, sizeof(*setd));
-}
-
-int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t *info, int n)
-{
-	return vec(fd, PFM_GETINFO_EVTSETS, info, n, sizeof(*info));
-}
-
-int pfm_getinfo_pmcs(pfarg_pmcinfo_t *pmcs, int n)
-{
-	return vec(0, PFM_GETINFO_PMCS, pmcs, n, sizeof(*pmcs));
-}
-
-int pfm_getinfo_pmds(pfarg_pmdinfo_t *pmds, int n)
-{
-	return vec(0, PFM_GETINFO_PMDS, pmds, n, sizeof(*pmds));
-}
-
-int pfm_get_config(pfarg_config_t *cfg)
-{
-	if (!cfg)
-		return -PVPMU_EFAULT;
-	return one(0, PFM_GET_CONFIG, cfg, sizeof(*cfg));
-}
-
-int pfm_set_config(pfarg_config_t *cfg)
-{
-	if (!cfg)
-		return -PVPMU_EFAULT;
-	return one(0, PFM_SET_CONFIG, cfg, sizeof(*cfg));
 }
 
 int pfm_close(int fd)

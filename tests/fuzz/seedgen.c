@@ -31,6 +31,7 @@
 #include <pvpmu/abi.h>
 
 #include "ctl_proto.h"
+#include "elf_exec.h"
 #include "record_file.h"
 
 static const char *outdir;
@@ -83,25 +84,15 @@ struct elf_image {
 static void make_elf(struct elf_image *v, uint64_t gpa, const char *note)
 {
 	memset(v, 0, sizeof(*v));
-	memcpy(v->eh.e_ident, ELFMAG, SELFMAG);
-	v->eh.e_ident[EI_CLASS]   = ELFCLASS64;
-	v->eh.e_ident[EI_DATA]    = ELFDATA2LSB;
-	v->eh.e_ident[EI_VERSION] = EV_CURRENT;
-	v->eh.e_type              = ET_EXEC;
-	v->eh.e_machine           = EM_X86_64;
-	v->eh.e_version           = EV_CURRENT;
-	v->eh.e_entry             = gpa;
-	v->eh.e_phoff             = offsetof(struct elf_image, ph);
-	v->eh.e_ehsize            = sizeof(Elf64_Ehdr);
-	v->eh.e_phentsize         = sizeof(Elf64_Phdr);
-	v->eh.e_phnum             = note ? 2 : 1;
-	v->ph[0]                  = (Elf64_Phdr){.p_type   = PT_LOAD,
-						 .p_flags  = PF_R | PF_X,
-						 .p_offset = offsetof(struct elf_image, text),
-						 .p_vaddr  = gpa,
-						 .p_paddr  = gpa,
-						 .p_filesz = sizeof(v->text),
-						 .p_memsz  = sizeof(v->text) + 4096};
+	elf_exec_header(&v->eh, gpa, offsetof(struct elf_image, ph),
+			note ? 2 : 1);
+	v->ph[0] = (Elf64_Phdr){.p_type   = PT_LOAD,
+				.p_flags  = PF_R | PF_X,
+				.p_offset = offsetof(struct elf_image, text),
+				.p_vaddr  = gpa,
+				.p_paddr  = gpa,
+				.p_filesz = sizeof(v->text),
+				.p_memsz  = sizeof(v->text) + 4096};
 	if (note) {
 		v->ph[1] =
 			(Elf64_Phdr){.p_type   = PT_NOTE,

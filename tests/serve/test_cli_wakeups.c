@@ -124,6 +124,21 @@ static char *slurp(const char *path)
 }
 
 /*
+ * Run (argv) with its output in dir/(name), whose path is left in (out):
+ * it must exit 0. Its voluntary context switches.
+ */
+static long run_ok(char *const argv[], const char *name, char *out, size_t size)
+{
+	int status;
+	long n;
+
+	snprintf(out, size, "%s/%s", dir, name);
+	n = run_counted(argv, out, &status);
+	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	return n;
+}
+
+/*
  * `vpmu stat -- 2` prints once, at the end: it blocks for the set-up round
  * trips (hello, session_open: a few each), once for the 2 s, and for the
  * final read and close: 5 measured; 15 leaves room for a loaded
@@ -140,12 +155,9 @@ Test(cli_wakeups, stat_sleeps_until_its_end)
 			"--",
 			"2",
 			NULL};
-	int status;
 	long n;
 
-	snprintf(out, sizeof(out), "%s/stat.out", dir);
-	n = run_counted(argv, out, &status);
-	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	n = run_ok(argv, "stat.out", out, sizeof(out));
 	cr_expect(le(long, n, 15), "%ld voluntary switches in 2 s:\n%s", n,
 		  slurp(out));
 }
@@ -171,12 +183,9 @@ Test(cli_wakeups, stat_interval_wakes_once_per_interval)
 			"--",
 			"2",
 			NULL};
-	int status;
 	long n;
 
-	snprintf(out, sizeof(out), "%s/stat-i.out", dir);
-	n = run_counted(argv, out, &status);
-	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	n = run_ok(argv, "stat-i.out", out, sizeof(out));
 	cr_expect(le(long, n, 15 + 10 * 3), "%ld voluntary switches:\n%s", n,
 		  slurp(out));
 }
@@ -197,12 +206,9 @@ Test(cli_wakeups, top_sleeps_between_refreshes)
 			"-n",
 			"2",
 			NULL};
-	int status;
 	long n;
 
-	snprintf(out, sizeof(out), "%s/top.out", dir);
-	n = run_counted(argv, out, &status);
-	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	n = run_ok(argv, "top.out", out, sizeof(out));
 	cr_expect(le(long, n, 15 + 2 * 5), "%ld voluntary switches:\n%s", n,
 		  slurp(out));
 }
@@ -228,13 +234,10 @@ Test(cli_wakeups, record_sleeps_between_drains)
 			"--",
 			"2",
 			NULL};
-	int status;
 	long n;
 
-	snprintf(out, sizeof(out), "%s/record.out", dir);
 	snprintf(rec, sizeof(rec), "%s/vpmu.rec", dir);
-	n = run_counted(argv, out, &status);
-	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	n = run_ok(argv, "record.out", out, sizeof(out));
 	cr_expect(file_has(out, "samples/s per vCPU achieved"), "%s",
 		  slurp(out));
 	cr_expect(le(long, n, 15 + 21 * 3), "%ld voluntary switches:\n%s", n,
@@ -262,11 +265,7 @@ Test(cli_rate, top_prints_rate_and_warns_below_90_percent)
 			"-n",
 			"1",
 			NULL};
-	int status;
-
-	snprintf(out, sizeof(out), "%s/top-rate.out", dir);
-	run_counted(argv, out, &status);
-	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	run_ok(argv, "top-rate.out", out, sizeof(out));
 	cr_expect(file_has(out, "  rate: "), "%s", slurp(out));
 	cr_expect(file_has(out, "of 50000 requested"), "%s", slurp(out));
 	cr_expect(file_has(out, "warning: below 90 % of the requested rate: "),

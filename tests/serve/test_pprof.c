@@ -78,21 +78,49 @@ location(const Perftools__Profiles__Profile *p, uint64_t id)
 	return NULL;
 }
 
+static const Perftools__Profiles__Function *
+function(const Perftools__Profiles__Profile *p, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_function; i++) {
+		if (p->function[i]->id == id)
+			return p->function[i];
+	}
+	cr_assert(false, "no function %llu", (unsigned long long)id);
+	return NULL;
+}
+
 static const char *func_name(const Perftools__Profiles__Profile *p,
 			     uint64_t loc)
 {
 	const Perftools__Profiles__Location *l = location(p, loc);
-	size_t i;
 
 	if (!l->n_line)
 		return NULL;
-	for (i = 0; i < p->n_function; i++) {
-		if (p->function[i]->id == l->line[0]->function_id)
-			return str(p, p->function[i]->name);
-	}
-	cr_assert(false, "no function %llu",
-		  (unsigned long long)l->line[0]->function_id);
-	return NULL;
+	return str(p, function(p, l->line[0]->function_id)->name);
+}
+
+/*
+ * Finish (b) (Profile.time_nanos (time_ns), (duration_ns)), free it and
+ * decode its gzip'd output back with protobuf-c: the profile, for
+ * perftools__profiles__profile__free_unpacked().
+ */
+static Perftools__Profiles__Profile *
+finish_and_decode(struct pprof_builder *b, int64_t time_ns, int64_t duration_ns)
+{
+	Perftools__Profiles__Profile *p;
+	uint8_t *gz, *raw;
+	size_t len, n;
+
+	cr_assert(eq(int, pprof_finish(b, time_ns, duration_ns, &gz, &len), 0));
+	pprof_free(b);
+	raw = gunzip(gz, len, &n);
+	p   = perftools__profiles__profile__unpack(NULL, n, raw);
+	cr_assert(not(eq(ptr, p, NULL)), "protobuf-c decodes it");
+	free(raw);
+	free(gz);
+	return p;
 }
 
 Test(serve_pprof, decodes_back_to_what_was_built)
@@ -105,8 +133,7 @@ Test(serve_pprof, decodes_back_to_what_was_built)
 	struct pprof_sample s       = {.nr_ips = 1};
 	Perftools__Profiles__Profile *p;
 	struct pprof_builder *b;
-	uint8_t *gz, *raw;
-	size_t len, n, i;
+	size_t i;
 	uint64_t hot_samples = 0;
 	int k;
 
@@ -131,12 +158,7 @@ Test(serve_pprof, decodes_back_to_what_was_built)
 	s.vm = 7; /* no such VM */
 	cr_expect(eq(int, pprof_add(b, &s), -EINVAL));
 	cr_expect(eq(u64, pprof_nr_samples(b), 11));
-	cr_assert(eq(int, pprof_finish(b, 123, 456, &gz, &len), 0));
-	pprof_free(b);
-
-	raw = gunzip(gz, len, &n);
-	p   = perftools__profiles__profile__unpack(NULL, n, raw);
-	cr_assert(not(eq(ptr, p, NULL)), "protobuf-c decodes it");
+	p = finish_and_decode(b, 123, 456);
 	cr_expect(eq(str, p->string_table[0], ""));
 	cr_assert(eq(sz, p->n_sample_type, 3));
 	cr_expect(
@@ -183,8 +205,6 @@ Test(serve_pprof, decodes_back_to_what_was_built)
 	}
 	cr_expect(eq(u64, hot_samples, 9));
 	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(raw);
-	free(gz);
 }
 
 Test(serve_pprof, chains_are_kept_leaf_first)
@@ -198,18 +218,12 @@ Test(serve_pprof, chains_are_kept_leaf_first)
 		      .nr_ips = 3, .ips = {0x1024, 0x1014, 0x1004}, .values = {1}};
 	Perftools__Profiles__Profile *p;
 	struct pprof_builder *b;
-	uint8_t *gz, *raw;
-	size_t len, n;
 
 	cr_assert(eq(int, pprof_new(&b, t, 1, 0, 1), 0));
 	cr_assert(eq(int, pprof_add_vm(b, 0, "vm", "u", "/img", &st), 0));
 	cr_assert(eq(int, pprof_add(b, &s), 0));
 	cr_assert(eq(int, pprof_add(b, &s), 0));
-	cr_assert(eq(int, pprof_finish(b, 0, 0, &gz, &len), 0));
-	pprof_free(b);
-	raw = gunzip(gz, len, &n);
-	p   = perftools__profiles__profile__unpack(NULL, n, raw);
-	cr_assert(not(eq(ptr, p, NULL)));
+	p = finish_and_decode(b, 0, 0);
 	cr_assert(eq(sz, p->n_sample, 1));
 	cr_expect(eq(i64, p->sample[0]->value[0], 2));
 	cr_assert(eq(sz, p->sample[0]->n_location_id, 3));
@@ -218,8 +232,6 @@ Test(serve_pprof, chains_are_kept_leaf_first)
 	cr_expect(eq(str, (char *)func_name(p, p->sample[0]->location_id[2]),
 		     "outer"));
 	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(raw);
-	free(gz);
 }
 
 /* Two functions of this program, each on one line that the test knows. */
@@ -240,19 +252,6 @@ static uint64_t sym_addr(const struct symtab *st, const char *name)
 	return 0;
 }
 
-static const Perftools__Profiles__Function *
-function(const Perftools__Profiles__Profile *p, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < p->n_function; i++) {
-		if (p->function[i]->id == id)
-			return p->function[i];
-	}
-	cr_assert(false, "no function %llu", (unsigned long long)id);
-	return NULL;
-}
-
 /*
  * Issue 18 item 3: the stack of a sample is the sampled address, then its
  * callers' call sites (return address - 1), as live profiles and `report
@@ -269,10 +268,8 @@ Test(serve_pprof, stacks_carry_source_lines_and_files)
 	Perftools__Profiles__Profile *p;
 	struct pprof_builder *b;
 	uint64_t leaf, caller, ret;
-	uint8_t *gz, *raw;
 	char self[PATH_MAX];
 	struct symtab st;
-	size_t len, n;
 	ssize_t sl;
 
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -291,11 +288,7 @@ Test(serve_pprof, stacks_carry_source_lines_and_files)
 	cr_assert(eq(int, pprof_new(&b, t, 1, 0, 1), 0));
 	cr_assert(eq(int, pprof_add_vm(b, 0, "vm", "u", self, &st), 0));
 	cr_assert(eq(int, pprof_add(b, &s), 0));
-	cr_assert(eq(int, pprof_finish(b, 0, 0, &gz, &len), 0));
-	pprof_free(b);
-	raw = gunzip(gz, len, &n);
-	p   = perftools__profiles__profile__unpack(NULL, n, raw);
-	cr_assert(not(eq(ptr, p, NULL)));
+	p = finish_and_decode(b, 0, 0);
 	cr_assert(eq(sz, p->n_sample, 1));
 	cr_assert(eq(sz, p->sample[0]->n_location_id, 2));
 	l = location(p, p->sample[0]->location_id[0]);
@@ -313,8 +306,6 @@ Test(serve_pprof, stacks_carry_source_lines_and_files)
 	f = function(p, l->line[0]->function_id);
 	cr_expect(eq(str, (char *)str(p, f->name), "pprof_probe_caller"));
 	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(raw);
-	free(gz);
 	symtab_free(&st);
 }
 

@@ -19,31 +19,14 @@ command -v go >/dev/null || { echo "SKIP: no go (golang-go)"; exit 77; }
 
 T=$(mktemp -d /tmp/vpmu-serve-test.XXXXXX)
 export VPMU_RUNTIME_DIR=$T/run HOME=$T PPROF_TMPDIR=$T GOCACHE=$T/gocache
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+# shellcheck source=serve_lib.sh
+. "$(dirname "$0")/serve_lib.sh"
 fail() {
 	echo "FAIL: $*"
 	for f in fake serve prom; do
 		[ -f "$T/$f.log" ] && { echo "--- $f.log"; tail -20 "$T/$f.log"; }
 	done
 	exit 1
-}
-# wait_for SECONDS COMMAND...: poll every 0.2 s.
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.2
-	done
-}
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
 N=400 # hypercalls per vCPU
@@ -65,42 +48,14 @@ touch "$T/go"
 wait_for 20 grep -q 'hypercalls done' "$T/fake.log" || fail "hypercalls not made"
 
 # --- Prometheus scrapes vpmu serve.
-PP=$(free_port)
-cat >"$T/prometheus.yml" <<EOC
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: vpmu
-    static_configs:
-      - targets: ['127.0.0.1:$PORT']
-EOC
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address=127.0.0.1:$PP >"$T/prom.log" 2>&1 &
-PIDS+=($!)
+start_prometheus "$PORT"
 Q='sum by (vm) (vpmu_events_total{event="hv_hypercalls"})'
-query() {
-	curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$Q" >"$T/q.json" 2>/dev/null
-	python3 - "$T/q.json" $((2 * N)) $N 2>/dev/null <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))
-got = {s["metric"]["vm"]: s["value"][1] for s in r["data"]["result"]}
-sys.exit(0 if got == {"alpha": sys.argv[2], "beta": sys.argv[3]} else 1)
-EOP
-}
-wait_for 60 query || fail "Prometheus query: $(cat "$T/q.json")"
+wait_for 60 by_vm_is "$Q" alpha=$((2 * N)) beta=$N ||
+	fail "Prometheus query: $(cat "$T/q.json")"
 echo "ok: Prometheus: $Q = alpha $((2 * N)), beta $N"
 Q='sum by (vm) (vpmu_vcpu_pmis_total)'
-query_pmis() {
-	curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$Q" >"$T/q.json" 2>/dev/null
-	python3 - "$T/q.json" $((2 * N / 4)) $((N / 4)) 2>/dev/null <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))
-got = {s["metric"]["vm"]: s["value"][1] for s in r["data"]["result"]}
-sys.exit(0 if got == {"alpha": sys.argv[2], "beta": sys.argv[3]} else 1)
-EOP
-}
-wait_for 30 query_pmis || fail "Prometheus PMI query: $(cat "$T/q.json")"
+wait_for 30 by_vm_is "$Q" alpha=$((2 * N / 4)) beta=$((N / 4)) ||
+	fail "Prometheus PMI query: $(cat "$T/q.json")"
 echo "ok: Prometheus: $Q = alpha $((2 * N / 4)), beta $((N / 4))"
 curl -s "http://127.0.0.1:$PP/api/v1/query" \
 	--data-urlencode 'query=count(vpmu_vm_start_time_seconds)' | grep -q '"2"' ||

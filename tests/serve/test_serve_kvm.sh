@@ -27,25 +27,12 @@ fi
 
 T=$(mktemp -d /tmp/vpmu-serve-kvm.XXXXXX)
 export VPMU_RUNTIME_DIR=$T/run HOME=$T PPROF_TMPDIR=$T GOCACHE=$T/gocache
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+# shellcheck source=serve_lib.sh
+. "$(dirname "$0")/serve_lib.sh"
 fail() {
 	echo "FAIL: $*"
 	for f in "$T"/*.log; do echo "--- $f"; tail -15 "$f"; done
 	exit 1
-}
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $end ] && return 1
-		sleep 0.2
-	done
 }
 
 "$VPMU" serve --listen 127.0.0.1:0 --interval 0.5 2>"$T/serve.log" &
@@ -77,32 +64,12 @@ done_all() {
 }
 wait_for 240 done_all || fail "op_calls did not finish"
 
-PP=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-printf 'global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: vpmu\n    static_configs:\n      - targets: ["127.0.0.1:%s"]\n' \
-	"$PORT" >"$T/prometheus.yml"
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address=127.0.0.1:$PP >"$T/prom.log" 2>&1 &
-PIDS+=($!)
+start_prometheus "$PORT"
 Q='sum by (vm) (vpmu_events_total{event="hv_hypercalls"})'
-query() {
-	curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$Q" >"$T/q.json" 2>/dev/null
-	python3 - "$T/q.json" 2>/dev/null <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))
-got = {s["metric"]["vm"]: s["value"][1] for s in r["data"]["result"]}
-sys.exit(0 if got == {"opA": "1500", "opB": "500"} else 1)
-EOP
-}
-wait_for 180 query || fail "Prometheus: $(cat "$T/q.json")"
+wait_for 180 by_vm_is "$Q" opA=1500 opB=500 || fail "Prometheus: $(cat "$T/q.json")"
 echo "ok: Prometheus: $Q = opA 1500, opB 500"
-curl -s "http://127.0.0.1:$PP/api/v1/query" \
-	--data-urlencode 'query=count by (vm) (vpmu_vcpu_pmis_total)' >"$T/q.json"
-python3 - "$T/q.json" <<'EOP' || fail "PMI series: $(cat "$T/q.json")"
-import json, sys
-r = json.load(open(sys.argv[1]))
-got = {s["metric"]["vm"]: s["value"][1] for s in r["data"]["result"]}
-sys.exit(0 if got == {"opA": "2", "opB": "1"} else 1)
-EOP
+by_vm_is 'count by (vm) (vpmu_vcpu_pmis_total)' opA=2 opB=1 ||
+	fail "PMI series: $(cat "$T/q.json")"
 echo "ok: Prometheus: vpmu_vcpu_pmis_total for every vCPU of opA and opB"
 # The op_calls guests spin from now on: stop them (one CPU under the rig).
 kill ${PIDS[1]} ${PIDS[2]} 2>/dev/null

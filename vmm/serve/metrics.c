@@ -98,9 +98,47 @@ static void vm_counters(struct om_buf *b, enum om_format f,
 			}
 		}
 	}
-	om_family(b, f, "vpmu_vcpu_pmis", "counter",
-		  "PMIs the VMM injected into the vCPU since the VM started "
-		  "(perfmon2 notification vector, architectural PMIs).");
+}
+
+static uint64_t vcpu_pmis(const struct serve_vm *v, unsigned int cpu)
+{
+	return v->pmis[cpu];
+}
+
+static uint64_t vcpu_stale(const struct serve_vm *v, unsigned int cpu)
+{
+	return v->stale[cpu];
+}
+
+/*
+ * The families with one sample per vCPU (labels vm, uuid, vcpu) and the
+ * value of each; a counter's samples are NAME_total, with NAME_created
+ * (the VM's start) in OpenMetrics.
+ */
+static const struct vcpu_family {
+	const char *name, *type, *help;
+	uint64_t (*value)(const struct serve_vm *v, unsigned int cpu);
+} vcpu_families[] = {
+	{"vpmu_vcpu_pmis", "counter",
+	 "PMIs the VMM injected into the vCPU since the VM started "
+	 "(perfmon2 notification vector, architectural PMIs).",
+	 vcpu_pmis},
+	{"vpmu_vcpu_stale", "gauge",
+	 "1 when the vCPU could not be brought up to date at the "
+	 "last read (its counts are older).",
+	 vcpu_stale},
+};
+
+static void vcpu_family(struct om_buf *b, enum om_format f,
+			struct serve_vm **vms, unsigned int nr,
+			const struct vcpu_family *fam)
+{
+	bool counter = !strcmp(fam->type, "counter");
+	struct om_label l[3];
+	unsigned int i, cpu;
+	char vcpu[16];
+
+	om_family(b, f, fam->name, fam->type, fam->help);
 	for (i = 0; i < nr; i++) {
 		const struct vmm_reg_entry *e = &vms[i]->s.vms[0].e;
 
@@ -109,26 +147,11 @@ static void vm_counters(struct om_buf *b, enum om_format f,
 		for (cpu = 0; cpu < e->nr_vcpus; cpu++) {
 			snprintf(vcpu, sizeof(vcpu), "%u", cpu);
 			l[2] = (struct om_label){"vcpu", vcpu};
-			om_sample_u64(b, "vpmu_vcpu_pmis", "_total", l, 3,
-				      vms[i]->pmis[cpu]);
-			if (f == OM_OPENMETRICS_1)
-				om_sample_u64(b, "vpmu_vcpu_pmis", "_created",
-					      l, 3, (uint64_t)e->started);
-		}
-	}
-	om_family(b, f, "vpmu_vcpu_stale", "gauge",
-		  "1 when the vCPU could not be brought up to date at the "
-		  "last read (its counts are older).");
-	for (i = 0; i < nr; i++) {
-		const struct vmm_reg_entry *e = &vms[i]->s.vms[0].e;
-
-		l[0] = (struct om_label){"vm", e->name};
-		l[1] = (struct om_label){"uuid", e->uuid};
-		for (cpu = 0; cpu < e->nr_vcpus; cpu++) {
-			snprintf(vcpu, sizeof(vcpu), "%u", cpu);
-			l[2] = (struct om_label){"vcpu", vcpu};
-			om_sample_u64(b, "vpmu_vcpu_stale", NULL, l, 3,
-				      vms[i]->stale[cpu]);
+			om_sample_u64(b, fam->name, counter ? "_total" : NULL,
+				      l, 3, fam->value(vms[i], cpu));
+			if (counter && f == OM_OPENMETRICS_1)
+				om_sample_u64(b, fam->name, "_created", l, 3,
+					      (uint64_t)e->started);
 		}
 	}
 }
@@ -136,9 +159,12 @@ static void vm_counters(struct om_buf *b, enum om_format f,
 char *serve_render_metrics(struct serve *sv, enum om_format f)
 {
 	struct om_buf b = {0};
+	size_t i;
 
 	vm_gauges(&b, f, sv->vms, sv->nr_vms);
 	vm_counters(&b, f, sv->vms, sv->nr_vms);
+	for (i = 0; i < sizeof(vcpu_families) / sizeof(vcpu_families[0]); i++)
+		vcpu_family(&b, f, sv->vms, sv->nr_vms, &vcpu_families[i]);
 	om_family(&b, f, "vpmu_serve_vms", "gauge",
 		  "VMs vpmu serve is attached to.");
 	om_sample_u64(&b, "vpmu_serve_vms", NULL, NULL, 0, sv->nr_vms);

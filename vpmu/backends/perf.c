@@ -344,6 +344,26 @@ static void base_attr(const struct probe *pr, struct perf_event_attr *attr)
 }
 
 /*
+ * Does the host open (pr) for this thread? A disabled trial event, closed
+ * at once; on failure (pr)'s reason says why.
+ */
+static bool try_open(struct probe *pr)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	base_attr(pr, &attr);
+	attr.disabled = 1;
+	fd            = sys_perf_event_open(&attr, 0);
+	if (fd < 0) {
+		explain(pr, errno);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/*
  * Cycles on a host without a PMU: the vCPU thread's CPU time (task-clock)
  * at the guest's TSC rate, so `cycles` works in guests everywhere. Usable
  * when the hardware probe failed for want of a PMU and the TSC rate is
@@ -351,23 +371,14 @@ static void base_attr(const struct probe *pr, struct perf_event_attr *attr)
  */
 static void probe_tsc_cycles(struct vpmu_perf *p, struct probe *pr)
 {
-	struct perf_event_attr attr;
-	int fd;
-
 	if (pr->code != PVPMU_EV_CYCLES || pr->ok || has_hw_pmu() ||
 	    !p->src.tsc_khz)
 		return;
 	pr->kind   = KIND_TSC;
 	pr->type   = PERF_TYPE_SOFTWARE;
 	pr->config = PERF_COUNT_SW_TASK_CLOCK;
-	base_attr(pr, &attr);
-	attr.disabled = 1;
-	fd            = sys_perf_event_open(&attr, 0);
-	if (fd < 0) {
-		explain(pr, errno);
+	if (!try_open(pr))
 		return;
-	}
-	close(fd);
 	snprintf(pr->desc, sizeof(pr->desc),
 		 "unhalted core cycles, from the vCPU thread's CPU time "
 		 "(task-clock) at the TSC rate: this host has no PMU");
@@ -383,9 +394,7 @@ static uint64_t tsc_cycles(uint64_t ns, uint64_t khz)
 static void probe_open(struct vpmu_perf *p, struct probe *pr,
 		       const struct pvpmu_event_desc *d)
 {
-	struct perf_event_attr attr;
 	char fstr[64];
-	int fd;
 
 	if (pr->kind != KIND_RAW) {
 		if (vpmu_perf_generic(pr->code, &pr->type, &pr->config)) {
@@ -402,14 +411,8 @@ static void probe_open(struct vpmu_perf *p, struct probe *pr,
 		if (pfm_resolve(p->pfm, pr, fstr))
 			return;
 	}
-	base_attr(pr, &attr);
-	attr.disabled = 1;
-	fd            = sys_perf_event_open(&attr, 0);
-	if (fd < 0) {
-		explain(pr, errno);
+	if (!try_open(pr))
 		return;
-	}
-	close(fd);
 	pr->ok = true;
 }
 

@@ -8,7 +8,9 @@
  * Each pfm_create_context() opens /dev/pvpmu; that descriptor is the
  * context (ctx_fd). Commands without a context use one descriptor opened on
  * first use. The sampling buffer and the shared pages are mapped on first
- * use and unmapped by pfm_close().
+ * use and unmapped by pfm_close(). The calls that only pack their arguments
+ * are shared with the freestanding build (../pfm_calls.c), over
+ * sdk_pfm_call() and sdk_global_fd() here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -88,24 +90,14 @@ static int ioc_pfm(int fd, unsigned int cmd, void *arg, pvpmu_u64 size,
 	return ioctl(fd, PVPMU_IOC_PFM, &r) < 0 ? -errno : 0;
 }
 
-static int vec(int fd, unsigned int cmd, void *arr, int n, pvpmu_u64 elem)
+int sdk_pfm_call(int fd, unsigned int cmd, void *arg, pvpmu_u64 size, int nargs)
 {
-	if (n > 0 && !arr)
-		return -PVPMU_EFAULT;
-	return ioc_pfm(fd, cmd, n > 0 ? arr : 0,
-		       n > 0 ? (pvpmu_u64)n * elem : 0, n, 0);
+	return ioc_pfm(fd, cmd, arg, size, nargs, 0);
 }
 
-static int one(int fd, unsigned int cmd, void *arg, pvpmu_u64 size)
+int sdk_global_fd(void)
 {
-	return ioc_pfm(fd, cmd, arg, arg ? size : 0, arg ? 1 : 0, 0);
-}
-
-static int global_vec(unsigned int cmd, void *arr, int n, pvpmu_u64 elem)
-{
-	int fd = dev_global();
-
-	return fd < 0 ? fd : vec(fd, cmd, arr, n, elem);
+	return dev_global();
 }
 
 int pfm_create_context(pfarg_ctx_t *ctx, const void *fmt_arg,
@@ -141,43 +133,6 @@ int pfm_create_context(pfarg_ctx_t *ctx, const void *fmt_arg,
 	return 0;
 }
 
-int pfm_write_pmcs(int fd, pfarg_pmc_t *pmcs, int n)
-{
-	return vec(fd, PFM_WRITE_PMCS, pmcs, n, sizeof(*pmcs));
-}
-
-int pfm_write_pmds(int fd, pfarg_pmd_t *pmds, int n)
-{
-	return vec(fd, PFM_WRITE_PMDS, pmds, n, sizeof(*pmds));
-}
-
-int pfm_read_pmds(int fd, pfarg_pmd_t *pmds, int n)
-{
-	return vec(fd, PFM_READ_PMDS, pmds, n, sizeof(*pmds));
-}
-
-int pfm_load_context(int fd, pfarg_load_t *load)
-{
-	if (!load)
-		return -PVPMU_EFAULT;
-	return one(fd, PFM_LOAD_CONTEXT, load, sizeof(*load));
-}
-
-int pfm_start(int fd, pfarg_start_t *start)
-{
-	return one(fd, PFM_START, start, sizeof(*start));
-}
-
-int pfm_stop(int fd)
-{
-	return one(fd, PFM_STOP, 0, 0);
-}
-
-int pfm_unload_context(int fd)
-{
-	return one(fd, PFM_UNLOAD_CONTEXT, 0, 0);
-}
-
 int pfm_restart(int fd)
 {
 	return ioc_pfm(fd, PFM_RESTART, 0, 0, 0, 0);
@@ -186,49 +141,6 @@ int pfm_restart(int fd)
 int pvpmu_restart_arg(int fd, pvpmu_u64 restart_arg)
 {
 	return ioc_pfm(fd, PFM_RESTART, 0, 0, 0, restart_arg);
-}
-
-int pfm_create_evtsets(int fd, pfarg_setdesc_t *setd, int n)
-{
-	return vec(fd, PFM_CREATE_EVTSETS, setd, n, sizeof(*setd));
-}
-
-int pfm_delete_evtsets(int fd, pfarg_setdesc_t *setd, int n)
-{
-	return vec(fd, PFM_DELETE_EVTSETS, setd, n, sizeof(*setd));
-}
-
-int pfm_getinfo_evtsets(int fd, pfarg_setinfo_t *info, int n)
-{
-	return vec(fd, PFM_GETINFO_EVTSETS, info, n, sizeof(*info));
-}
-
-int pfm_getinfo_pmcs(pfarg_pmcinfo_t *pmcs, int n)
-{
-	return global_vec(PFM_GETINFO_PMCS, pmcs, n, sizeof(*pmcs));
-}
-
-int pfm_getinfo_pmds(pfarg_pmdinfo_t *pmds, int n)
-{
-	return global_vec(PFM_GETINFO_PMDS, pmds, n, sizeof(*pmds));
-}
-
-int pfm_get_config(pfarg_config_t *cfg)
-{
-	int fd = dev_global();
-
-	if (!cfg)
-		return -PVPMU_EFAULT;
-	return fd < 0 ? fd : one(fd, PFM_GET_CONFIG, cfg, sizeof(*cfg));
-}
-
-int pfm_set_config(pfarg_config_t *cfg)
-{
-	int fd = dev_global();
-
-	if (!cfg)
-		return -PVPMU_EFAULT;
-	return fd < 0 ? fd : one(fd, PFM_SET_CONFIG, cfg, sizeof(*cfg));
 }
 
 static struct fd_maps *slot(int fd)

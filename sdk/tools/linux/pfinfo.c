@@ -14,6 +14,8 @@
 
 #include <pvpmu/pvpmu.h>
 
+#include "tool.h"
+
 static const char usage[] =
 	"Usage: pfinfo [-h]\n"
 	"\n"
@@ -83,10 +85,8 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int ret;
 
-	if (argc > 1) {
-		fputs(usage, strcmp(argv[1], "-h") ? stderr : stdout);
-		return strcmp(argv[1], "-h") ? 1 : 0;
-	}
+	if (argc > 1)
+		return tool_usage(usage, !strcmp(argv[1], "-h"));
 	ret = pfm_get_config(&cfg);
 	if (ret) {
 		fprintf(stderr,

@@ -32,6 +32,8 @@
 
 #include <pvpmu/pvpmu.h>
 
+#include "tool.h"
+
 #define DEFAULT_EV     "hv_guest_cycles"
 #define DEFAULT_PERIOD 1000000ULL
 #define BUF_SIZE       65536
@@ -76,8 +78,7 @@ struct rec {
 
 static int die(const char *what, int err)
 {
-	fprintf(stderr, "pfrecord: %s: %s\n", what, pvpmu_strerror(err));
-	return 1;
+	return tool_die("pfrecord", what, err);
 }
 
 /* No body: PMC0's reg_smpl_pmds is empty. */
@@ -190,19 +191,6 @@ static int setup(struct rec *r, const char *event, pvpmu_u64 period, pid_t pid)
 		return die("PFM_LOAD_CONTEXT", ret);
 	ret = pfm_start(r->fd, 0);
 	return ret ? die("PFM_START", ret) : 0;
-}
-
-/* The child: wait for the go byte, then become PROGRAM. */
-static void child(int rd, char **argv)
-{
-	char c;
-
-	if (read(rd, &c, 1) != 1)
-		_exit(127);
-	close(rd);
-	execvp(argv[0], argv);
-	fprintf(stderr, "pfrecord: %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
 }
 
 /* PROGRAM's file: as given when it has a '/', else found in PATH. */
@@ -379,8 +367,8 @@ int main(int argc, char **argv)
 	const char *event = DEFAULT_EV, *out = 0;
 	unsigned long long period = DEFAULT_PERIOD, hz = 0;
 	struct rec r = {.fd = -1};
-	int opt, pfd[2], status = 0, ret, done = 0, tries;
-	pid_t pid;
+	int opt, status = 0, ret, done = 0, tries;
+	struct tool_child child;
 
 	while ((opt = getopt(argc, argv, "+o:c:F:e:h")) != -1) {
 		switch (opt) {
@@ -401,17 +389,12 @@ int main(int argc, char **argv)
 			event = optarg;
 			break;
 		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return 1;
+			return tool_usage(usage, opt == 'h');
 		}
 	}
-	if (optind >= argc) {
-		fputs("pfrecord: no PROGRAM given (pfrecord -h)\n", stderr);
-		return 1;
-	}
+	if (optind >= argc)
+		return tool_no_program("pfrecord");
 	if (hz && !(period = period_for_hz((unsigned long)hz))) {
 		fputs("pfrecord: -F: no cpu MHz in /proc/cpuinfo (use -c)\n",
 		      stderr);
@@ -421,28 +404,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pfrecord: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
-	if (pipe(pfd))
-		return die("pipe", -errno);
-	pid = fork();
-	if (pid < 0)
-		return die("fork", -errno);
-	if (pid == 0) {
-		close(pfd[1]);
-		child(pfd[0], argv + optind);
+	if (tool_spawn("pfrecord", argv + optind, -1, &child))
+		return 1;
+	ret = setup(&r, event, period, child.pid);
+	if (ret) {
+		kill(child.pid, SIGKILL);
+		close(child.go);
+	} else {
+		ret = tool_go("pfrecord", child.go);
 	}
-	close(pfd[0]);
-	ret = setup(&r, event, period, pid);
-	if (ret)
-		kill(pid, SIGKILL);
-	else if (write(pfd[1], "g", 1) != 1)
-		ret = die("pipe", -errno);
-	close(pfd[1]);
 	while (!ret && !done) {
 		ret = drain(&r, POLL_NS);
-		if (waitpid(pid, &status, WNOHANG) == pid)
+		if (waitpid(child.pid, &status, WNOHANG) == child.pid)
 			done = 1;
 	}
-	if (!done && waitpid(pid, &status, 0) < 0)
+	if (!done && waitpid(child.pid, &status, 0) < 0)
 		return die("waitpid", -errno);
 	/*
 	 * Unloaded at the thread's last switch, which may follow waitpid()
@@ -463,5 +439,5 @@ int main(int argc, char **argv)
 	free(r.weights);
 	if (ret)
 		return 1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return tool_exit_status(status);
 }

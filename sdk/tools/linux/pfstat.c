@@ -27,6 +27,8 @@
 
 #include <pvpmu/pvpmu.h>
 
+#include "tool.h"
+
 #define MAX_EVENTS 8
 #define DEFAULT_EV "hv_exits,hv_hypercalls,hv_run_ns"
 
@@ -52,8 +54,7 @@ struct ev {
 
 static int die(const char *what, int err)
 {
-	fprintf(stderr, "pfstat: %s: %s\n", what, pvpmu_strerror(err));
-	return 1;
+	return tool_die("pfstat", what, err);
 }
 
 static int parse_events(char *list, struct ev *ev, unsigned int *nr)
@@ -78,19 +79,6 @@ static int parse_events(char *list, struct ev *ev, unsigned int *nr)
 		(*nr)++;
 	}
 	return 0;
-}
-
-/* The child: wait for the go byte, then become PROGRAM. */
-static void child(int rd, char **argv)
-{
-	char c;
-
-	if (read(rd, &c, 1) != 1)
-		_exit(127);
-	close(rd);
-	execvp(argv[0], argv);
-	fprintf(stderr, "pfstat: %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
 }
 
 static int program(int fd, struct ev *ev, unsigned int nr, pid_t pid)
@@ -178,8 +166,8 @@ int main(int argc, char **argv)
 	struct ev ev[MAX_EVENTS];
 	pfarg_ctx_t ctx = {0};
 	unsigned int nr = 0;
-	int opt, verbose = 0, pfd[2], status = 0, ret;
-	pid_t pid;
+	int opt, verbose = 0, status = 0, ret;
+	struct tool_child child;
 
 	while ((opt = getopt(argc, argv, "+e:vh")) != -1) {
 		switch (opt) {
@@ -190,39 +178,24 @@ int main(int argc, char **argv)
 			verbose = 1;
 			break;
 		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return 1;
+			return tool_usage(usage, opt == 'h');
 		}
 	}
-	if (optind >= argc) {
-		fputs("pfstat: no PROGRAM given (pfstat -h)\n", stderr);
-		return 1;
-	}
+	if (optind >= argc)
+		return tool_no_program("pfstat");
 	memset(ev, 0, sizeof(ev));
 	if (parse_events(evlist, ev, &nr))
 		return 1;
 	ret = pfm_create_context(&ctx, 0, 0);
 	if (ret)
 		return die("PFM_CREATE_CONTEXT (is pvpmu.ko loaded?)", ret);
-	if (pipe(pfd))
-		return die("pipe", -errno);
-	pid = fork();
-	if (pid < 0)
-		return die("fork", -errno);
-	if (pid == 0) {
-		close(pfd[1]);
-		close(ctx.ctx_fd);
-		child(pfd[0], argv + optind);
-	}
-	close(pfd[0]);
-	ret = program(ctx.ctx_fd, ev, nr, pid);
-	if (write(pfd[1], "g", 1) != 1)
-		ret = die("pipe", -errno);
-	close(pfd[1]);
-	if (waitpid(pid, &status, 0) < 0)
+	if (tool_spawn("pfstat", argv + optind, ctx.ctx_fd, &child))
+		return 1;
+	ret = program(ctx.ctx_fd, ev, nr, child.pid);
+	if (tool_go("pfstat", child.go))
+		ret = 1;
+	if (waitpid(child.pid, &status, 0) < 0)
 		return die("waitpid", -errno);
 	if (!ret) {
 		wait_end(ctx.ctx_fd);
@@ -233,5 +206,5 @@ int main(int argc, char **argv)
 	pfm_close(ctx.ctx_fd);
 	if (ret)
 		return 1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return tool_exit_status(status);
 }

@@ -64,34 +64,36 @@ static long run_program(const char *path, const char *arg)
 	return -ETIMEDOUT;
 }
 
+/*
+ * A check that runs (path) with (arg) (or none): PASS on exit status 0,
+ * which pvpmu-checks sets to its number of failed checks
+ * (counts_failures).
+ */
+static enum result program_check(struct report *r, const char *path,
+				 const char *arg, int counts_failures)
+{
+	long ret = run_program(path, arg);
+
+	detail(r, "%s%s%s:", path, arg ? " " : "", arg ? arg : "");
+	if (ret < 0)
+		return fail_errno(r, "run", ret);
+	detail(r, counts_failures ? "%ld failed" : "exit %ld", ret);
+	return ret == 0 ? RES_PASS : RES_FAIL;
+}
+
 static enum result check_pfinfo(struct report *r)
 {
-	long ret = run_program("/bin/pfinfo", 0);
-
-	if (ret < 0)
-		return fail_errno(r, "/bin/pfinfo", ret);
-	detail(r, "/bin/pfinfo exit %ld", ret);
-	return ret == 0 ? RES_PASS : RES_FAIL;
+	return program_check(r, "/bin/pfinfo", 0, 0);
 }
 
 static enum result check_pffast(struct report *r)
 {
-	long ret = run_program("/bin/pffast", 0);
-
-	if (ret < 0)
-		return fail_errno(r, "/bin/pffast", ret);
-	detail(r, "/bin/pffast exit %ld", ret);
-	return ret == 0 ? RES_PASS : RES_FAIL;
+	return program_check(r, "/bin/pffast", 0, 0);
 }
 
 static enum result check_programs(struct report *r)
 {
-	long ret = run_program("/bin/pvpmu-checks", 0);
-
-	if (ret < 0)
-		return fail_errno(r, "/bin/pvpmu-checks", ret);
-	detail(r, "/bin/pvpmu-checks: %ld failed", ret);
-	return ret == 0 ? RES_PASS : RES_FAIL;
+	return program_check(r, "/bin/pvpmu-checks", 0, 1);
 }
 
 /*
@@ -102,23 +104,13 @@ static enum result check_programs(struct report *r)
  */
 static enum result check_close_hold(struct report *r)
 {
-	long ret = run_program("/bin/pvpmu-checks", "close-hold");
-
-	if (ret < 0)
-		return fail_errno(r, "/bin/pvpmu-checks close-hold", ret);
-	detail(r, "/bin/pvpmu-checks close-hold: exit %ld", ret);
-	return ret == 0 ? RES_PASS : RES_FAIL;
+	return program_check(r, "/bin/pvpmu-checks", "close-hold", 0);
 }
 
 /* `vpmutest=pvpmusmp`: the driver checks that need two CPUs. */
 static enum result check_smp_programs(struct report *r)
 {
-	long ret = run_program("/bin/pvpmu-checks", "smp");
-
-	if (ret < 0)
-		return fail_errno(r, "/bin/pvpmu-checks smp", ret);
-	detail(r, "/bin/pvpmu-checks smp: %ld failed", ret);
-	return ret == 0 ? RES_PASS : RES_FAIL;
+	return program_check(r, "/bin/pvpmu-checks", "smp", 1);
 }
 
 const struct check pvpmu_checks[] = {

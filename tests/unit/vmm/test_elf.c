@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_exec.h"
 #include "vmm_core.h"
 
 #define MEM_SIZE (4ULL << 20)
@@ -29,34 +30,23 @@ struct image {
 static void make_image(struct image *im)
 {
 	memset(im, 0, sizeof(*im));
-	memcpy(im->eh.e_ident, ELFMAG, SELFMAG);
-	im->eh.e_ident[EI_CLASS]   = ELFCLASS64;
-	im->eh.e_ident[EI_DATA]    = ELFDATA2LSB;
-	im->eh.e_ident[EI_VERSION] = EV_CURRENT;
-	im->eh.e_type              = ET_EXEC;
-	im->eh.e_machine           = EM_X86_64;
-	im->eh.e_version           = EV_CURRENT;
-	im->eh.e_entry             = LOAD_GPA + 4;
-	im->eh.e_phoff             = offsetof(struct image, ph);
-	im->eh.e_ehsize            = sizeof(Elf64_Ehdr);
-	im->eh.e_phentsize         = sizeof(Elf64_Phdr);
-	im->eh.e_phnum             = 2;
-	im->ph[0]                  = (Elf64_Phdr){.p_type   = PT_LOAD,
-						  .p_flags  = PF_R | PF_X,
-						  .p_offset = offsetof(struct image, text),
-						  .p_vaddr  = LOAD_GPA,
-						  .p_paddr  = LOAD_GPA,
-						  .p_filesz = TEXT_LEN,
-						  .p_memsz  = TEXT_LEN,
-						  .p_align  = 4096};
-	im->ph[1]                  = (Elf64_Phdr){.p_type   = PT_LOAD,
-						  .p_flags  = PF_R | PF_W,
-						  .p_offset = offsetof(struct image, data),
-						  .p_vaddr  = LOAD_GPA + 0x1000,
-						  .p_paddr  = LOAD_GPA + 0x1000,
-						  .p_filesz = DATA_LEN,
-						  .p_memsz  = DATA_LEN + 100,
-						  .p_align  = 4096};
+	elf_exec_header(&im->eh, LOAD_GPA + 4, offsetof(struct image, ph), 2);
+	im->ph[0] = (Elf64_Phdr){.p_type   = PT_LOAD,
+				 .p_flags  = PF_R | PF_X,
+				 .p_offset = offsetof(struct image, text),
+				 .p_vaddr  = LOAD_GPA,
+				 .p_paddr  = LOAD_GPA,
+				 .p_filesz = TEXT_LEN,
+				 .p_memsz  = TEXT_LEN,
+				 .p_align  = 4096};
+	im->ph[1] = (Elf64_Phdr){.p_type   = PT_LOAD,
+				 .p_flags  = PF_R | PF_W,
+				 .p_offset = offsetof(struct image, data),
+				 .p_vaddr  = LOAD_GPA + 0x1000,
+				 .p_paddr  = LOAD_GPA + 0x1000,
+				 .p_filesz = DATA_LEN,
+				 .p_memsz  = DATA_LEN + 100,
+				 .p_align  = 4096};
 	memset(im->text, 0x90, TEXT_LEN);
 	memset(im->data, 0xab, DATA_LEN);
 }

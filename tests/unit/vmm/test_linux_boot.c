@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_exec.h"
 #include "vmm_core.h"
 
 #define MEM_SIZE     (64ULL << 20)
@@ -50,31 +51,20 @@ struct vmlinux {
 static void make_vmlinux(struct vmlinux *v, const char *owner)
 {
 	memset(v, 0, sizeof(*v));
-	memcpy(v->eh.e_ident, ELFMAG, SELFMAG);
-	v->eh.e_ident[EI_CLASS]   = ELFCLASS64;
-	v->eh.e_ident[EI_DATA]    = ELFDATA2LSB;
-	v->eh.e_ident[EI_VERSION] = EV_CURRENT;
-	v->eh.e_type              = ET_EXEC;
-	v->eh.e_machine           = EM_X86_64;
-	v->eh.e_version           = EV_CURRENT;
-	v->eh.e_entry             = VMLINUX_GPA;
-	v->eh.e_phoff             = offsetof(struct vmlinux, ph);
-	v->eh.e_ehsize            = sizeof(Elf64_Ehdr);
-	v->eh.e_phentsize         = sizeof(Elf64_Phdr);
-	v->eh.e_phnum             = 2;
-	v->ph[0]                  = (Elf64_Phdr){.p_type   = PT_LOAD,
-						 .p_flags  = PF_R | PF_X,
-						 .p_offset = offsetof(struct vmlinux, text),
-						 .p_vaddr  = 0xffffffff81000000ULL,
-						 .p_paddr  = VMLINUX_GPA,
-						 .p_filesz = KERNEL_TEXT,
-						 .p_memsz  = KERNEL_TEXT + 8192};
-	v->ph[1]                  = (Elf64_Phdr){.p_type   = PT_NOTE,
-						 .p_offset = offsetof(struct vmlinux, nh),
-						 .p_filesz = sizeof(Elf64_Nhdr) + 8 + 4};
-	v->nh.n_namesz            = strlen(owner) + 1;
-	v->nh.n_descsz            = 4;
-	v->nh.n_type              = 0x100;
+	elf_exec_header(&v->eh, VMLINUX_GPA, offsetof(struct vmlinux, ph), 2);
+	v->ph[0]       = (Elf64_Phdr){.p_type   = PT_LOAD,
+				      .p_flags  = PF_R | PF_X,
+				      .p_offset = offsetof(struct vmlinux, text),
+				      .p_vaddr  = 0xffffffff81000000ULL,
+				      .p_paddr  = VMLINUX_GPA,
+				      .p_filesz = KERNEL_TEXT,
+				      .p_memsz  = KERNEL_TEXT + 8192};
+	v->ph[1]       = (Elf64_Phdr){.p_type   = PT_NOTE,
+				      .p_offset = offsetof(struct vmlinux, nh),
+				      .p_filesz = sizeof(Elf64_Nhdr) + 8 + 4};
+	v->nh.n_namesz = strlen(owner) + 1;
+	v->nh.n_descsz = 4;
+	v->nh.n_type   = 0x100;
 	strcpy(v->name, owner);
 	memset(v->text, 0xf4, sizeof(v->text));
 }
@@ -119,6 +109,20 @@ static bool mem_is_zero(void)
 	return true;
 }
 
+/* The error message (err) holds (text). */
+#define ERR_HAS(text)                                                          \
+	cr_assert(not(eq(ptr, strstr(err, text), NULL)), "%s", err)
+
+/* A vmlinux image of (v), a valid one with a "Linux" note, DEFAULT_LINE. */
+static struct vmm_linux_image vmlinux_image(struct vmlinux *v)
+{
+	make_vmlinux(v, "Linux");
+	return (struct vmm_linux_image){.kind        = VMM_IMAGE_VMLINUX,
+					.kernel      = v,
+					.kernel_size = sizeof(*v),
+					.cmdline     = DEFAULT_LINE};
+}
+
 TestSuite(image_detect);
 
 Test(image_detect, elf_with_linux_note_is_vmlinux_else_freestanding)
@@ -150,8 +154,7 @@ Test(image_detect, hdrs_header_is_bzimage_and_garbage_is_refused)
 		int,
 		vmm_image_detect(junk, sizeof(junk), &kind, err, sizeof(err)),
 		-ENOEXEC));
-	cr_assert(not(eq(ptr, strstr(err, "not a guest image"), NULL)), "%s",
-		  err);
+	ERR_HAS("not a guest image");
 	free(b);
 }
 
@@ -172,15 +175,11 @@ TestSuite(linux_boot, .init = setup, .fini = teardown);
 
 Test(linux_boot, vmlinux_loads_at_paddr_with_zero_page_and_e820)
 {
-	struct vmm_linux_image img = {.kind    = VMM_IMAGE_VMLINUX,
-				      .cmdline = DEFAULT_LINE};
+	struct vmlinux v;
+	struct vmm_linux_image img = vmlinux_image(&v);
 	struct vmm_linux_loaded out;
 	struct boot_params *bp;
-	struct vmlinux v;
 
-	make_vmlinux(&v, "Linux");
-	img.kernel      = &v;
-	img.kernel_size = sizeof(v);
 	cr_assert(
 		eq(int,
 		   vmm_linux_load(&img, mem, MEM_SIZE, &out, err, sizeof(err)),
@@ -237,16 +236,12 @@ Test(linux_boot, bzimage_copies_its_header_and_enters_at_0x200)
 
 Test(linux_boot, initrd_goes_page_aligned_to_the_top_of_ram)
 {
-	struct vmm_linux_image img = {.kind    = VMM_IMAGE_VMLINUX,
-				      .cmdline = DEFAULT_LINE};
+	struct vmlinux v;
+	struct vmm_linux_image img = vmlinux_image(&v);
 	static uint8_t initrd[INITRD_SIZE];
 	struct vmm_linux_loaded out;
-	struct vmlinux v;
 
-	make_vmlinux(&v, "Linux");
 	memset(initrd, 0x5a, sizeof(initrd));
-	img.kernel      = &v;
-	img.kernel_size = sizeof(v);
 	img.initrd      = initrd;
 	img.initrd_size = sizeof(initrd);
 	cr_assert(
@@ -276,14 +271,13 @@ Test(linux_boot, bzimage_without_64_bit_entry_is_refused_untouched)
 		eq(int,
 		   vmm_linux_load(&img, mem, MEM_SIZE, &out, err, sizeof(err)),
 		   -ENOEXEC));
-	cr_assert(not(eq(ptr, strstr(err, "16/32-bit-only"), NULL)), "%s", err);
+	ERR_HAS("16/32-bit-only");
 	img.kernel = b32;
 	cr_assert(
 		eq(int,
 		   vmm_linux_load(&img, mem, MEM_SIZE, &out, err, sizeof(err)),
 		   -ENOEXEC));
-	cr_assert(not(eq(ptr, strstr(err, "XLF_KERNEL_64 clear"), NULL)), "%s",
-		  err);
+	ERR_HAS("XLF_KERNEL_64 clear");
 	cr_assert(mem_is_zero(), "RAM was written");
 	free(old);
 	free(b32);
@@ -291,44 +285,33 @@ Test(linux_boot, bzimage_without_64_bit_entry_is_refused_untouched)
 
 Test(linux_boot, kernel_larger_than_ram_is_refused_untouched)
 {
-	struct vmm_linux_image img = {.kind    = VMM_IMAGE_VMLINUX,
-				      .cmdline = DEFAULT_LINE};
-	struct vmm_linux_loaded out;
 	struct vmlinux v;
+	struct vmm_linux_image img = vmlinux_image(&v);
+	struct vmm_linux_loaded out;
 
-	make_vmlinux(&v, "Linux");
-	img.kernel      = &v;
-	img.kernel_size = sizeof(v);
 	cr_assert(eq(
 		int,
 		vmm_linux_load(&img, mem, 16ULL << 20, &out, err, sizeof(err)),
 		-ENOEXEC));
-	cr_assert(not(eq(ptr,
-			 strstr(err, "the kernel needs guest RAM up to 17 MiB"),
-			 NULL)),
-		  "%s", err);
-	cr_assert(not(eq(ptr, strstr(err, "raise --mem"), NULL)), "%s", err);
+	ERR_HAS("the kernel needs guest RAM up to 17 MiB");
+	ERR_HAS("raise --mem");
 	cr_assert(mem_is_zero(), "RAM was written");
 }
 
 Test(linux_boot, initrd_that_does_not_fit_is_refused_untouched)
 {
-	struct vmm_linux_image img = {.kind    = VMM_IMAGE_VMLINUX,
-				      .cmdline = DEFAULT_LINE};
-	struct vmm_linux_loaded out;
 	struct vmlinux v;
+	struct vmm_linux_image img = vmlinux_image(&v);
+	struct vmm_linux_loaded out;
 
-	make_vmlinux(&v, "Linux");
-	img.kernel      = &v;
-	img.kernel_size = sizeof(v);
 	img.initrd      = mem; /* any bytes: never read */
 	img.initrd_size = MEM_SIZE - VMLINUX_GPA;
 	cr_assert(
 		eq(int,
 		   vmm_linux_load(&img, mem, MEM_SIZE, &out, err, sizeof(err)),
 		   -ENOEXEC));
-	cr_assert(not(eq(ptr, strstr(err, "the initrd"), NULL)), "%s", err);
-	cr_assert(not(eq(ptr, strstr(err, "does not fit"), NULL)), "%s", err);
+	ERR_HAS("the initrd");
+	ERR_HAS("does not fit");
 	cr_assert(mem_is_zero(), "RAM was written");
 }
 
@@ -348,9 +331,8 @@ Test(linux_boot, command_line_over_the_kernels_limit_is_refused)
 		eq(int,
 		   vmm_linux_load(&img, mem, MEM_SIZE, &out, err, sizeof(err)),
 		   -ENOEXEC));
-	cr_assert(not(eq(ptr, strstr(err, "command line is 299 bytes"), NULL)),
-		  "%s", err);
-	cr_assert(not(eq(ptr, strstr(err, "at most 255"), NULL)), "%s", err);
+	ERR_HAS("command line is 299 bytes");
+	ERR_HAS("at most 255");
 	cr_assert(mem_is_zero(), "RAM was written");
 	line[255] = '\0'; /* exactly the limit */
 	cr_assert(
