@@ -18,7 +18,7 @@ echo "== perfmon2 calls by hypercall vs floor3 (NOP doorbell through vpmu); fast
 for b in "$B"/bench/*; do
 	[ -x "$b" ] || continue
 	case "$(basename "$b")" in
-	bare_kvm | bench_sample_cost | bench_ctl_cost) continue ;; # below
+	bare_kvm | bench_sample_cost | bench_ctl_cost | bench_drain_cost) continue ;; # below
 	esac
 	echo "== $(basename "$b")"
 	"$b"
@@ -43,6 +43,9 @@ echo "== cost of one sample: vpmu vs bare KVM_RUN floor vs host perf; RSS"
 # (fake VMs: the VMM's control server with threads as vCPUs; no KVM).
 echo "== control plane: vpmu stat -I 100, CPU of the control thread and the client"
 "$B/bench/bench_ctl_cost"
+# Issue 15: CPU per sample of smpl_drain, JSON vs packed (fake VMs, no KVM).
+echo "== control plane: vpmu record, CPU per sample of smpl_drain in JSON vs packed"
+"$B/bench/bench_drain_cost"
 
 # Issue 19: snapshot and restore time and file size, 64 MiB and 1 GiB.
 echo "== snapshot / restore of idle 64 MiB and 1 GiB guests (sparse)"

@@ -9,7 +9,8 @@
  * The input is the byte stream a client writes; it arrives through a
  * socketpair in pieces of 1 + size % 97 bytes, and the frames are served
  * as the control thread serves them: in order, one reply each (sent back
- * through the pair and drained), a broken length ends the connection.
+ * through the pair and drained, a packed drain's binary frame after its
+ * reply), a broken length ends the connection.
  * At the end the client goes away and its contexts and sessions are
  * released, as when a connection closes.
  */
@@ -59,6 +60,13 @@ static bool serve(struct vmm_control *ctl, struct vmm_ctl_client *c, int peer)
 		ret = vmm_ctl_send(c->fd, rep, 100);
 		json_object_put(rep);
 		drain(peer);
+		/* A packed drain's frame follows its reply (issue 15). */
+		if (!ret)
+			ret = vmm_ctl_queue_packed(c, 0);
+		while (!ret && vmm_ctl_tx_pending(c)) {
+			ret = vmm_ctl_flush(c, 0);
+			drain(peer);
+		}
 		if (ret)
 			return false;
 	}
@@ -87,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	vmm_ctl_client_release(ctl, c);
 	vmm_ctl_rx_free(&c->rx);
+	vmm_ctl_tx_free(c);
 	c->fd = -1;
 	close(sv[0]);
 	close(sv[1]);

@@ -12,9 +12,12 @@
  *   arch_msr/    each model: program a counter to overflow with an
  *                interrupt, count, read status, clear
  *   ctl/         a client's frames: hello, info, a context's life, a
- *                session's life
+ *                session's life, packed drains
  *   record_file/ files written by the record writer (record_file.h):
  *                two VMs with samples and a note, and one without samples
+ *   ctl_packed/  packed sample frames of smpl_drain (ctl_proto.h): none,
+ *                three records (no arrays, some, all of both), records of
+ *                a longer (later) layout
  * Usage: fuzz_seedgen DIR (DIR/TARGET/ must exist).
  */
 #include <asm/bootparam.h>
@@ -27,6 +30,7 @@
 
 #include <pvpmu/abi.h>
 
+#include "ctl_proto.h"
 #include "elf_exec.h"
 #include "record_file.h"
 
@@ -342,6 +346,23 @@ static void ctl_frames(void)
 	frame(&b, "{\"v\":1,\"id\":12,\"cmd\":\"destroy\",\"ctx\":65536}");
 	save("ctl", "seed-context", b.b, b.n);
 
+	/*
+	 * Issue 15: drains whose samples follow in a binary frame. The
+	 * context of a fresh fake VM is 65680 (generation 1, the first
+	 * host slot: vpmu/context.c).
+	 */
+	b.n = 0;
+	frame(&b, "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,"
+		  "\"smpl_buf_size\":65536,\"callchain\":4}");
+	frame(&b, "{\"v\":1,\"id\":2,\"cmd\":\"smpl_drain\",\"ctx\":65680,"
+		  "\"packed\":1}");
+	frame(&b, "{\"v\":1,\"id\":3,\"cmd\":\"smpl_drain\",\"ctx\":65680,"
+		  "\"packed\":1,\"max\":1}");
+	frame(&b, "{\"v\":1,\"id\":4,\"cmd\":\"smpl_drain\",\"ctx\":65680,"
+		  "\"packed\":2}");
+	frame(&b, "{\"v\":1,\"id\":5,\"cmd\":\"destroy\",\"ctx\":65680}");
+	save("ctl", "seed-drain-packed", b.b, b.n);
+
 	b.n = 0;
 	frame(&b, "{\"v\":1,\"id\":1,\"cmd\":\"session_open\",\"vcpus\":[0,1],"
 		  "\"pmcs\":[{\"num\":0,\"value\":196608}],\"sets\":[{\"id\":"
@@ -404,6 +425,53 @@ static void record(const char *name, unsigned int nr_samples)
 		exit(1);
 }
 
+/* ---- packed sample frames (fuzz_ctl_packed.c) -------------------------- */
+
+static void packed_frames(void)
+{
+	static const uint16_t nv[3] = {0, 2, VMM_CTL_SAMPLE_VALS};
+	static const uint16_t nc[3] = {0, 2, VMM_CTL_CHAIN_MAX};
+	uint64_t vals[VMM_CTL_SAMPLE_VALS], chain[VMM_CTL_CHAIN_MAX];
+	struct vmm_ctl_pk_rec r;
+	struct buf b = {.n = 0}, l = {.n = 0};
+	unsigned int i, k;
+	size_t sz;
+
+	for (k = 0; k < VMM_CTL_SAMPLE_VALS; k++)
+		vals[k] = 1000 * (k + 1);
+	for (k = 0; k < VMM_CTL_CHAIN_MAX; k++)
+		chain[k] = 0xffffffff81000000ULL + 64 * k;
+	vmm_ctl_pk_put_hdr(b.b, 0);
+	save("ctl_packed", "seed-empty", b.b, VMM_CTL_PK_HDR);
+	vmm_ctl_pk_put_hdr(b.b, 3);
+	b.n = VMM_CTL_PK_HDR;
+	/* The same records with 8 more bytes each: a later layout. */
+	put_le(&l, VMM_CTL_PK_VERSION, 2);
+	put_le(&l, VMM_CTL_PK_REC + 8, 2);
+	put_le(&l, 3, 4);
+	for (i = 0; i < 3; i++) {
+		r  = (struct vmm_ctl_pk_rec){.cpu       = (uint16_t)i,
+					     .ovfl_pmd  = 1,
+					     .nr_missed = (uint16_t)(i * 2),
+					     .pid       = 100,
+					     .tid       = (int32_t)(100 + i),
+					     .tstamp    = 1000000ULL * i,
+					     .ip     = 0xffffffff81000100ULL + i,
+					     .period = 1000000,
+					     .nr_vals  = nv[i],
+					     .nr_chain = nc[i],
+					     .vals     = vals,
+					     .chain    = chain};
+		sz = vmm_ctl_pk_put(b.b + b.n, &r);
+		put(&l, b.b + b.n, VMM_CTL_PK_REC);
+		put_le(&l, 0, 8);
+		put(&l, b.b + b.n + VMM_CTL_PK_REC, sz - VMM_CTL_PK_REC);
+		b.n += sz;
+	}
+	save("ctl_packed", "seed-three", b.b, b.n);
+	save("ctl_packed", "seed-longer-records", l.b, l.n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -417,5 +485,6 @@ int main(int argc, char **argv)
 	ctl_frames();
 	record("seed-two-vms.rec", 12);
 	record("seed-empty.rec", 0);
+	packed_frames();
 	return 0;
 }

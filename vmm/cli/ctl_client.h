@@ -103,6 +103,7 @@ struct ops_vm {
 	uint64_t snap_pauses, snap_pause_ns;
 	int session;                    /* the VM's session, -1 if none */
 	int ctx[VMM_CTL_SESSION_VCPUS]; /* host context per vCPU, -1 if none */
+	bool drain_json; /* issue 15: its VMM refused packed drains */
 };
 
 struct ops_session {
@@ -115,6 +116,8 @@ struct ops_session {
 	unsigned int callchain; /* sampling: callers per sample (record -g) */
 	unsigned int max_overhead; /* issue 15: budget %, 0: the VM's */
 	bool freq_mode;            /* issue 15: raise the period (-F) */
+	unsigned char *pk_buf;     /* issue 15: the last packed drain frame */
+	size_t pk_cap;
 };
 
 /*
@@ -188,6 +191,11 @@ typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);
 /*
  * Drain every vCPU of VM (vm), calling (fn) per sample; (*lost) gets the
  * VMM's lost-sample total. 0 or -errno (the VM is then marked gone).
+ * Issue 15: samples come in the packed binary form of smpl_drain (a VMM
+ * that refuses it is drained in JSON from then on); the environment
+ * variable VPMU_DRAIN_JSON=1 forces the JSON form (a benchmark and debug
+ * switch: bench_drain_cost compares the two). Both hand (fn) the same
+ * samples.
  */
 int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 	      void *opaque, uint64_t *lost);

@@ -208,12 +208,10 @@ void ops_name_pmcs(const struct ops_session *s, const char *err, char *out,
 	out[o] = '\0';
 }
 
-/* Call (req) on VM (vm); on failure report it gone. */
-static int call(struct ops_session *s, unsigned int vm, struct json_object *req,
-		struct json_object **rep)
+/* Report the failure (ret) of a request to VM (vm); returns (ret). */
+static int call_failed(struct ops_session *s, unsigned int vm, int ret)
 {
 	struct ops_vm *v = &s->vms[vm];
-	int ret          = vmm_client_call(&v->cl, req, rep);
 	char msg[sizeof(v->cl.err) + 256];
 
 	if (ret == -ECONNRESET || ret == -EPIPE || ret == -ETIMEDOUT ||
@@ -225,6 +223,15 @@ static int call(struct ops_session *s, unsigned int vm, struct json_object *req,
 		fprintf(stderr, "%s: VM '%s': %s\n", s->prog, v->e.name, msg);
 	}
 	return ret;
+}
+
+/* Call (req) on VM (vm); on failure report it gone. */
+static int call(struct ops_session *s, unsigned int vm, struct json_object *req,
+		struct json_object **rep)
+{
+	int ret = vmm_client_call(&s->vms[vm].cl, req, rep);
+
+	return ret ? call_failed(s, vm, ret) : 0;
 }
 
 static struct json_object *ctx_req(const char *cmd, int ctx)
@@ -608,11 +615,116 @@ static void emit_samples(struct json_object *arr, struct json_object *w,
 	}
 }
 
+/*
+ * Issue 15: the samples of packed frame (buf, len) to (fn), decoded into
+ * one ops_sample on the stack (no allocation). 0, or -EPROTO with a
+ * message in (err) (the samples before the malformed one were given).
+ */
+static int emit_packed(const unsigned char *buf, size_t len, unsigned int vm,
+		       ops_sample_fn_t fn, void *opaque, char *err,
+		       size_t errlen)
+{
+	struct vmm_ctl_pk_reader rd;
+	struct vmm_ctl_pk_rec r;
+	struct ops_sample smp;
+	int ret;
+
+	ret = vmm_ctl_pk_open(&rd, buf, len, err, errlen);
+	while (!ret) {
+		memset(&smp, 0, sizeof(smp));
+		ret = vmm_ctl_pk_next(&rd, &r, smp.vals, smp.chain, err,
+				      errlen);
+		if (ret <= 0)
+			break;
+		smp.vm       = vm;
+		smp.vcpu     = r.cpu;
+		smp.set      = r.set;
+		smp.ovfl_pmd = r.ovfl_pmd;
+		smp.tstamp   = r.tstamp;
+		smp.ip       = r.ip;
+		smp.nr_vals  = r.nr_vals;
+		smp.nr_chain = r.nr_chain;
+		smp.missed   = r.nr_missed;
+		smp.period   = r.period;
+		fn(opaque, &smp);
+		ret = 0;
+	}
+	return ret;
+}
+
+/*
+ * Issue 15: one packed smpl_drain of context (ctx) of VM (vm): the reply
+ * (*rep, for the caller) and the frame it announces, decoded to (fn).
+ * 0; 1 when the VMM does not know "packed" (drain it in JSON); -errno
+ * (the VM is then reported, or gone).
+ */
+static int drain_packed(struct ops_session *s, unsigned int vm, int ctx,
+			ops_sample_fn_t fn, void *opaque,
+			struct json_object **rep)
+{
+	struct ops_vm *v        = &s->vms[vm];
+	struct json_object *req = ctx_req("smpl_drain", ctx), *jn;
+	int tmo =
+		v->cl.timeout_ms > 0 ? v->cl.timeout_ms : VMM_CLIENT_TIMEOUT_MS;
+	char err[160], why[200];
+	unsigned char *nb;
+	uint64_t want;
+	int ret;
+
+	json_object_object_add(req, "packed", json_object_new_int(1));
+	ret = vmm_client_call(&v->cl, req, rep);
+	if (ret == -EINVAL && strstr(v->cl.err, "'packed'")) {
+		v->drain_json = true; /* a VMM older than this client */
+		return 1;
+	}
+	if (ret)
+		return call_failed(s, vm, ret);
+	want = json_object_object_get_ex(*rep, "packed_bytes", &jn)
+		       ? json_object_get_uint64(jn)
+		       : 0;
+	ret  = -EMSGSIZE;
+	if (want < VMM_CTL_PK_HDR || want > VMM_CTL_PK_MAX)
+		goto fail;
+	if (s->pk_cap < want) {
+		ret = -ENOMEM;
+		nb  = realloc(s->pk_buf, want);
+		if (!nb)
+			goto fail;
+		s->pk_buf = nb;
+		s->pk_cap = want;
+	}
+	ret = vmm_ctl_recv_packed(v->cl.fd, s->pk_buf, want, tmo);
+	if (ret)
+		goto fail;
+	ret = emit_packed(s->pk_buf, want, vm, fn, opaque, err, sizeof(err));
+	if (!ret)
+		return 0;
+	ops_vm_gone(s, vm, err);
+	goto out;
+fail:
+	if (ret == -EPROTO)
+		snprintf(why, sizeof(why),
+			 "packed samples: a frame other than the %llu bytes "
+			 "its reply announced",
+			 (unsigned long long)want);
+	else
+		snprintf(why, sizeof(why), "packed samples: %s",
+			 strerror(-ret));
+	ops_vm_gone(s, vm,
+		    ret == -ECONNRESET ? "connection closed by the VMM" : why);
+out:
+	json_object_put(*rep);
+	*rep = NULL;
+	return ret;
+}
+
 int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 	      void *opaque, uint64_t *lost)
 {
 	struct ops_vm *v = &s->vms[vm];
 	struct json_object *rep, *arr, *jl, *jm, *jw;
+	const char *env = getenv("VPMU_DRAIN_JSON");
+	bool force_json = env && !strcmp(env, "1");
 	unsigned int i;
 	bool more;
 	int ret;
@@ -622,16 +734,26 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
 		if (v->ctx[i] < 0)
 			continue; /* not chosen by -C */
 		do {
-			ret = call(s, vm, ctx_req("smpl_drain", v->ctx[i]),
-				   &rep);
+			ret = 1;
+			if (!force_json && !v->drain_json)
+				ret = drain_packed(s, vm, v->ctx[i], fn, opaque,
+						   &rep);
+			if (ret == 1) {
+				ret = call(s, vm,
+					   ctx_req("smpl_drain", v->ctx[i]),
+					   &rep);
+				if (!ret && json_object_object_get_ex(
+						    rep, "samples", &arr)) {
+					if (!json_object_object_get_ex(
+						    rep, "weights", &jw))
+						jw = NULL;
+					emit_samples(arr, jw, vm, fn, opaque);
+				}
+			}
 			if (ret)
 				return ret;
-			json_object_object_get_ex(rep, "samples", &arr);
 			json_object_object_get_ex(rep, "lost", &jl);
 			json_object_object_get_ex(rep, "more", &jm);
-			if (!json_object_object_get_ex(rep, "weights", &jw))
-				jw = NULL;
-			emit_samples(arr, jw, vm, fn, opaque);
 			keep_thr(&v->thr[i], rep);
 			keep_snap(v, rep);
 			*lost += json_object_get_uint64(jl);
@@ -668,6 +790,9 @@ void ops_close(struct ops_session *s)
 	free(s->vms);
 	s->vms    = NULL;
 	s->nr_vms = s->nr_live = 0;
+	free(s->pk_buf);
+	s->pk_buf = NULL;
+	s->pk_cap = 0;
 }
 
 int ops_select_all(const struct cli_cmd *cmd, void *ctx, const char *value)

@@ -76,6 +76,34 @@ int vmm_ctl_queue(struct vmm_ctl_client *c, struct json_object *msg,
 	return 0;
 }
 
+int vmm_ctl_queue_packed(struct vmm_ctl_client *c, uint64_t now)
+{
+	struct vmm_ctl_tx *tx = &c->tx, *pk = &c->pk;
+	size_t len = pk->len;
+	int ret;
+
+	if (!len)
+		return 0;
+	pk->len = 0;
+	ret     = tx_reserve(tx, VMM_CTL_HDR + len);
+	if (ret)
+		return ret;
+	if (!vmm_ctl_tx_pending(c))
+		c->tx_moved_ns = now;
+	tx->buf[tx->len++] = (unsigned char)(len >> 24);
+	tx->buf[tx->len++] = (unsigned char)(len >> 16);
+	tx->buf[tx->len++] = (unsigned char)(len >> 8);
+	tx->buf[tx->len++] = (unsigned char)len;
+	memcpy(tx->buf + tx->len, pk->buf, len);
+	tx->len += len;
+	if (pk->cap > (1U << 20)) { /* a big drain went: do not keep it */
+		free(pk->buf);
+		pk->buf = NULL;
+		pk->cap = 0;
+	}
+	return 0;
+}
+
 int vmm_ctl_flush(struct vmm_ctl_client *c, uint64_t now)
 {
 	struct vmm_ctl_tx *tx = &c->tx;
@@ -105,6 +133,8 @@ void vmm_ctl_tx_free(struct vmm_ctl_client *c)
 {
 	free(c->tx.buf);
 	memset(&c->tx, 0, sizeof(c->tx));
+	free(c->pk.buf);
+	memset(&c->pk, 0, sizeof(c->pk));
 }
 
 bool vmm_ctl_conn_readable(const struct vmm_ctl_client *c)

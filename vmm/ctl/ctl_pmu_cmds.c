@@ -511,5 +511,5 @@ int vmm_ctl_do_stop(struct vmm_ctl_call *x)
 
 int vmm_ctl_do_smpl_drain(struct vmm_ctl_call *x)
 {
-	return vmm_ctl_drain(x->ctl, x->hc, x->req, x->rep);
+	return vmm_ctl_drain(x->ctl, x->c, x->hc, x->req, x->rep);
 }

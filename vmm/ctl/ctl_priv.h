@@ -130,6 +130,12 @@ size_t vmm_ctl_tx_pending(const struct vmm_ctl_client *c);
 int vmm_ctl_queue(struct vmm_ctl_client *c, struct json_object *msg,
 		  uint64_t now);
 
+/*
+ * Issue 15: append the packed frame a smpl_drain left in (c)->pk (if any)
+ * after its reply, and empty it. 0 or -ENOMEM.
+ */
+int vmm_ctl_queue_packed(struct vmm_ctl_client *c, uint64_t now);
+
 /* Send what the socket takes now, never waiting. 0 or -errno (close). */
 int vmm_ctl_flush(struct vmm_ctl_client *c, uint64_t now);
 void vmm_ctl_tx_free(struct vmm_ctl_client *c);

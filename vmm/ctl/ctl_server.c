@@ -199,6 +199,10 @@ static const char *serve_frames(struct vmm_control *ctl,
 		}
 		ret = vmm_ctl_queue(c, rep, now);
 		json_object_put(rep);
+		/* Issue 15: a packed drain's samples follow its reply. */
+		if (!ret)
+			ret = vmm_ctl_queue_packed(c, now);
+		c->pk.len = 0;
 		if (ret)
 			return "no memory for its reply";
 	}

@@ -115,6 +115,8 @@ struct vmm_ctl_client {
 	int fd; /* -1 when free */
 	struct vmm_ctl_rx rx;
 	struct vmm_ctl_tx tx;
+	struct vmm_ctl_tx pk;    /* issue 15: a packed drain's frame, queued
+				    after its reply (ctl_smpl_cmds.c) */
 	bool served;             /* a request was answered */
 	uint64_t frame_start_ns; /* unfinished frame (or none yet) since */
 	uint64_t tx_moved_ns;    /* replies last queued from empty or sent */
@@ -209,10 +211,12 @@ struct json_object *vmm_ctl_handle(struct vmm_control *ctl,
 
 /*
  * ctl_smpl_cmds.c: the smpl_drain command: copy new samples of (hc) and
- * answer up to "max" of those kept into (rep). 0 or -errno.
+ * answer up to "max" of those kept into (rep), or with "packed" into
+ * (c)->pk, the frame the server queues after the reply. 0 or -errno.
  */
-int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
-		  struct json_object *req, struct json_object *rep);
+int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_client *c,
+		  struct vmm_ctl_hctx *hc, struct json_object *req,
+		  struct json_object *rep);
 
 /* ctl_smpl_cmds.c: copy new samples of every host context; restart full ones.
  */

@@ -258,26 +258,106 @@ void vmm_ctl_throttle_json(struct vmm_ctl_call *x, int handle,
 			       json_object_new_uint64(vpmu_cpu_cost_ns(cpu)));
 }
 
-int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
-		  struct json_object *req, struct json_object *rep)
+/* The JSON form: "samples" and "weights" of the first (n) kept samples. */
+static void json_samples(const struct vmm_ctl_hctx *hc, unsigned int n,
+			 struct json_object *rep)
 {
-	unsigned int max      = (unsigned int)vmm_ctl_get_int(req, "max", 8192);
-	struct vmm_ctl_call x = {.ctl = ctl};
 	struct json_object *arr, *w;
-	unsigned int i, n;
+	unsigned int i;
 
-	if (!hc->buf)
-		return -EINVAL;
-	collect(ctl, hc);
-	n   = hc->nr_spill < max ? hc->nr_spill : max;
 	arr = json_object_new_array_ext((int)n);
 	w   = json_object_new_array_ext((int)n);
 	for (i = 0; i < n; i++) {
 		json_object_array_add(arr, sample_json(hc, &hc->spill[i]));
 		json_object_array_add(w, weight_json(&hc->spill[i]));
 	}
+	json_object_object_add(rep, "samples", arr);
 	json_object_object_add(rep, "weights", w);
+}
+
+/*
+ * Issue 15, the packed form: the first (max) kept samples, or fewer that
+ * fit in one frame, encoded into (pk) (grown, never shrunk here: no
+ * allocation per sample or, once it is big enough, per drain). Returns how
+ * many, with the frame's size in (pk->len); -ENOMEM.
+ */
+static int pack_samples(const struct vmm_ctl_hctx *hc, unsigned int max,
+			struct vmm_ctl_tx *pk)
+{
+	const struct vmm_ctl_sample *s;
+	struct vmm_ctl_pk_rec r;
+	size_t bytes = VMM_CTL_PK_HDR, sz, off;
+	unsigned int i, n;
+	unsigned char *nb;
+
+	for (n = 0; n < max; n++) {
+		s  = &hc->spill[n];
+		sz = vmm_ctl_pk_rec_size(s->nr_vals,
+					 hc->chain_depth ? s->nr_chain : 0);
+		if (bytes + sz > VMM_CTL_PK_MAX)
+			break;
+		bytes += sz;
+	}
+	if (pk->cap < bytes) {
+		nb = realloc(pk->buf, bytes);
+		if (!nb)
+			return -ENOMEM;
+		pk->buf = nb;
+		pk->cap = bytes;
+	}
+	vmm_ctl_pk_put_hdr(pk->buf, n);
+	off = VMM_CTL_PK_HDR;
+	for (i = 0; i < n; i++) {
+		s = &hc->spill[i];
+		r = (struct vmm_ctl_pk_rec){
+			.cpu       = s->cpu,
+			.set       = s->set,
+			.ovfl_pmd  = s->ovfl_pmd,
+			.nr_missed = s->nr_missed,
+			.pid       = s->pid,
+			.tid       = s->tid,
+			.tstamp    = s->tstamp,
+			.ip        = s->ip,
+			.period    = s->period,
+			.nr_vals   = s->nr_vals,
+			.vals      = s->vals,
+		};
+		if (hc->chain_depth) {
+			r.nr_chain = s->nr_chain;
+			r.chain    = hc->chains + (size_t)i * hc->chain_depth;
+		}
+		off += vmm_ctl_pk_put(pk->buf + off, &r);
+	}
+	pk->len = off;
+	return (int)n;
+}
+
+int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_client *c,
+		  struct vmm_ctl_hctx *hc, struct json_object *req,
+		  struct json_object *rep)
+{
+	unsigned int max      = (unsigned int)vmm_ctl_get_int(req, "max", 8192);
+	bool packed           = vmm_ctl_get_int(req, "packed", 0) == 1;
+	struct vmm_ctl_call x = {.ctl = ctl};
+	unsigned int n;
+	int ret;
+
+	if (!hc->buf)
+		return -EINVAL;
+	collect(ctl, hc);
+	n = hc->nr_spill < max ? hc->nr_spill : max;
+	/* Its "samples" count is replaced by the samples in the JSON form. */
 	vmm_ctl_throttle_json(&x, hc->handle, hc->vcpu, rep);
+	if (packed) {
+		ret = pack_samples(hc, n, &c->pk);
+		if (ret < 0)
+			return ret;
+		n = (unsigned int)ret;
+		json_object_object_add(rep, "packed_bytes",
+				       json_object_new_uint64(c->pk.len));
+	} else {
+		json_samples(hc, n, rep);
+	}
 	if (n < hc->nr_spill) {
 		memmove(hc->spill, hc->spill + n,
 			(hc->nr_spill - n) * sizeof(*hc->spill));
@@ -288,7 +368,6 @@ int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 					sizeof(*hc->chains));
 	}
 	hc->nr_spill -= n;
-	json_object_object_add(rep, "samples", arr);
 	json_object_object_add(rep, "lost", json_object_new_uint64(hc->lost));
 	/* Issue 19: snapshot pauses since this context was created. */
 	json_object_object_add(

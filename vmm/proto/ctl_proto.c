@@ -512,3 +512,19 @@ int vmm_ctl_recv(int fd, struct json_object **out, int timeout_ms)
 	*out = obj;
 	return 0;
 }
+
+int vmm_ctl_recv_packed(int fd, void *buf, size_t want, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	unsigned char hdr[VMM_CTL_HDR];
+	int ret;
+
+	if (want < VMM_CTL_PK_HDR || want > VMM_CTL_PK_MAX)
+		return -EMSGSIZE;
+	ret = read_all(fd, hdr, sizeof(hdr), deadline);
+	if (ret)
+		return ret;
+	if (be32(hdr) != want)
+		return -EPROTO; /* not the frame the reply announced */
+	return read_all(fd, buf, want, deadline);
+}

@@ -10,6 +10,32 @@
  *   0 or above the maximum is a framing error: the server answers it and
  *   closes the connection (it cannot find the next frame).
  *
+ *   The one exception (issue 15): a smpl_drain request with "packed":1
+ *   whose reply is ok carries "packed_bytes":N in that reply, and exactly
+ *   one more frame follows it immediately (before the reply to any later
+ *   request) from the server: the same 4-byte big-endian
+ *   length, equal to N (VMM_CTL_PK_HDR .. VMM_CTL_PK_MAX), and N bytes of
+ *   binary packed samples (below), not JSON. No other reply is followed by
+ *   a binary frame, an error reply never is, and clients never send one: a
+ *   client reads it only with vmm_ctl_recv_packed() and the N its reply
+ *   announced (a length other than N is a protocol error), and
+ *   vmm_ctl_recv() refuses it (not JSON).
+ *
+ * Packed samples (layout version VMM_CTL_PK_VERSION = 1, all little-endian)
+ *   header  u16 version, u16 rec_size, u32 count        (VMM_CTL_PK_HDR: 8)
+ *   count records, each rec_size bytes of fixed fields then its arrays:
+ *     0  u16 cpu        2  u16 set       4  u16 ovfl_pmd   6  u16 nr_missed
+ *     8  i32 pid       12  i32 tid      16  u64 tstamp    24  u64 ip
+ *    32  u64 period    40  u16 nr_vals  42  u16 nr_chain  44  u32 0 (reserved)
+ *    rec_size  nr_vals x u64 values, then nr_chain x u64 callers (innermost
+ *              first)
+ *   Version 1 writes rec_size VMM_CTL_PK_REC (48). A later layout adds
+ *   fields before rec_size and raises it: readers skip what they do not
+ *   know, and refuse a rec_size below 48, another version, a count above
+ *   VMM_CTL_DRAIN_MAX or beyond the frame, nr_vals above
+ *   VMM_CTL_SAMPLE_VALS, nr_chain above VMM_CTL_CHAIN_MAX, a record cut
+ *   short and bytes after the last record.
+ *
  * Requests and replies (version VMM_CTL_PROTO = 1)
  *   request  {"v":1, "id":N, "cmd":"NAME", ...arguments}
  *   reply    {"v":1, "id":N, "ok":true, ...results}
@@ -35,11 +61,16 @@
  *   load ctx vcpu [set], unload ctx, start ctx [set], stop ctx
  *   read_pmds ctx pmds[{num,set}] -> values[]
  *   getinfo_evtsets ctx sets[ids] -> sets[{id,runs,act_ns}]
- *   smpl_drain ctx [max] -> samples[[cpu,set,ovfl_pmd,tstamp,ip,pid,tid,
- *                        [values](, [callers])]], lost, more: samples
+ *   smpl_drain ctx [max] [packed] -> samples[[cpu,set,ovfl_pmd,tstamp,ip,
+ *                        pid,tid,[values](, [callers])]],
+ *                        weights[[nr_missed,period]], lost, more: samples
  *                        recorded since the last drain (callers, innermost
  *                        first, with callchain); a full buffer is restarted
- *                        by the VMM
+ *                        by the VMM. With packed 1: no samples and weights
+ *                        but packed_bytes N, and the samples in the binary
+ *                        frame that follows (Framing above); fewer than max
+ *                        when they would not fit in VMM_CTL_PK_MAX (more
+ *                        says so)
  *   destroy ctx
  * Sessions: one request per VM for what the commands above do per vCPU
  *   session_open [vcpus[]] pmcs[...] [pmds[...]] [sets[...]] [set]
@@ -232,5 +263,66 @@ int vmm_ctl_send(int fd, struct json_object *msg, int timeout_ms);
  * -EMSGSIZE or -EPROTO (not a JSON object).
  */
 int vmm_ctl_recv(int fd, struct json_object **out, int timeout_ms);
+
+/*
+ * Read the binary frame a smpl_drain reply announced with "packed_bytes"
+ * (want) into (buf) (at least want bytes), waiting at most (timeout_ms).
+ * Returns 0; -EMSGSIZE when (want) is outside VMM_CTL_PK_HDR ..
+ * VMM_CTL_PK_MAX; -EPROTO when the frame's length is not (want) (the
+ * stream is then lost); -ETIMEDOUT, -ECONNRESET or -errno.
+ */
+int vmm_ctl_recv_packed(int fd, void *buf, size_t want, int timeout_ms);
+
+/* ---- packed samples (ctl_packed.c; layout under Framing above) ------ */
+
+#define VMM_CTL_PK_VERSION 1
+#define VMM_CTL_PK_HDR     8               /* frame header bytes */
+#define VMM_CTL_PK_REC     48              /* fixed bytes of a v1 record */
+#define VMM_CTL_PK_MAX     VMM_CTL_MSG_MAX /* bytes of one frame */
+
+/*
+ * One sample. Encoding reads nr_vals values from (vals) and nr_chain
+ * callers from (chain); decoding points them at the caller's arrays.
+ */
+struct vmm_ctl_pk_rec {
+	uint16_t cpu, set, ovfl_pmd, nr_missed;
+	int32_t pid, tid;
+	uint64_t tstamp, ip, period;
+	uint16_t nr_vals, nr_chain;
+	const uint64_t *vals, *chain;
+};
+
+/* Bytes of a record with (nr_vals) values and (nr_chain) callers. */
+size_t vmm_ctl_pk_rec_size(unsigned int nr_vals, unsigned int nr_chain);
+
+/* Write the frame header for (count) records at (p) (VMM_CTL_PK_HDR). */
+void vmm_ctl_pk_put_hdr(unsigned char *p, uint32_t count);
+
+/* Write record (r) at (p); returns its size (vmm_ctl_pk_rec_size). */
+size_t vmm_ctl_pk_put(unsigned char *p, const struct vmm_ctl_pk_rec *r);
+
+/* A frame being decoded; (left) records remain. */
+struct vmm_ctl_pk_reader {
+	const unsigned char *p;
+	size_t len, off;
+	uint32_t left;
+	uint16_t rec_size;
+};
+
+/*
+ * Start reading frame (buf, len): checks its header (version, record
+ * size, count against the frame). 0, or -EPROTO with a message in (err).
+ */
+int vmm_ctl_pk_open(struct vmm_ctl_pk_reader *rd, const void *buf, size_t len,
+		    char *err, size_t errlen);
+
+/*
+ * The next record into (r), its values into (vals) (VMM_CTL_SAMPLE_VALS
+ * entries) and callers into (chain) (VMM_CTL_CHAIN_MAX): 1; 0 after the
+ * last one (the frame ends there); -EPROTO with a message in (err) for a
+ * malformed record, after which the frame must be dropped.
+ */
+int vmm_ctl_pk_next(struct vmm_ctl_pk_reader *rd, struct vmm_ctl_pk_rec *r,
+		    uint64_t *vals, uint64_t *chain, char *err, size_t errlen);
 
 #endif /* VMM_CONTROL_PROTO_H */

@@ -107,7 +107,9 @@ static const struct vmm_ctl_field f_load[] = {CTX, VCPU, SET, F_END};
 static const struct vmm_ctl_field f_start[] = {CTX, SET, F_END};
 
 static const struct vmm_ctl_field f_drain[] = {
-	CTX, F_INT("max", false, 1, VMM_CTL_DRAIN_MAX), F_END};
+	CTX, F_INT("max", false, 1, VMM_CTL_DRAIN_MAX),
+	/* Issue 15: the samples in a binary frame after the reply. */
+	F_INT("packed", false, 0, 1), F_END};
 
 static const struct vmm_ctl_field f_session_open[] = {
 	F_INTS("vcpus", false, VMM_CTL_SESSION_VCPUS),

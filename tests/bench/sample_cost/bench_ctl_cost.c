@@ -13,110 +13,21 @@
  * CPU time in ms per second of wall time (the thread's schedstat run time;
  * the client's rusage), and what one report adds over the floor.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define FAKE   VPMU_BUILD_DIR "/tests/serve/fake_vms"
-#define VPMU   VPMU_BUILD_DIR "/vmm/vpmu"
+#include "fake_vm_bench.h"
+
 #define EVENTS "hv_run_ns,hv_exits,hv_hypercalls"
 
 static char dir[64];
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
-/* The task of (pid) named (comm); -1 if none. */
-static int find_task(pid_t pid, const char *comm)
-{
-	char path[320], name[32];
-	struct dirent *d;
-	DIR *dp;
-	FILE *f;
-	int tid = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dp = opendir(path);
-	while (dp && tid < 0 && (d = readdir(dp))) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid,
-			 d->d_name);
-		f = fopen(path, "re");
-		if (f && fgets(name, sizeof(name), f) &&
-		    !strncmp(name, comm, strlen(comm)))
-			tid = atoi(d->d_name);
-		if (f)
-			fclose(f);
-	}
-	if (dp)
-		closedir(dp);
-	return tid;
-}
-
-/* Run time (ns) of task (tid) of (pid), from its schedstat. */
-static unsigned long long run_ns(pid_t pid, int tid)
-{
-	char path[96];
-	unsigned long long ns = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		 tid);
-	f = fopen(path, "re");
-	if (f && fscanf(f, "%llu", &ns) != 1)
-		ns = 0;
-	if (f)
-		fclose(f);
-	return ns;
-}
-
-static pid_t start_fake(unsigned int vcpus)
-{
-	char spec[32], go[96], log[96], line[128];
-	pid_t pid;
-	int i;
-
-	snprintf(spec, sizeof(spec), "vm:%u", vcpus);
-	snprintf(go, sizeof(go), "%s/go", dir);
-	snprintf(log, sizeof(log), "%s/fake.log", dir);
-	unlink(log); /* "ready" is this VM's */
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execl(FAKE, "fake_vms", go, "0", spec, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 200; i++) {
-		FILE *f    = fopen(log, "re");
-		bool ready = false;
-
-		while (f && fgets(line, sizeof(line), f))
-			ready |= strstr(line, "ready") != NULL;
-		if (f)
-			fclose(f);
-		if (ready)
-			return pid;
-		sleep_ms(50);
-	}
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
-	return -1;
-}
 
 /* Run `vpmu stat ... -- (sec)` with (interval) ("": none); CPU ms. */
 static double run_stat(const char *interval, const char *sec, int *st)
@@ -138,10 +49,7 @@ static double run_stat(const char *interval, const char *sec, int *st)
 		_exit(127);
 	}
 	wait4(cl, st, 0, &ru);
-	return (double)ru.ru_utime.tv_sec * 1e3 +
-	       (double)ru.ru_utime.tv_usec / 1e3 +
-	       (double)ru.ru_stime.tv_sec * 1e3 +
-	       (double)ru.ru_stime.tv_usec / 1e3;
+	return cpu_ms(&ru);
 }
 
 int main(void)
@@ -169,7 +77,7 @@ int main(void)
 	       "cli -I", "-I/report");
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		unsigned long long a, b, c, d;
-		pid_t fake = start_fake(sizes[i]);
+		pid_t fake = start_fake(dir, sizes[i]);
 		double cf, ci, n = secs * 10;
 		int tid, st1, st2;
 
