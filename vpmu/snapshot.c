@@ -442,6 +442,10 @@ static int get_ctx(struct vpmu_domain *d, struct snap_rd *r,
 	if (!vpmu_set_find(c, 0) || !c->active)
 		return refuse(e, "context %#x: set0 or active set %u missing",
 			      handle, out->active_id);
+	/* Issue 15: the interval in force (the guest's shared page). */
+	c->st.switch_ns = (c->active->flags & PFM_SETFL_TIME_SWITCH)
+				  ? c->active->switch_ns
+				  : 0;
 	return 0;
 }
 

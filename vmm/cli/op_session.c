@@ -540,7 +540,9 @@ static void keep_thr(struct ops_thr *t, struct json_object *rep)
 
 	if (!json_object_object_get_ex(rep, "samples", &v))
 		return; /* an older VMM */
-	t->samples = json_object_get_uint64(v);
+	/* A JSON drain's "samples" is the array, not the count. */
+	if (json_object_is_type(v, json_type_int))
+		t->samples = json_object_get_uint64(v);
 #define THR_FIELD(name, field)                                                 \
 	if (json_object_object_get_ex(rep, name, &v))                          \
 		t->field = json_object_get_uint64(v);

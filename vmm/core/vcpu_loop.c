@@ -248,8 +248,10 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
  */
 static bool serve_requests(struct vmm_vcpu *vcpu)
 {
-	if (atomic_exchange(&vcpu->requests, 0) & VMM_REQ_PAUSE)
+	if (atomic_exchange(&vcpu->requests, 0) & VMM_REQ_PAUSE) {
 		vmm_snapshot_vcpu_pause(vcpu, false); /* issue 19 */
+		vmm_pmu_resumed(vcpu);
+	}
 	return !__atomic_load_n(&vcpu->vm->stopping, __ATOMIC_ACQUIRE);
 }
 

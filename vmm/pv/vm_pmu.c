@@ -418,6 +418,12 @@ void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
 	}
 }
 
+void vmm_pmu_resumed(struct vmm_vcpu *vcpu)
+{
+	if (vcpu->pmu.reentry_from)
+		vcpu->pmu.reentry_from = vpmu_monotonic_ns();
+}
+
 void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
 {
 	atomic_store(&vcpu->pmu.irq_pending, true);
@@ -443,17 +449,27 @@ bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
 
 /*
  * Issue 15: the kick the VMM sees: from the moment its timer was due to
- * fire (wall clock) to KVM_RUN's return at (t0), at most 1 ms (a later
- * return is the host's scheduling, not the kick).
+ * fire (wall clock; armed for at least VMM_TIMER_MIN_NS) to KVM_RUN's
+ * return at (t0), at most 1 ms (a later return is the host's scheduling,
+ * not the kick). A timer due before this KVM_RUN began (t0 - run_ns)
+ * fired outside the guest: only KVM_RUN's immediate return counts, and
+ * (*entered) is false (no world switch to charge twice).
  */
-static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0)
+static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0,
+			uint64_t run_ns, bool *entered)
 {
-	uint64_t due;
+	uint64_t due, rel, start = t0 - run_ns;
 
+	*entered = false;
 	if (p->armed_deadline == VPMU_NO_DEADLINE ||
 	    p->armed_deadline < p->armed_run_ns)
 		return 0;
-	due = p->armed_wall_ns + (p->armed_deadline - p->armed_run_ns);
+	rel = p->armed_deadline - p->armed_run_ns;
+	due = p->armed_wall_ns +
+	      (rel < VMM_TIMER_MIN_NS ? VMM_TIMER_MIN_NS : rel);
+	*entered = due >= start;
+	if (!*entered)
+		due = start;
 	return t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
 }
 
@@ -464,6 +480,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
 	bool timer                 = kicked && vcpu->kick.by_timer;
 	uint64_t now, exit_ns = 0;
+	bool entered = false;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
@@ -489,11 +506,11 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	 */
 	now = vpmu_monotonic_ns();
 	if (timer)
-		exit_ns = kick_ns(p, t_ret);
+		exit_ns = kick_ns(p, t_ret, run_ns, &entered);
 	vpmu_cpu_charge(p->cpu, now - t_ret + exit_ns);
 	/* The rest of our timer's kick: charged by vmm_pmu_before_run(). */
 	p->reentry_from      = timer ? now : 0;
-	p->reentry_kernel_ns = exit_ns;
+	p->reentry_kernel_ns = entered ? exit_ns : 0;
 	if (!timer)
 		return;
 	/*

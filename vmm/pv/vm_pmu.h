@@ -137,6 +137,13 @@ void vmm_chain_free(struct vmm_vcpu *vcpu);
 void vmm_pmu_before_run(struct vmm_vcpu *vcpu);
 
 /*
+ * The vCPU was paused (a snapshot) between a kick and the next KVM_RUN:
+ * the way back to KVM_RUN that vmm_pmu_before_run() charges starts now,
+ * the pause is not monitoring cost.
+ */
+void vmm_pmu_resumed(struct vmm_vcpu *vcpu);
+
+/*
  * After KVM_RUN returned at (t_ret) (CLOCK_MONOTONIC; an exit, or
  * (kicked) by a signal): account (run_ns) of guest time. The run loop
  * refreshes the shared page once the exit is handled (vmm_shared_update),

@@ -64,8 +64,8 @@ static void sleep_ns(uint64_t ns)
 static void timer_was_due(struct vmm_vcpu_pmu *p, uint64_t ago)
 {
 	p->armed_run_ns   = vpmu_cpu_run_ns(p->cpu);
-	p->armed_deadline = p->armed_run_ns + 1000;
-	p->armed_wall_ns  = vpmu_monotonic_ns() - ago - 1000;
+	p->armed_deadline = p->armed_run_ns + 20000;
+	p->armed_wall_ns  = vpmu_monotonic_ns() - ago - 20000;
 }
 
 Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
@@ -77,7 +77,7 @@ Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
 	timer_was_due(p, 200000); /* 200 us from due to KVM_RUN's return */
 	c0               = vpmu_cpu_cost_ns(p->cpu);
 	v->kick.by_timer = true; /* the kick includes our timer's signal */
-	vmm_pmu_after_run(v, 1000, vpmu_monotonic_ns(), true);
+	vmm_pmu_after_run(v, MS, vpmu_monotonic_ns(), true);
 	c1 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(le(u64, c0 + 200000, c1), "the kick's exit is charged");
 	sleep_ns(2 * MS); /* shared page, requests, re-arm... */
@@ -99,6 +99,48 @@ Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
 	/* A guest I/O exit, say. */
 	vmm_pmu_after_run(v, 1000, vpmu_monotonic_ns(), false);
 	sleep_ns(100 * MS); /* handling the I/O */
+	vmm_pmu_before_run(v);
+	c1 = vpmu_cpu_cost_ns(p->cpu);
+	cr_assert(lt(u64, c1 - c0, 100 * MS), "%llu ns charged",
+		  (unsigned long long)(c1 - c0));
+}
+
+/*
+ * A timer due before KVM_RUN began fired outside the guest (KVM_RUN
+ * returned at once): only that return is its kick, and there was no
+ * world switch into the guest to charge again.
+ */
+Test(vmm_pv_kick_cost, a_kick_before_kvm_run_charges_no_reentry)
+{
+	struct vmm_vcpu *v     = &vm.vcpus[0];
+	struct vmm_vcpu_pmu *p = &v->pmu;
+	uint64_t c0, c1, est0;
+
+	timer_was_due(p, 200000); /* due 200 us ago */
+	c0               = vpmu_cpu_cost_ns(p->cpu);
+	est0             = v->kick.reentry_est;
+	v->kick.by_timer = true;
+	vmm_pmu_after_run(v, 1000, vpmu_monotonic_ns(), true); /* 1 us run */
+	vmm_pmu_before_run(v);
+	c1 = vpmu_cpu_cost_ns(p->cpu);
+	cr_assert(lt(u64, c1 - c0, 200000), "%llu ns charged",
+		  (unsigned long long)(c1 - c0));
+	cr_assert(eq(u64, v->kick.reentry_est, est0));
+}
+
+/* A snapshot pause between a kick and the next KVM_RUN is not its cost. */
+Test(vmm_pv_kick_cost, a_pause_after_a_kick_is_not_charged)
+{
+	struct vmm_vcpu *v     = &vm.vcpus[0];
+	struct vmm_vcpu_pmu *p = &v->pmu;
+	uint64_t c0, c1;
+
+	timer_was_due(p, 1000);
+	v->kick.by_timer = true;
+	vmm_pmu_after_run(v, MS, vpmu_monotonic_ns(), true);
+	c0 = vpmu_cpu_cost_ns(p->cpu);
+	sleep_ns(100 * MS); /* paused for a snapshot */
+	vmm_pmu_resumed(v);
 	vmm_pmu_before_run(v);
 	c1 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(lt(u64, c1 - c0, 100 * MS), "%llu ns charged",

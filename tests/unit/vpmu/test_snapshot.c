@@ -170,6 +170,7 @@ Test(vpmu_snapshot, counts_continue_exactly)
 Test(vpmu_snapshot, set_rotation_and_run_counts_kept)
 {
 	int fd = h_ctx(PFM_FL_SYSTEM_WIDE);
+	struct vpmu_snapshot snap;
 	unsigned int s;
 
 	h_set(fd, 0, PFM_SETFL_TIME_SWITCH, 0, 1 * MS);
@@ -186,6 +187,9 @@ Test(vpmu_snapshot, set_rotation_and_run_counts_kept)
 	h_run(MS);
 	h_run(MS); /* mid-way through set 1's second... timeout */
 	save_restore();
+	/* Issue 15: the guest's shared page shows the interval at once. */
+	cr_assert(eq(int, vpmu_cpu_snapshot(B.cpu0, &snap), 0));
+	cr_assert(eq(u64, snap.switch_ns, 1 * MS));
 	b_rate(0, 1000000ULL);
 	b_rate(1, 2000000ULL);
 	b_rate(2, 3000000ULL);
