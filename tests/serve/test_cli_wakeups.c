@@ -23,29 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static char dir[64], log_path[128];
-static pid_t fake;
+#include "fake_vms_run.h"
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
-/* Has (path) a line containing (what)? */
-static bool file_has(const char *path, const char *what)
-{
-	char line[256];
-	bool found = false;
-	FILE *f    = fopen(path, "re");
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
-	return found;
-}
+static struct fake_vms_run F;
 
 /* Run (argv) with stdout and stderr to (out); its voluntary switches. */
 static long run_counted(char *const argv[], const char *out, int *status)
@@ -71,41 +51,12 @@ static long run_counted(char *const argv[], const char *out, int *status)
 
 static void setup(void)
 {
-	char go[96];
-	int i;
-
-	snprintf(dir, sizeof(dir), "/tmp/vpmu-wakeups-XXXXXX");
-	cr_assert(not(eq(ptr, mkdtemp(dir), NULL)));
-	snprintf(go, sizeof(go), "%s/run", dir);
-	cr_assert(eq(int, mkdir(go, 0700), 0));
-	setenv("VPMU_RUNTIME_DIR", go, 1);
-	snprintf(log_path, sizeof(log_path), "%s/fake.log", dir);
-	snprintf(go, sizeof(go), "%s/go", dir);
-	fake = fork();
-	cr_assert(ge(int, fake, 0));
-	if (fake == 0) {
-		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execl(VPMU_BUILD_DIR "/tests/serve/fake_vms", "fake_vms", go,
-		      "0", "idle:1", (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 200 && !file_has(log_path, "fake_vms: ready"); i++)
-		sleep_ms(50);
-	cr_assert(file_has(log_path, "fake_vms: ready"),
-		  "fake_vms did not start");
+	fake_vms_start(&F, "wakeups", "idle:1");
 }
 
 static void teardown(void)
 {
-	char cmd[96];
-
-	kill(fake, SIGTERM);
-	waitpid(fake, NULL, 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect(eq(int, system(cmd), 0));
+	fake_vms_stop(&F);
 }
 
 TestSuite(cli_wakeups, .init = setup, .fini = teardown, .timeout = 120);
@@ -132,7 +83,7 @@ static long run_ok(char *const argv[], const char *name, char *out, size_t size)
 	int status;
 	long n;
 
-	snprintf(out, size, "%s/%s", dir, name);
+	snprintf(out, size, "%s/%s", F.dir, name);
 	n = run_counted(argv, out, &status);
 	cr_assert(eq(int, status, 0), "%s", slurp(out));
 	return n;
@@ -236,9 +187,9 @@ Test(cli_wakeups, record_sleeps_between_drains)
 			NULL};
 	long n;
 
-	snprintf(rec, sizeof(rec), "%s/vpmu.rec", dir);
+	snprintf(rec, sizeof(rec), "%s/vpmu.rec", F.dir);
 	n = run_ok(argv, "record.out", out, sizeof(out));
-	cr_expect(file_has(out, "samples/s per vCPU achieved"), "%s",
+	cr_expect(fake_file_has(out, "samples/s per vCPU achieved"), "%s",
 		  slurp(out));
 	cr_expect(le(long, n, 15 + 21 * 3), "%ld voluntary switches:\n%s", n,
 		  slurp(out));
@@ -266,8 +217,9 @@ Test(cli_rate, top_prints_rate_and_warns_below_90_percent)
 			"1",
 			NULL};
 	run_ok(argv, "top-rate.out", out, sizeof(out));
-	cr_expect(file_has(out, "  rate: "), "%s", slurp(out));
-	cr_expect(file_has(out, "of 50000 requested"), "%s", slurp(out));
-	cr_expect(file_has(out, "warning: below 90 % of the requested rate: "),
+	cr_expect(fake_file_has(out, "  rate: "), "%s", slurp(out));
+	cr_expect(fake_file_has(out, "of 50000 requested"), "%s", slurp(out));
+	cr_expect(fake_file_has(out,
+				"warning: below 90 % of the requested rate: "),
 		  "%s", slurp(out));
 }

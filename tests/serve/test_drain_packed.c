@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ctl_client.h"
+#include "fake_vms_run.h"
 #include "elf_symbols.h"
 
 #define FAKE     VPMU_BUILD_DIR "/tests/serve/fake_vms"
@@ -36,28 +37,7 @@
 #define PERIOD   2000000ULL /* hv_run_ns: a sample every 2 ms of run */
 #define MAX_SMP  20000
 
-static char dir[64], log_path[128];
-static pid_t fake;
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
-static bool file_has(const char *path, const char *what)
-{
-	char line[512];
-	bool found = false;
-	FILE *f    = fopen(path, "re");
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = strstr(line, what) != NULL;
-	if (f)
-		fclose(f);
-	return found;
-}
+static struct fake_vms_run F;
 
 static char *slurp(const char *path)
 {
@@ -73,42 +53,12 @@ static char *slurp(const char *path)
 
 static void setup(void)
 {
-	char go[96], run[96];
-	int i;
-
-	snprintf(dir, sizeof(dir), "/tmp/vpmu-packed-XXXXXX");
-	cr_assert(not(eq(ptr, mkdtemp(dir), NULL)));
-	snprintf(run, sizeof(run), "%s/run", dir);
-	cr_assert(eq(int, mkdir(run, 0700), 0));
-	setenv("VPMU_RUNTIME_DIR", run, 1);
-	snprintf(log_path, sizeof(log_path), "%s/fake.log", dir);
-	snprintf(go, sizeof(go), "%s/go", dir);
-	fflush(NULL);
-	fake = fork();
-	cr_assert(ge(int, fake, 0));
-	if (fake == 0) {
-		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execl(FAKE, "fake_vms", go, "0", "pk:2", (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 200 && !file_has(log_path, "fake_vms: ready"); i++)
-		sleep_ms(50);
-	cr_assert(file_has(log_path, "fake_vms: ready"),
-		  "fake_vms did not start");
+	fake_vms_start(&F, "packed", "pk:2");
 }
 
 static void teardown(void)
 {
-	char cmd[96];
-
-	kill(fake, SIGTERM);
-	waitpid(fake, NULL, 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect(eq(int, system(cmd), 0));
+	fake_vms_stop(&F);
 }
 
 TestSuite(drain_packed, .init = setup, .fini = teardown, .timeout = 120);
@@ -154,7 +104,7 @@ Test(drain_packed, same_samples_as_json)
 	s.callchain = 4;
 	cr_assert(eq(int, ops_start_sampling(&s, PERIOD, 256 << 10), 0));
 	for (round = 0; round < 8; round++) {
-		sleep_ms(120);
+		fake_sleep_ms(120);
 		g.packed_now = round % 2;
 		if (g.packed_now)
 			unsetenv("VPMU_DRAIN_JSON");
@@ -287,10 +237,10 @@ Test(drain_packed, record_same_profile_as_json)
 	unsigned int i;
 
 	for (i = 0; i < 2; i++) {
-		snprintf(rec, sizeof(rec), "%s/%s.rec", dir, form[i]);
-		snprintf(out, sizeof(out), "%s/%s.out", dir, form[i]);
-		snprintf(rep, sizeof(rep), "%s/%s.report", dir, form[i]);
-		snprintf(fold, sizeof(fold), "%s/%s.folded", dir, form[i]);
+		snprintf(rec, sizeof(rec), "%s/%s.rec", F.dir, form[i]);
+		snprintf(out, sizeof(out), "%s/%s.out", F.dir, form[i]);
+		snprintf(rep, sizeof(rep), "%s/%s.report", F.dir, form[i]);
+		snprintf(fold, sizeof(fold), "%s/%s.folded", F.dir, form[i]);
 		record(rec, out, i == 0);
 		report(rec, NULL, rep);
 		report(rec, "--folded", fold);
