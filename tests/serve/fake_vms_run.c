@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -75,4 +76,37 @@ void fake_vms_stop(struct fake_vms_run *f)
 	waitpid(f->pid, NULL, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
 	cr_expect(eq(int, system(cmd), 0));
+}
+
+long fake_run(char *const argv[], const char *out, int *status)
+{
+	struct rusage ru;
+	pid_t pid = fork();
+
+	cr_assert(ge(int, pid, 0));
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0600);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	cr_assert(eq(int, wait4(pid, status, 0, &ru), pid));
+	cr_log_info("%s %s: %ld voluntary context switches", argv[0], argv[1],
+		    ru.ru_nvcsw);
+	return ru.ru_nvcsw;
+}
+
+char *fake_slurp(const char *path)
+{
+	static char buf[4096];
+	FILE *f  = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return buf;
 }

@@ -28,4 +28,13 @@ bool fake_file_has(const char *path, const char *what);
 
 void fake_sleep_ms(long ms);
 
+/*
+ * Run (argv) (argv[0] a path) with stdout and stderr to the file (out);
+ * its wait status in (*status). Returns its voluntary context switches.
+ */
+long fake_run(char *const argv[], const char *out, int *status);
+
+/* The start of file (path), for a failure message (a static buffer). */
+char *fake_slurp(const char *path);
+
 #endif

@@ -27,28 +27,6 @@
 
 static struct fake_vms_run F;
 
-/* Run (argv) with stdout and stderr to (out); its voluntary switches. */
-static long run_counted(char *const argv[], const char *out, int *status)
-{
-	struct rusage ru;
-	pid_t pid = fork();
-
-	cr_assert(ge(int, pid, 0));
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0600);
-
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	cr_assert(eq(int, wait4(pid, status, 0, &ru), pid));
-	cr_log_info("%s %s: %ld voluntary context switches", argv[0], argv[1],
-		    ru.ru_nvcsw);
-	return ru.ru_nvcsw;
-}
-
 static void setup(void)
 {
 	fake_vms_start(&F, "wakeups", "idle:1");
@@ -61,19 +39,6 @@ static void teardown(void)
 
 TestSuite(cli_wakeups, .init = setup, .fini = teardown, .timeout = 120);
 
-/* Output of a run, for the failure message. */
-static char *slurp(const char *path)
-{
-	static char buf[2048];
-	FILE *f  = fopen(path, "re");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
 /*
  * Run (argv) with its output in dir/(name), whose path is left in (out):
  * it must exit 0. Its voluntary context switches.
@@ -84,8 +49,8 @@ static long run_ok(char *const argv[], const char *name, char *out, size_t size)
 	long n;
 
 	snprintf(out, size, "%s/%s", F.dir, name);
-	n = run_counted(argv, out, &status);
-	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	n = fake_run(argv, out, &status);
+	cr_assert(eq(int, status, 0), "%s", fake_slurp(out));
 	return n;
 }
 
@@ -110,7 +75,7 @@ Test(cli_wakeups, stat_sleeps_until_its_end)
 
 	n = run_ok(argv, "stat.out", out, sizeof(out));
 	cr_expect(le(long, n, 15), "%ld voluntary switches in 2 s:\n%s", n,
-		  slurp(out));
+		  fake_slurp(out));
 }
 
 /*
@@ -138,7 +103,7 @@ Test(cli_wakeups, stat_interval_wakes_once_per_interval)
 
 	n = run_ok(argv, "stat-i.out", out, sizeof(out));
 	cr_expect(le(long, n, 15 + 10 * 3), "%ld voluntary switches:\n%s", n,
-		  slurp(out));
+		  fake_slurp(out));
 }
 
 /*
@@ -161,7 +126,7 @@ Test(cli_wakeups, top_sleeps_between_refreshes)
 
 	n = run_ok(argv, "top.out", out, sizeof(out));
 	cr_expect(le(long, n, 15 + 2 * 5), "%ld voluntary switches:\n%s", n,
-		  slurp(out));
+		  fake_slurp(out));
 }
 
 /*
@@ -190,9 +155,9 @@ Test(cli_wakeups, record_sleeps_between_drains)
 	snprintf(rec, sizeof(rec), "%s/vpmu.rec", F.dir);
 	n = run_ok(argv, "record.out", out, sizeof(out));
 	cr_expect(fake_file_has(out, "samples/s per vCPU achieved"), "%s",
-		  slurp(out));
+		  fake_slurp(out));
 	cr_expect(le(long, n, 15 + 21 * 3), "%ld voluntary switches:\n%s", n,
-		  slurp(out));
+		  fake_slurp(out));
 }
 
 TestSuite(cli_rate, .init = setup, .fini = teardown, .timeout = 120);
@@ -217,9 +182,10 @@ Test(cli_rate, top_prints_rate_and_warns_below_90_percent)
 			"1",
 			NULL};
 	run_ok(argv, "top-rate.out", out, sizeof(out));
-	cr_expect(fake_file_has(out, "  rate: "), "%s", slurp(out));
-	cr_expect(fake_file_has(out, "of 50000 requested"), "%s", slurp(out));
+	cr_expect(fake_file_has(out, "  rate: "), "%s", fake_slurp(out));
+	cr_expect(fake_file_has(out, "of 50000 requested"), "%s",
+		  fake_slurp(out));
 	cr_expect(fake_file_has(out,
 				"warning: below 90 % of the requested rate: "),
-		  "%s", slurp(out));
+		  "%s", fake_slurp(out));
 }

@@ -39,18 +39,6 @@
 
 static struct fake_vms_run F;
 
-static char *slurp(const char *path)
-{
-	static char buf[4096];
-	FILE *f  = fopen(path, "re");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
 static void setup(void)
 {
 	fake_vms_start(&F, "packed", "pk:2");
@@ -167,50 +155,28 @@ Test(drain_packed, same_samples_as_json)
 /* Run `vpmu record -g ... -o (rec) -- 1`, JSON drains when (json). */
 static void record(const char *rec, const char *out, bool json)
 {
+	char *argv[] = {
+		VPMU, "record", "-g", "-a",        "-e", "hv_run_ns,hv_exits",
+		"-F", "500",    "-o", (char *)rec, "--", "1",
+		NULL};
 	int status;
-	pid_t pid = fork();
 
-	cr_assert(ge(int, pid, 0));
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0600);
-
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		if (json)
-			setenv("VPMU_DRAIN_JSON", "1", 1);
-		else
-			unsetenv("VPMU_DRAIN_JSON");
-		execl(VPMU, "vpmu", "record", "-g", "-a", "-e",
-		      "hv_run_ns,hv_exits", "-F", "500", "-o", rec, "--", "1",
-		      (char *)NULL);
-		_exit(127);
-	}
-	cr_assert(eq(int, waitpid(pid, &status, 0), pid));
-	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	if (json)
+		setenv("VPMU_DRAIN_JSON", "1", 1);
+	fake_run(argv, out, &status);
+	unsetenv("VPMU_DRAIN_JSON");
+	cr_assert(eq(int, status, 0), "%s", fake_slurp(out));
 }
 
-/* `vpmu report (args) (rec)` into (out). */
+/* `vpmu report (opt) (rec)` into (out). */
 static void report(const char *rec, const char *opt, const char *out)
 {
+	char *argv[] = {VPMU, "report", (char *)(opt ? opt : rec),
+			opt ? (char *)rec : NULL, NULL};
 	int status;
-	pid_t pid = fork();
 
-	cr_assert(ge(int, pid, 0));
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0600);
-
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		if (opt)
-			execl(VPMU, "vpmu", "report", opt, rec, (char *)NULL);
-		else
-			execl(VPMU, "vpmu", "report", rec, (char *)NULL);
-		_exit(127);
-	}
-	cr_assert(eq(int, waitpid(pid, &status, 0), pid));
-	cr_assert(eq(int, status, 0), "%s", slurp(out));
+	fake_run(argv, out, &status);
+	cr_assert(eq(int, status, 0), "%s", fake_slurp(out));
 }
 
 /* The line number of the first line of (path) containing (what). */
@@ -244,15 +210,15 @@ Test(drain_packed, record_same_profile_as_json)
 		record(rec, out, i == 0);
 		report(rec, NULL, rep);
 		report(rec, "--folded", fold);
-		cr_log_info("%s: %s", form[i], slurp(rep));
+		cr_log_info("%s: %s", form[i], fake_slurp(rep));
 		cr_expect(lt(int, 0, line_of(rep, "fake_guest_hot")), "%s: %s",
-			  form[i], slurp(rep));
+			  form[i], fake_slurp(rep));
 		cr_expect(lt(int, line_of(rep, "fake_guest_hot"),
 			     line_of(rep, "fake_guest_cold")),
-			  "%s: hot first: %s", form[i], slurp(rep));
+			  "%s: hot first: %s", form[i], fake_slurp(rep));
 		cr_expect(lt(int, 0,
 			     line_of(fold, "fake_guest_outer;fake_guest_mid;"
 					   "fake_guest_hot ")),
-			  "%s: %s", form[i], slurp(fold));
+			  "%s: %s", form[i], fake_slurp(fold));
 	}
 }
