@@ -68,17 +68,27 @@ int vmm_linux_devices_init(struct vmm_vm *vm)
 	return ret;
 }
 
-/* The command line: as configured, else the default plus host quirks. */
-static void build_cmdline(const struct vmm_vm *vm, char *buf, size_t len)
+/*
+ * The command line: as configured, else the default; either way with the
+ * parameters this host needs that it does not already give (a PVM host's,
+ * without which Linux dies at its first XSAVE).
+ */
+static int build_cmdline(struct vmm_vm *vm, char *buf, size_t len, char *err,
+			 size_t errlen)
 {
-	if (vm->has_cmdline) {
-		snprintf(buf, len, "%s", vm->cmdline);
-		return;
-	}
-	snprintf(buf, len, "%s", default_cmdline);
-	if (vmm_pvm_host())
-		snprintf(buf + strlen(buf), len - strlen(buf), " %s",
-			 vmm_pvm_cmdline);
+	const char *line = vm->has_cmdline ? vm->cmdline : default_cmdline;
+	int ret;
+
+	ret = vmm_cmdline_merge(line, vmm_host_linux_params(&vm->host), buf,
+				len, vm->cmdline_added,
+				sizeof(vm->cmdline_added));
+	if (ret)
+		snprintf(err, errlen,
+			 "the command line and the parameters this %s host "
+			 "needs (%s) do not fit in %zu bytes",
+			 vmm_host_kind_name(vm->host.kind),
+			 vmm_host_linux_params(&vm->host), len - 1);
+	return ret;
 }
 
 static int map_initrd(struct vmm_vm *vm, struct vmm_image_file *f, char *err,
@@ -119,8 +129,10 @@ static int load_linux(struct vmm_vm *vm, const char *path,
 	cmdline = ret ? NULL : malloc(VMM_CMDLINE_MAX);
 	if (!ret && !cmdline)
 		ret = -ENOMEM;
+	if (!ret)
+		ret = build_cmdline(vm, cmdline, VMM_CMDLINE_MAX, msg,
+				    sizeof(msg));
 	if (!ret) {
-		build_cmdline(vm, cmdline, VMM_CMDLINE_MAX);
 		img.cmdline = cmdline;
 		ret = vmm_linux_load(&img, vm->mem, vm->mem_size, out, msg,
 				     sizeof(msg));
