@@ -55,7 +55,10 @@ static const struct cli_cmd events_cmd = {
 		"the\n  sampling formats a guest can name by UUID (spec "
 		"3.5.2).\n"
 		"  JSON: \"operators\": false for the events only guests can "
-		"count.\n",
+		"count.\n"
+		"  First, the kind of KVM host (hardware VT-x/SVM, PVM, "
+		"nested) "
+		"and\n  what it implies for guests.\n",
 };
 
 struct listing {
@@ -245,6 +248,7 @@ static int list(struct vmm_vm *vm, bool json)
 {
 	struct vpmu_host_config hc = {.ops = &listing_ops, .opaque = vm};
 	struct listing l           = {.out = stdout, .json = json};
+	struct vmm_host host;
 	struct vpmu_domain *d;
 	int khz, ret;
 
@@ -256,9 +260,19 @@ static int list(struct vmm_vm *vm, bool json)
 		fprintf(stderr, "vpmu events: %s\n", strerror(-ret));
 		return 1;
 	}
-	if (json)
-		fputs("{\n  \"events\": [", stdout);
-	else
+	vmm_host_probe(&host);
+	if (json) {
+		fputs("{\n  \"host\": {\"kind\": ", stdout);
+		json_str(stdout, vmm_host_kind_name(host.kind));
+		printf(", \"nested\": %s, \"hardware_pmu\": %s},\n",
+		       host.nested ? "true" : "false",
+		       host.hw_pmu ? "true" : "false");
+		fputs("  \"events\": [", stdout);
+	} else {
+		vmm_host_describe(&host, "", stdout);
+		putchar('\n');
+	}
+	if (!json)
 		printf("%-6s  %-34s %-8s %-5s %-5s %s\n", "CODE", "NAME",
 		       "BACKEND", "AVAIL", "WHO",
 		       "DESCRIPTION (or why unavailable)");

@@ -205,6 +205,24 @@ static void restore_snapshot(struct vmm_vm *vm, const char *path,
 			(t1.tv_nsec - t0.tv_nsec) / 1e6);
 }
 
+/* --stats: what is booted, on what kind of host, and what that implies. */
+static void print_boot(const struct vmm_vm *vm, const char *image)
+{
+	enum vmm_image_kind kind = vmm_vm_image_kind(vm);
+	char prefix[VMM_NAME_MAX + 16];
+
+	snprintf(prefix, sizeof(prefix), "vpmu: %s: ", vmm_vm_name(vm));
+	fprintf(stderr, "%sbooting %s as a %s\n", prefix, image,
+		vmm_image_kind_name(kind));
+	vmm_host_describe(vmm_vm_host(vm), prefix, stderr);
+	if (kind != VMM_IMAGE_ELF)
+		fprintf(stderr, "%sLinux command line: %s%s\n", prefix,
+			vmm_vm_linux_params_added(vm)[0] ? "added " : "",
+			vmm_vm_linux_params_added(vm)[0]
+				? vmm_vm_linux_params_added(vm)
+				: "nothing added for this host");
+}
+
 int main(int argc, char **argv)
 {
 	char err[VMM_CONFIG_ERR_LEN];
@@ -227,9 +245,7 @@ int main(int argc, char **argv)
 	else if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
 		die("%s", err);
 	if (cfg.stats && !restore[0])
-		fprintf(stderr, "vpmu: %s: booting %s as a %s\n",
-			vmm_vm_name(vm), cfg.image,
-			vmm_image_kind_name(vmm_vm_image_kind(vm)));
+		print_boot(vm, cfg.image);
 	status = run_until_signal(vm, console);
 	if (status < 0)
 		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),

@@ -88,7 +88,8 @@ static void add_hypervisor_leaves(struct kvm_cpuid2 *c)
 /*
  * Linux guests: KVM's own leaves (KVMKVMKVM: kvm-clock, PV EOI...) move
  * up to 0x40000100, where Linux's kvm_cpuid_base() looks next, so vpmu's
- * leaf keeps 0x40000000 and Linux still finds its KVM paravirt features.
+ * leaf keeps 0x40000000 and Linux still finds its KVM paravirt features,
+ * less those this host does not serve (host_kind.c).
  */
 #define KVM_LEAF_SHIFT 0x100 /* where Linux looks after 0x40000000 */
 
@@ -101,6 +102,8 @@ static bool move_kvm_leaf(const struct vmm_vcpu *vcpu,
 		return false;
 	if (e->function == KVM_CPUID_SIGNATURE)
 		e->eax = KVM_CPUID_FEATURES + KVM_LEAF_SHIFT;
+	else
+		e->eax &= ~vmm_host_hidden_kvm_features(&vcpu->vm->host);
 	e->function += KVM_LEAF_SHIFT;
 	return true;
 }

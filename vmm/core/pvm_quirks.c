@@ -15,8 +15,8 @@
  * VT-x/SVM hosts none of this triggers. What a VMM cannot do (the user
  * `syscall` that PVM delivers at CPL 3) is a guest kernel patch:
  * guest-driver/linux-kernel/patches. The kernel parameters a PVM host needs
- * for a stock kernel are vmm_pvm_cmdline, added to the default command line
- * when the host is PVM.
+ * for a stock kernel are vmm_pvm_cmdline, merged into every Linux command
+ * line on PVM hosts (host_kind.c).
  */
 #include "vmm_core_priv.h"
 
@@ -24,19 +24,13 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define OP_INT3    0xcc
-#define OP_FWAIT   0x9b
-#define BP_VECTOR  3
-#define PVM_MODULE "/sys/module/kvm_pvm"
+#define OP_INT3   0xcc
+#define OP_FWAIT  0x9b
+#define BP_VECTOR 3
 
 const char vmm_pvm_cmdline[] =
 	"noxsave clearcpuid=smap,erms,fsrm,popcnt,rdrand,rdseed,fsgsbase,"
 	"pcid,invpcid,pku";
-
-bool vmm_pvm_host(void)
-{
-	return access(PVM_MODULE, F_OK) == 0;
-}
 
 /* The first byte of the instruction at RIP: from KVM, else guest memory. */
 static int fetch_opcode(struct vmm_vcpu *vcpu, uint64_t rip, uint8_t *op)

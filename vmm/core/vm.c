@@ -263,9 +263,10 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 	if (!vm)
 		return fail(err, errlen, -ENOMEM, "vm");
 	vm->kvm_fd = vm->vm_fd = -1;
-	vm->mem_size           = cfg->mem_size;
-	vm->nr_vcpus           = cfg->nr_vcpus;
-	vm->sandbox            = !cfg->no_sandbox; /* issue 13 */
+	vmm_host_probe(&vm->host);
+	vm->mem_size = cfg->mem_size;
+	vm->nr_vcpus = cfg->nr_vcpus;
+	vm->sandbox  = !cfg->no_sandbox; /* issue 13 */
 	pthread_mutex_init(&vm->lock, NULL);
 	pthread_cond_init(&vm->cond, NULL);
 	vmm_uart_init(&vm->uart, console);
@@ -420,4 +421,14 @@ void vmm_vm_uuid(const struct vmm_vm *vm, uuid_t out)
 enum vmm_image_kind vmm_vm_image_kind(const struct vmm_vm *vm)
 {
 	return vm->image_kind;
+}
+
+const struct vmm_host *vmm_vm_host(const struct vmm_vm *vm)
+{
+	return &vm->host;
+}
+
+const char *vmm_vm_linux_params_added(const struct vmm_vm *vm)
+{
+	return vm->cmdline_added;
 }

@@ -154,6 +154,47 @@ int vmm_linux_load(const struct vmm_linux_image *img, void *mem,
 int vmm_mptable_write(void *mem, uint64_t mem_size, unsigned int nr_cpus);
 size_t vmm_mptable_size(unsigned int nr_cpus);
 
+/*
+ * Merge the space-separated kernel parameters (needed) into the command
+ * line (line) the user wrote, into (out, len) (pure, linux_cmdline.c):
+ * each word of (needed) whose name (up to '=') the line does not already
+ * give is added after the line's parameters and before a "--" that starts
+ * init's arguments; the user's words win. (added, added_len), if not NULL,
+ * gets the words that were added. 0, or -ENAMETOOLONG if it does not fit.
+ */
+int vmm_cmdline_merge(const char *line, const char *needed, char *out,
+		      size_t len, char *added, size_t added_len);
+
+/* ---- The kind of KVM host (host_kind.c) -------------------------------- */
+
+enum vmm_host_kind {
+	VMM_HOST_UNKNOWN,
+	VMM_HOST_VMX, /* hardware VT-x (kvm_intel) */
+	VMM_HOST_SVM, /* hardware SVM (kvm_amd) */
+	VMM_HOST_PVM, /* software virtualization (kvm_pvm) */
+};
+
+struct vmm_host {
+	enum vmm_host_kind kind;
+	bool nested; /* the host kernel is itself a guest */
+	bool hw_pmu; /* the host has a hardware PMU (perf's "cpu" device) */
+};
+
+/* Probe this host (its /sys and CPUID). */
+void vmm_host_probe(struct vmm_host *host);
+/* The same from a sysfs tree at (sysfs_root), for tests. */
+void vmm_host_probe_at(const char *sysfs_root, bool nested,
+		       struct vmm_host *host);
+/* "hardware VT-x", "hardware SVM", "PVM (software virtualization)"... */
+const char *vmm_host_kind_name(enum vmm_host_kind kind);
+/* KVM paravirtual features (1 << KVM_FEATURE_*) a guest must not see. */
+uint32_t vmm_host_hidden_kvm_features(const struct vmm_host *host);
+/* Kernel parameters a stock Linux needs on this host ("" for none). */
+const char *vmm_host_linux_params(const struct vmm_host *host);
+/* Lines naming the host kind and what it implies, each after (prefix). */
+void vmm_host_describe(const struct vmm_host *host, const char *prefix,
+		       FILE *out);
+
 /* ---- PIO dispatch (pio.c) --------------------------------------------- */
 
 /*
@@ -359,6 +400,10 @@ struct vmm_vcpu *vmm_vm_vcpu(struct vmm_vm *vm, unsigned int index);
 uint64_t vmm_vm_mem_size(const struct vmm_vm *vm);
 const char *vmm_vm_name(const struct vmm_vm *vm);
 enum vmm_image_kind vmm_vm_image_kind(const struct vmm_vm *vm);
+/* The host the VM runs on (probed when it was created). */
+const struct vmm_host *vmm_vm_host(const struct vmm_vm *vm);
+/* Linux: the host's parameters added to the command line ("": none). */
+const char *vmm_vm_linux_params_added(const struct vmm_vm *vm);
 void vmm_vm_uuid(const struct vmm_vm *vm, uuid_t out);
 
 /*

@@ -119,6 +119,9 @@ struct vmm_vm {
 	char initrd[PATH_MAX]; /* Linux: from the config */
 	char cmdline[VMM_CMDLINE_MAX];
 	bool has_cmdline;
+	struct vmm_host host; /* probed once, at creation */
+	/* Linux: the host's parameters added to the command line. */
+	char cmdline_added[VMM_CMDLINE_MAX];
 
 	/* Run state, under (lock). */
 	pthread_mutex_t lock;
@@ -166,9 +169,7 @@ int vmm_linux_boot(struct vmm_vm *vm, const char *path, char *err,
 
 /* pvm_quirks.c: emulate what the host's instruction emulator refused. */
 bool vmm_pvm_quirk_handled(struct vmm_vcpu *vcpu);
-/* Is the host KVM a software-virtualized PVM (kvm_pvm module)? */
-bool vmm_pvm_host(void);
-/* Kernel parameters a PVM host needs, appended unless already given. */
+/* Kernel parameters a PVM host needs, merged unless already given. */
 extern const char vmm_pvm_cmdline[];
 
 /* pio.c: dispatch a KVM_EXIT_IO. */
