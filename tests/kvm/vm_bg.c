@@ -139,21 +139,100 @@ static bool registered(const char *dir, pid_t pid)
 	return found;
 }
 
+static int exit_status(int wstatus)
+{
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+				  : 128 + WTERMSIG(wstatus);
+}
+
+const char *file_tail(const char *path, unsigned int lines, char *buf,
+		      size_t len)
+{
+	static char whole[65536];
+	size_t n;
+	char *p;
+
+	if (slurp_file(path, whole, sizeof(whole))) {
+		snprintf(buf, len, "(%s: cannot read)", path);
+		return buf;
+	}
+	n = strlen(whole);
+	while (n && whole[n - 1] == '\n')
+		whole[--n] = '\0';
+	for (p = whole + n; p > whole && lines; p--) {
+		if (p[-1] == '\n' && !--lines)
+			break;
+	}
+	snprintf(buf, len, "%s", p);
+	return buf;
+}
+
+/* Why a wait for (vm)'s console failed, with its last words. */
+static void report_wait(const struct vm_bg *vm, const char *needle,
+			unsigned int count, int ret)
+{
+	char tail[4096], err[PATH_MAX + 8];
+
+	snprintf(err, sizeof(err), "%.*s.stderr",
+		 (int)(strlen(vm->console) - strlen(".console")), vm->console);
+	if (ret == -ESRCH)
+		fprintf(stderr,
+			"VM %s ended with status %d before its "
+			"console held '%s' %u time(s)\n",
+			vm->name, vm->status, needle, count);
+	else
+		fprintf(stderr,
+			"VM %s: its console did not hold '%s' %u "
+			"time(s) in time (or it never registered)\n",
+			vm->name, needle, count);
+	fprintf(stderr, "--- last console lines (%s):\n%s\n", vm->console,
+		file_tail(vm->console, 15, tail, sizeof(tail)));
+	fprintf(stderr, "--- last stderr lines:\n%s\n",
+		file_tail(err, 15, tail, sizeof(tail)));
+}
+
 int vm_bg_wait(struct vm_bg *vm, const char *dir, const char *needle,
 	       unsigned int count, unsigned int timeout_ms)
 {
 	static char buf[65536];
 	unsigned int waited;
+	int st;
 
 	for (waited = 0; waited < timeout_ms; waited += 10) {
-		if (waitpid(vm->pid, NULL, WNOHANG) == vm->pid) {
-			vm->pid = 0;
+		if (waitpid(vm->pid, &st, WNOHANG) == vm->pid) {
+			vm->pid    = 0;
+			vm->status = exit_status(st);
+			report_wait(vm, needle, count, -ESRCH);
 			return -ESRCH;
 		}
 		if (!slurp_file(vm->console, buf, sizeof(buf)) &&
 		    count_str(buf, needle) >= count && registered(dir, vm->pid))
 			return 0;
 		usleep(10000);
+	}
+	report_wait(vm, needle, count, -ETIMEDOUT);
+	return -ETIMEDOUT;
+}
+
+int vpmu_bg_wait_text(pid_t pid, const char *path, const char *needle,
+		      unsigned int timeout_ms, int *status)
+{
+	static char buf[65536];
+	unsigned int waited;
+	int st;
+
+	for (waited = 0; waited < timeout_ms; waited += 100) {
+		if (!slurp_file(path, buf, sizeof(buf)) && strstr(buf, needle))
+			return 0;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			*status = exit_status(st);
+			/* Its last words may hold (needle) after all. */
+			if (!slurp_file(path, buf, sizeof(buf)) &&
+			    strstr(buf, needle))
+				return 0;
+			return -ESRCH;
+		}
+		usleep(100000);
 	}
 	return -ETIMEDOUT;
 }
@@ -200,8 +279,7 @@ int vpmu_bg_wait(pid_t pid, unsigned int timeout_ms)
 
 	for (waited = 0; waited <= timeout_ms; waited += 10) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st)
-					     : 128 + WTERMSIG(st);
+			return exit_status(st);
 		usleep(10000);
 	}
 	kill(pid, SIGKILL);

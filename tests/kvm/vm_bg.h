@@ -15,8 +15,9 @@
 #include <sys/types.h>
 
 struct vm_bg {
-	pid_t pid;
-	int in_fd; /* the write end of its console input; 0: none */
+	pid_t pid;  /* 0 once reaped */
+	int status; /* its exit status once it ended (or 128 + signal) */
+	int in_fd;  /* the write end of its console input; 0: none */
 	char name[64];
 	char console[PATH_MAX];
 };
@@ -42,7 +43,9 @@ int vm_bg_start(struct vm_bg *vm, const char *dir, const char *image,
 /*
  * Wait until the console of (vm) holds (needle) (count) times, and its
  * registry entry exists in (dir). Returns 0, or -ETIMEDOUT after
- * (timeout_ms), or -ESRCH if the VM ended.
+ * (timeout_ms), or -ESRCH as soon as the VM ended (its status in
+ * vm->status). Either failure prints, on stderr, what was awaited, the
+ * VM's status and the last lines of its console and stderr.
  */
 int vm_bg_wait(struct vm_bg *vm, const char *dir, const char *needle,
 	       unsigned int count, unsigned int timeout_ms);
@@ -75,6 +78,21 @@ pid_t vpmu_bg_input(const char *const *argv, const char *out, const char *err,
 
 /* Wait for (pid) at most (timeout_ms); its exit status, or -ETIMEDOUT. */
 int vpmu_bg_wait(pid_t pid, unsigned int timeout_ms);
+
+/*
+ * Wait until the file (path) holds (needle) while (pid) runs: 0, -ESRCH as
+ * soon as (pid) ended first (reaped, its exit status in *status), or
+ * -ETIMEDOUT after (timeout_ms). A VM that died is never waited for.
+ */
+int vpmu_bg_wait_text(pid_t pid, const char *path, const char *needle,
+		      unsigned int timeout_ms, int *status);
+
+/*
+ * The last (lines) lines of the file (path) into (buf), for a failure
+ * message; returns (buf) ("(path: cannot read)" if it cannot be read).
+ */
+const char *file_tail(const char *path, unsigned int lines, char *buf,
+		      size_t len);
 
 /* Read the file (path) into (buf) (NUL-terminated). 0 or -errno. */
 int slurp_file(const char *path, char *buf, size_t len);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kvm_harness.h"
@@ -30,6 +31,8 @@
 #define INITRD    LINUX_DIR "initrd.cpio"
 #define BASE_LINE "console=ttyS0 panic=-1 reboot=k "
 #define BOOT_SECS 600 /* ~20 s on PVM hosts; generous for loaded CI */
+#define STR_(x)   #x
+#define STR(x)    STR_(x)
 
 static struct vpmu_result res;
 
@@ -161,25 +164,32 @@ static long long csv_count(const char *out, const char *event)
 	return c;
 }
 
-/* Wait until (path) holds (needle); false after (secs) seconds. */
-static bool wait_for_text(const char *path, const char *needle,
-			  unsigned int secs)
+/*
+ * Wait until the console of the VM (pid) holds (needle). A VM that ended
+ * first fails the test at once with its status and last words; one still
+ * silent after BOOT_SECS is killed first.
+ */
+static void await_console(pid_t pid, const char *console, const char *err,
+			  const char *needle)
 {
-	static char buf[OUT_MAX];
-	unsigned int i;
+	static char tail[4096], etail[4096];
+	int status = -1, ret;
 
-	for (i = 0; i < secs * 10; i++) {
-		FILE *f  = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		if (strstr(buf, needle))
-			return true;
-		usleep(100000);
+	ret = vpmu_bg_wait_text(pid, console, needle, BOOT_SECS * 1000,
+				&status);
+	if (ret == -ETIMEDOUT) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
 	}
-	return false;
+	cr_assert(eq(int, ret, 0),
+		  "%s '%s' (exit status %d)\n--- last console lines (%s):\n"
+		  "%s\n--- last stderr lines:\n%s",
+		  ret == -ESRCH
+			  ? "the VM ended before its console held"
+			  : "gave up after " STR(BOOT_SECS) " s waiting for",
+		  needle, status, console,
+		  file_tail(console, 20, tail, sizeof(tail)),
+		  file_tail(err, 20, etail, sizeof(etail)));
 }
 
 Test(linux_guest, host_operators_stat_the_linux_vm)
@@ -209,8 +219,7 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 	snprintf(err, sizeof(err), "%s/stderr", dir);
 	pid = vpmu_bg(run, console, err);
 	cr_assert(lt(int, 0, pid));
-	cr_assert(wait_for_text(console, "vpmu-init: holding", BOOT_SECS),
-		  "the Linux VM never reached its init (console %s)", console);
+	await_console(pid, console, err, "vpmu-init: holding");
 	cr_assert(eq(int, vpmu_cmd(&res, 60, stat), 0));
 	cr_expect(eq(int, res.status, 0), "%s", res.err);
 	/*
@@ -336,9 +345,7 @@ Test(linux_guest, pvpmu_close_destroys_the_context)
 	pid = vpmu_bg_input(run, console, err, &in_fd);
 	cr_assert(lt(int, 0, pid));
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		cr_assert(wait_for_text(console, steps[i].line, BOOT_SECS),
-			  "the guest never printed '%s' (console %s)",
-			  steps[i].line, console);
+		await_console(pid, console, err, steps[i].line);
 		cr_expect(eq(i64, wait_guest_contexts(steps[i].contexts),
 			     steps[i].contexts),
 			  "after '%s': vpmu list -j:\n%s\n%s", steps[i].line,

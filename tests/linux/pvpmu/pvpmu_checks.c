@@ -476,15 +476,51 @@ static enum result check_fork_shares(struct report *r)
 /*
  * pfrecord samples /bin/pvpmu-hot (hot.c: 8 units of hot_work() to 1 of
  * cold_work() a round) with the default sampling format (spec 3.6) on a
- * per-thread context (spec 3.1.7): the top row of its flat profile must
- * be hot_work, out of at least PFRECORD_MIN samples.
+ * per-thread context (spec 3.1.7): among the functions of the program
+ * (user mode), hot_work must lead its flat profile, ahead of cold_work,
+ * out of at least PFRECORD_MIN samples. How much of the time goes to the
+ * guest kernel ([kernel]) depends on the host: most of it where guest
+ * ring 0 is emulated (PVM), little on hardware; it is printed, not judged.
  */
 #define PFRECORD_MIN 20
+
+/* The sample count of the row (name) of pfrecord's profile (p), or 0. */
+static unsigned long long profile_row(const char *p, const char *name)
+{
+	unsigned long long n;
+	char row[64];
+	int used;
+
+	while (p && sscanf(p, " %llu %*s %63s%n", &n, row, &used) == 2) {
+		if (!strcmp(row, name))
+			return n;
+		p = strchr(p + used, '\n');
+	}
+	return 0;
+}
+
+/* The first row of (p) that is a function of the program, not [...]. */
+static unsigned long long first_user_row(const char *p, char *name, size_t len)
+{
+	unsigned long long n;
+	char row[64];
+	int used;
+
+	while (p && sscanf(p, " %llu %*s %63s%n", &n, row, &used) == 2) {
+		if (row[0] != '[') {
+			snprintf(name, len, "%s", row);
+			return n;
+		}
+		p = strchr(p + used, '\n');
+	}
+	return 0;
+}
+
 static enum result check_pfrecord(struct report *r)
 {
 	static const char head[] = "function\n";
-	char buf[4096] = {0}, name[64] = "", *p;
-	unsigned long long samples = 0, top = 0;
+	char buf[4096] = {0}, name[64] = "", *p, *rows;
+	unsigned long long samples = 0, top, hot, cold, kernel;
 	char *argv[] = {"/bin/pfrecord",  "-c",     "100000", "--",
 			"/bin/pvpmu-hot", (char *)0};
 	int status, ret;
@@ -495,14 +531,20 @@ static enum result check_pfrecord(struct report *r)
 	p = strstr(buf, "pfrecord: ");
 	if (p)
 		samples = strtoull(p + strlen("pfrecord: "), 0, 10);
-	p = strstr(buf, head);
-	if (p)
-		sscanf(p + strlen(head), "%llu %*s %63s", &top, name);
-	detail(r, "status 0x%x, %llu samples, top %s (%llu)", status, samples,
-	       name, top);
+	rows = strstr(buf, head);
+	if (rows)
+		rows += strlen(head);
+	top    = first_user_row(rows, name, sizeof(name));
+	hot    = profile_row(rows, "hot_work");
+	cold   = profile_row(rows, "cold_work");
+	kernel = profile_row(rows, "[kernel]");
+	detail(r,
+	       "status 0x%x, %llu samples; user mode led by %s (%llu); "
+	       "hot_work %llu, cold_work %llu, [kernel] %llu",
+	       status, samples, name, top, hot, cold, kernel);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) ||
-	    samples < PFRECORD_MIN || strcmp(name, "hot_work")) {
-		detail(r, ": %.200s", p ? p : buf);
+	    samples < PFRECORD_MIN || strcmp(name, "hot_work") || hot <= cold) {
+		detail(r, ": %.200s", rows ? rows : buf);
 		return FAIL;
 	}
 	return PASS;
