@@ -11,6 +11,7 @@
  */
 #include "vmm_core.h"
 #include "cli_parse.h"
+#include "vm_config.h"
 #include "vm_registry.h"
 #include "vpmu_commands.h"
 #include "vpmu_serve.h"
@@ -78,7 +79,12 @@ __attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg,
 	die("cannot run %s: %s", exe, strerror(errno));
 }
 
-/* `vpmu run`: the rows document the options; vmm_config parses them. */
+/*
+ * `vpmu run`: cli_parse() checks the syntax and answers --help from rows
+ * built out of vmm_run_opts[], the table vmm_config_parse_run_args() then
+ * takes the values with; so the usage lists exactly what the parser
+ * accepts. The handler has nothing to do: the values are vmm_config's.
+ */
 static int run_opt(const struct cli_cmd *cmd, void *ctx, const char *value)
 {
 	(void)cmd;
@@ -87,57 +93,45 @@ static int run_opt(const struct cli_cmd *cmd, void *ctx, const char *value)
 	return 0;
 }
 
-static const struct cli_opt run_opts[] = {
-	CLI_FN(0, "vcpus", "N", run_opt, "number of vCPUs (default 1)"),
-	CLI_FN(0, "mem", "SIZE", run_opt,
-	       "guest memory, e.g. 64M, 1G (default 64M)"),
-	CLI_FN(0, "name", "NAME", run_opt,
-	       "the VM's name for operators; refused while a\n"
-	       "running VM has it (default vm-UUIDPREFIX)"),
-	CLI_FN(0, "console", "FILE", run_opt,
-	       "guest console output to FILE (default stdout)"),
-	CLI_FN(0, "stats", NULL, run_opt,
-	       "print the image kind, then exits by reason"),
-	CLI_FN(0, "pmu", "MODEL", run_opt,
-	       "auto, intel-v2, amd-core, amd-v2 or none"),
-	CLI_FN(0, "kernel", "IMAGE", run_opt,
-	       "boot a Linux vmlinux or bzImage"),
-	CLI_FN(0, "initrd", "FILE", run_opt, "Linux initial ramdisk"),
-	CLI_FN(0, "append", "CMDLINE", run_opt, "Linux kernel command line"),
-	CLI_FN(0, "no-sandbox", NULL, run_opt,
-	       "no seccomp filter on the vCPU and control\n"
-	       "threads (debugging; docs/security.md)"),
-	CLI_FN(0, "max-sample-rate", "HZ", run_opt,
-	       "hard maximum of samples/s per context; higher\n"
-	       "rates are refused (default 100000)"),
-	CLI_FN(0, "max-overhead", "PCT", run_opt,
-	       "share of a vCPU's time monitoring may take;\n"
-	       "past it samples are throttled (default 25)"),
+/* --restore is main.c's own: it routes to cmd_run_restore(). */
+static const struct cli_opt run_restore_row =
 	CLI_FN(0, "restore", "FILE", run_opt,
 	       "continue the snapshot FILE instead of booting\n"
-	       "an image ('vpmu run --restore --help')"),
-	{0},
-};
+	       "an image ('vpmu run --restore --help')");
 
-static const struct cli_cmd run_cmd = {
-	.name     = "run",
-	.args     = "IMAGE|CONFIG.xml",
-	.summary  = "boot a guest under KVM with a perfmon2 virtual PMU on "
-		    "every vCPU",
-	.opts     = run_opts,
-	.operands = 1,
-	.help     = "  IMAGE is vpmu's freestanding ELF, a Linux vmlinux or "
-		    "bzImage (or\n"
-		    "  --kernel IMAGE); CONFIG.xml a libvirt domain XML (options "
-		    "override it).\n"
-		    "  Exit status: 0 when all vCPUs halted, the guest's exit-port "
-		    "value,\n"
-		    "  250 triple fault, 251 KVM error, 253 guest reset (Linux "
-		    "reboot or\n"
-		    "  panic), 128 + signal after SIGINT/SIGTERM, 159 forbidden "
-		    "system\n"
-		    "  call (seccomp sandbox), 1 on bad input.\n",
-};
+static const struct cli_cmd *run_command(void)
+{
+	static struct cli_opt rows[VMM_RUN_NR_OPTS + 2]; /* + restore, {0} */
+	static const struct cli_cmd cmd = {
+		.name    = "run",
+		.args    = "IMAGE|CONFIG.xml",
+		.summary = "boot a guest under KVM with a perfmon2 virtual PMU "
+			   "on every vCPU",
+		.opts    = rows,
+		.operands = 1,
+		.help = "  IMAGE is vpmu's freestanding ELF, a Linux vmlinux "
+			"or bzImage (or\n"
+			"  --kernel IMAGE); CONFIG.xml a libvirt domain XML "
+			"(options override it).\n"
+			"  Exit status: 0 when all vCPUs halted, the guest's "
+			"exit-port value,\n"
+			"  250 triple fault, 251 KVM error, 253 guest reset "
+			"(Linux reboot or\n"
+			"  panic), 128 + signal after SIGINT/SIGTERM, 159 "
+			"forbidden system\n"
+			"  call (seccomp sandbox), 1 on bad input.\n",
+	};
+	size_t i;
+
+	for (i = 0; i < VMM_RUN_NR_OPTS; i++) {
+		const struct vmm_run_opt *o = &vmm_run_opts[i];
+
+		rows[i] = (struct cli_opt)CLI_FN(0, o->name, o->arg, run_opt,
+						 o->help);
+	}
+	rows[i] = run_restore_row;
+	return &cmd;
+}
 
 /* `vpmu run --restore FILE` (issue 19): the VM's size is the snapshot's. */
 struct restore_opts {
@@ -240,7 +234,7 @@ static int cmd_run(int argc, char **argv)
 	if (wants_restore(argc, argv))
 		return cmd_run_restore(argc, argv); /* issue 19 */
 	/* Syntax and --help from the table, values from vmm_config. */
-	status = cli_parse(&run_cmd, NULL, argc, argv, &rest);
+	status = cli_parse(run_command(), NULL, argc, argv, &rest);
 	if (status)
 		return status == CLI_HELP ? 0 : 1;
 	cli_rest_free(&rest);

@@ -19,12 +19,6 @@
 
 #include "vm_config_priv.h"
 
-#define OPTIONS_LIST                                                           \
-	"--vcpus, --mem, --name, --console, --stats, --pmu, --kernel, "        \
-	"--initrd, "                                                           \
-	"--append, --no-sandbox, --format-dir, --max-sample-rate, "            \
-	"--max-overhead"
-
 enum opt_id {
 	OPT_VCPUS,
 	OPT_MEM,
@@ -39,28 +33,50 @@ enum opt_id {
 	OPT_FORMAT_DIR,
 	OPT_MAX_RATE,
 	OPT_MAX_OVERHEAD,
+	NR_OPTIONS,
 };
 
-static const struct {
-	const char *name; /* without the leading "--" */
-	bool has_arg;
-} options[] = {
-	[OPT_VCPUS]        = {"vcpus", true},
-	[OPT_MEM]          = {"mem", true},
-	[OPT_NAME]         = {"name", true},
-	[OPT_CONSOLE]      = {"console", true},
-	[OPT_STATS]        = {"stats", false},
-	[OPT_PMU]          = {"pmu", true},
-	[OPT_KERNEL]       = {"kernel", true},
-	[OPT_INITRD]       = {"initrd", true},
-	[OPT_APPEND]       = {"append", true},
-	[OPT_NO_SANDBOX]   = {"no-sandbox", false},
-	[OPT_FORMAT_DIR]   = {"format-dir", true},
-	[OPT_MAX_RATE]     = {"max-sample-rate", true},
-	[OPT_MAX_OVERHEAD] = {"max-overhead", true},
-};
+_Static_assert(NR_OPTIONS == VMM_RUN_NR_OPTS,
+	       "one row of vmm_run_opts[] per enum opt_id");
 
-#define NR_OPTIONS (ARRAY_SIZE(options))
+/*
+ * The one table of `vpmu run`'s options: this file parses with it and the
+ * front end prints its usage from it, so no option is documented and
+ * refused, or accepted and undocumented. Rows are designated, so each stays
+ * paired with its enum opt_id.
+ */
+#define RUN_OPT(id, n, a, h) [id] = {(n), (a), (h)}
+
+const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS] = {
+	RUN_OPT(OPT_VCPUS, "vcpus", "N", "number of vCPUs (default 1)"),
+	RUN_OPT(OPT_MEM, "mem", "SIZE",
+		"guest memory, e.g. 64M, 1G (default 64M)"),
+	RUN_OPT(OPT_NAME, "name", "NAME",
+		"the VM's name for operators; refused while a\n"
+		"running VM has it (default vm-UUIDPREFIX)"),
+	RUN_OPT(OPT_CONSOLE, "console", "FILE",
+		"guest console output to FILE (default stdout)"),
+	RUN_OPT(OPT_STATS, "stats", NULL,
+		"print the image kind, then exits by reason"),
+	RUN_OPT(OPT_PMU, "pmu", "MODEL",
+		"auto, intel-v2, amd-core, amd-v2 or none"),
+	RUN_OPT(OPT_KERNEL, "kernel", "IMAGE",
+		"boot a Linux vmlinux or bzImage"),
+	RUN_OPT(OPT_INITRD, "initrd", "FILE", "Linux initial ramdisk"),
+	RUN_OPT(OPT_APPEND, "append", "CMDLINE", "Linux kernel command line"),
+	RUN_OPT(OPT_NO_SANDBOX, "no-sandbox", NULL,
+		"no seccomp filter on the vCPU and control\n"
+		"threads (debugging; docs/security.md)"),
+	RUN_OPT(OPT_FORMAT_DIR, "format-dir", "DIR",
+		"load the run-time sampling formats of DIR\n"
+		"(every *.so; a malformed one is refused)"),
+	RUN_OPT(OPT_MAX_RATE, "max-sample-rate", "HZ",
+		"hard maximum of samples/s per context; higher\n"
+		"rates are refused (default 100000)"),
+	RUN_OPT(OPT_MAX_OVERHEAD, "max-overhead", "PCT",
+		"share of a vCPU's time monitoring may take;\n"
+		"past it samples are throttled (default 25)"),
+};
 
 /* What the command line said; values point into argv. NULL: not given. */
 struct run_args {
@@ -73,11 +89,27 @@ static int find_option(const char *name, size_t len)
 	size_t i;
 
 	for (i = 0; i < NR_OPTIONS; i++) {
-		if (strlen(options[i].name) == len &&
-		    strncmp(options[i].name, name, len) == 0)
+		if (strlen(vmm_run_opts[i].name) == len &&
+		    strncmp(vmm_run_opts[i].name, name, len) == 0)
 			return (int)i;
 	}
 	return -1;
+}
+
+/* "unknown option 'OPT' (options: --vcpus, --mem, ...)" into (err). */
+static int unknown_option(const char *arg, int len, char *err, size_t errlen)
+{
+	char list[NR_OPTIONS * 24] = "";
+	size_t used                = 0;
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used,
+					 "%s--%s", i ? ", " : "",
+					 vmm_run_opts[i].name);
+	vmm_config_errf(err, errlen, "unknown option '%.*s' (options: %s)", len,
+			arg, list);
+	return -EINVAL;
 }
 
 /* One "--opt[=value]" at argv[*i]; may consume argv[*i + 1]. */
@@ -89,17 +121,13 @@ static int take_option(struct run_args *ra, int argc, char **argv, int *i,
 	size_t len      = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
 	int id          = find_option(arg + 2, len);
 
-	if (id < 0) {
-		vmm_config_errf(err, errlen,
-				"unknown option '%.*s' (options: %s)",
-				(int)len + 2, arg, OPTIONS_LIST);
-		return -EINVAL;
-	}
-	if (!options[id].has_arg) {
+	if (id < 0)
+		return unknown_option(arg, (int)len + 2, err, errlen);
+	if (!vmm_run_opts[id].arg) {
 		if (eq) {
 			vmm_config_errf(err, errlen,
 					"option '--%s' takes no value",
-					options[id].name);
+					vmm_run_opts[id].name);
 			return -EINVAL;
 		}
 		ra->value[id] = "";
@@ -112,7 +140,7 @@ static int take_option(struct run_args *ra, int argc, char **argv, int *i,
 	/* "--console --stats" is a forgotten value, not a file "--stats". */
 	if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
 		vmm_config_errf(err, errlen, "option '--%s' needs a value",
-				options[id].name);
+				vmm_run_opts[id].name);
 		return -EINVAL;
 	}
 	*i += 1;
@@ -161,10 +189,8 @@ static int scan_args(struct run_args *ra, int argc, char **argv, char *err,
 		if (only_targets || arg[0] != '-' || arg[1] == '\0') {
 			ret = take_target(ra, arg, err, errlen);
 		} else if (arg[1] != '-') {
-			vmm_config_errf(err, errlen,
-					"unknown option '%s' (options: %s)",
-					arg, OPTIONS_LIST);
-			ret = -EINVAL;
+			ret = unknown_option(arg, (int)strlen(arg), err,
+					     errlen);
 		} else {
 			ret = take_option(ra, argc, argv, &i, err, errlen);
 		}

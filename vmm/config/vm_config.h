@@ -99,17 +99,33 @@ void vmm_config_defaults(struct vmm_config *cfg);
 int vmm_config_parse_size(const char *text, uint64_t *out);
 
 /*
+ * One option of `vpmu run`. vmm_run_opts[] is the only list of them:
+ * vmm_config_parse_run_args() parses with it and the `vpmu` front end
+ * prints `vpmu run --help` from it.
+ */
+struct vmm_run_opt {
+	const char *name; /* long name without the leading "--" */
+	const char *arg;  /* the value's name in the usage; NULL: a flag */
+	const char *help; /* one sentence; '\n' continues on a new line */
+};
+
+#define VMM_RUN_NR_OPTS 13 /* rows of vmm_run_opts[] */
+
+/* The options of `vpmu run`, in the order the usage lists them. */
+extern const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS];
+
+/*
  * Parse `vpmu run` arguments (argv[0] is the first argument after "run"):
- *   IMAGE|CONFIG.xml [--vcpus N] [--mem SIZE] [--name NAME]
- *   [--console FILE] [--stats] [--pmu MODEL]
- *   [--kernel IMAGE] [--initrd FILE] [--append CMDLINE] [--format-dir DIR]
+ *   IMAGE|CONFIG.xml [OPTIONS]
+ * with the options of vmm_run_opts[], each as "--opt value" or
+ * "--opt=value" (a flag takes no value) and spelt in full.
  * --kernel names the image instead of the positional argument (one of the
  * two, not both, unless the positional argument is a CONFIG.xml, whose
  * <kernel> it then replaces). --initrd and --append are for Linux images.
- * Options may come before or after the one positional argument, as
- * "--opt value" or "--opt=value"; "--" ends the options. A repeated option
- * takes its last value. A positional argument ending in ".xml" is loaded
- * with vmm_config_load_xml(); options then override the file.
+ * Options may come before or after the one positional argument; "--" ends
+ * the options. A repeated option takes its last value. A positional
+ * argument ending in ".xml" is loaded with vmm_config_load_xml(); options
+ * then override the file.
  * (cfg) is rebuilt from scratch (defaults, file, options) and only written
  * on success; (argv) is not modified and no global state (optind) is used,
  * so this may be called repeatedly. The result is checked with
