@@ -57,7 +57,8 @@ const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS] = {
 	RUN_OPT(OPT_CONSOLE, "console", "FILE",
 		"guest console output to FILE (default stdout)"),
 	RUN_OPT(OPT_STATS, "stats", NULL,
-		"print the image kind, then exits by reason"),
+		"print the image kind, the host kind and what it\n"
+		"implies, then exits by reason"),
 	RUN_OPT(OPT_PMU, "pmu", "MODEL",
 		"auto, intel-v2, amd-core, amd-v2 or none"),
 	RUN_OPT(OPT_KERNEL, "kernel", "IMAGE",
