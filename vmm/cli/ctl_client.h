@@ -5,8 +5,8 @@
  * session that puts one host context on every vCPU of the chosen VMs
  * (used by `vpmu stat`, `record` and `top`).
  */
-#ifndef VMM_CLIENT_H
-#define VMM_CLIENT_H
+#ifndef VMM_CTL_CLIENT_H
+#define VMM_CTL_CLIENT_H
 
 #include <json-c/json.h>
 #include <poll.h>
@@ -337,4 +337,4 @@ int ops_select_vcpus(const struct cli_cmd *cmd, void *sel, const char *value);
 /* Is vCPU (cpu) chosen by (sel)? */
 bool ops_vcpu_chosen(const struct ops_select *sel, unsigned int cpu);
 
-#endif /* VMM_CLIENT_H */
+#endif /* VMM_CTL_CLIENT_H */

@@ -41,8 +41,8 @@
  * killed mid-run leaves the temporary file cut anywhere: REC_READ_PARTIAL
  * accepts such a file up to its last complete line and says so.
  */
-#ifndef VMM_RECFILE_H
-#define VMM_RECFILE_H
+#ifndef VMM_RECORD_FILE_H
+#define VMM_RECORD_FILE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -169,4 +169,4 @@ int rec_read_ex(const struct rec_read_args *a, struct rec_header *h);
 
 void rec_header_free(struct rec_header *h);
 
-#endif /* VMM_RECFILE_H */
+#endif /* VMM_RECORD_FILE_H */

@@ -8,8 +8,8 @@
  * command); main.c's command table dispatches, and answers `vpmu help CMD`
  * by calling the command with "--help".
  */
-#ifndef VMM_COMMANDS_H
-#define VMM_COMMANDS_H
+#ifndef VPMU_COMMANDS_H
+#define VPMU_COMMANDS_H
 
 /*
  * `vpmu events [--json]`: list every event of the catalogue and every KVM
@@ -38,4 +38,4 @@ int vmm_cmd_top(int argc, char **argv);
 /* issue 19: snapshot a running VM into a file (cmd_snapshot.c). */
 int vmm_cmd_snapshot(int argc, char **argv);
 
-#endif /* VMM_COMMANDS_H */
+#endif /* VPMU_COMMANDS_H */

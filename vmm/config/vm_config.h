@@ -7,8 +7,8 @@
  * failure, writes one human-readable message into (err) that names the
  * source (file and element, or option) and what is wrong.
  */
-#ifndef VMM_CONFIG_H
-#define VMM_CONFIG_H
+#ifndef VMM_VM_CONFIG_H
+#define VMM_VM_CONFIG_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -165,4 +165,4 @@ int vmm_config_load_xml(struct vmm_config *cfg, const char *path, char *err,
  */
 int vmm_config_validate(const struct vmm_config *cfg, char *err, size_t errlen);
 
-#endif /* VMM_CONFIG_H */
+#endif /* VMM_VM_CONFIG_H */

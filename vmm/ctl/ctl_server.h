@@ -10,8 +10,8 @@
  * routes host-owned notifications to vmm_control_notify(), which only
  * wakes the thread (it runs with the domain lock held).
  */
-#ifndef VMM_CONTROL_H
-#define VMM_CONTROL_H
+#ifndef VMM_CTL_SERVER_H
+#define VMM_CTL_SERVER_H
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -225,4 +225,4 @@ void vmm_ctl_collect_all(struct vmm_control *ctl);
 /* ctl_pmu_cmds.c: destroy every session and host context of (c). */
 void vmm_ctl_client_release(struct vmm_control *ctl, struct vmm_ctl_client *c);
 
-#endif /* VMM_CONTROL_H */
+#endif /* VMM_CTL_SERVER_H */

@@ -86,8 +86,8 @@
  *   session_close session
  * perfmon2 errors come back as "errno" (positive) with the strerror text.
  */
-#ifndef VMM_CONTROL_PROTO_H
-#define VMM_CONTROL_PROTO_H
+#ifndef VMM_CTL_PROTO_H
+#define VMM_CTL_PROTO_H
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -325,4 +325,4 @@ int vmm_ctl_pk_open(struct vmm_ctl_pk_reader *rd, const void *buf, size_t len,
 int vmm_ctl_pk_next(struct vmm_ctl_pk_reader *rd, struct vmm_ctl_pk_rec *r,
 		    uint64_t *vals, uint64_t *chain, char *err, size_t errlen);
 
-#endif /* VMM_CONTROL_PROTO_H */
+#endif /* VMM_CTL_PROTO_H */

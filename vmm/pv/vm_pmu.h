@@ -6,8 +6,8 @@
  * for vPMU deadlines, notification interrupts, the shared page and the
  * mapping of sampling buffers into guest physical memory. Internal to vmm/.
  */
-#ifndef VMM_PMU_H
-#define VMM_PMU_H
+#ifndef VMM_VM_PMU_H
+#define VMM_VM_PMU_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -154,14 +154,14 @@ void vmm_pmu_resumed(struct vmm_vcpu *vcpu);
 void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 		       bool kicked);
 
-/* shared.c: the per-vCPU shared page. */
+/* shared_page.c: the per-vCPU shared page. */
 int vmm_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa);
 void vmm_shared_update(struct vmm_vcpu *vcpu);
 void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid);
 void vmm_shared_stamp_entry(struct vmm_vcpu *vcpu);
 
 /*
- * pv_read_msg.c: PVPMU_HC_READ_MSG; pv.c: host errno -> ABI status.
+ * pv_read_msg.c: PVPMU_HC_READ_MSG; pv_calls.c: host errno -> ABI status.
  * vmm_pmu_msg_init() creates the waiters' lock and CLOCK_MONOTONIC condvar.
  */
 int vmm_pmu_msg_init(struct vmm_pmu *p);
@@ -202,7 +202,7 @@ void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi);
 /* Would a pending PMI wake (vcpu) from HLT now? */
 bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu);
 
-/* Register the perfmon2 hypercalls (pv.c). */
+/* Register the perfmon2 hypercalls (pv_calls.c). */
 int vmm_pv_init(struct vmm_vm *vm);
 
 /* Sampling buffer mappings (smpl_memslot.c). */
@@ -227,4 +227,4 @@ void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked);
 /* Wake every PVPMU_HC_READ_MSG waiter of (vm). */
 void vmm_pmu_wake_waiters(struct vmm_vm *vm);
 
-#endif /* VMM_PMU_H */
+#endif /* VMM_VM_PMU_H */
