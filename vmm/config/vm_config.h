@@ -33,7 +33,7 @@
 #define VMM_LIMIT_MSGS     64
 #define VMM_LIMIT_ARG_SIZE 4096U /* one page: cf_arg_size_max (3.1.16) */
 /*
- * Issue 15: sampling limits per VM (vpmu_limits.max_smpl_rate and
+ * Sampling limits per VM (vpmu_limits.max_smpl_rate and
  * max_overhead_pct): Linux's perf_event_max_sample_rate and
  * perf_cpu_time_max_percent defaults. VMM_SMPL_RATE_CAP bounds what a
  * config may set.

@@ -325,7 +325,7 @@ struct vmm_vcpu_stats {
 /*
  * CPU time the calling thread has received, ns (CLOCK_THREAD_CPUTIME_ID).
  * A system call: read into stats.cpu_ns only when an hv_cpu_ns event is
- * accounted on the vCPU's own thread (vm_pmu.c; issue 15: not after every
+ * accounted on the vCPU's own thread (vm_pmu.c; not after every
  * KVM_RUN), and when the vCPU thread ends (--stats).
  */
 uint64_t vmm_thread_cpu_ns(void);

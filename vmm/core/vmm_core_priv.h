@@ -57,7 +57,7 @@ struct vmm_uart {
 };
 
 /*
- * Issue 15: where the user-space part of a kick goes (`vpmu run --stats`).
+ * Where the user-space part of a kick goes (`vpmu run --stats`).
  * Stamped with the TSC (no system call on any host, unlike a clock read
  * where the clock source has no vDSO), summed over kicks in cycles and
  * printed as means in us; diagnostics only, not part of a snapshot.
@@ -88,7 +88,7 @@ struct vmm_vcpu {
 	pid_t tid;
 	struct vmm_vcpu_stats stats;
 	struct vmm_vcpu_pmu pmu;
-	struct vmm_kick_stats kick; /* issue 15 (vcpu_loop.c) */
+	struct vmm_kick_stats kick; /* vcpu_loop.c */
 };
 
 struct vmm_vm {
@@ -112,10 +112,10 @@ struct vmm_vm {
 	struct vmm_uart uart;
 	struct vmm_pmu pmu;
 	struct vmm_control *ctl;   /* operator control socket (ctl_server.h) */
-	struct vmm_snapshot *snap; /* issue 19 (vmm_snapshot.h) */
+	struct vmm_snapshot *snap; /* vmm_snapshot.h */
 	enum vmm_image_kind image_kind; /* of the configured image */
 	bool irqchip;                   /* KVM's PIC, I/O APIC, LAPICs, PIT */
-	bool sandbox; /* vCPU and control threads seccomp-filtered (issue 13) */
+	bool sandbox;          /* vCPU and control threads seccomp-filtered */
 	char initrd[PATH_MAX]; /* Linux: from the config */
 	char cmdline[VMM_CMDLINE_MAX];
 	bool has_cmdline;
@@ -202,7 +202,7 @@ int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu, uint64_t entry, uint64_t rsi);
 void *vmm_vcpu_thread(void *arg);
 int vmm_vcpu_signal_init(void);
 /*
- * Issue 15: did the calling thread take its deadline timer's kick signal
+ * Did the calling thread take its deadline timer's kick signal
  * (si_code SI_TIMER, not a tgkill) since the last call? Cleared by the
  * call: the timer is one-shot, so only then is it armed again.
  */

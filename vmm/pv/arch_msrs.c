@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * arch_msrs.c: the architectural PMU model of a VM (issue 6, see
+ * arch_msrs.c: the architectural PMU model of a VM (see
  * arch_msrs.h and vpmu/include/vpmu/vpmu_arch.h).
  *
  * At VM creation the model chosen by --pmu / <vpmu:pmu model=...> gets one

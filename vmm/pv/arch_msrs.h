@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arch_msrs.h: the VMM side of the architectural PMU models (issue 6):
+ * arch_msrs.h: the VMM side of the architectural PMU models:
  * the model of each vCPU (vpmu/arch/), the MSR ranges it claims, the
  * CPUID leaves it fills and the emulated LVT performance-counter register
  * of the local APIC (lapic_lvtpc.c) that routes its PMIs. Internal to vmm/.
