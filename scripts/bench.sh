@@ -24,13 +24,13 @@ for b in "$B"/bench/*; do
 	"$b"
 done
 
-# Issue 5: guest slowdown while 8 hv counters count, while 2 sets of 8 are
+# Guest slowdown while 8 hv counters count, while 2 sets of 8 are
 # multiplexed every 1 ms, and while hv_guest_cycles is sampled at 1 kHz,
 # against the same ring-3 workload unmonitored (guest-timed, one run).
 echo "== guest slowdown: counting, multiplexing at 1 ms, sampling at 1 kHz"
 "$B/vmm/vpmu" run "$B/guests/bench_slowdown.elf" | grep '^bench_slowdown'
 
-# Issue 15: the cost of one sample at 1, 10 and 50 kHz against the floor
+# The cost of one sample at 1, 10 and 50 kHz against the floor
 # (bare_kvm: a bare KVM_RUN loop of the same guest work, kicked by a timer
 # signal at the same rate) and the peer (host perf record -F of the same
 # loop as a native process); samples/s achieved vs requested; resident set
@@ -39,14 +39,14 @@ echo "== guest slowdown: counting, multiplexing at 1 ms, sampling at 1 kHz"
 echo "== cost of one sample: vpmu vs bare KVM_RUN floor vs host perf; RSS"
 "$B/bench/bench_sample_cost" 1000 10000 50000 || [ $? = 77 ]
 
-# Issue 15: control-plane cost of `vpmu stat -I 100` on 1, 2, 4, 8 vCPUs
+# Control-plane cost of `vpmu stat -I 100` on 1, 2, 4, 8 vCPUs
 # (fake VMs: the VMM's control server with threads as vCPUs; no KVM).
 echo "== control plane: vpmu stat -I 100, CPU of the control thread and the client"
 "$B/bench/bench_ctl_cost"
-# Issue 15: CPU per sample of smpl_drain, JSON vs packed (fake VMs, no KVM).
+# CPU per sample of smpl_drain, JSON vs packed (fake VMs, no KVM).
 echo "== control plane: vpmu record, CPU per sample of smpl_drain in JSON vs packed"
 "$B/bench/bench_drain_cost"
 
-# Issue 19: snapshot and restore time and file size, 64 MiB and 1 GiB.
+# Snapshot and restore time and file size, 64 MiB and 1 GiB.
 echo "== snapshot / restore of idle 64 MiB and 1 GiB guests (sparse)"
 scripts/bench_snapshot.sh "$B"

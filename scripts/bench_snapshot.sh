@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_snapshot.sh (issue 19): snapshot and restore of an idle spinning
+# bench_snapshot.sh: snapshot and restore of an idle spinning
 # guest of 64 MiB and 1 GiB: pause time, file size (sparse: zero pages are
 # not stored), restore time, against the floor of streaming the guest's
 # memory size of zeroes once (dd /dev/zero -> /dev/null, same run): the

@@ -44,7 +44,7 @@ __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
 /*
  * `vpmu run` hands the validated configuration to vpmu-vmm, next to this
  * program, and becomes it (same process, same pid): the running VM then
- * maps none of the libraries only the other commands use (issue 15).
+ * maps none of the libraries only the other commands use.
  */
 __attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg,
 					       const char *restore)
@@ -133,7 +133,7 @@ static const struct cli_cmd *run_command(void)
 	return &cmd;
 }
 
-/* `vpmu run --restore FILE` (issue 19): the VM's size is the snapshot's. */
+/* `vpmu run --restore FILE`: the VM's size is the snapshot's. */
 struct restore_opts {
 	const char *file, *name, *console, *pmu;
 	bool stats, no_sandbox;
@@ -232,7 +232,7 @@ static int cmd_run(int argc, char **argv)
 	int status;
 
 	if (wants_restore(argc, argv))
-		return cmd_run_restore(argc, argv); /* issue 19 */
+		return cmd_run_restore(argc, argv);
 	/* Syntax and --help from the table, values from vmm_config. */
 	status = cli_parse(run_command(), NULL, argc, argv, &rest);
 	if (status)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vmm_handover.h (issue 15): how `vpmu run` hands a VM to `vpmu-vmm`, the
+ * vmm_handover.h: how `vpmu run` hands a VM to `vpmu-vmm`, the
  * lean program that runs it. `vpmu run` reads and validates the command
  * line and any libvirt XML (libxml2), then writes this record to a memfd
  * and execs vpmu-vmm (installed next to vpmu) as the same process, so the
@@ -30,7 +30,7 @@ struct vmm_handover {
 	uint32_t size; /* sizeof(struct vmm_handover) */
 	uint32_t reserved;
 	struct vmm_config cfg;  /* validated by vpmu run, again by vpmu-vmm */
-	char restore[PATH_MAX]; /* issue 19: a snapshot to continue, or "" */
+	char restore[PATH_MAX]; /* a snapshot to continue, or "" */
 };
 
 #endif /* VMM_HANDOVER_H */

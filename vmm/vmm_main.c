@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * vmm_main.c: `vpmu-vmm`, the program a VM runs in (issue 15). `vpmu run`
+ * vmm_main.c: `vpmu-vmm`, the program a VM runs in. `vpmu run`
  * parses the command line and any libvirt XML, then execs this program
  * with the validated configuration in a memfd (vmm_handover.h). It links
  * only what a running VM uses (KVM machine, libvpmu, control server,
@@ -184,7 +184,7 @@ static void read_config(const char *fd_text, struct vmm_config *cfg,
 	memcpy(restore, h.restore, sizeof(h.restore));
 }
 
-/* `vpmu run --restore` (issue 19): the snapshot's state into the new VM. */
+/* `vpmu run --restore`: the snapshot's state into the new VM. */
 static void restore_snapshot(struct vmm_vm *vm, const char *path,
 			     const char *pmu_model)
 {

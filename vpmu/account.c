@@ -51,11 +51,11 @@ static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
 	}
 	if (ovfl)
 		vpmu_ctx_overflow(ctx, ovfl);
-	vpmu_thr_step(ctx); /* issue 15: rate and overhead limits */
+	vpmu_thr_step(ctx); /* rate and overhead limits */
 	/*
 	 * 3.7.6: switch when the timeout ran out, unless the overflow above
 	 * switched already or masked (the timeout then waits for RESTART).
-	 * Issue 15: at the effective interval, which the overhead budget
+	 * At the effective interval, which the overhead budget
 	 * may have made longer than the timeout.
 	 */
 	if (ctx->active == s && time_runs(ctx) &&
@@ -108,7 +108,7 @@ static uint64_t ctx_deadline(struct vpmu_ctx *ctx)
 		if ((left & 1) && s->armed_at[i] < ovfl)
 			ovfl = s->armed_at[i];
 	}
-	/* Issue 15: no kick for a sample inside the throttle gap. */
+	/* No kick for a sample inside the throttle gap. */
 	if (ovfl != VPMU_NO_DEADLINE)
 		ovfl = vpmu_thr_deadline(ctx, ovfl);
 	return ovfl < when ? ovfl : when;

@@ -99,7 +99,7 @@ static bool all_zero(const void *p, size_t n)
 }
 
 /*
- * Sampling memory is charged to its owner's budget (issue 13): host
+ * Sampling memory is charged to its owner's budget: host
  * operators' buffers to host_smpl_mem_max, the guest's (and any other
  * owner's) to smpl_mem_max.
  */

@@ -31,7 +31,7 @@ static unsigned int nr_taken(struct vpmu_domain *d, const struct vpmu_ctx *ctx,
 /*
  * 3.1.7: one context per thread and one vCPU-wide per vCPU for the guest;
  * host operators, outside the guest's perfmon2 view, may stack up to
- * VPMU_CPU_MAX_HOST vCPU-wide contexts on a vCPU (issue 18).
+ * VPMU_CPU_MAX_HOST vCPU-wide contexts on a vCPU.
  */
 static unsigned int max_taken(const struct vpmu_ctx *ctx)
 {
@@ -106,7 +106,7 @@ static int do_load(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 	if (cpu && vpmu_cpu_attach(cpu, ctx))
 		return -EBUSY;
 	ctx->state = VPMU_CTX_LOADED;
-	vpmu_thr_reset(ctx); /* issue 15 */
+	vpmu_thr_reset(ctx);
 	return 0;
 }
 

@@ -124,7 +124,7 @@ static uint64_t next_period(const struct vpmu_ctx *ctx,
 }
 
 /*
- * Issue 15: whole periods that elapsed after the one that overflowed
+ * Whole periods that elapsed after the one that overflowed
  * before the overflow was seen: the skid (the value past the wrap) in
  * units of the next period. short_reset() keeps the same remainder.
  */
@@ -229,7 +229,7 @@ static void short_reset(struct vpmu_ctx *ctx, struct vpmu_set *s,
 			continue;
 		period = vpmu_pmd_to_ovfl(ctx, s, i);
 		if (skid[i] >= period) {
-			/* Issue 15: the throttle's, or preemption's. */
+			/* The throttle's, or preemption's. */
 			if (ctx->thr.held)
 				ctx->st.nr_dropped += skid[i] / period;
 			else
@@ -270,7 +270,7 @@ static void throttle(struct vpmu_ctx *ctx)
 	uint64_t now = ctx->cpu->run_ns;
 
 	/*
-	 * Issue 6: architectural PMU contexts never mask (hardware has no
+	 * Architectural PMU contexts never mask (hardware has no
 	 * throttle; their PMIs are bounded by VM entries).
 	 */
 	if (!max || ctx->owner == VPMU_OWNER_ARCH)
@@ -303,7 +303,7 @@ static bool is_sample(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
 }
 
 /*
- * Issue 15: a sample inside the throttle gap is not taken: counted in
+ * A sample inside the throttle gap is not taken: counted in
  * nr_dropped, the PMDs short-reset (skid kept) so that counting goes on.
  */
 static bool drop_sample(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,

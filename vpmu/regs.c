@@ -87,7 +87,7 @@ static int write_pmc(struct vpmu_ctx *ctx, void *elem)
 		     pmu->pmcs[p->reg_num].rsvd_mask);
 	if (vpmu_pmc_bind(ctx->dom, &pmc, p->reg_num))
 		return bad(&p->reg_flags, PFM_REG_RETFL_NOTAVAIL);
-	/* Issue 15: a time event's reset periods above the maximum rate. */
+	/* A time event's reset periods above the maximum rate. */
 	if (vpmu_is_counter(ctx, p->reg_num) &&
 	    vpmu_thr_check_period(
 		    ctx, &pmc,
@@ -135,7 +135,7 @@ static int write_pmd(struct vpmu_ctx *ctx, void *elem)
 	if (p->reg_flags || p->reg_reserved ||
 	    pmu->pmds[p->reg_num].kind == VPMU_REG_VIRT)
 		return bad(&p->reg_flags, PFM_REG_RETFL_EINVAL);
-	/* Issue 15: a sampling period above the maximum rate (vpmu.h). */
+	/* A sampling period above the maximum rate (vpmu.h). */
 	if (vpmu_is_counter(ctx, p->reg_num) &&
 	    vpmu_thr_check_period(ctx, &s->pmc[p->reg_num],
 				  (const uint64_t[]){p->reg_value,

@@ -139,7 +139,7 @@ void vpmu_set_activate(struct vpmu_ctx *ctx, struct vpmu_set *s,
 	ctx->active = s;
 	s->runs++;
 	s->timeout_left = s->timeout_ns;
-	vpmu_thr_switch_arm(ctx, s); /* issue 15: the effective interval */
+	vpmu_thr_switch_arm(ctx, s); /* the effective interval */
 	/* Only counting PMDs are triggers (3.1.3). */
 	for (i = 0; i < ctx->dom->pmu->nr_counters; i++)
 		s->pmd[i].ovflsw_left = s->pmd[i].ovflsw_thres;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * snapshot.c: the whole logical PMU of a domain as a byte blob and back
- * (issue 19; vpmu_domain_save / vpmu_domain_restore in vpmu.h). The blob
+ * (vpmu_domain_save / vpmu_domain_restore in vpmu.h). The blob
  * layout is in docs/snapshot-format.md, "VPMU section".
  *
  * What is kept, per guest and architectural context: the handle, flags and
@@ -245,7 +245,7 @@ static int get_set(struct vpmu_domain *d, struct snap_rd *r, struct vpmu_ctx *c,
 	s->flags         = snap_get_u32(r);
 	s->timeout_ns    = snap_get_u64(r);
 	s->timeout_left  = snap_get_u64(r);
-	s->switch_ns     = s->timeout_ns; /* issue 15: the budget starts over */
+	s->switch_ns     = s->timeout_ns; /* the budget starts over */
 	s->switch_left   = s->timeout_left;
 	s->runs          = snap_get_u64(r);
 	s->act_ns        = snap_get_u64(r);
@@ -442,7 +442,7 @@ static int get_ctx(struct vpmu_domain *d, struct snap_rd *r,
 	if (!vpmu_set_find(c, 0) || !c->active)
 		return refuse(e, "context %#x: set0 or active set %u missing",
 			      handle, out->active_id);
-	/* Issue 15: the interval in force (the guest's shared page). */
+	/* The interval in force (the guest's shared page). */
 	c->st.switch_ns = (c->active->flags & PFM_SETFL_TIME_SWITCH)
 				  ? c->active->switch_ns
 				  : 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * throttle.c: sampling limits per context (issue 15), perf-like but per VM:
+ * throttle.c: sampling limits per context, perf-like but per VM:
  * a hard maximum sample rate (vpmu_limits.max_smpl_rate) and a maximum
  * share of a vCPU's time spent on monitoring (max_overhead_pct, Linux's
  * perf_cpu_time_max_percent). The VMM charges what monitoring costs it
@@ -87,7 +87,7 @@ static unsigned int budget_pct(const struct vpmu_ctx *ctx)
 	return dom;
 }
 
-/* Issue 15: the switch interval of (s) at the context's current scale. */
+/* The switch interval of (s) at the context's current scale. */
 static uint64_t switch_interval(const struct vpmu_ctx *ctx,
 				const struct vpmu_set *s)
 {

@@ -41,7 +41,7 @@ struct vpmu_domain_config {
 	 */
 	void (*release)(void *owner);
 	void *owner;
-	uint64_t tsc_khz; /* hv_guest_cycles per ms; 0 unknown (issue 15) */
+	uint64_t tsc_khz; /* hv_guest_cycles per ms; 0 unknown */
 };
 
 /*

@@ -27,7 +27,7 @@
 #define VPMU_MAX_COUNTERS 16 /* counting pairs a PMU description may have */
 #define VPMU_CPU_MAX_CTX  8  /* contexts on one vCPU at once */
 /*
- * Host operators' vCPU-wide contexts loaded on one vCPU at once (issue 18:
+ * Host operators' vCPU-wide contexts loaded on one vCPU at once (e.g.
  * `vpmu serve` beside `vpmu stat`, `record` and `top`). With the guest's
  * vCPU-wide and scheduled-in thread contexts and the architectural PMU's
  * they fit in VPMU_CPU_MAX_CTX.
@@ -72,7 +72,7 @@ struct vpmu_set {
 	uint64_t switch_pmds;   /* triggers of the last switch out */
 	uint64_t pending_reset; /* PMDs to reset when next activated */
 	/*
-	 * Issue 15: the switch interval of this activation, timeout_ns
+	 * The switch interval of this activation, timeout_ns
 	 * lengthened by the overhead budget, and its remainder: the switch
 	 * happens when switch_left runs out (timeout_left is what
 	 * getinfo_evtsets reports, 3.1.12).
@@ -100,7 +100,7 @@ struct vpmu_msgq {
 };
 
 /*
- * Issue 15: a context's sampling throttle (throttle.c). Samples are at
+ * A context's sampling throttle (throttle.c). Samples are at
  * least (gap_ns) of run time apart; in frequency mode the period is
  * stretched by scale / VPMU_THR_SCALE_ONE instead.
  */
@@ -141,7 +141,7 @@ struct vpmu_ctx {
 	uint64_t enabled_ns; /* run time active and unmasked since LOAD */
 	uint64_t thr_start;  /* run ns the throttle window began */
 	uint64_t thr_count;  /* overflow events in the window */
-	struct vpmu_thr thr; /* issue 15: rate and overhead limits */
+	struct vpmu_thr thr; /* rate and overhead limits */
 	struct vpmu_ctx_stats st;
 };
 
@@ -170,8 +170,8 @@ struct vpmu_domain {
 
 /*
  * Handle slots: [0, max_contexts) for guest contexts, then host_contexts
- * slots for host operators (issue 13), then arch_contexts slots for
- * VPMU_OWNER_ARCH (issue 6).
+ * slots for host operators, then arch_contexts slots for
+ * VPMU_OWNER_ARCH.
  */
 static inline uint32_t vpmu_nr_slots(const struct vpmu_domain *d)
 {
@@ -244,7 +244,7 @@ void vpmu_ctx_rearm(struct vpmu_ctx *ctx);
 void vpmu_ctx_snap_vpmds(struct vpmu_ctx *ctx);
 uint64_t vpmu_vpmd_read(struct vpmu_ctx *ctx, unsigned int id);
 
-/* throttle.c (issue 15) */
+/* throttle.c */
 void vpmu_thr_reset(struct vpmu_ctx *ctx);
 void vpmu_thr_step(struct vpmu_ctx *ctx);
 bool vpmu_thr_drops(struct vpmu_ctx *ctx);

@@ -12,7 +12,7 @@
  *           emulated, so floor3 > floor0; the SDK runs in ring 3, so
  *           floor3 is the floor its hypercalls are held to. Both
  *           go through vpmu's PIO dispatch: floor3 is not a bare KVM
- *           exit (issue 15; tests/bench/sample_cost/bare_kvm.c is).
+ *           exit (tests/bench/sample_cost/bare_kvm.c is).
  *   read1/4/8   pfm_read_pmds() of 1, 4 and 8 PMDs (one hypercall)
  *   fast1/8     pvpmu_read_fast() of 1 and 8 PMDs (shared page, no exit)
  *   ssr         pfm_start() + pfm_stop() + pfm_read_pmds() of 8 PMDs

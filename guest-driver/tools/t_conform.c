@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * t_conform.c: the perfmon2 behaviours of issue 14 end to end, from ring 3
+ * t_conform.c: the perfmon2 behaviours a conformance check found missing,
+ * end to end, from ring 3
  * through libpvpmu (image sdk_conform; tests/kvm/test_sdk.c runs it with 2
  * vCPUs, and with --format-dir for the run-time format):
  *   3.5.2   pfm_getinfo_formats() lists UUID and name of every format,

@@ -60,7 +60,7 @@ static bool serve(struct vmm_control *ctl, struct vmm_ctl_client *c, int peer)
 		ret = vmm_ctl_send(c->fd, rep, 100);
 		json_object_put(rep);
 		drain(peer);
-		/* A packed drain's frame follows its reply (issue 15). */
+		/* A packed drain's frame follows its reply. */
 		if (!ret)
 			ret = vmm_ctl_queue_packed(c, 0);
 		while (!ret && vmm_ctl_tx_pending(c)) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_snapshot_file.c: the snapshot file reader (vmm/snap, issue 19) and
+ * fuzz_snapshot_file.c: the snapshot file reader (vmm/snap) and
  * the libvpmu state parser (vpmu_domain_restore) on any bytes. A file the
  * reader accepts must name only sections inside the input, and its memory
  * section must unpack into a buffer of the announced size (up to 64 MiB);

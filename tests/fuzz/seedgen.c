@@ -347,7 +347,7 @@ static void ctl_frames(void)
 	save("ctl", "seed-context", b.b, b.n);
 
 	/*
-	 * Issue 15: drains whose samples follow in a binary frame. The
+	 * Drains whose samples follow in a binary frame. The
 	 * context of a fresh fake VM is 65680 (generation 1, the first
 	 * host slot: vpmu/context.c).
 	 */

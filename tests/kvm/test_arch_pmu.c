@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_arch_pmu.c: the architectural PMU models (issue 6) seen by
+ * test_arch_pmu.c: the architectural PMU models seen by
  * unmodified ring-0 guests, one run per model (--pmu intel-v2, amd-core,
  * amd-v2, none). The guest programs (tests/kvm/guests/arch_*.c) carry the
  * checks of the KVM selftest pmu_counters_test: CPUID, reset values

@@ -435,7 +435,7 @@ Test(backends_vm, events_command_table_and_errors)
 	cr_assert(eq(str, out, ""));
 }
 
-/* Issue 14, spec 3.5.2: the formats, built-in and run-time, with UUIDs. */
+/* Spec 3.5.2: the formats, built-in and run-time, with UUIDs. */
 Test(backends_vm, events_command_lists_formats)
 {
 	static char out[OUT_MAX];

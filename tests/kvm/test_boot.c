@@ -55,7 +55,7 @@ Test(vmm_boot, triple_fault_dumps_registers_and_fails)
 
 Test(vmm_boot, trapped_msr_without_handler_raises_gp_and_vmm_survives)
 {
-	/* Issue 6: with a PMU model these MSRs exist; "none" keeps #GP. */
+	/* With a PMU model these MSRs exist; "none" keeps #GP. */
 	RUN("run", GUEST("msr_gp"), "--stats", "--pmu", "none");
 	cr_assert(eq(int, res.status, 0), "out: %s\nstderr: %s", res.out,
 		  res.err);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_cli_ops.c: operator tools (issue 17) against real VMs, each test in
+ * test_cli_ops.c: operator tools against real VMs, each test in
  * its own runtime directory:
  *   - `vpmu run ... | head`: the reader going away stops the VM cleanly
  *     (status 128 + SIGPIPE, one message, registry entry removed);

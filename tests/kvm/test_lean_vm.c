@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_lean_vm.c (issue 15): a running `vpmu run` process is vpmu-vmm (same
+ * test_lean_vm.c: a running `vpmu run` process is vpmu-vmm (same
  * pid, after the exec) and maps no library only the operator commands use:
  * /proc/PID/maps names no libvirt, libxml2, libdw, GnuTLS, microhttpd or
  * protobuf-c, and on a host without a hardware PMU no libpfm4 either (the
@@ -60,7 +60,7 @@ Test(lean_vm, running_vm_maps_no_operator_library, .timeout = 120)
 }
 
 /*
- * `vpmu run --stats` breaks the kicks' time down (issue 15): with event
+ * `vpmu run --stats` breaks the kicks' time down: with event
  * sets switched every 1 ms of run time (1000 kicks a second, as in
  * bench_operator), the line "kick path, mean us: exit E, ..." follows the
  * kick count, with a positive exit time (handler to KVM_RUN return).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_operator.c: host operators (issue 7) against real VMs running in
+ * test_operator.c: host operators against real VMs running in
  * the background, each test in its own runtime directory:
  *   - with two VMs running, `vpmu list` shows both and `vpmu stat -a`
  *     counts the exact number of hypercalls each vCPU makes (op_calls);
@@ -8,7 +8,7 @@
  *     samples to hot_loop();
  *   - `vpmu record -g` of a known call path (op_chain: outer -> middle ->
  *     hot) recovers the path in >= 90% of the samples, and `report`
- *     names the hot loop's source line (issue 17);
+ *     names the hot loop's source line;
  *   - malformed requests get error replies and the VM keeps serving;
  *     a client of another uid is refused;
  *   - killing a VM in the middle of a record leaves a valid file (and so
@@ -895,7 +895,7 @@ Test(operator, record_call_graph_three_deep)
 }
 
 /*
- * Issue 15: at a configured limit the throttle engages on a real guest and
+ * At a configured limit the throttle engages on a real guest and
  * is reported: a 1 % budget for a 10 kHz recording of a ring-3 loop
  * (every sample a kick) drops samples, counted in the file's end line and
  * named in record's warning; report prints the count.

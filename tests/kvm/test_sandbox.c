@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_sandbox.c: the seccomp sandbox around a real VMM (issue 13). Every
+ * test_sandbox.c: the seccomp sandbox around a real VMM. Every
  * other kvm test already runs sandboxed (it is the default); here the test
  * hook (VPMU_TEST_SANDBOX_VIOLATE) makes a vCPU thread, or the control
  * thread, call what its allow-list forbids once set up: the VMM must end

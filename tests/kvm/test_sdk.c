@@ -198,7 +198,8 @@ Test(sdk_kvm, demo)
 }
 
 /*
- * Issue 14, from a guest through libpvpmu (image sdk_conform, 2 vCPUs):
+ * The perfmon2 behaviours a conformance check found missing, from a guest
+ * through libpvpmu (image sdk_conform, 2 vCPUs):
  * 3.5.2 the format list, 3.3.7 OVFL_NO_MSG still raises the vector, 3.1.8
  * a vCPU-wide context is unloaded only from its vCPU, 3.1.9 NOTIFY_BLOCK
  * freezes the monitored thread from the notification to PFM_RESTART.

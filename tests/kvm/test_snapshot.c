@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_snapshot.c: snapshot and restore of a running VM under KVM (issue
- * 19). The guest snap_count (tests/kvm/guests/snap_count.c) counts its own
+ * test_snapshot.c: snapshot and restore of a running VM under KVM.
+ * The guest snap_count (tests/kvm/guests/snap_count.c) counts its own
  * hypercalls in a perfmon2 context and has an overflow message pending;
  * the VM is snapshotted with --stop while it counts, restored from the
  * file, and must print the same exact total and message as a run that

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_timing.c: the measurements of issue 5 (backends, timers) on real
+ * test_timing.c: the timing measurements (backends, timers) on real
  * guests (tests/kvm/guests/tm_*.c, which document each method):
  *
  *   exact hv counts   hypercalls, PIO, trapped MSR reads and writes,
@@ -201,7 +201,7 @@ Test(timing, overflow_skid_exit_driven_0_timer_driven_bounded)
 
 	for (a = 0; a < TM_ATTEMPTS; a++) {
 		/* The timer's precision: no overhead budget dropping
-		 * samples (issue 15; 100 % never bites). */
+		 * samples (100 % never bites). */
 		RUN("run", GUEST("tm_skid"), "--max-overhead", "100");
 		/* Exit-driven skid 0 and the exact count: checked inside. */
 		STATUS(0);
@@ -247,7 +247,7 @@ Test(timing, set_switch_period_within_10pct_of_1ms)
 
 	for (a = 0; a < TM_ATTEMPTS; a++) {
 		/* The spec's timing: no overhead budget lengthening the
-		 * switch interval (issue 15; 100 % never bites). */
+		 * switch interval (100 % never bites). */
 		RUN("run", GUEST("tm_switch"), "--max-overhead", "100");
 		STATUS(0);
 		HAS(res.out, "tm_switch: granularity: 1 ns -> 100000 ns, "
@@ -256,7 +256,7 @@ Test(timing, set_switch_period_within_10pct_of_1ms)
 		ppm   = field("tm_switch", "period_ppm");
 		med   = field("tm_switch", "median_ppm");
 		share = field("tm_switch", "share_ppm");
-		/* Issue 15: the shared page shows the interval in force. */
+		/* The shared page shows the interval in force. */
 		cr_expect(eq(u64, field("tm_switch", "switch_ns"), 1000000),
 			  "shared page switch_ns\n%s", res.out);
 		if (share > best_share)

@@ -28,7 +28,7 @@ static void setup(void)
 	kvm_require();
 	vmm_config_defaults(&cfg);
 	cfg.nr_vcpus = 2;
-	/* Issue 6: no PMU model, so the PMU MSR ranges stay unclaimed. */
+	/* No PMU model, so the PMU MSR ranges stay unclaimed. */
 	snprintf(cfg.pmu_model, sizeof(cfg.pmu_model), "none");
 	snprintf(cfg.name, sizeof(cfg.name), "api-test");
 	console = tmpfile();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vm_bg.h: helpers for integration tests that keep VMs (and operator
- * commands) running in the background while they act on them (issue 7).
+ * commands) running in the background while they act on them.
  *
  * Each test makes its own runtime directory (rundir_make), so VMs of
  * concurrent tests never meet; VMs are `vpmu run` processes whose console

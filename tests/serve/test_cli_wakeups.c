@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_cli_wakeups.c (issue 15): `vpmu stat` and `vpmu top` sleep between
+ * test_cli_wakeups.c: `vpmu stat` and `vpmu top` sleep between
  * the intervals they were asked for. Against fake VMs (fake_vms: real
  * control servers, threads as vCPUs, no KVM) each command runs for 2 s and
  * the kernel counts how often it blocked (wait4's ru_nvcsw, voluntary

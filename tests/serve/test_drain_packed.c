@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_drain_packed.c (issue 15): samples drained in the packed binary
+ * test_drain_packed.c: samples drained in the packed binary
  * form of smpl_drain are the samples the JSON form gives, against fake
  * VMs (fake_vms: the VMM's real control server, threads as vCPUs whose
  * samples land in fake_guest_hot 9 times in 10, else fake_guest_cold,

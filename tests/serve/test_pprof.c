@@ -253,7 +253,7 @@ static uint64_t sym_addr(const struct symtab *st, const char *name)
 }
 
 /*
- * Issue 18 item 3: the stack of a sample is the sampled address, then its
+ * The stack of a sample is the sampled address, then its
  * callers' call sites (return address - 1), as live profiles and `report
  * --pprof` build it (pprof_sample_stack); every location carries the
  * source line and every function its source file and first line, from

@@ -89,7 +89,7 @@ stacks = [b.split("\n") for b in open(sys.argv[1]).read().split("-----------+")[
 frames = [[l.split()[-1] for l in b[1:] if l.strip() and ":" not in l] for b in stacks]
 # hot() is a frameless leaf (GCC 12 ignores -mno-omit-leaf-frame-pointer
 # there): its caller middle comes only from the VMM's [rsp] rule for such
-# leaves (issue 17), so it is not required; outer and user_main are.
+# leaves, so it is not required; outer and user_main are.
 sys.exit(0 if any(f[:1] == ["hot"] and "outer" in f and "user_main" in f
                   for f in frames) else 1)
 EOP

@@ -27,7 +27,7 @@ struct record_opts {
 	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *out;
 	uint64_t period, freq, buf_kib;
-	uint64_t max_overhead; /* issue 15: %, 0: the VM's budget */
+	uint64_t max_overhead; /* %, 0: the VM's budget */
 	double duration;
 };
 
@@ -46,7 +46,7 @@ struct record {
 	int write_err;
 	uint64_t lost, t0;
 	uint64_t *vm_lost;
-	uint64_t *vm_samples; /* issue 15: samples written per VM */
+	uint64_t *vm_samples; /* samples written per VM */
 };
 
 static void put_sample(void *opaque, const struct ops_sample *smp)
@@ -180,7 +180,7 @@ static int parse(int argc, char **argv, struct record *r)
 				"--max-overhead %llu: a percentage from 1 to "
 				"100",
 				(unsigned long long)r->o.max_overhead);
-	/* Issue 15: no VM accepts more (each VM may have a lower maximum). */
+	/* No VM accepts more (each VM may have a lower maximum). */
 	if (!ret && r->o.freq > VMM_SMPL_RATE_CAP)
 		ret = cli_error(&record_cmd,
 				"-F %llu: above the maximum sample rate of "
@@ -296,7 +296,7 @@ static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
 }
 
 /*
- * Issue 15: sleep (ops_wait) until the next drain, the progress line, the
+ * Sleep (ops_wait) until the next drain, the progress line, the
  * end, a signal or a VM's end: no other wake-up.
  */
 static const char *run(struct record *r)
@@ -335,12 +335,12 @@ static const char *run(struct record *r)
 }
 
 /*
- * Issue 15: the achieved sample rate of VM (vm) per sampled vCPU and
+ * The achieved sample rate of VM (vm) per sampled vCPU and
  * second of wall time, beside the requested one, and why it falls short
  * (below 90 %): sample_rate.c.
  */
 /*
- * Issue 15: the monitoring cost the VMM measured on the sampled vCPUs over
+ * The monitoring cost the VMM measured on the sampled vCPUs over
  * the recording, the share of run time plus cost the overhead budget holds.
  */
 static void print_cost(const struct ops_vm *v, const char *lead)

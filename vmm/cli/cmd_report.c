@@ -14,7 +14,7 @@
 
 #include "cli_parse.h"
 #include "rec_profile.h"
-#include "vpmu_serve.h" /* --pprof (issue 18) */
+#include "vpmu_serve.h" /* --pprof */
 
 #define ALL_VCPUS UINT32_MAX /* the per-VM total, after its vCPUs */
 
@@ -100,7 +100,7 @@ static int build(struct report *r, bool sym, bool src)
 		a->vm = b->vm = s->vm;
 		a->cpu        = s->cpu;
 		b->cpu        = ALL_VCPUS;
-		a->n = b->n = s->weight; /* issue 15: missed periods count */
+		a->n = b->n = s->weight; /* missed periods count */
 		if (label_of(r, s->vm, s->ip, sym, src, &a->label) < 0)
 			return -ENOMEM;
 		a->stack = stack_of(r, s);
@@ -241,7 +241,7 @@ static void print_group(const struct report *r, size_t first, size_t end,
 	free(rows);
 }
 
-/* Issue 19: the VMs paused for `vpmu snapshot` while recorded. */
+/* The VMs paused for `vpmu snapshot` while recorded. */
 static void print_snap_notes(const struct rec_header *h)
 {
 	unsigned int i;
@@ -269,7 +269,7 @@ static void print_flat(const struct report *r)
 		printf("# incomplete file: %zu complete samples before the "
 		       "cut\n",
 		       r->p.nr);
-	/* Issue 15: what the counts stand for, and what is not in them. */
+	/* What the counts stand for, and what is not in them. */
 	printf("# %zu samples; counts are periods (a sample counts 1 + the "
 	       "periods it missed)\n# throttled %llu, missed %llu, lost "
 	       "%llu\n",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmd_snapshot.c: `vpmu snapshot VM FILE [--stop]` (issue 19). Asks the VM's
+ * cmd_snapshot.c: `vpmu snapshot VM FILE [--stop]`. Asks the VM's
  * VMM over its control socket to pause the vCPUs, write the VM and its
  * whole logical PMU to FILE (docs/snapshot-format.md), then resume or stop
  * it; prints what was written. `vpmu run --restore FILE` continues it.

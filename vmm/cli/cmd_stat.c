@@ -24,7 +24,7 @@ struct stat_opts {
 	const char *sep, *output;
 	bool json, per_vcpu;
 	uint64_t interval_ms, switch_ms, repeat;
-	uint64_t max_overhead; /* issue 15: %, 0: the VM's budget */
+	uint64_t max_overhead; /* %, 0: the VM's budget */
 	double duration;
 };
 
@@ -71,8 +71,8 @@ struct stat_state {
 	struct ops_counts now[VMM_CTL_SESSION_VCPUS]; /* one VM's read */
 	uint64_t t0;
 	uint64_t stale_age_ns; /* oldest stale count of this report */
-	uint64_t throttled;    /* issue 15: of this report, all VMs */
-	/* Issue 15: effective set switch intervals seen (0: none), and the
+	uint64_t throttled;    /* of this report, all VMs */
+	/* Effective set switch intervals seen (0: none), and the
 	 * switches the overhead budget delayed, of this report. */
 	uint64_t sw_min_ns, sw_max_ns, sw_stretched;
 	bool has_stale;
@@ -237,7 +237,7 @@ static void stale_note(struct stat_state *st)
 		(double)st->stale_age_ns / 1e6);
 }
 
-/* Issue 15: keep a vCPU's effective switch interval for switch_note(). */
+/* Keep a vCPU's effective switch interval for switch_note(). */
 static void note_switching(struct stat_state *st, const struct ops_counts *c)
 {
 	st->sw_stretched += c->switch_stretched;
@@ -250,7 +250,7 @@ static void note_switching(struct stat_state *st, const struct ops_counts *c)
 }
 
 /*
- * Issue 15: with event sets, the interval they were switched at (the
+ * With event sets, the interval they were switched at (the
  * overhead budget lengthens it when switching costs too much) next to the
  * requested one, and how many switches came late because of it.
  */
@@ -412,7 +412,7 @@ static void report(struct stat_state *st, bool final)
 		st->has_stale    = false;
 		st->stale_age_ns = 0;
 	}
-	st->throttled = 0; /* issue 15: counted again by this read */
+	st->throttled = 0; /* counted again by this read */
 	st->sw_min_ns = st->sw_max_ns = st->sw_stretched = 0;
 	if (!st->o.json && !st->o.sep && final && st->o.interval_ms)
 		fprintf(st->out, "# total over %.3f s\n", t);
@@ -422,7 +422,7 @@ static void report(struct stat_state *st, bool final)
 	else
 		rows(st, t, final);
 	stale_note(st);
-	/* Issue 15: samples the VMs' sampling limits did not take. */
+	/* Samples the VMs' sampling limits did not take. */
 	if (final && !st->o.json && !st->o.sep)
 		fprintf(st->out,
 			"# throttled: %llu samples not taken by the sampling "
@@ -516,7 +516,7 @@ static void run(struct stat_state *st)
 	struct sigaction sa = {.sa_handler = on_child};
 	/*
 	 * Ctrl-C, SIGTERM and SIGCHLD of -- COMMAND end the sleep; nothing
-	 * else but (until) and a VM's end does (issue 15).
+	 * else but (until) and a VM's end does.
 	 */
 	static const int sigs[] = {SIGINT, SIGTERM, SIGCHLD, 0};
 	struct ops_wait w;

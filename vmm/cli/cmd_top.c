@@ -38,8 +38,7 @@ struct top_vm {
 	struct hit *hits; /* per symbol (index), last: unknown */
 	uint64_t total;
 	uint64_t per_vcpu[VMM_CTL_SESSION_VCPUS]; /* samples per vCPU */
-	struct ops_rate_win
-		rate_base; /* issue 15: counts at the last refresh */
+	struct ops_rate_win rate_base; /* counts at the last refresh */
 };
 
 struct top {
@@ -90,7 +89,7 @@ static int by_sym(const void *a, const void *b)
 }
 
 /*
- * Issue 15: the rate VM (vm) achieved in the last (wall_s) seconds next to
+ * The rate VM (vm) achieved in the last (wall_s) seconds next to
  * the requested one, and below 90 % why (sample_rate.c).
  */
 static void show_rate(struct top *t, unsigned int vm, double wall_s)

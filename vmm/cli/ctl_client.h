@@ -5,8 +5,8 @@
  * session that puts one host context on every vCPU of the chosen VMs
  * (used by `vpmu stat`, `record` and `top`).
  */
-#ifndef VMM_CLIENT_H
-#define VMM_CLIENT_H
+#ifndef VMM_CTL_CLIENT_H
+#define VMM_CTL_CLIENT_H
 
 #include <json-c/json.h>
 #include <poll.h>
@@ -84,7 +84,7 @@ struct ops_event {
 };
 
 /*
- * Issue 15: a sampling vCPU's throttle as its last smpl_drain said
+ * A sampling vCPU's throttle as its last smpl_drain said
  * (cumulative since session_open; run_ns and cost_ns since the vCPU
  * started).
  */
@@ -96,14 +96,14 @@ struct ops_thr {
 
 struct ops_vm {
 	struct vmm_reg_entry e;
-	struct ops_thr thr[VMM_CTL_SESSION_VCPUS]; /* issue 15 */
+	struct ops_thr thr[VMM_CTL_SESSION_VCPUS];
 	struct vmm_client cl;
 	bool gone;
-	/* Issue 19: snapshot pauses since the session opened (smpl_drain). */
+	/* Snapshot pauses since the session opened (smpl_drain). */
 	uint64_t snap_pauses, snap_pause_ns;
 	int session;                    /* the VM's session, -1 if none */
 	int ctx[VMM_CTL_SESSION_VCPUS]; /* host context per vCPU, -1 if none */
-	bool drain_json; /* issue 15: its VMM refused packed drains */
+	bool drain_json;                /* its VMM refused packed drains */
 };
 
 struct ops_session {
@@ -114,9 +114,9 @@ struct ops_session {
 	struct ops_event ev[OPS_EVENTS_MAX];
 	unsigned int nr_ev, nr_sets;
 	unsigned int callchain; /* sampling: callers per sample (record -g) */
-	unsigned int max_overhead; /* issue 15: budget %, 0: the VM's */
-	bool freq_mode;            /* issue 15: raise the period (-F) */
-	unsigned char *pk_buf;     /* issue 15: the last packed drain frame */
+	unsigned int max_overhead; /* budget %, 0: the VM's */
+	bool freq_mode;            /* raise the period (-F) */
+	unsigned char *pk_buf;     /* the last packed drain frame */
 	size_t pk_cap;
 };
 
@@ -149,13 +149,14 @@ struct ops_counts {
 	uint64_t raw[OPS_EVENTS_MAX];
 	uint64_t running[OPS_EVENTS_MAX]; /* ns the event's set was active */
 	uint64_t enabled;                 /* ns monitoring was on */
-	uint64_t throttled; /* issue 15: samples the throttle dropped on the
-			       vCPU (this session's and the guest's) */
+	/* Samples the throttle dropped on the vCPU (this session's and the
+	 * guest's). */
+	uint64_t throttled;
 	bool stale;      /* the VMM could not bring them up to date in time */
 	uint64_t age_ns; /* when stale: how old they are */
 	uint64_t pmis;   /* PMIs injected into the vCPU since it began */
-	/* Issue 15: the effective set switch interval (0: no time-based
-	 * switching) and the switches the overhead budget delayed. */
+	/* The effective set switch interval (0: no time-based switching) and
+	 * the switches the overhead budget delayed. */
 	uint64_t switch_ns, switch_stretched;
 };
 
@@ -182,8 +183,8 @@ struct ops_sample {
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
 	unsigned int nr_chain; /* guest callers, innermost first */
 	uint64_t chain[VMM_CTL_CHAIN_MAX];
-	uint64_t missed; /* issue 15: periods after it, unsampled */
-	uint64_t period; /* issue 15: its period (0: unknown) */
+	uint64_t missed; /* periods after it, unsampled */
+	uint64_t period; /* its period (0: unknown) */
 };
 
 typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);
@@ -191,7 +192,7 @@ typedef void (*ops_sample_fn_t)(void *opaque, const struct ops_sample *smp);
 /*
  * Drain every vCPU of VM (vm), calling (fn) per sample; (*lost) gets the
  * VMM's lost-sample total. 0 or -errno (the VM is then marked gone).
- * Issue 15: samples come in the packed binary form of smpl_drain (a VMM
+ * Samples come in the packed binary form of smpl_drain (a VMM
  * that refuses it is drained in JSON from then on); the environment
  * variable VPMU_DRAIN_JSON=1 forces the JSON form (a benchmark and debug
  * switch: bench_drain_cost compares the two). Both hand (fn) the same
@@ -215,7 +216,7 @@ void ops_vm_gone(struct ops_session *s, unsigned int vm, const char *why);
 void ops_check_alive(struct ops_session *s);
 
 /*
- * Issue 15: sleeping without polling (op_wait.c), for stat, record and top.
+ * Sleeping without polling (op_wait.c), for stat, record and top.
  * ops_wait_begin() blocks the signals (sigs) (0-terminated: SIGINT...) and
  * makes room for (nr_fds) descriptors of the command's own, p[0..nr_fds),
  * which the caller fills (fd -1: unused); ops_wait_end() restores the
@@ -239,7 +240,7 @@ int ops_wait(struct ops_wait *w, struct ops_session *s, uint64_t until);
 void ops_wait_end(struct ops_wait *w);
 
 /*
- * Issue 15: achieved vs requested sample rate (sample_rate.c), shared by
+ * Achieved vs requested sample rate (sample_rate.c), shared by
  * `vpmu record` (the whole recording) and `vpmu top` (each refresh).
  */
 struct ops_rate_win {       /* a VM's counts over a window, all sampled vCPUs */
@@ -337,4 +338,4 @@ int ops_select_vcpus(const struct cli_cmd *cmd, void *sel, const char *value);
 /* Is vCPU (cpu) chosen by (sel)? */
 bool ops_vcpu_chosen(const struct ops_select *sel, unsigned int cpu);
 
-#endif /* VMM_CLIENT_H */
+#endif /* VMM_CTL_CLIENT_H */

@@ -290,7 +290,7 @@ static struct json_object *counting_request(struct ops_session *s,
 				      pmc(i % OPS_COUNTERS, i / OPS_COUNTERS,
 					  evsel(&s->ev[i])));
 	json_object_object_add(r, "pmcs", pmcs);
-	if (s->max_overhead) /* issue 15: bounds the set switching */
+	if (s->max_overhead) /* bounds the set switching */
 		json_object_object_add(
 			r, "max_overhead",
 			json_object_new_int((int)s->max_overhead));
@@ -339,7 +339,7 @@ static struct json_object *sampling_request(struct ops_session *s,
 	if (s->callchain)
 		json_object_object_add(r, "callchain",
 				       json_object_new_int((int)s->callchain));
-	if (s->max_overhead) /* issue 15 */
+	if (s->max_overhead)
 		json_object_object_add(
 			r, "max_overhead",
 			json_object_new_int((int)s->max_overhead));
@@ -469,7 +469,7 @@ static void parse_vcpu(struct ops_session *s, struct json_object *o,
 	}
 	for (i = 0; i < s->nr_ev; i++)
 		out->running[i] = act[i / OPS_COUNTERS];
-	out->throttled = 0; /* issue 15 */
+	out->throttled = 0;
 	if (json_object_object_get_ex(o, "throttled", &jv))
 		out->throttled += json_object_get_uint64(jv);
 	if (json_object_object_get_ex(o, "guest_throttled", &jv))
@@ -482,7 +482,7 @@ static void parse_vcpu(struct ops_session *s, struct json_object *o,
 	out->pmis   = json_object_object_get_ex(o, "pmis", &jv)
 			      ? json_object_get_uint64(jv)
 			      : 0;
-	/* Issue 15: absent from an older VMM: 0. */
+	/* Absent from an older VMM: 0. */
 	out->switch_ns = json_object_object_get_ex(o, "switch_ns", &jv)
 				 ? json_object_get_uint64(jv)
 				 : 0;
@@ -521,7 +521,7 @@ int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
 	return 0;
 }
 
-/* Issue 15: [nr_missed, period] of sample (i), from "weights". */
+/* [nr_missed, period] of sample (i), from "weights". */
 static void weight_of(struct json_object *w, size_t i, struct ops_sample *smp)
 {
 	struct json_object *a = w ? json_object_array_get_idx(w, i) : NULL;
@@ -533,7 +533,7 @@ static void weight_of(struct json_object *w, size_t i, struct ops_sample *smp)
 	smp->period = json_object_get_uint64(json_object_array_get_idx(a, 1));
 }
 
-/* Issue 15: the throttle counts of a smpl_drain reply. */
+/* The throttle counts of a smpl_drain reply. */
 static void keep_thr(struct ops_thr *t, struct json_object *rep)
 {
 	struct json_object *v;
@@ -560,7 +560,7 @@ static void keep_thr(struct ops_thr *t, struct json_object *rep)
 	t->seen = true;
 }
 
-/* Issue 19: snapshot pauses since the session opened (absent: none). */
+/* Snapshot pauses since the session opened (absent: none). */
 static void keep_snap(struct ops_vm *v, struct json_object *rep)
 {
 	struct json_object *jv;
@@ -618,7 +618,7 @@ static void emit_samples(struct json_object *arr, struct json_object *w,
 }
 
 /*
- * Issue 15: the samples of packed frame (buf, len) to (fn), decoded into
+ * The samples of packed frame (buf, len) to (fn), decoded into
  * one ops_sample on the stack (no allocation). 0, or -EPROTO with a
  * message in (err) (the samples before the malformed one were given).
  */
@@ -655,7 +655,7 @@ static int emit_packed(const unsigned char *buf, size_t len, unsigned int vm,
 }
 
 /*
- * Issue 15: one packed smpl_drain of context (ctx) of VM (vm): the reply
+ * One packed smpl_drain of context (ctx) of VM (vm): the reply
  * (*rep, for the caller) and the frame it announces, decoded to (fn).
  * 0; 1 when the VMM does not know "packed" (drain it in JSON); -errno
  * (the VM is then reported, or gone).

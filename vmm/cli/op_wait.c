@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * op_wait.c (issue 15): how `vpmu stat`, `record` and `top` sleep between
+ * op_wait.c: how `vpmu stat`, `record` and `top` sleep between
  * the things they were asked to do. One ppoll over the command's own file
  * descriptors and every live VM's socket, with a deadline; the command's
  * signals are blocked except inside that ppoll, so one arriving between the

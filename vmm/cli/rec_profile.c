@@ -11,7 +11,7 @@
 
 #define SAMPLES_MAX (1ULL << 28) /* bounded memory for any file */
 
-/* Issue 15: periods of the header's period sample (s) stands for. */
+/* Periods of the header's period sample (s) stands for. */
 uint64_t rec_weight(const struct rec_header *h, const struct rec_sample *s)
 {
 	unsigned __int128 w = (unsigned __int128)s->missed + 1;

@@ -36,7 +36,7 @@ struct rec_psample {
 	uint32_t nr_chain;
 	size_t chain; /* offset in rec_profile.chains */
 	/*
-	 * Issue 15: the header periods the sample stands for: (1 + "m") x
+	 * The header periods the sample stands for: (1 + "m") x
 	 * "p" / header period, rounded, at least 1 (1 without those keys).
 	 */
 	uint64_t weight;

@@ -335,7 +335,7 @@ static int parse_sample(struct reader *r, struct json_object *o,
 		s->vals[i] =
 			json_object_get_uint64(json_object_array_get_idx(a, i));
 	s->nr_vals = (unsigned int)n;
-	/* Issue 15: optional weight of the sample. */
+	/* Optional weight of the sample. */
 	a = NULL;
 	if (json_object_object_get_ex(o, "m", &a) &&
 	    !json_object_is_type(a, json_type_int))
@@ -365,7 +365,7 @@ static int parse_sample(struct reader *r, struct json_object *o,
 }
 
 /*
- * A note: "snapshot" (issue 19) adds to its VM's pause counts; other notes
+ * A note: "snapshot" adds to its VM's pause counts; other notes
  * are skipped. 0 or -EINVAL.
  */
 static int parse_note(struct reader *r, struct json_object *o,

@@ -13,9 +13,9 @@
  *                     "callchain":true (optional: samples carry chains)}
  *   samples  {"vm":I, "cpu":C, "ip":IP, "set":S, "t":TSTAMP,
  *             "pmd":[VALUES...], "chain":[RET...] (optional),
- *             "m":MISSED (optional, issue 15: periods after this one
+ *             "m":MISSED (optional: periods after this one
  *             that elapsed unsampled; the sample stands for 1 + m),
- *             "p":PERIOD (optional, issue 15: the sample's period when
+ *             "p":PERIOD (optional: the sample's period when
  *             it differs from the header's, e.g. raised by the
  *             throttle in frequency mode)}
  *             vm indexes header.vms; t is the vCPU
@@ -25,14 +25,14 @@
  *             first (from `vpmu record -g`; empty when none was found)
  *   notes    {"note":"vm_gone", "vm":I, "msg":TEXT}
  *            {"note":"snapshot", "vm":I, "pauses":N, "pause_ns":NS}
- *            (optional, issue 19: the VM was paused N times for
+ *            (optional: the VM was paused N times for
  *            `vpmu snapshot` during the recording, NS ns in all;
  *            several such lines for one VM add up)
  *   last     {"end":{"samples":N, "lost":L, "duration_ns":D,
- *             "reason":TEXT, "throttled":T, "missed":M (both optional,
- *             issue 15: samples the VMs' throttle did not take, periods
+ *             "reason":TEXT, "throttled":T, "missed":M (both optional:
+ *             samples the VMs' throttle did not take, periods
  *             carried by later samples)}}
- * Readers ignore keys they do not know, so the optional keys of issue 15
+ * Readers ignore keys they do not know, so the optional keys
  * keep version 1: older files read as "m" 0, "p" the header's period,
  * "throttled" and "missed" 0.
  * A file without its "end" line, or whose sample count differs from it, is
@@ -41,8 +41,8 @@
  * killed mid-run leaves the temporary file cut anywhere: REC_READ_PARTIAL
  * accepts such a file up to its last complete line and says so.
  */
-#ifndef VMM_RECFILE_H
-#define VMM_RECFILE_H
+#ifndef VMM_RECORD_FILE_H
+#define VMM_RECORD_FILE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -64,7 +64,7 @@ struct rec_vm {
 	unsigned int nr_vcpus;
 	uint64_t tsc_khz;
 	char build_id[REC_BUILD_ID_HEX]; /* "" when unknown */
-	/* Filled by rec_read() from "snapshot" notes (issue 19): */
+	/* Filled by rec_read() from "snapshot" notes: */
 	uint64_t snap_pauses, snap_pause_ns;
 };
 
@@ -82,7 +82,7 @@ struct rec_header {
 	bool truncated;             /* no end line (REC_READ_PARTIAL) */
 	bool torn_line;             /* and its last line was cut and dropped */
 	uint64_t lost;              /* from the end line */
-	uint64_t throttled, missed; /* from the end line (issue 15) */
+	uint64_t throttled, missed; /* from the end line */
 	unsigned long lines;
 };
 
@@ -93,8 +93,8 @@ struct rec_sample {
 	uint64_t vals[REC_VALS_MAX];
 	unsigned int nr_chain;
 	uint64_t chain[REC_CHAIN_MAX];
-	uint64_t missed; /* issue 15: "m" */
-	uint64_t period; /* issue 15: "p", 0 when the header's */
+	uint64_t missed; /* "m" */
+	uint64_t period; /* "p", 0 when the header's */
 };
 
 struct rec_writer {
@@ -103,7 +103,7 @@ struct rec_writer {
 	char tmp[PATH_MAX + 8];
 	uint64_t samples;
 	uint64_t period;            /* the header's */
-	uint64_t throttled, missed; /* written in the end line (issue 15) */
+	uint64_t throttled, missed; /* written in the end line */
 };
 
 /* Create (path).tmp and write the header (h). 0 or -errno. */
@@ -113,7 +113,7 @@ int rec_open(struct rec_writer *w, const char *path,
 /* Append one sample / note. 0 or -errno (e.g. -ENOSPC). */
 int rec_sample(struct rec_writer *w, const struct rec_sample *s);
 int rec_note(struct rec_writer *w, unsigned int vm, const char *msg);
-/* Issue 19: VM (vm) was paused (pauses) times, (pause_ns) ns in all. */
+/* VM (vm) was paused (pauses) times, (pause_ns) ns in all. */
 int rec_snap_note(struct rec_writer *w, unsigned int vm, uint64_t pauses,
 		  uint64_t pause_ns);
 
@@ -169,4 +169,4 @@ int rec_read_ex(const struct rec_read_args *a, struct rec_header *h);
 
 void rec_header_free(struct rec_header *h);
 
-#endif /* VMM_RECFILE_H */
+#endif /* VMM_RECORD_FILE_H */

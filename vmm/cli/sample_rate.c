@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * sample_rate.c (issue 15): the sample rate a VM achieved next to the one
+ * sample_rate.c: the sample rate a VM achieved next to the one
  * requested, and why it fell short, for `vpmu record` (over the whole
  * recording) and `vpmu top` (over each refresh). The judgement is a pure
  * function of counts (ops_rate_judge), tested on its own.

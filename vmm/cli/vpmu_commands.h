@@ -8,8 +8,8 @@
  * command); main.c's command table dispatches, and answers `vpmu help CMD`
  * by calling the command with "--help".
  */
-#ifndef VMM_COMMANDS_H
-#define VMM_COMMANDS_H
+#ifndef VPMU_COMMANDS_H
+#define VPMU_COMMANDS_H
 
 /*
  * `vpmu events [--json]`: list every event of the catalogue and every KVM
@@ -21,7 +21,7 @@
 int vmm_cmd_events(int argc, char **argv);
 
 /*
- * Host operator commands (issue 7), each in cmd_<name>.c; (argc, argv)
+ * Host operator commands, each in cmd_<name>.c; (argc, argv)
  * are the arguments after the command name. `--help` describes the
  * options. They return 0, or 1 with one message on stderr.
  *   list    the running VMs (vpmu and libvirt)
@@ -35,7 +35,7 @@ int vmm_cmd_stat(int argc, char **argv);
 int vmm_cmd_record(int argc, char **argv);
 int vmm_cmd_report(int argc, char **argv);
 int vmm_cmd_top(int argc, char **argv);
-/* issue 19: snapshot a running VM into a file (cmd_snapshot.c). */
+/* snapshot a running VM into a file (cmd_snapshot.c). */
 int vmm_cmd_snapshot(int argc, char **argv);
 
-#endif /* VMM_COMMANDS_H */
+#endif /* VPMU_COMMANDS_H */

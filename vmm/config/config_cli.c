@@ -234,7 +234,7 @@ static int apply_mem(struct vmm_config *cfg, const char *text, char *err,
 	return vmm_config_check_mem("--mem", cfg->mem_size, err, errlen);
 }
 
-/* Issue 15: a whole number from 1 to (max). */
+/* A whole number from 1 to (max). */
 static int apply_u32(const char *opt, const char *text, uint32_t max,
 		     uint32_t *out, char *err, size_t errlen)
 {

@@ -12,7 +12,7 @@
  *     <vpmu:limits contexts="16" sets="32" smpl-mem="16M" queue-depth="64"
  *                  arg-size="4K"/>         any subset; each > 0
  *     <vpmu:throttle max-rate="100000" max-overhead="25"/>  sampling
- *                                          limits (issue 15)
+ *                                          limits
  *     <vpmu:formats dir="/usr/lib/vpmu/formats"/>   run-time sampling
  *                                          formats: every *.so of dir
  *   </vpmu:vpmu>
@@ -176,7 +176,7 @@ static int read_formats(const struct vmm_xml_src *src, xmlNode *n,
 			 cfg->format_dir, sizeof(cfg->format_dir));
 }
 
-/* Issue 15: <vpmu:throttle max-rate='HZ' max-overhead='PCT'/>. */
+/* <vpmu:throttle max-rate='HZ' max-overhead='PCT'/>. */
 static int read_sampling(const struct vmm_xml_src *src, xmlNode *n,
 			 struct vmm_config *cfg)
 {

@@ -7,8 +7,8 @@
  * failure, writes one human-readable message into (err) that names the
  * source (file and element, or option) and what is wrong.
  */
-#ifndef VMM_CONFIG_H
-#define VMM_CONFIG_H
+#ifndef VMM_VM_CONFIG_H
+#define VMM_VM_CONFIG_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -33,7 +33,7 @@
 #define VMM_LIMIT_MSGS     64
 #define VMM_LIMIT_ARG_SIZE 4096U /* one page: cf_arg_size_max (3.1.16) */
 /*
- * Issue 15: sampling limits per VM (vpmu_limits.max_smpl_rate and
+ * Sampling limits per VM (vpmu_limits.max_smpl_rate and
  * max_overhead_pct): Linux's perf_event_max_sample_rate and
  * perf_cpu_time_max_percent defaults. VMM_SMPL_RATE_CAP bounds what a
  * config may set.
@@ -165,4 +165,4 @@ int vmm_config_load_xml(struct vmm_config *cfg, const char *path, char *err,
  */
 int vmm_config_validate(const struct vmm_config *cfg, char *err, size_t errlen);
 
-#endif /* VMM_CONFIG_H */
+#endif /* VMM_VM_CONFIG_H */

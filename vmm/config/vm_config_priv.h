@@ -7,8 +7,8 @@
  * ("--vcpus", "configs/demo.xml:5: <vcpu>"), and on failure writes
  * "(where): problem" into (err) and returns -EINVAL.
  */
-#ifndef VMM_CONFIG_PRIV_H
-#define VMM_CONFIG_PRIV_H
+#ifndef VMM_VM_CONFIG_PRIV_H
+#define VMM_VM_CONFIG_PRIV_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -77,4 +77,4 @@ vmm_config_xml_fail(const struct vmm_xml_src *src, const struct _xmlNode *n,
 int vmm_config_xml_read_metadata(const struct vmm_xml_src *src,
 				 struct _xmlNode *md, struct vmm_config *cfg);
 
-#endif /* VMM_CONFIG_PRIV_H */
+#endif /* VMM_VM_CONFIG_PRIV_H */

@@ -6,7 +6,7 @@
  * (leaves 0x1, 0xB, 0x1F), the hypervisor bit, no x2APIC (there is no
  * in-kernel local APIC), the PMU leaves (0xA, AMD perfctr_core and
  * PerfMonV2) of the VM's architectural PMU model, zero without one
- * (arch_msrs.c, issue 6), and vpmu's own
+ * (arch_msrs.c), and vpmu's own
  * hypervisor leaves 0x40000000/0x40000001 in place of KVM's.
  */
 #include "vmm_core_priv.h"
@@ -131,11 +131,11 @@ int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host)
 		if (e->function >= 0x40000000 && e->function < 0x40010000)
 			continue;
 		set_topology(&c->entries[n], vcpu->index, vcpu->vm->nr_vcpus);
-		vmm_arch_pmu_cpuid(vcpu, &c->entries[n]); /* issue 6 */
+		vmm_arch_pmu_cpuid(vcpu, &c->entries[n]);
 		n++;
 	}
 	c->nent = n;
-	vmm_arch_pmu_cpuid_add(vcpu, c); /* issue 6: e.g. 0x80000022 */
+	vmm_arch_pmu_cpuid_add(vcpu, c); /* e.g. 0x80000022 */
 	add_hypervisor_leaves(c);
 	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c) < 0)
 		ret = -errno;

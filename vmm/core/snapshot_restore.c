@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * snapshot_restore.c: `vpmu run --restore FILE` (issue 19). The file is
+ * snapshot_restore.c: `vpmu run --restore FILE`. The file is
  * checked whole against this host before a VM exists (vmm_snapshot_open);
  * the VM is then created with the snapshot's dimensions and filled:
  * memory, vCPUs, devices, libvpmu (which re-opens the counters' backend

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * snapshot_save.c: taking a snapshot of a running VM (issue 19): the
+ * snapshot_save.c: taking a snapshot of a running VM: the
  * request from the control thread, the main thread that serves it, the
  * pause of every vCPU and the file (vmm_snapshot.h says who does what).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * snapshot_vcpu.c: one vCPU's state in and out of a snapshot (issue 19):
+ * snapshot_vcpu.c: one vCPU's state in and out of a snapshot:
  * KVM registers, special registers, MSRs (those of KVM_GET_MSR_INDEX_LIST
  * that this vCPU can read), FPU/XSAVE, XCRs, pending events, MP state, the
  * VMM's statistics and PMU glue (notification vector, pending interrupt,

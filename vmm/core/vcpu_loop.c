@@ -30,7 +30,7 @@
 #define VMM_KICK_SIGNAL SIGUSR1
 
 static _Thread_local struct kvm_run *tls_run;
-/* Issue 15: the TSC when the handler last ran, and whether our timer sent. */
+/* The TSC when the handler last ran, and whether our timer sent. */
 static _Thread_local volatile uint64_t tls_kick_tsc;
 static _Thread_local volatile sig_atomic_t tls_kick_timer;
 
@@ -92,7 +92,7 @@ static bool irq_deliverable(const struct vmm_vcpu *vcpu)
 {
 	return (atomic_load(&vcpu->pmu.irq_pending) && vcpu->pmu.vector &&
 		vcpu->run->if_flag) ||
-	       vmm_pmu_pmi_wakes((struct vmm_vcpu *)vcpu); /* issue 6 */
+	       vmm_pmu_pmi_wakes((struct vmm_vcpu *)vcpu);
 }
 
 /* Would any vCPU still be woken by a pending notification? */
@@ -149,7 +149,7 @@ static void halt(struct vmm_vcpu *vcpu)
 	pthread_mutex_lock(&vm->lock);
 	/* A pending interrupt wakes HLT only if the guest can take it. */
 	for (;;) {
-		/* Issue 19: a snapshot pauses a halted vCPU where it is. */
+		/* A snapshot pauses a halted vCPU where it is. */
 		if (atomic_fetch_and(&vcpu->requests, ~VMM_REQ_PAUSE) &
 		    VMM_REQ_PAUSE) {
 			pthread_mutex_unlock(&vm->lock);
@@ -161,7 +161,7 @@ static void halt(struct vmm_vcpu *vcpu)
 		    (atomic_load(&vcpu->requests) & ~VMM_REQ_STOP) ||
 		    (atomic_load(&vcpu->pmu.irq_pending) &&
 		     vcpu->run->if_flag) ||
-		    vmm_pmu_pmi_wakes(vcpu)) /* issue 6: architectural PMI */
+		    vmm_pmu_pmi_wakes(vcpu)) /* architectural PMI */
 			break;
 		pthread_cond_wait(&vm->cond, &vm->lock);
 	}
@@ -194,7 +194,7 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
 			vmm_smpl_write_fault(vcpu, run->mmio.phys_addr);
 			return true;
 		}
-		if (vmm_apic_mmio(vcpu)) /* issue 6: LVTPC */
+		if (vmm_apic_mmio(vcpu)) /* LVTPC */
 			return true;
 		vmm_report_unknown_mmio(vcpu->vm, run->mmio.phys_addr,
 					run->mmio.is_write);
@@ -249,7 +249,7 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
 static bool serve_requests(struct vmm_vcpu *vcpu)
 {
 	if (atomic_exchange(&vcpu->requests, 0) & VMM_REQ_PAUSE) {
-		vmm_snapshot_vcpu_pause(vcpu, false); /* issue 19 */
+		vmm_snapshot_vcpu_pause(vcpu, false);
 		vmm_pmu_resumed(vcpu);
 	}
 	return !__atomic_load_n(&vcpu->vm->stopping, __ATOMIC_ACQUIRE);
@@ -300,7 +300,7 @@ bool vmm_vcpu_take_timer_kick(void)
 
 /*
  * A kick ended KVM_RUN at (t_ret) (CLOCK_MONOTONIC) after (dt) in it.
- * Issue 15: the same system calls as a bare KVM_RUN loop kicked by a timer
+ * The same system calls as a bare KVM_RUN loop kicked by a timer
  * (the signal's return, this KVM_RUN, one timer_settime when the timer
  * sent it); the user-space path is stamped with the TSC (struct
  * vmm_kick_stats): handler -> KVM_RUN return (tsc_ret) -> accounting ->
@@ -329,7 +329,7 @@ static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t dt,
 	k->shared += k->t_done - tsc_acct;
 }
 
-/* Issue 15: a kick's re-entry: requests, deadline, re-arm, injection. */
+/* A kick's re-entry: requests, deadline, re-arm, injection. */
 static void kick_entered(struct vmm_kick_stats *k, uint64_t tsc_run)
 {
 	if (!k->t_done)
@@ -393,7 +393,7 @@ void *vmm_vcpu_thread(void *arg)
 		      VMM_STATUS_INTERNAL);
 	else {
 		if (vmm_snapshot_vcpu_restored_halted(vcpu))
-			halt(vcpu); /* issue 19: it was saved in HLT */
+			halt(vcpu); /* it was saved in HLT */
 		run_loop(vcpu);
 	}
 	vcpu->stats.cpu_ns = vmm_thread_cpu_ns(); /* for --stats */

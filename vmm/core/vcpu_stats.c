@@ -39,7 +39,7 @@ static double kick_us(const struct vmm_vcpu *vcpu, uint64_t cycles)
 	return (double)cycles * 1e3 / (double)khz / (double)vcpu->stats.kicks;
 }
 
-/* Issue 15: the kicks and their user-space path (struct vmm_kick_stats). */
+/* The kicks and their user-space path (struct vmm_kick_stats). */
 static void print_kicks(const struct vmm_vcpu *vcpu, FILE *out)
 {
 	const struct vmm_kick_stats *k = &vcpu->kick;

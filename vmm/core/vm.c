@@ -266,7 +266,7 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 	vmm_host_probe(&vm->host);
 	vm->mem_size = cfg->mem_size;
 	vm->nr_vcpus = cfg->nr_vcpus;
-	vm->sandbox  = !cfg->no_sandbox; /* issue 13 */
+	vm->sandbox  = !cfg->no_sandbox;
 	pthread_mutex_init(&vm->lock, NULL);
 	pthread_cond_init(&vm->cond, NULL);
 	vmm_uart_init(&vm->uart, console);
@@ -296,12 +296,12 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 		if (ret)
 			fail(err, errlen, ret, "vPMU");
 	}
-	if (!ret) { /* issue 6: the architectural PMU model */
+	if (!ret) { /* the architectural PMU model */
 		ret = vmm_arch_pmu_init(vm, cfg);
 		if (ret)
 			fail(err, errlen, ret, "PMU model %s", cfg->pmu_model);
 	}
-	/* Operator control socket state (issue 7); started by vmm_vm_run. */
+	/* Operator control socket state; started by vmm_vm_run. */
 	if (!ret) {
 		ret = vmm_control_init(vm, cfg);
 		if (ret)

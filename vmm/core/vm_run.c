@@ -40,7 +40,7 @@ int vmm_vm_run(struct vmm_vm *vm)
 		ret = vmm_sandbox_init(); /* threads enter it once set up */
 	if (ret)
 		return ret;
-	if (!vm->snap && vmm_snapshot_init(vm)) /* issue 19 */
+	if (!vm->snap && vmm_snapshot_init(vm))
 		vmm_log(vm, VMM_LOG_WARN, "snapshots unavailable: no memory");
 	/* vCPU threads inherit this mask; only they take the kick signal. */
 	sigemptyset(&kick);
@@ -56,12 +56,12 @@ int vmm_vm_run(struct vmm_vm *vm)
 		}
 		vcpu->has_thread = true;
 	}
-	/* Operator control socket (issue 7); failure only warns. */
+	/* Operator control socket; failure only warns. */
 	if (!ret)
 		vmm_control_start(vm);
 	pthread_sigmask(SIG_BLOCK, &kick, &old);
 	if (!ret)
-		vmm_snapshot_serve(vm); /* issue 19: until the VM stops */
+		vmm_snapshot_serve(vm); /* until the VM stops */
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		if (vm->vcpus[i].has_thread) {
 			pthread_join(vm->vcpus[i].thread, NULL);
@@ -69,7 +69,7 @@ int vmm_vm_run(struct vmm_vm *vm)
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	vmm_control_stop(vm); /* issue 7: host contexts, socket, entry */
+	vmm_control_stop(vm); /* host contexts, socket, entry */
 	if (vm->uart.out)
 		fflush(vm->uart.out);
 	return ret ? ret : vm->status;

@@ -11,8 +11,8 @@
  * prints except the exit-time diagnostics (register dumps, --stats) and the
  * once-per-address report of unknown PIO/MMIO, which go to stderr.
  */
-#ifndef VMM_H
-#define VMM_H
+#ifndef VMM_CORE_H
+#define VMM_CORE_H
 
 #include <linux/kvm.h>
 #include <pthread.h>
@@ -31,7 +31,7 @@ typedef uint64_t vmm_gpa_t;
 struct vmm_vm;
 struct vmm_vcpu;
 
-/* ---- Guest memory (mem.c) ------------------------------------------- */
+/* ---- Guest memory (guest_mem.c) --------------------------------------- */
 
 /*
  * Return a host pointer to guest-physical range [gpa, gpa + len) if it lies
@@ -46,7 +46,7 @@ int vmm_guest_read(struct vmm_vm *vm, vmm_gpa_t gpa, void *dst, size_t len);
 int vmm_guest_write(struct vmm_vm *vm, vmm_gpa_t gpa, const void *src,
 		    size_t len);
 
-/* ---- ELF loader (elf.c; pure, no KVM) ---------------------------------- */
+/* ---- ELF loader (elf_load.c; pure, no KVM) ---------------------------- */
 
 /*
  * Validate the ELF64 x86-64 executable (file, file_size) and, only if every
@@ -195,7 +195,7 @@ const char *vmm_host_linux_params(const struct vmm_host *host);
 void vmm_host_describe(const struct vmm_host *host, const char *prefix,
 		       FILE *out);
 
-/* ---- PIO dispatch (pio.c) --------------------------------------------- */
+/* ---- PIO dispatch (pio_dispatch.c) ------------------------------------ */
 
 /*
  * A PIO handler. (data) holds (size) bytes: for writes, the value written;
@@ -213,7 +213,7 @@ typedef int (*vmm_pio_fn_t)(struct vmm_vcpu *vcpu, uint16_t port, bool is_write,
 int vmm_pio_register(struct vmm_vm *vm, uint16_t port, unsigned int count,
 		     vmm_pio_fn_t fn, void *opaque);
 
-/* ---- MSR dispatch (msr.c) --------------------------------------------- */
+/* ---- MSR dispatch (msr_dispatch.c) ------------------------------------ */
 
 struct vmm_msr_ops {
 	/* Return 0 with (*val) set, or -EPERM for #GP. */
@@ -304,7 +304,7 @@ __attribute__((format(printf, 3, 4))) void vmm_log(const struct vmm_vm *vm,
 						   enum vmm_log_level level,
 						   const char *fmt, ...);
 
-/* ---- Statistics (stats.c) --------------------------------------------- */
+/* ---- Statistics (vcpu_stats.c) ---------------------------------------- */
 
 #define VMM_EXIT_REASONS 64
 
@@ -325,7 +325,7 @@ struct vmm_vcpu_stats {
 /*
  * CPU time the calling thread has received, ns (CLOCK_THREAD_CPUTIME_ID).
  * A system call: read into stats.cpu_ns only when an hv_cpu_ns event is
- * accounted on the vCPU's own thread (vm_pmu.c; issue 15: not after every
+ * accounted on the vCPU's own thread (vm_pmu.c; not after every
  * KVM_RUN), and when the vCPU thread ends (--stats).
  */
 uint64_t vmm_thread_cpu_ns(void);
@@ -447,4 +447,4 @@ unsigned int vmm_fp_unwind(const struct vmm_gmem_view *m, uint64_t cr3,
 bool vmm_leaf_caller(const struct vmm_gmem_view *m, uint64_t cr3, uint64_t rip,
 		     uint64_t rsp, uint64_t *ret);
 
-#endif /* VMM_H */
+#endif /* VMM_CORE_H */

@@ -2,8 +2,8 @@
 /*
  * vmm_core_priv.h: struct layouts shared inside vmm/ only.
  */
-#ifndef VMM_PRIV_H
-#define VMM_PRIV_H
+#ifndef VMM_CORE_PRIV_H
+#define VMM_CORE_PRIV_H
 
 #include "vmm_core.h"
 
@@ -57,7 +57,7 @@ struct vmm_uart {
 };
 
 /*
- * Issue 15: where the user-space part of a kick goes (`vpmu run --stats`).
+ * Where the user-space part of a kick goes (`vpmu run --stats`).
  * Stamped with the TSC (no system call on any host, unlike a clock read
  * where the clock source has no vDSO), summed over kicks in cycles and
  * printed as means in us; diagnostics only, not part of a snapshot.
@@ -88,7 +88,7 @@ struct vmm_vcpu {
 	pid_t tid;
 	struct vmm_vcpu_stats stats;
 	struct vmm_vcpu_pmu pmu;
-	struct vmm_kick_stats kick; /* issue 15 (vcpu_loop.c) */
+	struct vmm_kick_stats kick; /* vcpu_loop.c */
 };
 
 struct vmm_vm {
@@ -112,10 +112,10 @@ struct vmm_vm {
 	struct vmm_uart uart;
 	struct vmm_pmu pmu;
 	struct vmm_control *ctl;   /* operator control socket (ctl_server.h) */
-	struct vmm_snapshot *snap; /* issue 19 (vmm_snapshot.h) */
+	struct vmm_snapshot *snap; /* vmm_snapshot.h */
 	enum vmm_image_kind image_kind; /* of the configured image */
 	bool irqchip;                   /* KVM's PIC, I/O APIC, LAPICs, PIT */
-	bool sandbox; /* vCPU and control threads seccomp-filtered (issue 13) */
+	bool sandbox;          /* vCPU and control threads seccomp-filtered */
 	char initrd[PATH_MAX]; /* Linux: from the config */
 	char cmdline[VMM_CMDLINE_MAX];
 	bool has_cmdline;
@@ -136,7 +136,7 @@ struct vmm_vm {
 	unsigned int nr_mmio_reported;
 };
 
-/* serial.c */
+/* uart16550.c */
 void vmm_uart_init(struct vmm_uart *uart, FILE *out);
 void vmm_uart_destroy(struct vmm_uart *uart);
 int vmm_uart_pio(struct vmm_vcpu *vcpu, uint16_t port, bool is_write,
@@ -172,17 +172,20 @@ bool vmm_pvm_quirk_handled(struct vmm_vcpu *vcpu);
 /* Kernel parameters a PVM host needs, merged unless already given. */
 extern const char vmm_pvm_cmdline[];
 
-/* pio.c: dispatch a KVM_EXIT_IO. */
+/* pio_dispatch.c: dispatch a KVM_EXIT_IO. */
 void vmm_pio_dispatch(struct vmm_vcpu *vcpu);
 
-/* msr.c: install the KVM MSR filter; dispatch KVM_EXIT_X86_RDMSR/WRMSR. */
+/*
+ * msr_dispatch.c: install the KVM MSR filter; dispatch
+ * KVM_EXIT_X86_RDMSR/WRMSR.
+ */
 int vmm_msr_init(struct vmm_vm *vm);
 void vmm_msr_dispatch(struct vmm_vcpu *vcpu);
 
 /* hypercall_doorbell.c: the doorbell ports and built-in calls. */
 int vmm_hc_init(struct vmm_vm *vm);
 
-/* cpuid.c: set (vcpu)'s CPUID from KVM's supported list, filtered. */
+/* cpuid_filter.c: set (vcpu)'s CPUID from KVM's supported list, filtered. */
 int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host);
 /* Fetch KVM_GET_SUPPORTED_CPUID into a malloc'd list (*out). */
 int vmm_cpuid_get_supported(int kvm_fd, struct kvm_cpuid2 **out);
@@ -199,7 +202,7 @@ int vmm_boot_setup_vcpu(struct vmm_vcpu *vcpu, uint64_t entry, uint64_t rsi);
 void *vmm_vcpu_thread(void *arg);
 int vmm_vcpu_signal_init(void);
 /*
- * Issue 15: did the calling thread take its deadline timer's kick signal
+ * Did the calling thread take its deadline timer's kick signal
  * (si_code SI_TIMER, not a tgkill) since the last call? Cleared by the
  * call: the timer is one-shot, so only then is it armed again.
  */
@@ -211,11 +214,11 @@ bool vmm_vcpu_take_timer_kick(void);
 void vmm_vcpu_block_begin(struct vmm_vcpu *vcpu);
 void vmm_vcpu_block_end(struct vmm_vcpu *vcpu);
 
-/* dump.c: print (vcpu)'s registers to stderr, prefixed by (why). */
+/* vcpu_dump.c: print (vcpu)'s registers to stderr, prefixed by (why). */
 void vmm_vcpu_dump(struct vmm_vcpu *vcpu, const char *why);
 
 /* Report an unknown port or MMIO address once (stderr). */
 void vmm_report_unknown_pio(struct vmm_vm *vm, uint16_t port, bool is_write);
 void vmm_report_unknown_mmio(struct vmm_vm *vm, uint64_t addr, bool is_write);
 
-#endif /* VMM_PRIV_H */
+#endif /* VMM_CORE_PRIV_H */

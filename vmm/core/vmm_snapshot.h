@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vmm_snapshot.h: snapshot and restore of a running VM (issue 19), the VMM
+ * vmm_snapshot.h: snapshot and restore of a running VM, the VMM
  * side. The file container is vmm/snap (vmm_snap.h), the logical PMU's
  * state libvpmu's (vpmu_domain_save/restore); docs/snapshot-format.md.
  *

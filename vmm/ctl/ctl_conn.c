@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ctl_conn.c: one connection's buffers and clocks (issue 13). The control
+ * ctl_conn.c: one connection's buffers and clocks. The control
  * thread never blocks on a client: replies go to the connection's output
  * queue and leave with non-blocking sends when poll says POLLOUT; a
  * connection whose queue is above VMM_CTL_TX_HIGH is not read (its

@@ -58,7 +58,7 @@ int vmm_ctl_do_session_open(struct vmm_ctl_call *x);
 int vmm_ctl_do_session_read(struct vmm_ctl_call *x);
 int vmm_ctl_do_session_close(struct vmm_ctl_call *x);
 
-/* ctl_snapshot_cmd.c: issue 19, snapshot the VM into a file. */
+/* ctl_snapshot_cmd.c: snapshot the VM into a file. */
 int vmm_ctl_do_snapshot(struct vmm_ctl_call *x);
 
 /*
@@ -89,12 +89,12 @@ struct vmm_ctl_hctx *vmm_ctl_hctx_find(struct vmm_ctl_client *c, int handle);
 void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);
 
 /*
- * Issue 17 (ctl_smpl_cmds.c): samples of (hc) carry up to (depth) guest
+ * ctl_smpl_cmds.c: samples of (hc) carry up to (depth) guest
  * callers (0: none). 0, -EINVAL (no sampling buffer) or -ENOMEM, with
  * x->err set. _off undoes it (hctx_free calls it).
  */
 /*
- * Issue 15: add what the throttle did to host context (handle) on vCPU
+ * Add what the throttle did to host context (handle) on vCPU
  * (vcpu) to (o): "samples", "throttled", "missed", "scale", "gap_ns",
  * "switch_ns" (the effective set switch interval) and "switch_stretched"
  * (switches the budget delayed), and the vCPU's "run_ns" and "cost_ns".
@@ -131,7 +131,7 @@ int vmm_ctl_queue(struct vmm_ctl_client *c, struct json_object *msg,
 		  uint64_t now);
 
 /*
- * Issue 15: append the packed frame a smpl_drain left in (c)->pk (if any)
+ * Append the packed frame a smpl_drain left in (c)->pk (if any)
  * after its reply, and empty it. 0 or -ENOMEM.
  */
 int vmm_ctl_queue_packed(struct vmm_ctl_client *c, uint64_t now);

@@ -3,7 +3,7 @@
  * ctl_server.c: the control thread of a VM (see ctl_server.h): the listening
  * socket, peer credential checks, one poll loop over the clients and the
  * wake eventfd, and the registry entry's life. The thread never blocks on
- * one client (issue 13): replies are queued and sent when the socket has
+ * one client: replies are queued and sent when the socket has
  * room (ctl_conn.c), and connection limits close what would hold a slot.
  */
 #include "ctl_priv.h"
@@ -79,7 +79,7 @@ void vmm_control_notify(struct vmm_vm *vm, const struct vpmu_notify *n)
 		return; /* counter saturated: a wake is pending anyway */
 }
 
-/* A client leaves: its host contexts go with it (issue 7). */
+/* A client leaves: its host contexts go with it. */
 static void close_client(struct vmm_control *ctl, struct vmm_ctl_client *c)
 {
 	vmm_ctl_client_release(ctl, c);
@@ -89,7 +89,7 @@ static void close_client(struct vmm_control *ctl, struct vmm_ctl_client *c)
 	c->fd = -1;
 }
 
-/* A limit closes (c): say why on stderr (issue 13). */
+/* A limit closes (c): say why on stderr. */
 static void drop_client(struct vmm_control *ctl, struct vmm_ctl_client *c,
 			const char *why)
 {
@@ -155,7 +155,7 @@ static void accept_client(struct vmm_control *ctl, uint64_t now)
 		if (c->fd < 0) {
 			c->fd     = fd;
 			c->served = false;
-			/* Its first request must come in time (issue 13). */
+			/* Its first request must come in time. */
 			c->frame_start_ns = now;
 			c->tx_moved_ns    = now;
 			return;
@@ -199,7 +199,7 @@ static const char *serve_frames(struct vmm_control *ctl,
 		}
 		ret = vmm_ctl_queue(c, rep, now);
 		json_object_put(rep);
-		/* Issue 15: a packed drain's samples follow its reply. */
+		/* A packed drain's samples follow its reply. */
 		if (!ret)
 			ret = vmm_ctl_queue_packed(c, now);
 		c->pk.len = 0;
@@ -277,7 +277,7 @@ static int next_timeout(struct vmm_control *ctl, uint64_t now)
 		       : (int)((d - now + 999999) / 1000000);
 }
 
-/* Close every connection a limit has expired (issue 13). */
+/* Close every connection a limit has expired. */
 static void expire_clients(struct vmm_control *ctl, uint64_t now)
 {
 	const char *why;
@@ -313,13 +313,13 @@ static void *control_thread(void *arg)
 	uint64_t cnt, now;
 	sigset_t all;
 
-	/* Found by benchmarks and tests in /proc/PID/task (issue 15). */
+	/* Found by benchmarks and tests in /proc/PID/task. */
 	atomic_store(&ctl->tid, (int)gettid());
 	pthread_setname_np(pthread_self(), "vpmu-ctl");
 	/* Kick signals are for vCPU threads only. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	/* Set up: from here on only the loop's system calls (issue 13). */
+	/* Set up: from here on only the loop's system calls. */
 	if (ctl->vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_CONTROL)) {
 		vmm_log(ctl->vm, VMM_LOG_ERROR,
 			"control thread: cannot enter the seccomp sandbox "

@@ -10,8 +10,8 @@
  * routes host-owned notifications to vmm_control_notify(), which only
  * wakes the thread (it runs with the domain lock held).
  */
-#ifndef VMM_CONTROL_H
-#define VMM_CONTROL_H
+#ifndef VMM_CTL_SERVER_H
+#define VMM_CTL_SERVER_H
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -34,7 +34,7 @@ struct vmm_config;
 #define VMM_CTL_SPILL_MAX   65536 /* samples kept per context between drains */
 #define VMM_CTL_NVALS_MAX   64    /* (set, pmd) sample sizes tracked */
 /*
- * Host operators' share of a VM's PMU (issue 13), apart from the guest's
+ * Host operators' share of a VM's PMU, apart from the guest's
  * (the config's limits): every context the clients can hold, and 64 MiB
  * of sampling buffers (`vpmu record` takes 256 KiB per vCPU by default).
  */
@@ -48,7 +48,7 @@ struct vmm_ctl_sample {
 	int32_t pid, tid;
 	uint64_t tstamp, ip;
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
-	uint64_t period;    /* issue 15: events the sample stands for */
+	uint64_t period;    /* events the sample stands for */
 	uint16_t nr_missed; /* and the periods after it, unsampled */
 };
 
@@ -67,12 +67,12 @@ struct vmm_ctl_hctx {
 	unsigned int nr_nvals;
 	struct vmm_ctl_sample *spill; /* copied, not yet drained */
 	unsigned int nr_spill, cap_spill;
-	/* Issue 17: callers per sample (chain_depth slots each, in spill
+	/* Callers per sample (chain_depth slots each, in spill
 	 * order) when the client asked for call chains. */
 	unsigned int chain_depth;
 	uint64_t *chains;
 	uint64_t lost; /* samples dropped: spill full, unknown size */
-	/* Issue 19: the VM's snapshot pauses when this context was made. */
+	/* The VM's snapshot pauses when this context was made. */
 	uint64_t snap_pauses0, snap_pause_ns0;
 };
 
@@ -101,7 +101,7 @@ struct vmm_ctl_tx {
 };
 
 /*
- * Connection limits (issue 13). Above VMM_CTL_TX_HIGH bytes of unsent
+ * Connection limits. Above VMM_CTL_TX_HIGH bytes of unsent
  * replies a connection is not read until it takes some; a request frame
  * (and a new connection's first one) must arrive whole within the frame
  * timeout; a connection held back by its queue must read within the stall
@@ -115,7 +115,7 @@ struct vmm_ctl_client {
 	int fd; /* -1 when free */
 	struct vmm_ctl_rx rx;
 	struct vmm_ctl_tx tx;
-	struct vmm_ctl_tx pk;    /* issue 15: a packed drain's frame, queued
+	struct vmm_ctl_tx pk;    /* a packed drain's frame, queued
 				    after its reply (ctl_smpl_cmds.c) */
 	bool served;             /* a request was answered */
 	uint64_t frame_start_ns; /* unfinished frame (or none yet) since */
@@ -155,7 +155,7 @@ struct vmm_control {
 	uint64_t frame_timeout_ns, stall_timeout_ns;
 	atomic_uint_fast64_t nr_dropped; /* connections closed by a limit */
 
-	/* Issue 19: `snapshot` pauses so far and their total length
+	/* `snapshot` pauses so far and their total length
 	 * (control thread only); smpl_drain tells each context its share. */
 	uint64_t snap_pauses, snap_pause_ns;
 };
@@ -225,4 +225,4 @@ void vmm_ctl_collect_all(struct vmm_control *ctl);
 /* ctl_pmu_cmds.c: destroy every session and host context of (c). */
 void vmm_ctl_client_release(struct vmm_control *ctl, struct vmm_ctl_client *c);
 
-#endif /* VMM_CONTROL_H */
+#endif /* VMM_CTL_SERVER_H */

@@ -24,9 +24,9 @@ struct session_setup {
 	struct pfarg_setdesc sets[VMM_CTL_SETS_MAX];
 	size_t nr_pmcs, nr_pmds, nr_sets;
 	uint64_t buf_size;
-	unsigned int chain;        /* callers per sample (issue 17) */
-	unsigned int max_overhead; /* issue 15: operator budget, 0 none */
-	bool freq_mode;            /* issue 15: stretch the period */
+	unsigned int chain;        /* callers per sample */
+	unsigned int max_overhead; /* operator budget, 0 none */
+	bool freq_mode;            /* stretch the period */
 	uint16_t set;              /* loaded and started */
 	bool has_set;
 };
@@ -225,7 +225,7 @@ static uint64_t period_ns(const struct vmm_ctl_call *x, uint16_t code,
 }
 
 /*
- * Issue 15: a sampling period of a time event above the VM's maximum
+ * A sampling period of a time event above the VM's maximum
  * sample rate is refused with one message naming the maximum (libvpmu
  * refuses it too, without saying why).
  */
@@ -389,7 +389,7 @@ static int read_vcpu(struct vmm_ctl_call *x, const struct vmm_ctl_session *s,
 	json_object_object_add(o, "values", vals);
 	json_object_object_add(o, "sets", sets_json(info, s->nr_sets));
 	vmm_ctl_throttle_json(x, s->ctx[i], s->vcpu[i], o);
-	/* Issue 18: PMIs injected into the guest on this vCPU, ever. */
+	/* PMIs injected into the guest on this vCPU, ever. */
 	json_object_object_add(
 		o, "pmis",
 		json_object_new_uint64(

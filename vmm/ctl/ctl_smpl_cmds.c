@@ -3,7 +3,7 @@
  * ctl_smpl_cmds.c: copying samples out of the host contexts' default-format
  * buffers (see the ordering argument at the top of ctl_pmu_cmds.c) into a
  * per-context spill list, and the smpl_drain command that hands them out.
- * With call chains (issue 17) each sample gets the guest callers its vCPU
+ * With call chains each sample gets the guest callers its vCPU
  * captured at the sample's time (pv_callchain.c).
  */
 #include "ctl_priv.h"
@@ -216,7 +216,7 @@ static struct json_object *sample_json(const struct vmm_ctl_hctx *hc,
 	return a;
 }
 
-/* Issue 15: [nr_missed, period] of a sample ("weights" of smpl_drain). */
+/* [nr_missed, period] of a sample ("weights" of smpl_drain). */
 static struct json_object *weight_json(const struct vmm_ctl_sample *s)
 {
 	struct json_object *a = json_object_new_array();
@@ -276,7 +276,7 @@ static void json_samples(const struct vmm_ctl_hctx *hc, unsigned int n,
 }
 
 /*
- * Issue 15, the packed form: the first (max) kept samples, or fewer that
+ * The packed form: the first (max) kept samples, or fewer that
  * fit in one frame, encoded into (pk) (grown, never shrunk here: no
  * allocation per sample or, once it is big enough, per drain). Returns how
  * many, with the frame's size in (pk->len); -ENOMEM.
@@ -369,7 +369,7 @@ int vmm_ctl_drain(struct vmm_control *ctl, struct vmm_ctl_client *c,
 	}
 	hc->nr_spill -= n;
 	json_object_object_add(rep, "lost", json_object_new_uint64(hc->lost));
-	/* Issue 19: snapshot pauses since this context was created. */
+	/* Snapshot pauses since this context was created. */
 	json_object_object_add(
 		rep, "snap_pauses",
 		json_object_new_uint64(ctl->snap_pauses - hc->snap_pauses0));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ctl_snapshot_cmd.c: the `snapshot` command (issue 19): {"path": FILE,
+ * ctl_snapshot_cmd.c: the `snapshot` command: {"path": FILE,
  * "stop": 0|1}. The main thread pauses the vCPUs and writes the file
  * (vmm/core/vmm_snapshot.h); this thread waits for it and answers with
  * what was written: file_bytes, mem_pages, pause_ns, write_ns,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ctl_packed.c: the packed sample frame of smpl_drain (issue 15; layout in
+ * ctl_packed.c: the packed sample frame of smpl_drain (layout in
  * ctl_proto.h): little-endian records written by the control server and
  * read back by the operator's commands. The reader trusts nothing in the
  * frame: every count and length is checked against the bytes it has, so a

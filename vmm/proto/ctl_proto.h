@@ -10,7 +10,7 @@
  *   0 or above the maximum is a framing error: the server answers it and
  *   closes the connection (it cannot find the next frame).
  *
- *   The one exception (issue 15): a smpl_drain request with "packed":1
+ *   The one exception: a smpl_drain request with "packed":1
  *   whose reply is ok carries "packed_bytes":N in that reply, and exactly
  *   one more frame follows it immediately (before the reply to any later
  *   request) from the server: the same 4-byte big-endian
@@ -54,7 +54,7 @@
  *   ctx_create vcpu [smpl_buf_size] [callchain]   one vCPU-wide context
  *                        (a default-format buffer when smpl_buf_size > 0;
  *                        callchain N > 0: each sample carries up to N
- *                        guest return addresses, issue 17) -> ctx
+ *                        guest return addresses) -> ctx
  *   write_pmcs ctx pmcs[{num,set,value,flags,reset_pmds,smpl_pmds,eventid}]
  *   write_pmds ctx pmds[{num,set,value,long_reset,short_reset}]
  *   create_evtsets ctx sets[{id,flags,next,timeout_ns}] -> timeout_ns[]
@@ -86,8 +86,8 @@
  *   session_close session
  * perfmon2 errors come back as "errno" (positive) with the strerror text.
  */
-#ifndef VMM_CONTROL_PROTO_H
-#define VMM_CONTROL_PROTO_H
+#ifndef VMM_CTL_PROTO_H
+#define VMM_CTL_PROTO_H
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -161,7 +161,7 @@ enum vmm_ctl_cmd_id {
 	VMM_CTL_CMD_SESSION_OPEN,
 	VMM_CTL_CMD_SESSION_READ,
 	VMM_CTL_CMD_SESSION_CLOSE,
-	VMM_CTL_CMD_SNAPSHOT, /* issue 19 */
+	VMM_CTL_CMD_SNAPSHOT,
 	VMM_CTL_NR_CMDS
 };
 
@@ -325,4 +325,4 @@ int vmm_ctl_pk_open(struct vmm_ctl_pk_reader *rd, const void *buf, size_t len,
 int vmm_ctl_pk_next(struct vmm_ctl_pk_reader *rd, struct vmm_ctl_pk_rec *r,
 		    uint64_t *vals, uint64_t *chain, char *err, size_t errlen);
 
-#endif /* VMM_CONTROL_PROTO_H */
+#endif /* VMM_CTL_PROTO_H */

@@ -108,7 +108,7 @@ static const struct vmm_ctl_field f_start[] = {CTX, SET, F_END};
 
 static const struct vmm_ctl_field f_drain[] = {
 	CTX, F_INT("max", false, 1, VMM_CTL_DRAIN_MAX),
-	/* Issue 15: the samples in a binary frame after the reply. */
+	/* The samples in a binary frame after the reply. */
 	F_INT("packed", false, 0, 1), F_END};
 
 static const struct vmm_ctl_field f_session_open[] = {
@@ -119,7 +119,7 @@ static const struct vmm_ctl_field f_session_open[] = {
 	SET,
 	SMPL_BUF,
 	CHAIN,
-	/* Issue 15: the operator's overhead budget, frequency mode. */
+	/* The operator's overhead budget, frequency mode. */
 	F_INT("max_overhead", false, 1, 100),
 	F_INT("freq_mode", false, 0, 1),
 	F_END,

@@ -11,8 +11,8 @@
  * "started" (Unix time, s),"socket"}. An entry whose pid is gone, or whose
  * socket refuses connections, is stale: readers remove both files.
  */
-#ifndef VMM_REGISTRY_H
-#define VMM_REGISTRY_H
+#ifndef VMM_VM_REGISTRY_H
+#define VMM_VM_REGISTRY_H
 
 #include <limits.h>
 #include <stdint.h>
@@ -77,4 +77,4 @@ int vmm_registry_read(const char *path, struct vmm_reg_entry *e);
 int vmm_registry_find_name(const char *dir, const char *name,
 			   struct vmm_reg_entry *e);
 
-#endif /* VMM_REGISTRY_H */
+#endif /* VMM_VM_REGISTRY_H */

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * arch_msrs.c: the architectural PMU model of a VM (issue 6, see
- * arch_msrs.h and vpmu/arch/arch.h).
+ * arch_msrs.c: the architectural PMU model of a VM (see
+ * arch_msrs.h and vpmu/include/vpmu/vpmu_arch.h).
  *
  * At VM creation the model chosen by --pmu / <vpmu:pmu model=...> gets one
  * struct vpmu_arch_pmu per vCPU (a vCPU-wide libvpmu context of owner
  * VPMU_OWNER_ARCH, independent of and invisible to the guest's perfmon2
  * contexts and the host operators'), claims its MSR ranges from the
- * trapped-only PMU ranges of msr.c, and fills CPUID. Overflows come back as
- * libvpmu notifications (vm_pmu.c routes owner ARCH here): the model sets its
- * status bits and, if the counter's interrupt bit is set, a PMI is raised
- * as the guest's LVT performance-counter entry says: a fixed vector through
- * KVM_INTERRUPT or an NMI through KVM_NMI (vmm_pmu_raise_pmi()), never while
- * LVTPC is masked. Intel models mask LVTPC on delivery, as KVM does for
+ * trapped-only PMU ranges of msr_dispatch.c, and fills CPUID. Overflows come
+ * back as libvpmu notifications (vm_pmu.c routes owner ARCH here): the model
+ * sets its status bits and, if the counter's interrupt bit is set, a PMI is
+ * raised as the guest's LVT performance-counter entry says: a fixed vector
+ * through KVM_INTERRUPT or an NMI through KVM_NMI (vmm_pmu_raise_pmi()), never
+ * while LVTPC is masked. Intel models mask LVTPC on delivery, as KVM does for
  * Intel-compatible guests; AMD models do not.
  *
  * Not emulated (documented deviations): FREEZE_PERFMON_ON_PMI and the rest

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arch_msrs.h: the VMM side of the architectural PMU models (issue 6):
+ * arch_msrs.h: the VMM side of the architectural PMU models:
  * the model of each vCPU (vpmu/arch/), the MSR ranges it claims, the
  * CPUID leaves it fills and the emulated LVT performance-counter register
- * of the local APIC (apic.c) that routes its PMIs. Internal to vmm/.
+ * of the local APIC (lapic_lvtpc.c) that routes its PMIs. Internal to vmm/.
  */
-#ifndef VMM_ARCH_PMU_H
-#define VMM_ARCH_PMU_H
+#ifndef VMM_ARCH_MSRS_H
+#define VMM_ARCH_MSRS_H
 
 #include <linux/kvm.h>
 #include <stdbool.h>
@@ -74,9 +74,9 @@ void vmm_arch_pmu_cpuid_add(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c);
 void vmm_arch_pmu_notify(struct vmm_vm *vm, const struct vpmu_notify *n);
 
 /*
- * apic.c: serve a KVM_EXIT_MMIO inside the local APIC page when the VM
+ * lapic_lvtpc.c: serve a KVM_EXIT_MMIO inside the local APIC page when the VM
  * has a model. Returns false if the access is not for the APIC.
  */
 bool vmm_apic_mmio(struct vmm_vcpu *vcpu);
 
-#endif /* VMM_ARCH_PMU_H */
+#endif /* VMM_ARCH_MSRS_H */

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * pv_callchain.c: guest call chains for host sampling (`vpmu record -g`,
- * issue 17). When a sample is due on a vCPU whose host contexts want
- * chains, its thread reads RIP/RBP/RSP and CR3 of the stopped vCPU and
- * walks the frame pointers through the guest's page tables
- * (guest_walk.c), storing the return addresses in a per-vCPU ring keyed
- * by the sample's run time; the control thread attaches them to the
- * samples it copies out of the default-format buffers. A bad frame ends
- * the chain; nothing the guest puts in memory or registers can make the
+ * pv_callchain.c: guest call chains for host sampling (`vpmu record -g`). When
+ * a sample is due on a vCPU whose host contexts want chains, its thread reads
+ * RIP/RBP/RSP and CR3 of the stopped vCPU and walks the frame pointers through
+ * the guest's page tables (guest_walk.c), storing the return addresses in a
+ * per-vCPU ring keyed by the sample's run time; the control thread attaches
+ * them to the samples it copies out of the default-format buffers. A bad frame
+ * ends the chain; nothing the guest puts in memory or registers can make the
  * walk read outside guest RAM.
  */
 #include "vm_pmu.h"

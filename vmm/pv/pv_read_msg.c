@@ -13,7 +13,7 @@
  *
  * The deadline is on CLOCK_MONOTONIC, and so is the condvar
  * (vmm_pmu_msg_init): a timed wait sleeps until it, however the wall
- * clock is set (issue 13: a condvar on the realtime clock timed out at
+ * clock is set (a condvar on the realtime clock timed out at
  * once and the vCPU spun until the deadline).
  */
 #include "vm_pmu.h"

@@ -62,7 +62,7 @@ static uint64_t hv_stat(void *opaque, uint32_t cpu, unsigned int stat)
 		return 0;
 	/*
 	 * The thread's CPU time costs a system call: read when an hv_cpu_ns
-	 * event is accounted on the vCPU's own thread (issue 15).
+	 * event is accounted on the vCPU's own thread.
 	 */
 	if (stat == VPMU_HV_STAT_CPU_NS && vmm_vcpu_is_self(&vm->vcpus[cpu]))
 		vm->vcpus[cpu].stats.cpu_ns = vmm_thread_cpu_ns();
@@ -94,12 +94,12 @@ static void notify(void *opaque, const struct vpmu_notify *n)
 {
 	struct vmm_vm *vm = opaque;
 
-	/* Issue 6: the architectural PMU model's contexts (no messages). */
+	/* The architectural PMU model's contexts (no messages). */
 	if (n->owner == VPMU_OWNER_ARCH) {
 		vmm_arch_pmu_notify(vm, n);
 		return;
 	}
-	if (n->owner == VPMU_OWNER_HOST) /* operator contexts (issue 7) */
+	if (n->owner == VPMU_OWNER_HOST) /* operator contexts */
 		vmm_control_notify(vm, n);
 	if (n->owner == VPMU_OWNER_GUEST && (n->flags & VPMU_NOTIFY_BLOCK))
 		vmm_pmu_mark_blocked(vm, n->cpu_index, true);
@@ -145,8 +145,8 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 {
 	vpmu_limits_default(l);
 	l->max_contexts  = cfg->limits.max_contexts; /* the guest's */
-	l->arch_contexts = cfg->nr_vcpus;            /* issue 6: one per vCPU */
-	/* Issue 13: operators never compete with the guest. */
+	l->arch_contexts = cfg->nr_vcpus;            /* one per vCPU */
+	/* Operators never compete with the guest. */
 	l->host_contexts     = VMM_CTL_HOST_CONTEXTS;
 	l->host_smpl_mem_max = VMM_CTL_HOST_SMPL_MEM;
 	l->max_sets          = cfg->limits.max_sets;
@@ -155,8 +155,8 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 	l->smpl_mem_max      = cfg->limits.max_smpl_mem;
 	l->timer_gran_ns     = VMM_TIMER_GRAN_NS;
 	l->min_kick_ns       = VMM_TIMER_MIN_NS;
-	l->max_smpl_rate     = cfg->limits.max_smpl_rate;    /* issue 15 */
-	l->max_overhead_pct  = cfg->limits.max_overhead_pct; /* issue 15 */
+	l->max_smpl_rate     = cfg->limits.max_smpl_rate;
+	l->max_overhead_pct  = cfg->limits.max_overhead_pct;
 }
 
 static void fmt_refused(void *opaque, const char *msg)
@@ -243,9 +243,9 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 		if (p->maps[i].fd >= 0)
 			vmm_smpl_unmap(vm, p->maps[i].fd);
 	}
-	vmm_arch_pmu_destroy(vm); /* issue 6 */
+	vmm_arch_pmu_destroy(vm);
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++)
-		vmm_chain_free(&vm->vcpus[i]); /* issue 17 */
+		vmm_chain_free(&vm->vcpus[i]);
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
 	unload_formats(vm); /* after the contexts that used them */
@@ -319,7 +319,7 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 	}
 	tsc = __rdtsc();
 	timer_settime(p->timer, 0, &its, NULL);
-	vcpu->kick.t_arm = __rdtsc() - tsc; /* issue 15: --stats */
+	vcpu->kick.t_arm = __rdtsc() - tsc; /* --stats */
 }
 
 static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
@@ -342,7 +342,7 @@ static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
 }
 
 /*
- * Issue 6: the architectural PMI: an NMI is queued at once (KVM_NMI, no
+ * The architectural PMI: an NMI is queued at once (KVM_NMI, no
  * in-kernel irqchip), a vector when the guest can take an interrupt.
  * Returns true while it is still pending.
  */
@@ -404,7 +404,7 @@ void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
 	inject_irq(vcpu);
 	vmm_shared_stamp_entry(vcpu);
 	/*
-	 * Issue 15: the rest of our timer's kick (shared page, requests,
+	 * The rest of our timer's kick (shared page, requests,
 	 * timer re-arm) is monitoring cost too. The kernel's re-entry into
 	 * the guest, inside KVM_RUN, cannot be seen from user space: it is
 	 * charged as long as the exit measured for the same kick (timer
@@ -448,7 +448,7 @@ bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
 }
 
 /*
- * Issue 15: the kick the VMM sees: from the moment its timer was due to
+ * The kick the VMM sees: from the moment its timer was due to
  * fire (wall clock; armed for at least VMM_TIMER_MIN_NS) to KVM_RUN's
  * return at (t0), at most 1 ms (a later return is the host's scheduling,
  * not the kick). A timer due before this KVM_RUN began (t0 - run_ns)
@@ -486,7 +486,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 		gs.ip = vcpu->run->s.regs.regs.rip;
 	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
 	/*
-	 * Issue 17: when a sample is due (the timer's kick, or the run time
+	 * When a sample is due (the timer's kick, or the run time
 	 * passes the predicted overflow), its call chain is stored first,
 	 * under the time the sample will carry, so that the control thread
 	 * never sees the sample before its chain.
@@ -500,7 +500,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	/* Complete an operator's pending read: its counts are now current. */
 	vmm_control_vcpu_accounted(vcpu);
 	/*
-	 * Issue 15: charge what monitoring cost this vCPU: the kick of our
+	 * Charge what monitoring cost this vCPU: the kick of our
 	 * timer and the accounting (samples written, chains walked) since
 	 * KVM_RUN returned at (t_ret).
 	 */

@@ -6,8 +6,8 @@
  * for vPMU deadlines, notification interrupts, the shared page and the
  * mapping of sampling buffers into guest physical memory. Internal to vmm/.
  */
-#ifndef VMM_PMU_H
-#define VMM_PMU_H
+#ifndef VMM_VM_PMU_H
+#define VMM_VM_PMU_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,7 +20,7 @@
 struct vmm_vm;
 struct vmm_vcpu;
 struct vmm_config;
-struct vmm_arch; /* arch_msrs.h: the architectural PMU model (issue 6) */
+struct vmm_arch; /* arch_msrs.h: the architectural PMU model */
 
 #define VMM_SMPL_MAPS_MAX  64
 #define VMM_FMTS_MAX       32            /* run-time formats one VM loads */
@@ -40,7 +40,7 @@ struct vmm_pmu {
 	struct vpmu_domain *domain; /* owns its backends */
 	uint64_t tsc_khz;
 	uint64_t arg_size_max;  /* bytes of one vector argument */
-	uint64_t max_smpl_rate; /* issue 15: samples/s, hard maximum */
+	uint64_t max_smpl_rate; /* samples/s, hard maximum */
 
 	/*
 	 * Message waiters (PVPMU_HC_READ_MSG): generation + condvar on
@@ -55,7 +55,7 @@ struct vmm_pmu {
 	pthread_mutex_t map_lock;
 	struct vmm_smpl_map maps[VMM_SMPL_MAPS_MAX];
 
-	struct vmm_arch *arch; /* issue 6: PMU model, NULL for "none" */
+	struct vmm_arch *arch; /* PMU model, NULL for "none" */
 
 	/* Run-time sampling formats this VM loaded (unloaded at destroy). */
 	unsigned int nr_fmts;
@@ -87,18 +87,18 @@ struct vmm_vcpu_pmu {
 	uint64_t armed_deadline; /* run-time ns the timer is armed for */
 	uint64_t armed_wall_ns;  /* wall clock when it was armed */
 	uint64_t armed_run_ns;   /* run time when it was armed */
-	/* Issue 15: after a kick of our timer, when its accounting ended:
+	/* After a kick of our timer, when its accounting ended:
 	 * vmm_pmu_before_run() charges the way back to KVM_RUN. */
 	uint64_t reentry_from;
 	uint64_t reentry_kernel_ns; /* its unseen kernel re-entry, estimated */
 	uint32_t vector;            /* notification vector, 0 = none */
 	atomic_bool irq_pending;
-	atomic_uint pmi; /* issue 6: pending PMI, vector or VMM_PMI_NMI */
-	/* Issue 18: PMIs injected: notification vectors, architectural PMIs. */
+	atomic_uint pmi; /* pending PMI, vector or VMM_PMI_NMI */
+	/* PMIs injected: notification vectors, architectural PMIs. */
 	_Atomic uint64_t pmis;
 	uint64_t shared_gpa; /* struct pvpmu_shared_page, 0 = none */
 	int64_t tsc_offset;  /* guest TSC - host TSC */
-	/* Issue 17: chains for host contexts that asked (record -g). */
+	/* Chains for host contexts that asked (record -g). */
 	struct vmm_chain_ring *_Atomic chains; /* set once, freed at end */
 	atomic_uint chain_users;
 };
@@ -154,14 +154,14 @@ void vmm_pmu_resumed(struct vmm_vcpu *vcpu);
 void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 		       bool kicked);
 
-/* shared.c: the per-vCPU shared page. */
+/* shared_page.c: the per-vCPU shared page. */
 int vmm_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa);
 void vmm_shared_update(struct vmm_vcpu *vcpu);
 void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid);
 void vmm_shared_stamp_entry(struct vmm_vcpu *vcpu);
 
 /*
- * pv_read_msg.c: PVPMU_HC_READ_MSG; pv.c: host errno -> ABI status.
+ * pv_read_msg.c: PVPMU_HC_READ_MSG; pv_calls.c: host errno -> ABI status.
  * vmm_pmu_msg_init() creates the waiters' lock and CLOCK_MONOTONIC condvar.
  */
 int vmm_pmu_msg_init(struct vmm_pmu *p);
@@ -185,7 +185,7 @@ static inline bool vmm_pmu_notify_raises(const struct vpmu_notify *n)
 void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu);
 
 /*
- * Issue 6: post a PMI of the architectural PMU model on (vcpu) (any
+ * Post a PMI of the architectural PMU model on (vcpu) (any
  * thread): (pmi) is an interrupt vector (16..255), injected like the
  * notification interrupt when the guest can take it, or VMM_PMI_NMI
  * (KVM_NMI). One PMI is pending at most; a later one replaces it.
@@ -202,7 +202,7 @@ void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi);
 /* Would a pending PMI wake (vcpu) from HLT now? */
 bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu);
 
-/* Register the perfmon2 hypercalls (pv.c). */
+/* Register the perfmon2 hypercalls (pv_calls.c). */
 int vmm_pv_init(struct vmm_vm *vm);
 
 /* Sampling buffer mappings (smpl_memslot.c). */
@@ -227,4 +227,4 @@ void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked);
 /* Wake every PVPMU_HC_READ_MSG waiter of (vm). */
 void vmm_pmu_wake_waiters(struct vmm_vm *vm);
 
-#endif /* VMM_PMU_H */
+#endif /* VMM_VM_PMU_H */

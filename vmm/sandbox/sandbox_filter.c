@@ -4,7 +4,7 @@
  * built into a libseccomp filter whose default action is SCMP_ACT_TRAP
  * (sandbox_trap.c reports and exits).
  *
- * Derived from the run-time code paths (issue 13), not from a trace:
+ * Derived from the run-time code paths, not from a trace:
  *   vCPU thread: KVM_RUN and every KVM ioctl an exit handler makes (regs,
  *     events, interrupts, memslots of sampling buffers, MSR lists, stats
  *     fds), libvpmu's backends (perf_event_open, its ioctls, fcntl for

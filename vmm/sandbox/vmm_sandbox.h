@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vmm_sandbox.h: the VMM's seccomp sandbox (issue 13; docs/security.md).
+ * vmm_sandbox.h: the VMM's seccomp sandbox (docs/security.md).
  *
  * Once set up, each vCPU thread and the control thread restrict themselves
  * to the system calls their run-time paths make (vmm_sandbox_enter): KVM

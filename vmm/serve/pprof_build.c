@@ -266,7 +266,7 @@ static uint64_t func_id(struct pprof_builder *b, unsigned int vm, int64_t sym)
 	b->funcs[b->nr_funcs].sym        = sym;
 	b->funcs[b->nr_funcs].file       = -1;
 	b->funcs[b->nr_funcs].start_line = 0;
-	/* Its source file and first line, where DWARF says (issue 17). */
+	/* Its source file and first line, where DWARF says. */
 	st = b->vms[vm].st;
 	if (!symtab_srcline(st, st->syms[sym].addr, &file, &line)) {
 		b->funcs[b->nr_funcs].file       = intern(b, file);

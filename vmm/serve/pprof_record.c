@@ -98,7 +98,7 @@ static int write_file(const char *out, const uint8_t *data, size_t len)
 	FILE *f;
 	int fd, ret = 0;
 
-	/* Never written through a symlink planted at OUT.tmp (issue 13). */
+	/* Never written through a symlink planted at OUT.tmp. */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
 	fd = vmm_file_create_new(tmp);
 	if (fd < 0)
@@ -139,7 +139,7 @@ int vmm_report_pprof(const char *in, const char *out)
 		.errlen = sizeof(err),
 	};
 
-	/* One read (issue 13 item 2): tables sized from the header it read. */
+	/* One read: tables sized from the header it read. */
 	ret = rec_read_ex(&a, &c.h);
 	if (!ret && c.h.truncated)
 		fprintf(stderr,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vpmu_serve.h: `vpmu serve`, the fleet-monitoring daemon (issue 18), and
+ * vpmu_serve.h: `vpmu serve`, the fleet-monitoring daemon, and
  * the pprof encoding it shares with `vpmu report --pprof`.
  *
  * vpmu serve watches the runtime directory, keeps a counting session on

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vmm_snap.h: the snapshot file container (issue 19), no KVM: a header
+ * vmm_snap.h: the snapshot file container, no KVM: a header
  * (magic, version, host CPU vendor, PMU model, sizes) and typed sections,
  * each with its length and a CRC32 (zlib), guest memory stored sparsely
  * (a page bitmap, then only the non-zero pages). The layout is documented

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * arch.c: the generic side of the architectural PMU models (see arch.h):
+ * arch.c: the generic side of the architectural PMU models (see vpmu_arch.h):
  * model lookup, the per-vCPU ARCH context, MSR dispatch to the vendor
  * layout, counter reads and writes through libvpmu and the programming of
  * effective enables.

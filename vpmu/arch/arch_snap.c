@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * arch_snap.c: the guest-visible registers of an architectural PMU model
- * in and out of a snapshot (issue 19). The counters themselves are PMDs
+ * in and out of a snapshot. The counters themselves are PMDs
  * of the model's ARCH context, saved with the domain (vpmu/snapshot.c).
  */
 #include "arch_priv.h"

@@ -187,7 +187,7 @@ int vpmu_perf_create(const struct vpmu_perf_source *src, struct vpmu_perf **out)
 	host_hw_pmu   = has_hw_pmu();
 	/*
 	 * libpfm4 serves raw host-PMU events only, which need a hardware PMU:
-	 * without one it is never loaded (issue 15: 2.2 MB per VM). Loaded
+	 * without one it is never loaded (2.2 MB per VM). Loaded
 	 * here, before any thread enters the sandbox; once per process.
 	 */
 	if (host_hw_pmu)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pfm_load.h (issue 15): libpfm4, loaded with dlopen only where it is used.
+ * pfm_load.h: libpfm4, loaded with dlopen only where it is used.
  * The perf backend needs it for raw host-PMU events (their encoding and
  * their names from the host PMU's event table), which only a host with a
  * hardware PMU can count; the catalogue's generic events are the kernel's

@@ -401,7 +401,7 @@ struct pvpmu_shared_page {
 	pvpmu_u64 tsc;        /* OUT: guest TSC at the last exit */
 	pvpmu_u64 run_ns;     /* OUT: vCPU run time at the last exit */
 	/*
-	 * Issue 15 (were reserved, zero): samples of the context the
+	 * Formerly reserved (zero): samples of the context the
 	 * throttle did not take (rate or overhead limit), and periods that
 	 * elapsed without their own sample (carried by the next sample's
 	 * nr_missed). Cumulative since LOAD; 0 from older VMMs.
@@ -409,7 +409,7 @@ struct pvpmu_shared_page {
 	pvpmu_u64 nr_throttled; /* OUT */
 	pvpmu_u64 nr_missed;    /* OUT */
 	/*
-	 * Issue 15 (was reserved, zero): the run time between two switches
+	 * Formerly reserved (zero): the run time between two switches
 	 * of the active set when it switches on timeout
 	 * (PFM_SETFL_TIME_SWITCH): its set_timeout, or longer while the
 	 * VM's overhead budget stretches it; 0 when the active set does not
@@ -696,7 +696,7 @@ typedef union pfm_msg pfm_msg_t;
 
 /* hdr_version: major in bits 31..16, minor in bits 15..0 */
 #define PFM_DEFAULT_SMPL_VERSION_MAJOR 1
-/* Minor 1 (issue 15): pfm_default_smpl_entry.nr_missed (was pad0, zero). */
+/* Minor 1: pfm_default_smpl_entry.nr_missed (was pad0, zero). */
 #define PFM_DEFAULT_SMPL_VERSION_MINOR 1
 #define PFM_DEFAULT_SMPL_VERSION                                               \
 	((PFM_DEFAULT_SMPL_VERSION_MAJOR << 16) |                              \

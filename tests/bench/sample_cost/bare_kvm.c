@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bare_kvm.c: the floors of bench_sample_cost (issue 15), with no vpmu
+ * bare_kvm.c: the floors of bench_sample_cost, with no vpmu
  * code: it opens /dev/kvm itself, puts one vCPU directly in 64-bit ring 3
  * (identity-mapped 2 MiB page, user segments, IOPL 3) and runs work_loop.h
  * rounds, each ending with two OUTs that carry its TSC cycles.

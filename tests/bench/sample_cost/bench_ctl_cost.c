@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_ctl_cost.c (issue 15): what `vpmu stat -I 100` costs the control
+ * bench_ctl_cost.c: what `vpmu stat -I 100` costs the control
  * plane on 1, 2, 4 and 8 vCPUs, without KVM: the VM is fake_vms (the
  * VMM's real control server and accounting, threads as vCPUs that "exit"
  * every millisecond). For each size it measures, over BENCH_SECONDS (5):

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_drain_cost.c (issue 15): what one sample costs the control plane
+ * bench_drain_cost.c: what one sample costs the control plane
  * on its way from a VM to `vpmu record`, in the JSON form of smpl_drain
  * (VPMU_DRAIN_JSON=1: a json-c array per sample, built by the control
  * thread and parsed back by the client) and in the packed binary form

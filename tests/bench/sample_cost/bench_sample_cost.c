@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_sample_cost.c (issue 15): what one sample of a guest costs under
+ * bench_sample_cost.c: what one sample of a guest costs under
  * vpmu, next to its floor and its peer, at each rate, in one run.
  *
  * Every side runs the same instructions (work_loop.h) in rounds timed with
@@ -69,7 +69,7 @@ static char fl_path[MAX_RATE][256];
 static double vp_client_us[MAX_RATE], vp_ctl_us[MAX_RATE], vp_nivcsw[MAX_RATE];
 /* The record client's CPU inside the sampling window only, per sample. */
 static double vp_window_us[MAX_RATE];
-/* Issue 15: the overhead budget cases, --max-overhead PCT (0: the VM's). */
+/* The overhead budget cases, --max-overhead PCT (0: the VM's). */
 #define BUDGET_RATE 50000
 #define BUDGET_DFL  25
 static const unsigned int budgets[] = {10, 0};
@@ -330,7 +330,7 @@ static void record_line(const char *err, char *line, size_t len)
 }
 
 /*
- * Issue 15: `record -F 50000` under each budget, phases of unsampled then
+ * `record -F 50000` under each budget, phases of unsampled then
  * sampled rounds as for the rates; (file, out, err, sec) as run_vpmu's.
  */
 static void run_budgets(size_t *pos, const char *file, const char *out,
@@ -386,7 +386,7 @@ static void run_budgets(size_t *pos, const char *file, const char *out,
 	}
 }
 
-/* Issue 15: the measured overhead against each budget. */
+/* The measured overhead against each budget. */
 static void print_budgets(void)
 {
 	unsigned int i, pct;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_work_guest.c: the vpmu side of bench_sample_cost (issue 15). vCPU 0
+ * bench_work_guest.c: the vpmu side of bench_sample_cost. vCPU 0
  * runs rounds of work_loop() (work_loop.h: the same instructions as the
  * bare KVM floor's guest and the native process) in ring 3 forever and
  * prints "work: round R cycles C", C the round's TSC cycles (the TSC runs

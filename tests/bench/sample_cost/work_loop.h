@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * work_loop.h (issue 15): the guest work of bench_sample_cost, as the exact
+ * work_loop.h: the guest work of bench_sample_cost, as the exact
  * instructions every side runs: the vpmu guest (bench_work.elf), the bare
  * KVM floor's guest (bare_kvm.c, from a top-level asm block) and the
  * native process host perf samples (bare_kvm --native). N iterations of

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_kick.c: what the VMM's kick mechanism costs on this host without
- * KVM (issue 5), next to its floor, in one run: the host-side part of the
+ * KVM, next to its floor, in one run: the host-side part of the
  * guest slowdown that bench_slowdown (tests/kvm/guests) measures under
  * 1 ms multiplexing and 1 kHz sampling.
  *

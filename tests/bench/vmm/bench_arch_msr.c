@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_arch_msr.c: the architectural PMU benchmark (issue 6): boots
+ * bench_arch_msr.c: the architectural PMU benchmark: boots
  * bench_arch_msr_guest.elf in a VM with the PMU model given as argv[1]
  * ("auto" by default) plus one extra trapped MSR, BENCH_FLOOR_MSR, served
  * by a handler that does nothing: the raw MSR-exit floor. The guest

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_arch_msr_guest.c: guest side of bench_arch_msr (issue 6): cost of
+ * bench_arch_msr_guest.c: guest side of bench_arch_msr: cost of
  * a trapped RDMSR of an architectural PMU counter against the raw MSR-exit
  * floor, measured with the guest TSC in one run.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_operator.c: the guest's slowdown while a host operator records it
- * at 1 kHz (issue 7; target <= 2%), in one run.
+ * at 1 kHz (target <= 2%), in one run.
  *
  * One VM runs op_work (tests/kvm/guests/op_work.c): rounds of fixed
  * ring-3 work on vCPU 0, each timed with the guest TSC (which also runs

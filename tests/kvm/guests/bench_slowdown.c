@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_slowdown.c: what monitoring costs a CPU-bound ring-3 guest
- * workload (issue 5), all figures from one run, guest TSC cycles:
+ * workload, all figures from one run, guest TSC cycles:
  *
  *   none      no context: the floor
  *   exits1k   no context; the workload itself makes a NOP hypercall

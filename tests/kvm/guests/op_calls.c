@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * op_calls.c: an exact number of hypercalls at a known time, for `vpmu
- * stat` (issue 7). Every vCPU prints "op_calls: ready vcpu N", waits for
+ * stat`. Every vCPU prints "op_calls: ready vcpu N", waits for
  * the go signal (one byte of console input, op_go.h), makes
  * OP_CALLS * (N + 1) NOP hypercalls from ring 3, prints "op_calls: done
  * vcpu N" and spins forever without exits. An operator counting

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * op_chain.c: a known three-deep call path for call graphs (issue 17).
+ * op_chain.c: a known three-deep call path for call graphs.
  * Every vCPU calls outer() -> middle() -> hot() in ring 3 forever; hot()
  * spins ~10 ms of TSC time without exits, so nearly every sample lands in
  * hot() with the callers middle, outer, user_main. vCPU 0 prints

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * op_go.h: a go signal for the operator test guests (issue 7). A test that
+ * op_go.h: a go signal for the operator test guests. A test that
  * needs the guest's work to fall inside an operator's window (an exact
  * count) attaches the operator first, then writes one byte to the VM's
  * console input (tests/kvm/vm_bg.h: vm_bg_input). Every vCPU that calls

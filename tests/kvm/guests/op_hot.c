@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * op_hot.c: a known hot loop for `vpmu record` (issue 7). Every vCPU runs
+ * op_hot.c: a known hot loop for `vpmu record`. Every vCPU runs
  * hot_loop() in ring 3 forever, in slices of ~10 ms measured with the TSC,
  * with no exits: well over 90% of guest time is in hot_loop(). vCPU 0
  * prints "op_hot: ready" first. Only the host ends the VM.

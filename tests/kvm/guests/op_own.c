@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * op_own.c: a guest that uses the PMU itself while a host operator counts
- * it (issue 7). vCPU 0 creates its own vCPU-wide context counting
+ * it. vCPU 0 creates its own vCPU-wide context counting
  * hv_hypercalls through the SDK, starts it, prints "op_own: ready", waits
  * for the go signal (op_go.h), makes OP_CALLS NOP hypercalls, reads its count
  * and prints "op_own: own count N", then spins without exits. The read is a

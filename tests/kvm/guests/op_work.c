@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * op_work.c: the CPU-bound ring-3 workload of bench_operator (issue 7).
+ * op_work.c: the CPU-bound ring-3 workload of bench_operator.
  * vCPU 0 runs rounds of a fixed amount of integer work forever and prints
  * "op_work: round R cycles C" with the TSC cycles each round took. The
  * TSC runs during exits too, so a round that an operator's sampling

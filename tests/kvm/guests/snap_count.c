@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * snap_count.c: the guest of tests/kvm/test_snapshot.c (issue 19). On
+ * snap_count.c: the guest of tests/kvm/test_snapshot.c. On
  * vCPU 0, in ring 0:
  *   A  vCPU-wide context counting hv_hypercalls in PMD0;
  *   M  per-thread context (thread SNAP_TID, scheduled in and left so;

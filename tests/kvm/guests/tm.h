@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tm.h: what the issue-5 measurement guests (tm_*.c, bench_slowdown.c)
+ * tm.h: what the timing measurement guests (tm_*.c, bench_slowdown.c)
  * share: a vCPU-wide context of hv events, medians, and fixed-point
  * ratios (guest code has no FPU). Ring-3 programs of the minimal kernel
  * on libpvpmu and the SDK tools' workloads (tool.h).

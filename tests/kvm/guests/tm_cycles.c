@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tm_cycles.c: hv_guest_cycles and hv_run_ns against the guest's own TSC
- * over a CPU-bound ring-3 loop (issue 5: within 2 %).
+ * over a CPU-bound ring-3 loop (within 2 %).
  *
  * Each of TM_ROUNDS rounds reads both PMDs (pfm_read_pmds: one exit, the
  * values as of that exit), reads the TSC, spins TM_LOOP_MS of TSC time,

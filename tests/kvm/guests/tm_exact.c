@@ -2,7 +2,7 @@
 /*
  * tm_exact.c: exact hv counts of a ring-0 guest that makes a known number
  * of hypercalls, PIO exits, trapped MSR reads and writes, and halts
- * (issue 5; run with --pmu none, where every PMU MSR is trapped and #GPs,
+ * (run with --pmu none, where every PMU MSR is trapped and #GPs,
  * but its exit is counted all the same).
  *
  * Halts need an interrupt to end them, and a halted vCPU's run time stands

@@ -2,7 +2,7 @@
 /*
  * tm_skid.c: how far past its period a counter has run when its overflow
  * is processed (the skid), measured in events, for an exit-driven and a
- * timer-driven event (issue 5).
+ * timer-driven event.
  *
  * Both passes sample with the default format, PMD 0 with period P
  * (value, short and long reset -P) and PMD 0 itself in its smpl_pmds, so

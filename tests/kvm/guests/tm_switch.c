@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tm_switch.c: time-based set switching at a 1 ms period (issue 5: the
+ * tm_switch.c: time-based set switching at a 1 ms period (the
  * achieved period within 10 % of the request on average), and the
  * granularity the VMM gives back.
  *
@@ -148,7 +148,7 @@ static uint64_t cpu_share(int fd)
  */
 static struct pvpmu_shared_page page __attribute__((aligned(4096)));
 static uint64_t sw_run[TM_MAX_SW];
-static uint64_t page_switch_ns; /* issue 15: the last interval shown */
+static uint64_t page_switch_ns; /* the last interval shown */
 
 static int page_read(uint16_t *set, uint64_t *run)
 {

@@ -218,7 +218,7 @@ static struct layout_row rows[] = {
 	OFF(struct pvpmu_hc_read_msg, fd, 4),
 	OFF(struct pvpmu_hc_read_msg, timeout_ns, 8),
 	OFF(struct pvpmu_hc_read_msg, msg, 16),
-	/* Issue 14: PVPMU_HC_BLOCK and PVPMU_HC_FMT_INFO (spec 3.1.9, 3.5.2).
+	/* PVPMU_HC_BLOCK and PVPMU_HC_FMT_INFO (spec 3.1.9, 3.5.2).
 	 */
 	SIZE(struct pvpmu_hc_block, 16),
 	OFF(struct pvpmu_hc_block, tid, 4),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_chain_ring.c: the per-vCPU ring of call chains between the vCPU
- * thread and the control thread (issue 17, vmm/pv/pv_callchain.c): a
+ * thread and the control thread (vmm/pv/pv_callchain.c): a
  * chain is found by its sample's run time, a sample without one gets an
  * empty chain, the oldest chains give way when the ring is full, the
  * copy is bounded by the caller's depth, and chains are kept only while

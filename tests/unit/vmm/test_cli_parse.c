@@ -179,7 +179,7 @@ static void expect_error(const struct cli_cmd *c, char **argv, int argc,
 	fclose(tmp);
 }
 
-/* Issue 17: a positive number may be below 1 (`top -d 0.2` was refused
+/* A positive number may be below 1 (`top -d 0.2` was refused
  * under the nested-KVM rig), never 0. */
 Test(cli_parse, positive_numbers_below_one)
 {

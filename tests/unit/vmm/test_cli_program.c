@@ -113,7 +113,7 @@ Test(cli_program, each_error_is_one_line_and_status_1)
 		    "vpmu top: unexpected argument 'extra'");
 	expect_fail((const char *[]){"record", "-c", "10", "-F", "10", NULL},
 		    "-c and -F exclude each other");
-	/* Issue 15: a rate above the hard maximum names the maximum. */
+	/* A rate above the hard maximum names the maximum. */
 	expect_fail((const char *[]){"record", "-F", "2000000", NULL},
 		    "vpmu record: -F 2000000: above the maximum sample rate "
 		    "of 1000000 Hz");
@@ -129,7 +129,7 @@ Test(cli_program, each_error_is_one_line_and_status_1)
 	expect_fail(
 		(const char *[]){"run", "--max-overhead", "200", "x.elf", NULL},
 		"--max-overhead: '200' is not a whole number from 1 to 100");
-	/* Issue 17: the default input is vpmu.rec (not here). */
+	/* The default input is vpmu.rec (not here). */
 	expect_fail((const char *[]){"report", NULL},
 		    "vpmu report: vpmu.rec: No such file or directory");
 	expect_fail((const char *[]){"report", "a", "b", NULL},
@@ -144,7 +144,7 @@ Test(cli_program, each_error_is_one_line_and_status_1)
 }
 
 /*
- * Issue 17: event modifiers where they mean something, kvmstat events
+ * Event modifiers where they mean something, kvmstat events
  * refused with who can count them (not "unknown event"), -r's limits.
  * Each is found before any VM is looked for (none runs here).
  */

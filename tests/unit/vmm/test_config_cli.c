@@ -333,7 +333,7 @@ Test(vmm_config_cli, repeated_calls_are_independent)
 	}
 }
 
-/* Issue 14 (spec 3.5): vpmu run --format-dir DIR, both spellings. */
+/* Spec 3.5: vpmu run --format-dir DIR, both spellings. */
 Test(vmm_config_cli, format_dir_option)
 {
 	char *a1[] = {"g.elf", "--format-dir", "/x/fmts"};
@@ -355,7 +355,7 @@ Test(vmm_config_cli, format_dir_option)
 	cr_assert(not(eq(ptr, strstr(e, "--format-dir"), NULL)), "%s", e);
 }
 
-/* Issue 13: the sandbox is on unless --no-sandbox asks otherwise. */
+/* The sandbox is on unless --no-sandbox asks otherwise. */
 Test(vmm_config_cli, no_sandbox_flag)
 {
 	char *with[]    = {"g.elf", "--no-sandbox"};

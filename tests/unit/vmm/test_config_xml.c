@@ -49,7 +49,7 @@ Test(vmm_config_xml, reads_every_setting_exactly)
 	cr_assert(eq(u64, cfg.limits.max_smpl_mem, 2ULL << 20));
 	cr_assert(eq(u32, cfg.limits.max_msgs, 128));
 	cr_assert(eq(u32, cfg.limits.max_arg_size, 4096));
-	/* Issue 15: <vpmu:throttle max-rate max-overhead>. */
+	/* <vpmu:throttle max-rate max-overhead>. */
 	cr_assert(eq(u32, cfg.limits.max_smpl_rate, 5000));
 	cr_assert(eq(u32, cfg.limits.max_overhead_pct, 10));
 	cr_assert(eq(str, cfg.source, DATA "good.xml"));
@@ -376,7 +376,7 @@ Test(vmm_config_xml, uuid_with_or_without_dashes)
 	}
 }
 
-/* ---- Untrusted files: entities, DTDs, size (issue 13, item 1) --------- */
+/* ---- Untrusted files: entities, DTDs, size ---------------------------- */
 
 /* Peak resident set of this test process, bytes. */
 static uint64_t max_rss(void)
@@ -545,7 +545,7 @@ Test(vmm_config_xml, only_regular_files_are_read, .timeout = 10)
 	rmdir(dir);
 }
 
-/* Issue 14 (spec 3.5): <vpmu:formats dir> names the run-time formats. */
+/* Spec 3.5: <vpmu:formats dir> names the run-time formats. */
 Test(vmm_config_xml, formats_dir_is_read)
 {
 	struct vmm_config cfg;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_control_proto.c: the control socket protocol without a VM (issue
- * 7): request validation (table-driven: garbage, wrong types, ranges,
+ * test_control_proto.c: the control socket protocol without a VM:
+ * request validation (table-driven: garbage, wrong types, ranges,
  * unknown fields), framing (oversized and zero lengths, split frames) and
  * a random-bytes fuzz of the parser.
  */
@@ -133,7 +133,7 @@ static const struct req_case cases[] = {
 	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"session_close\","
 		    "\"session\":-1}",
 	    .want = -EINVAL, .msg = "out of range"),
-	/* Issue 17: call chains of up to VMM_CTL_CHAIN_MAX (32) callers. */
+	/* Call chains of up to VMM_CTL_CHAIN_MAX (32) callers. */
 	ROW(.text = "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,"
 		    "\"smpl_buf_size\":4096,\"callchain\":32}",
 	    .want = 0),
@@ -282,7 +282,7 @@ Test(vmm_ctl, send_recv_round_trip)
 	close(sv[1]);
 }
 
-/* ---- Replies are valid UTF-8 JSON (issue 13, item 7) ------------------- */
+/* ---- Replies are valid UTF-8 JSON ------------------------------------- */
 
 /*
  * Strict UTF-8 (RFC 3629: no overlong forms, surrogates or code points

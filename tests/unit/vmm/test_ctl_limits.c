@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_ctl_limits.c: a guest holding every context of its VM does not lock
- * host operators out (issue 13), through the VMM's own wiring: the domain
+ * host operators out, through the VMM's own wiring: the domain
  * vmm_pmu_init() builds from the default config (no KVM: the vCPU has no
  * fd), a guest that creates contexts until refused, then the control
  * server's ctx_create request for an operator, which must succeed with a

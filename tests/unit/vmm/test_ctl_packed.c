@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_ctl_packed.c (issue 15): the packed sample frame of smpl_drain
+ * test_ctl_packed.c: the packed sample frame of smpl_drain
  * (vmm/proto/ctl_packed.c, layout in ctl_proto.h): records written and
  * read back unchanged, every malformed frame refused with a message and
  * no read past its end (each frame is decoded from a heap copy of exactly

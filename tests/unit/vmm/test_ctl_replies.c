@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_ctl_replies.c: messages the control server's handlers build from
- * request text stay valid UTF-8 (issue 13, item 7): `resolve` of a long
+ * request text stay valid UTF-8: `resolve` of a long
  * name echoes at most 64 bytes of it and never half a character; the
  * reply on the wire is strict UTF-8 JSON. No VM is needed.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_ctl_server.c: the control thread under clients that misbehave
- * (issue 13), without KVM: a real control server (vmm_control_start) of a
+ * test_ctl_server.c: the control thread under clients that misbehave,
+ * without KVM: a real control server (vmm_control_start) of a
  * VM that never runs, on a real unix socket in a temporary runtime
  * directory, driven by in-process clients. The thread must never wait on
  * one client: one that pipelines requests without reading its replies
@@ -350,7 +350,7 @@ static long voluntary_switches(int tid)
 }
 
 /*
- * Issue 15: an idle control thread, with a client connected that has been
+ * An idle control thread, with a client connected that has been
  * answered, sleeps: over 1 s it neither returns from poll (the test hook
  * nr_wakeups) nor blocks again (the kernel's count of its voluntary
  * context switches), and a request still wakes it exactly as needed.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_event_spec.c: the event specs of the host operator tools (issue 17,
- * vmm/cli/event_spec.h): the SDK's "name[:mod]..." grammar (sdk/README.md)
+ * test_event_spec.c: the event specs of the host operator tools
+ * (vmm/cli/event_spec.h): the SDK's "name[:mod]..." grammar (sdk/README.md)
  * with perf's modifiers u, k, h, G accepted only where they mean something
  * for the event's count source, KVM statistics refused with the reason,
  * and VMM errors naming registers rewritten with the user's event names.
@@ -115,8 +115,8 @@ Test(event_spec, unknown_names_and_codes)
 	cr_expect_eq(parse_ok("r02e0").code, PVPMU_EV_HV_EXITS);
 }
 
-/* The contradiction of issue 17: kvmstat events are listed, so saying
- * "unknown event" was wrong: they are refused with who can count them. */
+/* kvmstat events are listed, so "unknown event" would contradict the
+ * list: they are refused with who can count them. */
 Test(event_spec, kvmstat_events_say_only_guests_count_them)
 {
 	parse_fails("kvmstat:exits", -EINVAL,
@@ -150,7 +150,7 @@ Test(event_spec, every_catalogue_name_parses)
 	}
 }
 
-/* VMM errors name registers; the user named events (issue 17 item 4). */
+/* VMM errors name registers; the user named events. */
 Test(event_spec, vmm_errors_name_the_users_events)
 {
 	static struct ops_session s;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_guest_walk.c: the host's reads of guest-virtual memory for call
- * chains (issue 17): x86-64 4-level paging (Intel SDM vol. 3 §4.5) built
+ * chains: x86-64 4-level paging (Intel SDM vol. 3 §4.5) built
  * in a buffer that stands for guest RAM, with 4 KiB, 2 MiB and 1 GiB
  * pages, non-present and out-of-range entries and non-canonical
  * addresses, and frame-pointer chains that are good, cyclic, misaligned
@@ -237,7 +237,7 @@ static void leaf_code(unsigned char first)
 	put64(STACK_PA + 0x100, LEAF_R); /* [rsp] */
 }
 
-/* Issue 17: hot() built by GCC 12 without a frame (a leaf that never moves
+/* hot() built by GCC 12 without a frame (a leaf that never moves
  * rsp): its caller middle() is [rsp], which the rbp chain misses. */
 Test(vmm_guest_walk, frameless_leaf_caller_from_rsp)
 {

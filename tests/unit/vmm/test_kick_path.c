@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_kick_path.c (issue 15, "cheaper kicks"), without KVM: the kick
+ * test_kick_path.c: cheaper kicks, without KVM: the kick
  * signal's handler tells the deadline timer's kicks (SI_TIMER) from other
  * threads' (tgkill); only a timer kick re-arms the one-shot timer, and one
  * that came before the run-time deadline counts as early; `vpmu run

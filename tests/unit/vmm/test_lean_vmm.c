@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_lean_vmm.c (issue 15): the program a running VM is, vpmu-vmm, needs
- * none of the libraries only the other commands use. Its ELF dynamic
- * section (DT_NEEDED, read with libelf) names no libvirt, libxml2 (the XML
- * config is read by `vpmu run` before it execs vpmu-vmm), libdw, GnuTLS,
+ * test_lean_vmm.c: the program a running VM is, vpmu-vmm, needs none of
+ * the libraries only the other commands use. Its ELF dynamic section
+ * (DT_NEEDED, read with libelf) names no libvirt, libxml2 (the XML config
+ * is read by `vpmu run` before it execs vpmu-vmm), libdw, GnuTLS,
  * microhttpd, protobuf-c or libpfm4 (dlopen'd by the perf backend on hosts
- * with a PMU only, issue 15) (zlib it does need: its crc32 checks the
- * sections of `vpmu snapshot` files, issue 19); the same check on the full
- * `vpmu` program finds libxml2, so the reader sees what is there.
+ * with a PMU only). zlib it does need: its crc32 checks the sections of
+ * `vpmu snapshot` files. The same check on the full `vpmu` program finds
+ * libxml2, so the reader sees what is there.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_pv_kick_cost.c: issue 15, what the VMM charges a vCPU for a kick of
+ * test_pv_kick_cost.c: what the VMM charges a vCPU for a kick of
  * its sampling timer (vm_pmu.c, vpmu_cpu_charge): the wait from the moment
  * the timer was due to KVM_RUN's return, the accounting, and the way back
  * to the next KVM_RUN (shared page, requests, timer re-arm), which

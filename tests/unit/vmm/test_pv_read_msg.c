@@ -4,7 +4,7 @@
  * without KVM: a VM of one vCPU whose "guest memory" is a buffer, a libvpmu
  * domain without backends and a guest context with an empty queue. A timed
  * read must sleep until its deadline (a handful of condvar wake-ups), not
- * spin (issue 13: the deadline was on CLOCK_MONOTONIC, the condvar on the
+ * spin (the deadline was on CLOCK_MONOTONIC, the condvar on the
  * realtime clock, so every timed wait returned at once, millions of times).
  */
 #include <criterion/criterion.h>

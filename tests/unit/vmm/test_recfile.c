@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_recfile.c: the record file of `vpmu record` (issue 7): a round
+ * test_recfile.c: the record file of `vpmu record`: a round
  * trip, the atomic rename (FILE appears only when finished), and the
  * reader refusing truncated, mismatched and corrupt files.
  */
@@ -224,7 +224,7 @@ static int on_weight(void *opaque, const struct rec_sample *s)
 }
 
 /*
- * Issue 15: a sample's missed periods ("m") and own period ("p"), the
+ * A sample's missed periods ("m") and own period ("p"), the
  * throttled/missed totals of the end line, round trip; a sample without
  * them (older files) weighs 1; report's weight is (1 + m) x p / period.
  */
@@ -279,7 +279,7 @@ Test(vmm_recfile, throttle_counts_round_trip)
 }
 
 /*
- * Issue 19: "snapshot" notes say how often and how long each VM was
+ * "snapshot" notes say how often and how long each VM was
  * paused for `vpmu snapshot`; several notes for one VM add up, files
  * without them read as 0, and a note naming no VM is refused.
  */

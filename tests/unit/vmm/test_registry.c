@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_registry.c: the runtime directory of host operators (issue 7)
+ * test_registry.c: the runtime directory of host operators
  * without a VM: entries round-trip, the directory follows
  * $VPMU_RUNTIME_DIR, and discovery removes the entry (and socket) of a
  * VMM that is gone while keeping a live one.
@@ -130,7 +130,7 @@ Test(vmm_registry, discovery_removes_stale_entries)
 	close(fd);
 }
 
-/* ---- Who owns the runtime directory (issue 13) ------------------------- */
+/* ---- Who owns the runtime directory ----------------------------------- */
 
 static mode_t mode_of(const char *path)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_report.c: `vpmu report` (issues 13 and 17) on record files written
+ * test_report.c: `vpmu report` on record files written
  * here: the file is read once (a FIFO that can be read only once is
  * reported), an image path that is a FIFO is refused at once, a file cut
  * short by a killed writer is reported up to its last complete sample,
@@ -316,7 +316,7 @@ Test(vmm_report, image_and_symfs_and_system_map)
 	cr_assert(eq(int, report("--image", "novalue", path, NULL), 1));
 }
 
-/* Issue 13 item 8: a recorded image path that is a FIFO. */
+/* A recorded image path that is a FIFO. */
 Test(vmm_report, fifo_image_is_refused_at_once, .timeout = 20)
 {
 	struct rec_sample s = {.ip = 0x100000};
@@ -347,7 +347,7 @@ static void *feed(void *arg)
 }
 
 /*
- * Issue 13 item 2: the record file is opened once. A FIFO yields its
+ * The record file is opened once. A FIFO yields its
  * content to one open only: a second open would wait forever.
  */
 Test(vmm_report, record_file_is_read_once, .timeout = 20)
@@ -413,7 +413,7 @@ Test(vmm_report, default_input_file)
 }
 
 /*
- * Issue 15: a sample that carries missed periods ("m") or a raised
+ * A sample that carries missed periods ("m") or a raised
  * period ("p") counts for the periods it stands for, and the header says
  * what was throttled.
  */
@@ -438,7 +438,7 @@ Test(vmm_report, weights_count_missed_periods)
 		  "%s", text);
 }
 
-/* Issue 19: the report says a VM was paused for a snapshot. */
+/* The report says a VM was paused for a snapshot. */
 Test(vmm_report, snapshot_pause_note_is_printed)
 {
 	struct rec_sample s;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_safe_file.c: `vpmu record -o FILE` writes FILE.tmp without
- * following what another user planted there (issue 13, item 5): a symlink
+ * following what another user planted there: a symlink
  * at FILE.tmp is replaced, never written through, and the record still
  * ends as FILE; a failed record leaves neither file.
  */

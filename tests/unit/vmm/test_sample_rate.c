@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_sample_rate.c (issue 15): the achieved-vs-requested judgement that
+ * test_sample_rate.c: the achieved-vs-requested judgement that
  * `vpmu record` and `vpmu top` share (vmm/cli/sample_rate.c). Given a
  * window's samples, throttled and missed counts, run time and wall time,
  * which rate, which warning and which reason; the requested rate from -F

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_snap_file.c: the snapshot file container (vmm/snap, issue 19): a
+ * test_snap_file.c: the snapshot file container (vmm/snap): a
  * written file parses back with its sections and sparse memory; a
  * truncated file, a damaged section, another format version, another host
  * vendor or PMU model, an unfinished file are each refused with a message

@@ -2,8 +2,7 @@
 /*
  * test_stat_fake.c: `vpmu stat` against real control servers without KVM
  * (tests/serve/fake_vms: the VMM's VM state and control server, threads as
- * vCPUs; once the file GO exists each vCPU makes exactly N hypercalls),
- * issue 17:
+ * vCPUs; once the file GO exists each vCPU makes exactly N hypercalls):
  *   - -r N: two runs, the first counting all N hypercalls of each vCPU and
  *     the second none: the mean is half the total and perf's "+-" (the
  *     standard deviation of the mean in % of the mean) is exactly 100 %,
@@ -11,7 +10,7 @@
  *   - an event the host cannot count is named as the user named it in the
  *     VMM's refusal, never "PMC0 (set 0)";
  *   - a meaningful modifier (hv_hypercalls:h) counts like the plain event;
- *   - issue 15: with event sets, the interval they switched at (from the
+ *   - with event sets, the interval they switched at (from the
  *     VMM's throttle, session_read "switch_ns") is printed beside the
  *     requested one, with the switches the overhead budget delayed.
  */
@@ -190,7 +189,7 @@ Test(stat_fake, refusals_name_the_event)
 }
 
 /*
- * Issue 15: 9 events make two sets switched every 2 ms of run time; the
+ * 9 events make two sets switched every 2 ms of run time; the
  * fake vCPUs' monitoring costs far less than a 50 % budget (each exit is
  * 1 ms of run time; only the accounting is charged), so the VMM reports
  * the requested interval and no switch delayed.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_symtab.c: guest symbols for `vpmu report` (issue 7): functions of a
+ * test_symtab.c: guest symbols for `vpmu report`: functions of a
  * built guest image are found by address, addresses outside any function
  * are not, and files that are not ELF64 are refused without a crash.
  */

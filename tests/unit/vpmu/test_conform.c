@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_conform.c: perfmon2 behaviours found missing by the conformance
- * check of issue 14, each from the spec's own sentences:
+ * test_conform.c: perfmon2 behaviours found missing by a conformance
+ * check, each from the spec's own sentences:
  *   3.1.8   a system-wide context is detached from the CPU it is bound to;
  *   3.3.7 / Table 3.2  PFM_FL_OVFL_NO_MSG omits the message, not the
  *           notification;

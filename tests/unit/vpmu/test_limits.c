@@ -28,7 +28,7 @@ static void three_contexts(struct vpmu_limits *l)
 
 /*
  * 3.1.1: contexts are limited ("by memory"): -ENOMEM past the limit.
- * Guest and host operators have separate limits (issue 13): a guest
+ * Guest and host operators have separate limits: a guest
  * holding every one of its contexts leaves the operator's free, and the
  * other way round.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_mux_budget.c: issue 15, the overhead budget (vpmu_limits
+ * test_mux_budget.c: the overhead budget (vpmu_limits
  * max_overhead_pct, vpmu_ctx_set_budget) also lengthens the effective
  * interval of time-based set switching (spec 3.7.6, PFM_SETFL_TIME_SWITCH),
  * whose every switch costs the VMM a kick, and relaxes it back to the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_perf_generic.c (issue 15): the perf backend loads libpfm4 only where
+ * test_perf_generic.c: the perf backend loads libpfm4 only where
  * it is used. The catalogue's perf events are the kernel's generic events
  * (vpmu_perf_generic, checked here against libpfm4's own "perf::NAME"
  * encoding), so a host without a hardware PMU, where no raw host-PMU event

@@ -254,7 +254,7 @@ Test(vpmu_smpl, sampling_memory_budget)
 }
 
 /*
- * Issue 13: host operators' buffers have a budget of their own: a guest
+ * Host operators' buffers have a budget of their own: a guest
  * that spent all of its sampling memory leaves the operator's, and an
  * operator's buffer never counts against the guest.
  */

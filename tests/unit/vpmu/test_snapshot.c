@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_snapshot.c: the whole logical PMU saved and restored into a fresh
- * domain (issue 19, vpmu_domain_save / vpmu_domain_restore). Each test
+ * domain (vpmu_domain_save / vpmu_domain_restore). Each test
  * drives the harness domain A to a state, saves it, lets A go on, then
  * restores the blob into a twin domain B (its own replay source scripted
  * the same way) and runs B for the same run time: everything a guest can
@@ -187,7 +187,7 @@ Test(vpmu_snapshot, set_rotation_and_run_counts_kept)
 	h_run(MS);
 	h_run(MS); /* mid-way through set 1's second... timeout */
 	save_restore();
-	/* Issue 15: the guest's shared page shows the interval at once. */
+	/* The guest's shared page shows the interval at once. */
 	cr_assert(eq(int, vpmu_cpu_snapshot(B.cpu0, &snap), 0));
 	cr_assert(eq(u64, snap.switch_ns, 1 * MS));
 	b_rate(0, 1000000ULL);

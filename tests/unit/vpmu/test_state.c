@@ -306,7 +306,7 @@ Test(vpmu_ctx, second_context_for_same_target_is_ebusy)
 }
 
 /*
- * Issue 18: host operators stack up to VPMU_CPU_MAX_HOST vCPU-wide
+ * Host operators stack up to VPMU_CPU_MAX_HOST vCPU-wide
  * contexts on one vCPU (a fleet daemon beside `vpmu stat`), each with its
  * own counts; the next one is EBUSY, and an unload frees a place. The
  * guest keeps its one vCPU-wide context (3.1.7) beside them.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_throttle.c: issue 15, sampling limits per VM (vpmu.h, vpmu_limits
+ * test_throttle.c: sampling limits per VM (vpmu.h, vpmu_limits
  * max_smpl_rate and max_overhead_pct; throttle.c): the pure controller,
  * refusal of a period above the maximum rate, samples dropped and counted
  * inside the throttle gap, frequency mode stretching the period, and the
@@ -100,7 +100,7 @@ Test(vpmu_throttle, controller_is_a_pure_function)
 		     vpmu_throttle_next(777, 1000, 333, 1, 25)));
 }
 
-/* Issue 15: a time event's period above the maximum rate is refused. */
+/* A time event's period above the maximum rate is refused. */
 Test(vpmu_throttle, period_above_max_rate_is_refused)
 {
 	uint16_t code = PVPMU_EV_HV_RUN_NS;
@@ -136,7 +136,7 @@ Test(vpmu_throttle, period_above_max_rate_is_refused)
 	cr_assert(eq(int, vpmu_ctx_write_pmds(H.d, &H.guest, fd, &d, 1), 0));
 }
 
-/* Issue 15: a preempted vCPU's periods are carried by the next sample. */
+/* A preempted vCPU's periods are carried by the next sample. */
 Test(vpmu_throttle, preempted_vcpu_missed_periods_are_counted)
 {
 	uint64_t steps[] = {50, 350, 100};
@@ -159,7 +159,7 @@ Test(vpmu_throttle, preempted_vcpu_missed_periods_are_counted)
 	cr_assert(eq(u64, stats(&H.guest, fd).nr_samples, 2));
 }
 
-/* Issue 15: inside the gap of max_smpl_rate samples are dropped, counted. */
+/* Inside the gap of max_smpl_rate samples are dropped, counted. */
 Test(vpmu_throttle, samples_above_max_rate_are_dropped_and_counted)
 {
 	struct vpmu_ctx_stats st;
@@ -178,7 +178,7 @@ Test(vpmu_throttle, samples_above_max_rate_are_dropped_and_counted)
 	cr_assert(eq(u64, st.gap_ns, 1000000));
 }
 
-/* Issue 15: the overhead budget widens the gap from the charged cost. */
+/* The overhead budget widens the gap from the charged cost. */
 Test(vpmu_throttle, overhead_budget_widens_the_gap)
 {
 	struct vpmu_ctx_stats st;
@@ -207,7 +207,7 @@ Test(vpmu_throttle, overhead_budget_widens_the_gap)
 	cr_assert(lt(u64, st.gap_ns, 200000));
 }
 
-/* Issue 15: frequency mode (operators' -F) stretches the period instead. */
+/* Frequency mode (operators' -F) stretches the period instead. */
 Test(vpmu_throttle, frequency_mode_raises_the_period)
 {
 	struct vpmu_ctx_stats st;

@@ -74,7 +74,7 @@ enum vpmu_owner {
 	VPMU_OWNER_GUEST = 0, /* the guest (hypercalls) */
 	VPMU_OWNER_HOST  = 1, /* a host operator (control socket) */
 	/*
-	 * An emulated architectural PMU (vpmu/arch/, issue 6): one
+	 * An emulated architectural PMU (vpmu/arch/): one
 	 * vCPU-wide context per vCPU, driven by trapped RDMSR/WRMSR. Its
 	 * contexts live in their own handle slots (limits.arch_contexts),
 	 * never count against max_contexts or host_contexts and overflow with
@@ -94,7 +94,7 @@ struct vpmu_caller {
 struct vpmu_limits {
 	/*
 	 * Contexts per VM, by owner, each in handle slots of its own so
-	 * that one owner never runs the other out (issue 13: a guest
+	 * that one owner never runs the other out (a guest
 	 * holding every context locked host operators out).
 	 * max_contexts: the guest's (>= 1); host_contexts: host operators'
 	 * (0: none); arch_contexts: VPMU_OWNER_ARCH only (0).
@@ -121,7 +121,7 @@ struct vpmu_limits {
 	uint64_t min_kick_ns;
 	uint64_t max_ovfl_per_sec;
 	/*
-	 * Sampling limits (issue 15), per context, never for
+	 * Sampling limits, per context, never for
 	 * VPMU_OWNER_ARCH. 0 disables each (the library default; the VMM
 	 * sets 100000 Hz and 25 %).
 	 * max_smpl_rate: hard maximum of samples per second of run time.
@@ -269,7 +269,7 @@ struct vpmu_ctx_stats {
 	uint64_t nr_throttled;      /* masked by max_ovfl_per_sec */
 	uint64_t nr_missed;         /* periods lost to skid >= a period */
 	/*
-	 * Issue 15: samples not taken because of max_smpl_rate or
+	 * Samples not taken because of max_smpl_rate or
 	 * max_overhead_pct: overflows inside the throttle gap, and the
 	 * periods that elapsed while the gap held the kick back.
 	 */
@@ -278,7 +278,7 @@ struct vpmu_ctx_stats {
 	uint32_t scale;      /* frequency mode: period x scale / 1024 */
 	uint64_t gap_ns;     /* current minimum run time between samples */
 	/*
-	 * Issue 15: the effective interval of the active set's time-based
+	 * The effective interval of the active set's time-based
 	 * switching (0: not time-switched): its timeout, lengthened by the
 	 * overhead budget; and the time switches that came later than the
 	 * set's timeout because of it.
@@ -304,7 +304,7 @@ struct vpmu_snapshot {
 		uint64_t running_ns; /* set_act_duration */
 	} sets[VPMU_SNAP_SETS];      /* first sets by id */
 	uint64_t run_ns;             /* cpu run time of the snapshot */
-	uint64_t nr_dropped;         /* issue 15: its vpmu_ctx_stats */
+	uint64_t nr_dropped;         /* its vpmu_ctx_stats */
 	uint64_t nr_missed;
 	uint64_t switch_ns; /* effective time-switch interval, 0 = none */
 };
@@ -361,7 +361,7 @@ int vpmu_cpu_account(struct vpmu_cpu *cpu, uint64_t run_ns_delta,
 uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu);
 
 /*
- * Charge (ns) of monitoring cost to (cpu) (issue 15): time the VMM spent
+ * Charge (ns) of monitoring cost to (cpu): time the VMM spent
  * for the PMU on this vCPU's behalf (kick handling, accounting, sample
  * writing), measured by the VMM. The throttle controller compares it with
  * the run time (vpmu_limits.max_overhead_pct).
@@ -372,7 +372,7 @@ void vpmu_cpu_charge(struct vpmu_cpu *cpu, uint64_t ns);
 uint64_t vpmu_cpu_cost_ns(struct vpmu_cpu *cpu);
 
 /*
- * The throttle controller (issue 15), a pure function. Over a window of
+ * The throttle controller, a pure function. Over a window of
  * (wall_ns) in which monitoring cost (cost_ns), a spacing (cur) between
  * samples (a period in events, a gap in ns: larger is cheaper) is turned
  * into the next one so that cost / wall stays within (max_pct) percent:
@@ -400,7 +400,7 @@ void vpmu_cpu_set_idle(struct vpmu_cpu *cpu, bool idle);
 int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap);
 
 /*
- * Snapshot (issue 19; vpmu/snapshot.c, layout in docs/snapshot-format.md).
+ * Snapshot (vpmu/snapshot.c, layout in docs/snapshot-format.md).
  * vpmu_domain_save() writes every guest and architectural context of (d)
  * (registers, 64-bit counter values, reset values and PRNG state, sets with
  * their run counts and remaining timeouts, message queues, sampling

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vpmu_arch.h: architectural PMU models (issue 6), the second front end of
+ * vpmu_arch.h: architectural PMU models, the second front end of
  * libvpmu, part of the libvpmu API: include <vpmu/vpmu.h>, which includes
  * this. A guest kernel that knows nothing about vpmu programs the PMU
  * with RDMSR/WRMSR as on hardware; the VMM traps those MSRs and hands them
@@ -111,7 +111,7 @@ void vpmu_arch_destroy(struct vpmu_arch_pmu *p);
 int vpmu_arch_handle(const struct vpmu_arch_pmu *p);
 
 /*
- * Snapshot of a model's guest-visible registers (issue 19): what
+ * Snapshot of a model's guest-visible registers: what
  * vpmu_domain_save() does not hold. (fd) is the handle of the model's
  * ARCH context, which the domain blob carries.
  */

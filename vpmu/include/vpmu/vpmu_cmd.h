@@ -74,7 +74,7 @@
 #define VPMU_CMD_H
 
 /*
- * Issue 15: the sampling budget of host context (fd) (an operator's
+ * The sampling budget of host context (fd) (an operator's
  * request): (max_overhead_pct) (0: the domain's; never above it) and
  * (freq_mode): when the budget bites, lengthen the period (scale the
  * short reset, reported in vpmu_ctx_stats.scale and in each sample's

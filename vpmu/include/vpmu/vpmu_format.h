@@ -86,10 +86,10 @@ struct vpmu_smpl_ovfl_arg {
 	 */
 	uint64_t smpl_pmds_values[VPMU_SMPL_MAX_PMDS];
 	/*
-	 * Issue 15 (appended): whole periods of ovfl_pmd that elapsed
-	 * after this one before the overflow was seen (vCPU preempted, a
-	 * long exit, the throttle holding the kick back). The sample
-	 * stands for 1 + nr_missed periods.
+	 * Appended last, so the fields above keep their offsets: whole periods
+	 * of ovfl_pmd that elapsed after this one before the overflow was seen
+	 * (vCPU preempted, a long exit, the throttle holding the kick back).
+	 * The sample stands for 1 + nr_missed periods.
 	 */
 	uint64_t nr_missed;
 };
