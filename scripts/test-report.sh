@@ -113,9 +113,11 @@ for d in "$ROOT"/*/; do
 		fi
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$suite" "$label" \
 			"$where" "$p" "$f" "$s" "$nr" "${secs:-?} s" >>"$rows"
+		# One line each; the whole output is in ctest's log above.
 		printf '%s\n' "$recs" | awk -F'\t' -v s="$suite" '
-			$2 == "fail" { printf "  FAILED  %s %s %s: %s %s\n", s, $1, $3, $4, $5 }
-			$2 == "skip" { printf "  skipped %s %s %s: %s: %s\n", s, $1, $3, $4, $5 }' \
+			{ m = length($5) > 160 ? substr($5, 1, 157) "..." : $5 }
+			$2 == "fail" { printf "  FAILED  %s %s %s: %s: %s\n", s, $1, $3, $4, m }
+			$2 == "skip" { printf "  skipped %s %s %s: %s: %s\n", s, $1, $3, $4, m }' \
 			>>"$details"
 	done
 	[ "$state" = ran ] || [ "$(meta "$d" required)" != 1 ] || bad=1

@@ -231,7 +231,11 @@ guests() {
 	step "guest labels ($labels) of $build in the nested rig (subset: tests/rig-subset.txt; about 10 min)"
 	if ! run_rig "$d" "$build" "$@"; then
 		if grep -q '^state=notrun' "$d/meta"; then
-			echo "test.sh: the guest labels could not run: /dev/kvm is not usable here and the nested rig failed twice" >&2
+			if [ "$GUESTS" = rig ]; then
+				echo "test.sh: the guest labels could not run: the nested rig (VPMU_GUESTS=rig) failed twice" >&2
+			else
+				echo "test.sh: the guest labels could not run: /dev/kvm is not usable here and the nested rig failed twice" >&2
+			fi
 		fi
 		return 1
 	fi
