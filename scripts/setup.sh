@@ -20,6 +20,7 @@ PACKAGES=(
 	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libgnutls28-dev prometheus golang-go
 	clang libclang-rt-14-dev
 	linux-perf
+	jq
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #!/bin/bash
-# A developer's tool for hosts without /dev/kvm (e.g. a machine that is itself
-# a PVM guest); not used by CI.
+# For hosts without /dev/kvm (e.g. a machine that is itself a PVM guest):
+# scripts/test.sh runs the guest labels in it (tests/rig-subset.txt),
+# and developers run any command.
 # Usage: scripts/nested-kvm/run.sh 'COMMAND'   (runs COMMAND as root inside an
 # L1 Linux VM under QEMU TCG with nested SVM, chrooted into this host's /
 # (shared over 9p), with /dev/kvm), e.g. from build/:

@@ -3,8 +3,8 @@
  * kvm_harness.h: helpers for integration tests that boot guests.
  *
  * kvm_require() skips the test with a clear reason where /dev/kvm cannot
- * be used. vpmu_cmd() runs the real `vpmu` program and captures its exit
- * status, stdout and stderr.
+ * be used (fails it under VPMU_REQUIRE_KVM=1). vpmu_cmd() runs the real
+ * `vpmu` program and captures its exit status, stdout and stderr.
  */
 #ifndef KVM_HARNESS_H
 #define KVM_HARNESS_H
@@ -22,7 +22,11 @@ struct vpmu_result {
 	char err[OUT_MAX]; /* stderr */
 };
 
-/* Skip the current test unless /dev/kvm can be opened read-write. */
+/*
+ * Skip the current test unless /dev/kvm can be opened read-write; with
+ * VPMU_REQUIRE_KVM=1 in the environment (scripts/test.sh sets it for the
+ * guest labels) fail it instead: a guest test that cannot run is an error.
+ */
 void kvm_require(void);
 
 /*

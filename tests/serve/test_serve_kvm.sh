@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # test_serve_kvm.sh BUILD_DIR: `vpmu serve` with real guests under KVM
 # (label kvm; skips, status 77, where /dev/kvm cannot be opened or
-# prometheus / go are missing). vpmu serve runs first and attaches the VMs
-# as they start (inotify); two op_calls guests (tests/kvm/guests) make
+# prometheus / go are missing; fails without /dev/kvm under
+# VPMU_REQUIRE_KVM=1, as kvm_require() does). vpmu serve runs first and
+# attaches the VMs as they start (inotify); two op_calls guests
+# (tests/kvm/guests) make
 # exactly 500 x (vCPU + 1) hypercalls per vCPU once a byte on their console
 # input says go (sent after serve attached them), so a real
 # Prometheus must return opA 1500 and opB 500, and every vCPU has its PMI
@@ -21,6 +23,11 @@ command -v prometheus >/dev/null || { echo "SKIP: no prometheus"; exit 77; }
 command -v go >/dev/null || { echo "SKIP: no go (golang-go)"; exit 77; }
 # A character device we may open read-write (never create the path).
 if ! [ -c /dev/kvm ] || ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
+	# scripts/test.sh runs the guest labels only where KVM works.
+	if [ "${VPMU_REQUIRE_KVM:-0}" = 1 ]; then
+		echo "FAIL: /dev/kvm cannot be opened and VPMU_REQUIRE_KVM=1"
+		exit 1
+	fi
 	echo "SKIP: /dev/kvm cannot be opened"
 	exit 77
 fi

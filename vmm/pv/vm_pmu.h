@@ -39,6 +39,7 @@ struct vmm_smpl_map {
 struct vmm_pmu {
 	struct vpmu_domain *domain; /* owns its backends */
 	uint64_t tsc_khz;
+	bool tsc_stable;        /* the host kernel trusts its TSC */
 	uint64_t arg_size_max;  /* bytes of one vector argument */
 	uint64_t max_smpl_rate; /* samples/s, hard maximum */
 
