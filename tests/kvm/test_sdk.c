@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "kvm_harness.h"
+#include "vm_bg.h"
 
 static struct vpmu_result res;
 
@@ -119,33 +121,36 @@ static long handle_in(const char *out)
 
 /*
  * A handle is valid only in its VM: the handle VM A got is EBADF in VM B,
- * probed while a third VM holds a live context with that very number; B's
- * own first context gets the same number and works there.
+ * probed once a third VM announced it holds a live context with that very
+ * number; B's own first context gets the same number and works there.
+ * The VMs live in a runtime directory of their own, so no VM of another
+ * test can hold their names.
  */
 Test(sdk_kvm, handle_of_another_vm_is_ebadf)
 {
-	static struct vpmu_result hold;
-	char name[32];
+	static char tail[4096], etail[4096];
+	const char *hold[] = {"run", GUEST("sdk_xvm"), "--name", "hold", NULL};
+	char dir[64], console[128], err[128], name[32];
+	int status = -1, ret;
 	long h;
 	pid_t pid;
-	int ws;
 
+	cr_assert(eq(int, rundir_make(dir, sizeof(dir)), 0));
 	RUN_LONG("run", GUEST("sdk_xvm"), "--name", "xvm-owner");
 	STATUS(0);
-	h   = handle_in(res.out);
-	pid = fork();
-	cr_assert(ge(int, pid, 0));
-	if (pid == 0) {
-		int ok = vpmu_cmd(&hold, 120,
-				  (const char *const[]){"run", GUEST("sdk_xvm"),
-							"--name", "hold",
-							NULL}) == 0 &&
-			 hold.status == 0 &&
-			 strstr(hold.out, "sdk_xvm: holding handle") &&
-			 strstr(hold.out, "sdk_xvm: ok (");
-		_exit(ok ? 0 : 1);
-	}
-	usleep(300000); /* the holder has created its context by now */
+	h = handle_in(res.out);
+	snprintf(console, sizeof(console), "%s/hold.console", dir);
+	snprintf(err, sizeof(err), "%s/hold.stderr", dir);
+	pid = vpmu_bg(hold, console, err);
+	cr_assert(lt(int, 0, pid));
+	ret = vpmu_bg_wait_text(pid, console, "sdk_xvm: holding handle", 120000,
+				&status);
+	cr_assert(eq(int, ret, 0),
+		  "the holding VM never held its context (%s, status %d)\n"
+		  "--- console:\n%s\n--- stderr:\n%s",
+		  ret == -ESRCH ? "it ended" : "timed out", status,
+		  file_tail(console, 20, tail, sizeof(tail)),
+		  file_tail(err, 20, etail, sizeof(etail)));
 	snprintf(name, sizeof(name), "probe-%ld", h);
 	RUN_LONG("run", GUEST("sdk_xvm"), "--name", name);
 	STATUS(0);
@@ -153,9 +158,15 @@ Test(sdk_kvm, handle_of_another_vm_is_ebadf)
 	HAS(res.out, name);
 	cr_assert(eq(i64, handle_in(res.out), h),
 		  "the probe VM's own first handle");
-	cr_assert(eq(int, waitpid(pid, &ws, 0), pid));
-	ws = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128;
-	cr_assert(eq(int, ws, 0), "the holding VM failed");
+	status = vpmu_bg_wait(pid, 120000);
+	cr_assert(eq(int, status, 0),
+		  "the holding VM ended with %d\n--- console:\n%s\n"
+		  "--- stderr:\n%s",
+		  status, file_tail(console, 20, tail, sizeof(tail)),
+		  file_tail(err, 20, etail, sizeof(etail)));
+	HAS(slurp_file(console, tail, sizeof(tail)) ? "" : tail,
+	    "sdk_xvm: ok (");
+	rundir_remove(dir);
 }
 
 /* pfinfo: config, registers, catalogue availability (hv yes, hw no). */
