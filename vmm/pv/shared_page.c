@@ -142,7 +142,7 @@ static void publish(struct vmm_vcpu *vcpu, struct pvpmu_shared_page *p,
 	p->active     = s->active;
 	p->pmd_mask   = s->pmd_mask;
 	p->run_ns     = s->run_ns;
-	/* Issue 15: what the throttle dropped, periods missed. */
+	/* What the throttle dropped, periods missed. */
 	p->nr_throttled = s->nr_dropped;
 	p->nr_missed    = s->nr_missed;
 	p->switch_ns    = s->switch_ns; /* stretched by the budget or not */
