@@ -409,7 +409,11 @@ Test(backends_vm, events_command_lists_json)
 	const char *argv[] = {"--json", NULL};
 
 	cr_assert(eq(int, run_events(argv, 1, out, sizeof(out)), 0));
-	cr_assert(eq(int, strncmp(out, "{\n  \"events\": [", 14), 0));
+	/* The host kind first, then the events. */
+	cr_assert(eq(int, strncmp(out, "{\n  \"host\": {\"kind\": \"", 22), 0),
+		  "%s", out);
+	cr_assert(not(eq(ptr, strstr(out, "\"hardware_pmu\": "), NULL)));
+	cr_assert(not(eq(ptr, strstr(out, "},\n  \"events\": ["), NULL)));
 	cr_assert(not(
 		eq(ptr, strstr(out, "\"raw\": {\"backend\": \"perf\""), NULL)));
 	cr_assert(
