@@ -210,6 +210,7 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 		"stat",       "-m", "linux-op", "-e", "hv_run_ns,cycles",
 		"--per-vcpu", "-x", ",",        "--", "2",
 		NULL};
+	static char tail[4096];
 	char dir[64], console[128], err[128];
 	pid_t pid;
 
@@ -221,7 +222,9 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 	cr_assert(lt(int, 0, pid));
 	await_console(pid, console, err, "vpmu-init: holding");
 	cr_assert(eq(int, vpmu_cmd(&res, 60, stat), 0));
-	cr_expect(eq(int, res.status, 0), "%s", res.err);
+	cr_expect(eq(int, res.status, 0),
+		  "%s\n--- the VM's last stderr lines:\n%s", res.err,
+		  file_tail(err, 20, tail, sizeof(tail)));
 	/*
 	 * The guest spins in ring 3: its timer interrupts are handled inside
 	 * KVM, so it may make no exit to user space in 2 s (hv_exits 0, seen

@@ -142,8 +142,13 @@ static int drain(struct rec *r, pvpmu_u64 timeout_ns)
 			continue;
 		if (parse(r))
 			return 1;
+		/*
+		 * EBUSY: the monitored thread exited after this notification
+		 * and the context is unloaded (spec 3.3.6); nothing is left
+		 * to restart, and PFM_MSG_END follows.
+		 */
 		ret = pfm_restart(r->fd);
-		if (ret)
+		if (ret && ret != -PVPMU_EBUSY)
 			return die("PFM_RESTART", ret);
 	}
 	if (ret == -PVPMU_EAGAIN || ret == -PVPMU_ETIMEDOUT)
