@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_cli_parse.c: the shared table-driven parser of every `vpmu` command
- * (vmm/cli/cli_parse.h): typed rows, short and long names, attached
+ * (ops/client/cli_parse.h): typed rows, short and long names, attached
  * values, operands and "--", --help, and one message per error.
  */
 #include <criterion/criterion.h>

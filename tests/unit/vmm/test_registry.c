@@ -22,7 +22,7 @@
 
 #include "ctl_client.h"
 #include "vm_registry.h"
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 static char dir[] = "/tmp/vpmu-reg-XXXXXX";
 
@@ -236,7 +236,7 @@ static int list_as_other(char *msg, size_t len)
 		    (setgroups(0, NULL) || setgid(65534) || setuid(65534)))
 			_exit(91);
 		setenv(VMM_RUNTIME_ENV, dir, 1);
-		_exit(vmm_cmd_list(1, argv));
+		_exit(ops_cmd_list(1, argv));
 	}
 	cr_assert(eq(int, waitpid(pid, &st, 0), pid));
 	fd = open(errf, O_RDONLY);

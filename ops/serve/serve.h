@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vpmu_serve.h: `vpmu serve`, the fleet-monitoring daemon, and
- * the pprof encoding it shares with `vpmu report --pprof`.
+ * serve.h: `vpmu serve`, the fleet-monitoring daemon.
  *
  * vpmu serve watches the runtime directory, keeps a counting session on
  * every vCPU of every VM found there and serves, over HTTP (libmicrohttpd):
@@ -9,9 +8,10 @@
  *   /debug/pprof/profile   a CPU profile of the guests, gzipped pprof
  *   /debug/vpmu/vms        the VMs as JSON
  * Collection runs on a thread of its own; HTTP answers from snapshots.
+ * Profiles are encoded by ops/pprof, which `vpmu report --pprof` shares.
  */
-#ifndef VPMU_SERVE_H
-#define VPMU_SERVE_H
+#ifndef OPS_SERVE_H
+#define OPS_SERVE_H
 
 /*
  * `vpmu serve [--listen ADDR:PORT] [-e EVENTS] [--interval SECONDS] ...`:
@@ -19,13 +19,6 @@
  * (argc, argv) are the arguments after "serve". Returns 0 after a clean
  * shutdown, 1 with one message on bad usage or when it cannot listen.
  */
-int vmm_cmd_serve(int argc, char **argv);
+int serve_run(int argc, char **argv);
 
-/*
- * `vpmu report --pprof OUT FILE`: convert the record file (in) to a
- * gzipped pprof profile written to (out) (atomically: OUT.tmp, renamed).
- * Returns 0, or 1 with one message on stderr.
- */
-int vmm_report_pprof(const char *in, const char *out);
-
-#endif /* VPMU_SERVE_H */
+#endif /* OPS_SERVE_H */

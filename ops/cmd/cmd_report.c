@@ -5,7 +5,7 @@
  * function and/or source line, with call graphs when the record has call
  * chains (`vpmu record -g`), or folded stacks for flame graphs.
  */
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 
 #include "cli_parse.h"
 #include "rec_profile.h"
-#include "vpmu_serve.h" /* --pprof */
+#include "pprof.h" /* --pprof */
 
 #define ALL_VCPUS UINT32_MAX /* the per-VM total, after its vCPUs */
 
@@ -35,7 +35,7 @@ struct report {
 	bool folded, stdio, sort_sym, sort_src;
 	enum graph_mode graph;
 	double min_pct;
-	const char *pprof; /* --pprof OUT: converted by vmm/serve */
+	const char *pprof; /* --pprof OUT: converted by ops/pprof */
 	struct entry *e;
 	size_t nr;
 };
@@ -464,7 +464,7 @@ static void report_free(struct report *r)
 	rec_profile_free(&r->p);
 }
 
-int vmm_cmd_report(int argc, char **argv)
+int ops_cmd_report(int argc, char **argv)
 {
 	struct report r = {.sort_sym = true};
 	char err[512];
@@ -474,7 +474,7 @@ int vmm_cmd_report(int argc, char **argv)
 	if (ret)
 		return ret == CLI_HELP ? 0 : 1;
 	if (r.pprof)
-		return vmm_report_pprof(r.file, r.pprof);
+		return pprof_from_record(r.file, r.pprof);
 	ret = rec_profile_load(&r.p, r.file, &r.so, stderr, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vpmu report: %s\n", err);

@@ -4,7 +4,7 @@
  * sampling contexts as `vpmu record`, drained and summarised every second
  * (the hottest guest functions per VM in the last interval).
  */
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -332,7 +332,7 @@ static int wait_refresh(struct top *t, struct ops_wait *w)
 	}
 }
 
-int vmm_cmd_top(int argc, char **argv)
+int ops_cmd_top(int argc, char **argv)
 {
 	struct top t        = {.s.prog = "vpmu top"};
 	struct sigaction sa = {.sa_handler = on_signal};

@@ -6,7 +6,7 @@
  * what each other recorded event counted since the vCPU's previous
  * sample), functions from each VM's image. Written to OUT.tmp, renamed.
  */
-#include "vpmu_serve.h"
+#include "pprof.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "record_file.h"
-#include "serve_priv.h"
 
 struct conv {
 	struct rec_header h;
@@ -121,7 +120,7 @@ static int write_file(const char *out, const uint8_t *data, size_t len)
 	return ret;
 }
 
-int vmm_report_pprof(const char *in, const char *out)
+int pprof_from_record(const char *in, const char *out)
 {
 	struct conv c = {0};
 	uint8_t *data = NULL;

@@ -6,7 +6,7 @@
  * it; prints what was written. `vpmu run --restore FILE` continues it.
  */
 #include "ctl_client.h"
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -94,7 +94,7 @@ static uint64_t get_u64(struct json_object *rep, const char *key)
 		       : 0;
 }
 
-int vmm_cmd_snapshot(int argc, char **argv)
+int ops_cmd_snapshot(int argc, char **argv)
 {
 	struct snapshot_opts o = {0};
 	struct json_object *req, *rep;

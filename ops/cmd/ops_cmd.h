@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vpmu_commands.h: host commands of the `vpmu` program other than `run`, each
- * in its own cmd_*.c file. main.c dispatches to them; they print their own
+ * ops_cmd.h: the operator commands of the `vpmu` program (all but `run`
+ * and `serve`), each in its own cmd_*.c file, over the client library
+ * (ops/client) and the pprof encoder (ops/pprof). They print their own
  * output and messages and return the exit status (they never exit).
  * Each parses its arguments with the shared table-driven parser of
  * cli_parse.h (one row per flag; see there how to add a flag or a
- * command); main.c's command table dispatches, and answers `vpmu help CMD`
- * by calling the command with "--help".
+ * command); the command table of ops/vpmu_main.c dispatches, and answers
+ * `vpmu help CMD` by calling the command with "--help".
  */
-#ifndef VPMU_COMMANDS_H
-#define VPMU_COMMANDS_H
+#ifndef OPS_CMD_H
+#define OPS_CMD_H
 
 /*
  * `vpmu events [--json]`: list every event of the catalogue and every KVM
@@ -18,7 +19,7 @@
  * "events". Returns 0, or 1 on bad usage or output failure (one message on
  * stderr).
  */
-int vmm_cmd_events(int argc, char **argv);
+int ops_cmd_events(int argc, char **argv);
 
 /*
  * Host operator commands, each in cmd_<name>.c; (argc, argv)
@@ -30,12 +31,12 @@ int vmm_cmd_events(int argc, char **argv);
  *   report  flat profile / folded stacks of a record file
  *   top     live profile, refreshed every second
  */
-int vmm_cmd_list(int argc, char **argv);
-int vmm_cmd_stat(int argc, char **argv);
-int vmm_cmd_record(int argc, char **argv);
-int vmm_cmd_report(int argc, char **argv);
-int vmm_cmd_top(int argc, char **argv);
+int ops_cmd_list(int argc, char **argv);
+int ops_cmd_stat(int argc, char **argv);
+int ops_cmd_record(int argc, char **argv);
+int ops_cmd_report(int argc, char **argv);
+int ops_cmd_top(int argc, char **argv);
 /* snapshot a running VM into a file (cmd_snapshot.c). */
-int vmm_cmd_snapshot(int argc, char **argv);
+int ops_cmd_snapshot(int argc, char **argv);
 
-#endif /* VPMU_COMMANDS_H */
+#endif /* OPS_CMD_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * pprof_build.c: a pprof profile (profile.proto, encoded by protobuf-c)
- * from guest samples (see serve_priv.h). One mapping per VM (its image),
+ * from guest samples (see pprof.h). One mapping per VM (its image),
  * one location per (VM, address), one function per (VM, symbol); samples
  * with the same stack on the same vCPU are merged and labelled with their
  * VM ("vm") and vCPU ("vcpu"). Stacks are leaf first (pprof_sample_stack:
@@ -9,7 +9,7 @@
  * and function carries its source line and file where the image has DWARF
  * (elf_symbols.h), for live profiles and `report --pprof` alike.
  */
-#include "serve_priv.h"
+#include "pprof.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -599,7 +599,7 @@ int pprof_finish(struct pprof_builder *b, int64_t time_ns, int64_t duration_ns,
 		goto out_free;
 	}
 	perftools__profiles__profile__pack(&o.p, raw);
-	ret = serve_gzip(raw, n, out, len);
+	ret = pprof_gzip(raw, n, out, len);
 out_free:
 	free(raw);
 	out_free(&o);

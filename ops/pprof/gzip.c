@@ -3,13 +3,13 @@
  * gzip.c: one gzip member (RFC 1952) with zlib's deflate, as pprof wants
  * its profiles (and Go's net/http/pprof serves them).
  */
-#include "serve_priv.h"
+#include "pprof.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <zlib.h>
 
-int serve_gzip(const void *in, size_t len, uint8_t **out, size_t *outlen)
+int pprof_gzip(const void *in, size_t len, uint8_t **out, size_t *outlen)
 {
 	z_stream z = {0};
 	size_t cap;

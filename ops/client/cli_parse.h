@@ -33,9 +33,10 @@
  *     ... rest.argv[0 .. rest.argc) are the operands ...
  *     cli_rest_free(&rest);
  *
- * A new subcommand (e.g. `vpmu serve`) is one row in main.c's command
- * table: { &serve_cmd, vmm_cmd_serve }, with serve_cmd declared here or in
- * vpmu_commands.h; `vpmu help serve` and `vpmu serve --help` then work.
+ * A new subcommand (e.g. `vpmu serve`) is one row in ops/vpmu_main.c's
+ * command table (name, summary, function), the function declared in its
+ * component's header (ops_cmd.h, serve.h); `vpmu help serve` and
+ * `vpmu serve --help` then work.
  */
 #ifndef VMM_CLI_PARSE_H
 #define VMM_CLI_PARSE_H

@@ -8,7 +8,7 @@
  * FILE is never truncated. A VM that disappears is reported and noted in the
  * file; the others go on.
  */
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -414,7 +414,7 @@ static int finish(struct record *r, const char *why)
 	return 0;
 }
 
-int vmm_cmd_record(int argc, char **argv)
+int ops_cmd_record(int argc, char **argv)
 {
 	struct record r     = {.s.prog = "vpmu record"};
 	struct sigaction sa = {.sa_handler = on_signal};

@@ -7,7 +7,7 @@
  * qemu:///system). Without a reachable libvirtd one note line says so and
  * the vpmu VMs are still listed (exit 0).
  */
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -251,7 +251,7 @@ static void list_libvirt(const char *uri, struct json_object *top)
 }
 #endif
 
-int vmm_cmd_list(int argc, char **argv)
+int ops_cmd_list(int argc, char **argv)
 {
 	struct list_opts o      = {.uri = getenv("LIBVIRT_DEFAULT_URI")};
 	struct json_object *top = NULL, *jvms = NULL;

@@ -9,7 +9,7 @@
  * events are probed by opening them on this thread. Without a usable /dev/kvm
  * the listing still runs: KVM statistics are then unavailable, with the reason.
  */
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 #include "cli_parse.h"
 
 #include <errno.h>
@@ -288,7 +288,7 @@ static int list(struct vmm_vm *vm, bool json)
 	return 0;
 }
 
-int vmm_cmd_events(int argc, char **argv)
+int ops_cmd_events(int argc, char **argv)
 {
 	struct events_opts o = {0};
 	struct cli_rest rest;

@@ -5,7 +5,7 @@
  * event sets switched on vCPU run time (PFM_SETFL_TIME_SWITCH); counts are
  * then scaled by enabled / running time, and both times are shown.
  */
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -766,7 +766,7 @@ static int stat_main(struct stat_state *st, int argc, char **argv)
 	return ret ? 1 : 0;
 }
 
-int vmm_cmd_stat(int argc, char **argv)
+int ops_cmd_stat(int argc, char **argv)
 {
 	struct stat_state *st = calloc(1, sizeof(*st));
 	int ret;

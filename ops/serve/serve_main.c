@@ -4,7 +4,7 @@
  * daemon, and a clean shutdown on SIGTERM or SIGINT (the profile being
  * taken is answered 503, every session closed, the VMs untouched).
  */
-#include "vpmu_serve.h"
+#include "serve.h"
 
 #include <errno.h>
 #include <microhttpd.h>
@@ -139,7 +139,7 @@ static void serve_free(struct serve *sv)
 	pthread_mutex_destroy(&sv->lock);
 }
 
-int vmm_cmd_serve(int argc, char **argv)
+int serve_run(int argc, char **argv)
 {
 	struct serve sv      = {.inotify_fd = -1, .wake_fd = -1};
 	struct MHD_Daemon *d = NULL;

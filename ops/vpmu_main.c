@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * main.c: the `vpmu` command. The only file that exits.
+ * vpmu_main.c: the `vpmu` program, the only one that knows every command
+ * (run, the operator commands of ops/cmd, serve). The only file that exits.
  *
  *   vpmu [--version] [--help] COMMAND [ARGS...]
  *   vpmu help [COMMAND]
@@ -13,8 +14,8 @@
 #include "cli_parse.h"
 #include "vm_config.h"
 #include "vm_registry.h"
-#include "vpmu_commands.h"
-#include "vpmu_serve.h"
+#include "ops_cmd.h"
+#include "serve.h"
 #include "vmm_handover.h"
 #include "vmm_snap.h"
 #include "vmm_snapshot.h"
@@ -93,7 +94,7 @@ static int run_opt(const struct cli_cmd *cmd, void *ctx, const char *value)
 	return 0;
 }
 
-/* --restore is main.c's own: it routes to cmd_run_restore(). */
+/* --restore is vpmu_main.c's own: it routes to cmd_run_restore(). */
 static const struct cli_opt run_restore_row =
 	CLI_FN(0, "restore", "FILE", run_opt,
 	       "continue the snapshot FILE instead of booting\n"
@@ -254,17 +255,17 @@ static const struct command {
 } commands[] = {
 	{"run", "boot a guest image or libvirt domain XML", cmd_run},
 	{"events", "every event of the virtual PMU, and who can count it",
-	 vmm_cmd_events},
-	{"list", "the running VMs (vpmu and libvirt)", vmm_cmd_list},
-	{"stat", "count events on the vCPUs of running VMs", vmm_cmd_stat},
+	 ops_cmd_events},
+	{"list", "the running VMs (vpmu and libvirt)", ops_cmd_list},
+	{"stat", "count events on the vCPUs of running VMs", ops_cmd_stat},
 	{"record", "sample the vCPUs of running VMs into a file",
-	 vmm_cmd_record},
-	{"report", "profile of a record file", vmm_cmd_report},
-	{"top", "live profile of running VMs", vmm_cmd_top},
+	 ops_cmd_record},
+	{"report", "profile of a record file", ops_cmd_report},
+	{"top", "live profile of running VMs", ops_cmd_top},
 	{"snapshot", "save a running VM and its whole vPMU to a file",
-	 vmm_cmd_snapshot},
+	 ops_cmd_snapshot},
 	{"serve", "HTTP daemon: /metrics and pprof profiles of every VM",
-	 vmm_cmd_serve},
+	 serve_run},
 	{"help", "this list, or the usage of COMMAND", cmd_help},
 };
 
@@ -290,7 +291,7 @@ static void list_commands(FILE *out)
 		fprintf(out, "  %-8s %s\n", commands[i].name,
 			commands[i].summary);
 	fputs("\nHost operators see every VM and vCPU; the options mirror "
-	      "perf's\n(see vmm/OPERATORS.md).\n",
+	      "perf's\n(see ops/OPERATORS.md).\n",
 	      out);
 }
 
