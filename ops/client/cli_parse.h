@@ -38,8 +38,8 @@
  * component's header (ops_cmd.h, serve.h); `vpmu help serve` and
  * `vpmu serve --help` then work.
  */
-#ifndef VMM_CLI_PARSE_H
-#define VMM_CLI_PARSE_H
+#ifndef OPS_CLI_PARSE_H
+#define OPS_CLI_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -149,4 +149,4 @@ int cli_parse_uint(const struct cli_cmd *cmd, const char *opt, const char *text,
 int cli_parse_num(const struct cli_cmd *cmd, const char *opt, const char *text,
 		  double min, double *out);
 
-#endif /* VMM_CLI_PARSE_H */
+#endif /* OPS_CLI_PARSE_H */

@@ -16,7 +16,7 @@
 
 #include "ctl_proto.h"
 
-int vmm_client_connect(struct vmm_client *c, const char *path)
+int ops_client_connect(struct ops_client *c, const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int ret;
@@ -44,14 +44,14 @@ int vmm_client_connect(struct vmm_client *c, const char *path)
 	return 0;
 }
 
-void vmm_client_close(struct vmm_client *c)
+void ops_client_close(struct ops_client *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
 }
 
-struct json_object *vmm_client_req(const char *cmd)
+struct json_object *ops_client_req(const char *cmd)
 {
 	struct json_object *r = json_object_new_object();
 
@@ -59,7 +59,7 @@ struct json_object *vmm_client_req(const char *cmd)
 	return r;
 }
 
-static int reply_error(struct vmm_client *c, struct json_object *r)
+static int reply_error(struct ops_client *c, struct json_object *r)
 {
 	struct json_object *v;
 	int e = EPROTO;
@@ -74,12 +74,12 @@ static int reply_error(struct vmm_client *c, struct json_object *r)
 	return -e;
 }
 
-int vmm_client_call(struct vmm_client *c, struct json_object *req,
+int ops_client_call(struct ops_client *c, struct json_object *req,
 		    struct json_object **rep)
 {
 	struct json_object *r = NULL, *v;
 	int64_t id            = c->next_id++;
-	int tmo = c->timeout_ms > 0 ? c->timeout_ms : VMM_CLIENT_TIMEOUT_MS;
+	int tmo = c->timeout_ms > 0 ? c->timeout_ms : OPS_CLIENT_TIMEOUT_MS;
 	int ret;
 
 	if (rep)
@@ -122,7 +122,7 @@ int vmm_client_call(struct vmm_client *c, struct json_object *req,
 	return 0;
 }
 
-bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel)
+bool ops_client_match(const struct vmm_reg_entry *e, const char *sel)
 {
 	size_t n = strlen(sel);
 	char pid[16];
@@ -139,13 +139,13 @@ bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel)
 /* A live VMM listens on the socket; a dead one's pid is gone. */
 static bool is_stale(const struct vmm_reg_entry *e)
 {
-	struct vmm_client c;
+	struct ops_client c;
 	int ret;
 
 	if (kill(e->pid, 0) < 0 && errno == ESRCH)
 		return true;
-	ret = vmm_client_connect(&c, e->socket);
-	vmm_client_close(&c);
+	ret = ops_client_connect(&c, e->socket);
+	ops_client_close(&c);
 	return ret == -ECONNREFUSED || ret == -ENOENT;
 }
 
@@ -210,7 +210,7 @@ static int discover_dir(const char *dir, struct vmm_reg_entry **out,
 	return ret;
 }
 
-int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
+int ops_client_discover(const char *dir, struct vmm_reg_entry **out,
 			unsigned int *nr, FILE *notes)
 {
 	int ret;
@@ -223,7 +223,7 @@ int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
 	return ret;
 }
 
-int vmm_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
+int ops_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
 			    unsigned int *nr, FILE *notes, bool every_user)
 {
 	char user[PATH_MAX];

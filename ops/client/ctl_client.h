@@ -5,8 +5,8 @@
  * session that puts one host context on every vCPU of the chosen VMs
  * (used by `vpmu stat`, `record` and `top`).
  */
-#ifndef VMM_CTL_CLIENT_H
-#define VMM_CTL_CLIENT_H
+#ifndef OPS_CTL_CLIENT_H
+#define OPS_CTL_CLIENT_H
 
 #include <json-c/json.h>
 #include <poll.h>
@@ -20,19 +20,19 @@
 #include "vm_registry.h"
 #include "vpmu_common.h"
 
-#define VMM_CLIENT_TIMEOUT_MS 5000
+#define OPS_CLIENT_TIMEOUT_MS 5000
 
-struct vmm_client {
+struct ops_client {
 	int fd;
 	int64_t next_id;
-	int timeout_ms; /* per call; 0 (connect's): VMM_CLIENT_TIMEOUT_MS */
+	int timeout_ms; /* per call; 0 (connect's): OPS_CLIENT_TIMEOUT_MS */
 	char err[256];  /* message of the last failure */
 };
 
 /* Connect to the socket (path). 0, or -errno with c->err set. */
-int vmm_client_connect(struct vmm_client *c, const char *path);
+int ops_client_connect(struct ops_client *c, const char *path);
 
-void vmm_client_close(struct vmm_client *c);
+void ops_client_close(struct ops_client *c);
 
 /*
  * Send request (req) (the function adds v and id, and takes ownership) and
@@ -40,11 +40,11 @@ void vmm_client_close(struct vmm_client *c);
  * to drop it); -errno from the VMM's error reply or the connection, with
  * c->err set. -ECONNRESET/-EPIPE mean the VM is gone.
  */
-int vmm_client_call(struct vmm_client *c, struct json_object *req,
+int ops_client_call(struct ops_client *c, struct json_object *req,
 		    struct json_object **rep);
 
-/* Build {"cmd": cmd} for vmm_client_call(). */
-struct json_object *vmm_client_req(const char *cmd);
+/* Build {"cmd": cmd} for ops_client_call(). */
+struct json_object *ops_client_req(const char *cmd);
 
 /*
  * List the VMs registered in (dir), sorted by name: live entries in a
@@ -53,22 +53,22 @@ struct json_object *vmm_client_req(const char *cmd);
  * -errno (a missing directory is 0 entries; a directory or an entry this
  * user may not read is -EACCES, not an empty list).
  */
-int vmm_client_discover(const char *dir, struct vmm_reg_entry **out,
+int ops_client_discover(const char *dir, struct vmm_reg_entry **out,
 			unsigned int *nr, FILE *notes);
 
 /*
- * vmm_client_discover() over this user's runtime directory (its path into
+ * ops_client_discover() over this user's runtime directory (its path into
  * (dir)) and, with (every_user) for root without $VPMU_RUNTIME_DIR, every
  * /run/user/UID/vpmu as well: root then sees the VMs of every user.
  */
-int vmm_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
+int ops_client_discover_all(char *dir, size_t len, struct vmm_reg_entry **out,
 			    unsigned int *nr, FILE *notes, bool every_user);
 
 /*
  * Is (e) chosen by (sel): its name, its uuid, a uuid prefix (>= 4
  * characters) or the pid of its VMM (digits only)?
  */
-bool vmm_client_match(const struct vmm_reg_entry *e, const char *sel);
+bool ops_client_match(const struct vmm_reg_entry *e, const char *sel);
 
 /* ---- Operator sessions (op_session.c)
  * ----------------------------------------- */
@@ -97,7 +97,7 @@ struct ops_thr {
 struct ops_vm {
 	struct vmm_reg_entry e;
 	struct ops_thr thr[VMM_CTL_SESSION_VCPUS];
-	struct vmm_client cl;
+	struct ops_client cl;
 	bool gone;
 	/* Snapshot pauses since the session opened (smpl_drain). */
 	uint64_t snap_pauses, snap_pause_ns;
@@ -338,4 +338,4 @@ int ops_select_vcpus(const struct cli_cmd *cmd, void *sel, const char *value);
 /* Is vCPU (cpu) chosen by (sel)? */
 bool ops_vcpu_chosen(const struct ops_select *sel, unsigned int cpu);
 
-#endif /* VMM_CTL_CLIENT_H */
+#endif /* OPS_CTL_CLIENT_H */

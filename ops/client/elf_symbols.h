@@ -8,8 +8,8 @@
  * Files are opened only if they are regular files, without blocking (a
  * FIFO or a device named by a record file is refused, never waited on).
  */
-#ifndef VMM_ELF_SYMBOLS_H
-#define VMM_ELF_SYMBOLS_H
+#ifndef OPS_ELF_SYMBOLS_H
+#define OPS_ELF_SYMBOLS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -64,4 +64,4 @@ void symtab_build_id_hex(const struct symtab *t, char *buf, size_t len);
 
 void symtab_free(struct symtab *t);
 
-#endif /* VMM_ELF_SYMBOLS_H */
+#endif /* OPS_ELF_SYMBOLS_H */

@@ -22,8 +22,8 @@
  * KVM statistics (kvmstat:*) are refused: only guests can count them
  * (ev_spec_operator_refusal()).
  */
-#ifndef VMM_CLI_EVENT_SPEC_H
-#define VMM_CLI_EVENT_SPEC_H
+#ifndef OPS_EVENT_SPEC_H
+#define OPS_EVENT_SPEC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,4 +48,4 @@ int ev_spec_parse(const char *spec, struct ev_spec *out, char *err, size_t len);
  */
 const char *ev_spec_operator_refusal(uint16_t code);
 
-#endif /* VMM_CLI_EVENT_SPEC_H */
+#endif /* OPS_EVENT_SPEC_H */

@@ -65,7 +65,7 @@ static bool chosen(const struct vmm_reg_entry *e, const char *const *sel,
 	bool hit = nr_sel == 0;
 
 	for (i = 0; i < nr_sel; i++) {
-		if (vmm_client_match(e, sel[i])) {
+		if (ops_client_match(e, sel[i])) {
 			used[i] = true;
 			hit     = true;
 		}
@@ -96,11 +96,11 @@ static int connect_vm(struct ops_session *s, struct ops_vm *v)
 	v->session = -1;
 	for (i = 0; i < VMM_CTL_SESSION_VCPUS; i++)
 		v->ctx[i] = -1;
-	if (vmm_client_connect(&v->cl, v->e.socket) ||
-	    vmm_client_call(&v->cl, vmm_client_req("hello"), NULL)) {
+	if (ops_client_connect(&v->cl, v->e.socket) ||
+	    ops_client_call(&v->cl, ops_client_req("hello"), NULL)) {
 		fprintf(stderr, "%s: VM '%s' (%s): %s: skipped\n", s->prog,
 			v->e.name, v->e.uuid, v->cl.err);
-		vmm_client_close(&v->cl);
+		ops_client_close(&v->cl);
 		v->gone = true;
 		return -ENOTCONN;
 	}
@@ -121,7 +121,7 @@ int ops_open(struct ops_session *s, const struct ops_select *osel)
 
 	s->sel = osel;
 	/* Other users' VMs only when asked for: -a, or by name. */
-	ret = vmm_client_discover_all(dir, sizeof(dir), &all, &n, stderr,
+	ret = ops_client_discover_all(dir, sizeof(dir), &all, &n, stderr,
 				      osel->all || nr_sel);
 	if (ret) {
 		fprintf(stderr, "%s: %s%s%s%s\n", s->prog,
@@ -165,7 +165,7 @@ void ops_vm_gone(struct ops_session *s, unsigned int vm, const char *why)
 		return;
 	v->gone = true;
 	s->nr_live--;
-	vmm_client_close(&v->cl);
+	ops_client_close(&v->cl);
 	fprintf(stderr,
 		"%s: VM '%s' (%s) disappeared: %s; continuing with %u other "
 		"VM%s\n",
@@ -229,14 +229,14 @@ static int call_failed(struct ops_session *s, unsigned int vm, int ret)
 static int call(struct ops_session *s, unsigned int vm, struct json_object *req,
 		struct json_object **rep)
 {
-	int ret = vmm_client_call(&s->vms[vm].cl, req, rep);
+	int ret = ops_client_call(&s->vms[vm].cl, req, rep);
 
 	return ret ? call_failed(s, vm, ret) : 0;
 }
 
 static struct json_object *ctx_req(const char *cmd, int ctx)
 {
-	struct json_object *r = vmm_client_req(cmd);
+	struct json_object *r = ops_client_req(cmd);
 
 	json_object_object_add(r, "ctx", json_object_new_int(ctx));
 	return r;
@@ -275,7 +275,7 @@ static struct json_object *new_set(unsigned int id, uint64_t switch_ns)
 static struct json_object *counting_request(struct ops_session *s,
 					    uint64_t switch_ns)
 {
-	struct json_object *r = vmm_client_req("session_open"), *sets, *pmcs;
+	struct json_object *r = ops_client_req("session_open"), *sets, *pmcs;
 	unsigned int i;
 
 	if (s->nr_sets > 1) {
@@ -306,7 +306,7 @@ static struct json_object *counting_request(struct ops_session *s,
 static struct json_object *sampling_request(struct ops_session *s,
 					    uint64_t period, uint64_t buf_size)
 {
-	struct json_object *r = vmm_client_req("session_open"), *arr, *o;
+	struct json_object *r = ops_client_req("session_open"), *arr, *o;
 	uint64_t minus        = (uint64_t)0 - period;
 	unsigned int i;
 
@@ -415,7 +415,7 @@ static int open_all(struct ops_session *s, struct json_object *req)
 				v->e.name);
 			v->gone = true;
 			s->nr_live--;
-			vmm_client_close(&v->cl);
+			ops_client_close(&v->cl);
 		}
 	}
 	json_object_put(req);
@@ -495,7 +495,7 @@ static void parse_vcpu(struct ops_session *s, struct json_object *o,
 int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
 {
 	struct ops_vm *v      = &s->vms[vm];
-	struct json_object *r = vmm_client_req("session_read"), *rep, *arr, *o,
+	struct json_object *r = ops_client_req("session_read"), *rep, *arr, *o,
 			   *jv;
 	size_t i;
 	int ret, cpu;
@@ -667,14 +667,14 @@ static int drain_packed(struct ops_session *s, unsigned int vm, int ctx,
 	struct ops_vm *v        = &s->vms[vm];
 	struct json_object *req = ctx_req("smpl_drain", ctx), *jn;
 	int tmo =
-		v->cl.timeout_ms > 0 ? v->cl.timeout_ms : VMM_CLIENT_TIMEOUT_MS;
+		v->cl.timeout_ms > 0 ? v->cl.timeout_ms : OPS_CLIENT_TIMEOUT_MS;
 	char err[160], why[200];
 	unsigned char *nb;
 	uint64_t want;
 	int ret;
 
 	json_object_object_add(req, "packed", json_object_new_int(1));
-	ret = vmm_client_call(&v->cl, req, rep);
+	ret = ops_client_call(&v->cl, req, rep);
 	if (ret == -EINVAL && strstr(v->cl.err, "'packed'")) {
 		v->drain_json = true; /* a VMM older than this client */
 		return 1;
@@ -788,7 +788,7 @@ void ops_close(struct ops_session *s)
 	unsigned int i;
 
 	for (i = 0; i < s->nr_vms; i++)
-		vmm_client_close(&s->vms[i].cl);
+		ops_client_close(&s->vms[i].cl);
 	free(s->vms);
 	s->vms    = NULL;
 	s->nr_vms = s->nr_live = 0;

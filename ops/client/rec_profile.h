@@ -8,8 +8,8 @@
  * header of that same read, and the per-VM symbol tables are sized from
  * it, so no index can reach past a table.
  */
-#ifndef VMM_REC_PROFILE_H
-#define VMM_REC_PROFILE_H
+#ifndef OPS_REC_PROFILE_H
+#define OPS_REC_PROFILE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -87,4 +87,4 @@ void rec_profile_free(struct rec_profile *p);
 /* The weight of sample (s) of a file with header (h) (see weight). */
 uint64_t rec_weight(const struct rec_header *h, const struct rec_sample *s);
 
-#endif /* VMM_REC_PROFILE_H */
+#endif /* OPS_REC_PROFILE_H */

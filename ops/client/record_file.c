@@ -76,7 +76,7 @@ int rec_open(struct rec_writer *w, const char *path, const struct rec_header *h)
 	    (int)sizeof(w->path))
 		return -ENAMETOOLONG;
 	snprintf(w->tmp, sizeof(w->tmp), "%s.tmp", path);
-	fd = vmm_file_create_new(w->tmp);
+	fd = ops_file_create_new(w->tmp);
 	if (fd < 0)
 		return fd;
 	w->f = fdopen(fd, "w");

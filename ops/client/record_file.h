@@ -41,8 +41,8 @@
  * killed mid-run leaves the temporary file cut anywhere: REC_READ_PARTIAL
  * accepts such a file up to its last complete line and says so.
  */
-#ifndef VMM_RECORD_FILE_H
-#define VMM_RECORD_FILE_H
+#ifndef OPS_RECORD_FILE_H
+#define OPS_RECORD_FILE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -135,7 +135,7 @@ void rec_abort(struct rec_writer *w);
  * between the create fails with -EEXIST. Returns the fd or -errno
  * (safe_file.c).
  */
-int vmm_file_create_new(const char *path);
+int ops_file_create_new(const char *path);
 
 /* Called for every sample in file order; non-zero stops the read. */
 typedef int (*rec_sample_fn_t)(void *opaque, const struct rec_sample *s);
@@ -169,4 +169,4 @@ int rec_read_ex(const struct rec_read_args *a, struct rec_header *h);
 
 void rec_header_free(struct rec_header *h);
 
-#endif /* VMM_RECORD_FILE_H */
+#endif /* OPS_RECORD_FILE_H */

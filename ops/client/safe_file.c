@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-int vmm_file_create_new(const char *path)
+int ops_file_create_new(const char *path)
 {
 	int fd;
 

@@ -61,12 +61,12 @@ struct vm_info {
 static void query(const struct vmm_reg_entry *e, struct vm_info *in)
 {
 	struct json_object *rep, *v;
-	struct vmm_client c;
+	struct ops_client c;
 
 	*in = (struct vm_info){.ok = false};
-	if (vmm_client_connect(&c, e->socket))
+	if (ops_client_connect(&c, e->socket))
 		return;
-	if (!vmm_client_call(&c, vmm_client_req("info"), &rep)) {
+	if (!ops_client_call(&c, ops_client_req("info"), &rep)) {
 		in->ok = true;
 		json_object_object_get_ex(rep, "guest_contexts", &v);
 		in->guest_ctx = json_object_get_int64(v);
@@ -75,7 +75,7 @@ static void query(const struct vmm_reg_entry *e, struct vm_info *in)
 		in->host_ctx = json_object_get_int64(v);
 		json_object_put(rep);
 	}
-	vmm_client_close(&c);
+	ops_client_close(&c);
 }
 
 static void fmt_uptime(char *buf, size_t len, int64_t started)
@@ -267,7 +267,7 @@ int ops_cmd_list(int argc, char **argv)
 	cli_rest_free(&rest);
 	if (!o.uri || !o.uri[0])
 		o.uri = "qemu:///system";
-	ret = vmm_client_discover_all(dir, sizeof(dir), &e, &n, stderr, true);
+	ret = ops_client_discover_all(dir, sizeof(dir), &e, &n, stderr, true);
 	if (ret == -EACCES || ret == -EPERM) {
 		fprintf(stderr,
 			"vpmu list: cannot read the runtime directory %s: %s "

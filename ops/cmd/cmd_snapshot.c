@@ -68,14 +68,14 @@ static int find_vm(const char *sel, struct vmm_reg_entry *out)
 	unsigned int i, n = 0, hits = 0;
 	int ret;
 
-	ret = vmm_client_discover_all(dir, sizeof(dir), &all, &n, stderr, true);
+	ret = ops_client_discover_all(dir, sizeof(dir), &all, &n, stderr, true);
 	if (ret) {
 		fprintf(stderr, "vpmu snapshot: runtime directory %s: %s\n",
 			dir, vmm_runtime_strerror(ret));
 		return ret;
 	}
 	for (i = 0; i < n; i++) {
-		if (vmm_client_match(&all[i], sel) && hits++ == 0)
+		if (ops_client_match(&all[i], sel) && hits++ == 0)
 			*out = all[i];
 	}
 	free(all);
@@ -99,7 +99,7 @@ int ops_cmd_snapshot(int argc, char **argv)
 	struct snapshot_opts o = {0};
 	struct json_object *req, *rep;
 	struct vmm_reg_entry e;
-	struct vmm_client c;
+	struct ops_client c;
 	struct cli_rest rest;
 	char path[PATH_MAX];
 	int ret;
@@ -116,16 +116,16 @@ int ops_cmd_snapshot(int argc, char **argv)
 	ret = find_vm(rest.argv[0], &e);
 	if (ret)
 		goto out;
-	ret = vmm_client_connect(&c, e.socket);
+	ret = ops_client_connect(&c, e.socket);
 	if (ret) {
 		fprintf(stderr, "vpmu snapshot: %s\n", c.err);
 		goto out;
 	}
 	c.timeout_ms = SNAPSHOT_TIMEOUT_MS;
-	req          = vmm_client_req("snapshot");
+	req          = ops_client_req("snapshot");
 	json_object_object_add(req, "path", json_object_new_string(path));
 	json_object_object_add(req, "stop", json_object_new_int(o.stop));
-	ret = vmm_client_call(&c, req, &rep);
+	ret = ops_client_call(&c, req, &rep);
 	if (ret) {
 		fprintf(stderr, "vpmu snapshot: %s: %s\n", e.name, c.err);
 	} else {
@@ -146,7 +146,7 @@ int ops_cmd_snapshot(int argc, char **argv)
 			printf("%s: stopped\n", e.name);
 		json_object_put(rep);
 	}
-	vmm_client_close(&c);
+	ops_client_close(&c);
 out:
 	cli_rest_free(&rest);
 	return ret ? 1 : 0;

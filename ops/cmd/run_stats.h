@@ -10,8 +10,8 @@
  *                      mean (stddev / sqrt(n)) in percent of the mean;
  *                      0 with fewer than 2 runs or a zero mean
  */
-#ifndef VMM_CLI_RUN_STATS_H
-#define VMM_CLI_RUN_STATS_H
+#ifndef OPS_RUN_STATS_H
+#define OPS_RUN_STATS_H
 
 #include <stdint.h>
 
@@ -24,4 +24,4 @@ void run_stats_add(struct run_stats *s, double x);
 double run_stats_stddev(const struct run_stats *s);
 double run_stats_rel_stddev_pct(const struct run_stats *s);
 
-#endif /* VMM_CLI_RUN_STATS_H */
+#endif /* OPS_RUN_STATS_H */

@@ -99,7 +99,7 @@ static int write_file(const char *out, const uint8_t *data, size_t len)
 
 	/* Never written through a symlink planted at OUT.tmp. */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-	fd = vmm_file_create_new(tmp);
+	fd = ops_file_create_new(tmp);
 	if (fd < 0)
 		return fd;
 	f = fdopen(fd, "w");

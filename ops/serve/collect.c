@@ -67,11 +67,11 @@ static int connect_vm(struct serve_vm *v)
 	ov->session = -1;
 	for (i = 0; i < VMM_CTL_SESSION_VCPUS; i++)
 		ov->ctx[i] = -1;
-	if (vmm_client_connect(&ov->cl, ov->e.socket) ||
-	    vmm_client_call(&ov->cl, vmm_client_req("hello"), NULL)) {
+	if (ops_client_connect(&ov->cl, ov->e.socket) ||
+	    ops_client_call(&ov->cl, ops_client_req("hello"), NULL)) {
 		fprintf(stderr, "vpmu serve: VM '%s' (%s): %s: skipped\n",
 			ov->e.name, ov->e.uuid, ov->cl.err);
-		vmm_client_close(&ov->cl);
+		ops_client_close(&ov->cl);
 		return -ENOTCONN;
 	}
 	if (ov->e.nr_vcpus > VMM_CTL_SESSION_VCPUS)
@@ -177,7 +177,7 @@ static void rescan(struct serve *sv)
 	char dir[PATH_MAX];
 	unsigned int nr = 0, i;
 
-	if (vmm_client_discover_all(dir, sizeof(dir), &all, &nr, stderr, true))
+	if (ops_client_discover_all(dir, sizeof(dir), &all, &nr, stderr, true))
 		return;
 	for (i = 0; i < sv->nr_vms; i++)
 		sv->vms[i]->seen = false;

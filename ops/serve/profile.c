@@ -68,11 +68,11 @@ static int start_sampling(struct serve *sv, struct serve_vm *v,
 	(void)sv;
 	serve_read_and_bank(v);
 	if (v->s.vms[0].session >= 0) {
-		struct json_object *r = vmm_client_req("session_close");
+		struct json_object *r = ops_client_req("session_close");
 
 		json_object_object_add(
 			r, "session", json_object_new_int(v->s.vms[0].session));
-		vmm_client_call(&v->s.vms[0].cl, r, NULL);
+		ops_client_call(&v->s.vms[0].cl, r, NULL);
 		v->s.vms[0].session = -1;
 	}
 	v->s.nr_ev = 0;
@@ -103,10 +103,10 @@ static void stop_sampling(struct serve_vm *v)
 		return;
 	serve_read_and_bank(v);
 	if (!v->s.vms[0].gone && v->s.vms[0].session >= 0) {
-		r = vmm_client_req("session_close");
+		r = ops_client_req("session_close");
 		json_object_object_add(
 			r, "session", json_object_new_int(v->s.vms[0].session));
-		vmm_client_call(&v->s.vms[0].cl, r, NULL);
+		ops_client_call(&v->s.vms[0].cl, r, NULL);
 		v->s.vms[0].session = -1;
 	}
 	v->sampling = false;
@@ -161,7 +161,7 @@ static void drain(struct serve *sv, struct serve_vm *v)
 
 static bool chosen(const struct serve_vm *v, const struct serve_profile *p)
 {
-	return !p->vm[0] || vmm_client_match(&v->s.vms[0].e, p->vm);
+	return !p->vm[0] || ops_client_match(&v->s.vms[0].e, p->vm);
 }
 
 /* The sample type of event (name), added if there is room; or -1. */

@@ -5,8 +5,8 @@
  * (collect.c), the profile requests (profile.c) and the HTTP front end
  * (http.c). Profiles are built with ops/pprof (pprof.h).
  */
-#ifndef VMM_SERVE_PRIV_H
-#define VMM_SERVE_PRIV_H
+#ifndef OPS_SERVE_PRIV_H
+#define OPS_SERVE_PRIV_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -222,4 +222,4 @@ struct MHD_Daemon;
 int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
 		     size_t errlen);
 
-#endif /* VMM_SERVE_PRIV_H */
+#endif /* OPS_SERVE_PRIV_H */

@@ -116,7 +116,7 @@ Test(vmm_registry, discovery_removes_stale_entries)
 	fclose(f);
 
 	f = fmemopen(notes, sizeof(notes), "w");
-	cr_assert(eq(int, vmm_client_discover(dir, &found, &n, f), 0));
+	cr_assert(eq(int, ops_client_discover(dir, &found, &n, f), 0));
 	fclose(f);
 	cr_assert(eq(u32, n, 1));
 	cr_assert(eq(str, found[0].uuid, live.uuid));
