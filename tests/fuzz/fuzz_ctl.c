@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_ctl.c: the control socket, as one client's byte stream: the framing
- * (vmm/proto: vmm_ctl_rx_fill/next/drop, 4-byte big-endian lengths), the
+ * (proto/: vmm_ctl_rx_fill/next/drop, 4-byte big-endian lengths), the
  * request parser and schema check (vmm_ctl_parse_request) and the command
  * table with its handlers (vmm/ctl: vmm_ctl_handle), on a VM without KVM
  * (fake_vm.h: real PMU domain and control state, no vCPU thread).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_ctl_packed.c: the decoder of smpl_drain's packed sample
- * frame (vmm/proto/ctl_packed.c), which `vpmu record`, `top` and `serve`
+ * frame (proto/ctl_packed.c), which `vpmu record`, `top` and `serve`
  * run on what a VMM sends, on any bytes. The frame is a heap copy of
  * exactly the input (ASan sees a read past it). Every record handed out
  * must be within the limits; a refusal carries a message; the records

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_record_file.c: the record-file reader of `vpmu report`
- * (vmm/cli/record_file.c) on any bytes. Every sample handed to the
+ * (ops/client/record_file.c) on any bytes. Every sample handed to the
  * callback must index the header's VM table and that VM's vCPUs and carry
  * at most REC_VALS_MAX values; refusals carry a message. A file the reader
  * accepts then goes through the whole `vpmu report` (flat, or folded when
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "record_file.h"
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 static int check_sample(void *opaque, const struct rec_sample *s)
 {
@@ -45,8 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	argv[1] = (char *)path;
 	if (size & 1)
-		vmm_cmd_report(2, argv);
+		ops_cmd_report(2, argv);
 	else
-		vmm_cmd_report(1, argv + 1);
+		ops_cmd_report(1, argv + 1);
 	return 0;
 }

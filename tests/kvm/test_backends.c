@@ -30,7 +30,7 @@
 #include <pvpmu/catalog.h>
 
 #include "backends/backends.h"
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 #include "kvm_harness.h"
 #include "vmm_core.h"
 #include "vpmu_core.h"
@@ -379,7 +379,7 @@ Test(backends_vm, list_without_kvmstat_says_why)
 
 /* ---- `vpmu events` --------------------------------------------------- */
 
-/* Run vmm_cmd_events(argv) in a child; its stdout in (out). */
+/* Run ops_cmd_events(argv) in a child; its stdout in (out). */
 static int run_events(const char *const *argv, int argc, char *out, size_t len)
 {
 	FILE *f = tmpfile();
@@ -393,7 +393,7 @@ static int run_events(const char *const *argv, int argc, char *out, size_t len)
 	cr_assert(ge(int, pid, 0));
 	if (pid == 0) {
 		dup2(fileno(f), STDOUT_FILENO);
-		_exit(vmm_cmd_events(argc, (char **)argv));
+		_exit(ops_cmd_events(argc, (char **)argv));
 	}
 	cr_assert(eq(int, waitpid(pid, &status, 0), pid));
 	rewind(f);

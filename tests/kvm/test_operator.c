@@ -95,7 +95,7 @@ static long long csv_count(const char *out, const char *vm, const char *vcpu)
 	return -1;
 }
 
-static int64_t info_field(struct vmm_client *c, const char *key);
+static int64_t info_field(struct ops_client *c, const char *key);
 
 /*
  * Wait (bounded, 20 s) until an operator has a session on VM (name) (at
@@ -106,15 +106,15 @@ static int64_t info_field(struct vmm_client *c, const char *key);
 static void wait_operator(const char *name, int64_t nr_ctx, int64_t frames)
 {
 	struct vmm_reg_entry *e;
-	struct vmm_client c;
+	struct ops_client c;
 	int64_t f0 = -1, polls = 0, ctxs = 0, theirs = 0;
 	unsigned int nr, i, waited;
 
-	cr_assert(eq(int, vmm_client_discover(rundir, &e, &nr, NULL), 0));
+	cr_assert(eq(int, ops_client_discover(rundir, &e, &nr, NULL), 0));
 	for (i = 0; i < nr && strcmp(e[i].name, name); i++)
 		;
 	cr_assert(lt(u32, i, nr), "no VM %s", name);
-	cr_assert(eq(int, vmm_client_connect(&c, e[i].socket), 0), "%s", c.err);
+	cr_assert(eq(int, ops_client_connect(&c, e[i].socket), 0), "%s", c.err);
 	free(e);
 	for (waited = 0; waited < 20000; waited += 20) {
 		if (f0 < 0) {
@@ -128,7 +128,7 @@ static void wait_operator(const char *name, int64_t nr_ctx, int64_t frames)
 			break;
 		usleep(20000);
 	}
-	vmm_client_close(&c);
+	ops_client_close(&c);
 	cr_assert(ge(i64, theirs, frames),
 		  "VM %s: %lld host contexts, %lld operator frames in 20 s",
 		  name, (long long)ctxs, (long long)theirs);
@@ -297,7 +297,7 @@ static const char *sock_of(void)
 	struct vmm_reg_entry *e;
 	unsigned int n;
 
-	cr_assert(eq(int, vmm_client_discover(rundir, &e, &n, NULL), 0));
+	cr_assert(eq(int, ops_client_discover(rundir, &e, &n, NULL), 0));
 	cr_assert(eq(u32, n, 1));
 	snprintf(path, sizeof(path), "%s", e[0].socket);
 	free(e);
@@ -504,12 +504,12 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 }
 
 /* Field (key) of the VM's `info` reply. */
-static int64_t info_field(struct vmm_client *c, const char *key)
+static int64_t info_field(struct ops_client *c, const char *key)
 {
 	struct json_object *rep, *v;
 	int64_t n;
 
-	cr_assert(eq(int, vmm_client_call(c, vmm_client_req("info"), &rep), 0),
+	cr_assert(eq(int, ops_client_call(c, ops_client_req("info"), &rep), 0),
 		  "%s", c->err);
 	cr_assert(json_object_object_get_ex(rep, key, &v), "no %s", key);
 	n = json_object_get_int64(v);
@@ -517,37 +517,37 @@ static int64_t info_field(struct vmm_client *c, const char *key)
 	return n;
 }
 
-static int64_t host_contexts(struct vmm_client *c)
+static int64_t host_contexts(struct ops_client *c)
 {
 	return info_field(c, "host_contexts");
 }
 
 Test(operator, host_contexts_go_with_their_client)
 {
-	struct vmm_client a, b;
+	struct ops_client a, b;
 	struct json_object *r;
 	unsigned int i;
 
 	start_vm(0, GUEST("op_hot"), "ctxs", 2, "op_hot: ready", 1);
-	cr_assert(eq(int, vmm_client_connect(&a, sock_of()), 0));
-	cr_assert(eq(int, vmm_client_connect(&b, sock_of()), 0));
+	cr_assert(eq(int, ops_client_connect(&a, sock_of()), 0));
+	cr_assert(eq(int, ops_client_connect(&b, sock_of()), 0));
 	for (i = 0; i < 2; i++) {
-		r = vmm_client_req("ctx_create");
+		r = ops_client_req("ctx_create");
 		json_object_object_add(r, "vcpu", json_object_new_int((int)i));
 		json_object_object_add(r, "smpl_buf_size",
 				       json_object_new_int(65536));
-		cr_assert(eq(int, vmm_client_call(&a, r, NULL), 0), "%s",
+		cr_assert(eq(int, ops_client_call(&a, r, NULL), 0), "%s",
 			  a.err);
 	}
 	cr_expect(eq(i64, host_contexts(&b), 2));
 	/* Another connection cannot name them. */
-	r = vmm_client_req("destroy");
+	r = ops_client_req("destroy");
 	json_object_object_add(r, "ctx", json_object_new_int(65536));
-	cr_expect(eq(int, vmm_client_call(&b, r, NULL), -EBADF), "%s", b.err);
-	vmm_client_close(&a);
+	cr_expect(eq(int, ops_client_call(&b, r, NULL), -EBADF), "%s", b.err);
+	ops_client_close(&a);
 	usleep(300000);
 	cr_expect(eq(i64, host_contexts(&b), 0));
-	vmm_client_close(&b);
+	ops_client_close(&b);
 }
 
 /*
@@ -638,7 +638,7 @@ Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
 			      "500",        "--", "2",  NULL};
 	static struct vpmu_result res;
 	int64_t before, after, reports;
-	struct vmm_client c;
+	struct ops_client c;
 	unsigned int i;
 
 	/*
@@ -650,12 +650,12 @@ Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
 		eq(int, setenv("VPMU_TEST_SYNC_WAIT_NS", "1000000000", 1), 0));
 	start_vm(0, GUEST("op_hot"), "eight", 8, "op_hot: ready", 1);
 	unsetenv("VPMU_TEST_SYNC_WAIT_NS");
-	cr_assert(eq(int, vmm_client_connect(&c, sock_of()), 0));
+	cr_assert(eq(int, ops_client_connect(&c, sock_of()), 0));
 	before = info_field(&c, "ctl_frames");
 	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
 	cr_assert(eq(int, res.status, 0), "%s", res.err);
 	after = info_field(&c, "ctl_frames");
-	vmm_client_close(&c);
+	ops_client_close(&c);
 	cr_log_info("%s", res.out);
 	/*
 	 * Every report (each interval, then the total) has all 8 vCPUs. A
@@ -687,15 +687,15 @@ Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
  */
 Test(operator, control_thread_sleeps_while_idle)
 {
-	struct vmm_client c;
+	struct ops_client c;
 	int64_t w0, w1;
 
 	start_vm(0, GUEST("op_hot"), "idle", 1, "op_hot: ready", 1);
-	cr_assert(eq(int, vmm_client_connect(&c, sock_of()), 0));
+	cr_assert(eq(int, ops_client_connect(&c, sock_of()), 0));
 	w0 = info_field(&c, "ctl_wakeups");
 	usleep(1000000);
 	w1 = info_field(&c, "ctl_wakeups");
-	vmm_client_close(&c);
+	ops_client_close(&c);
 	cr_expect(le(i64, w1 - w0, 2), "%lld wake-ups in 1 s idle",
 		  (long long)(w1 - w0));
 }
@@ -715,7 +715,7 @@ Test(operator, stale_read_is_flagged)
 				   "-x",   ",",  "--",    "1",  NULL};
 	struct json_object *r, *rep, *vcpus, *o, *v;
 	static struct vpmu_result res;
-	struct vmm_client c;
+	struct ops_client c;
 
 	cr_assert(eq(int, setenv("VPMU_TEST_SYNC_WAIT_NS", "0", 1), 0));
 	start_vm(0, GUEST("op_hot"), "stale", 2, "op_hot: ready", 1);
@@ -729,16 +729,16 @@ Test(operator, stale_read_is_flagged)
 	cr_expect(eq(int, count_str(res.out, ",hv_run_ns,"), 1), "%s", res.out);
 	cr_expect(eq(int, count_str(res.out, ",1,total\n"), 1), "%s", res.out);
 	/* The protocol: per vCPU, stale with the age of its data. */
-	cr_assert(eq(int, vmm_client_connect(&c, sock_of()), 0));
+	cr_assert(eq(int, ops_client_connect(&c, sock_of()), 0));
 	/* hv_run_ns (0xe0), enabled, user+kernel+interrupt: 0x5300e0. */
-	r = vmm_client_req("session_open");
+	r = ops_client_req("session_open");
 	json_object_object_add(
 		r, "pmcs",
 		json_tokener_parse("[{\"num\":0,\"value\":5439712}]"));
-	cr_assert(eq(int, vmm_client_call(&c, r, NULL), 0), "%s", c.err);
-	r = vmm_client_req("session_read");
+	cr_assert(eq(int, ops_client_call(&c, r, NULL), 0), "%s", c.err);
+	r = ops_client_req("session_read");
 	json_object_object_add(r, "session", json_object_new_int(0));
-	cr_assert(eq(int, vmm_client_call(&c, r, &rep), 0), "%s", c.err);
+	cr_assert(eq(int, ops_client_call(&c, r, &rep), 0), "%s", c.err);
 	cr_assert(json_object_object_get_ex(rep, "vcpus", &vcpus));
 	cr_assert(eq(sz, json_object_array_length(vcpus), 2));
 	o = json_object_array_get_idx(vcpus, 1);
@@ -748,7 +748,7 @@ Test(operator, stale_read_is_flagged)
 			  json_object_get_uint64(v) > 0,
 		  "%s", json_object_to_json_string(rep));
 	json_object_put(rep);
-	vmm_client_close(&c);
+	ops_client_close(&c);
 }
 
 /* Samples of op_chain whose chain is hot <- middle <- outer. */

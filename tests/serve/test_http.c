@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_http.c: the HTTP rules of vpmu serve (vmm/serve/http.c): listen
+ * test_http.c: the HTTP rules of vpmu serve (ops/serve/http.c): listen
  * addresses, the TLS requirement off loopback (refused with a clear
  * reason), and, against the real libmicrohttpd daemon on 127.0.0.1, the
  * 429 when the profile slots are taken, 503 before the first collection,

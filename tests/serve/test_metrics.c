@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_metrics.c: the /metrics exposition of vpmu serve
- * (vmm/serve/metrics.c) for one VM with two vCPUs, in both formats: the
+ * (ops/serve/metrics.c) for one VM with two vCPUs, in both formats: the
  * per-vCPU families vpmu_vcpu_pmis (a counter: NAME_total per vCPU, and
  * NAME_created, the VM's start, in OpenMetrics only) and vpmu_vcpu_stale
  * (a gauge: the bare name, no _created), each with labels vm, uuid, vcpu,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_om.c: the exposition encoder of vpmu serve (vmm/serve/om_encode.c)
+ * test_om.c: the exposition encoder of vpmu serve (ops/serve/om_encode.c)
  * and its monotonic counters (counters.c): label values escaped as both
  * formats require, counter families named as each format names them,
  * "# EOF" in OpenMetrics only, the format chosen from Prometheus's real

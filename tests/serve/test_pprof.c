@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_pprof.c: the pprof builder of vpmu serve (vmm/serve/pprof_build.c)
+ * test_pprof.c: the pprof builder of vpmu serve (ops/pprof/pprof_build.c)
  * and its gzip framing: the output is one gzip member (RFC 1952 magic,
  * ISIZE trailer) whose content protobuf-c decodes back into the profile
  * that was built: string_table[0] "", sample types, merged samples with
@@ -42,7 +42,7 @@ Test(serve_gzip, one_gzip_member_with_its_size)
 	uint8_t *gz, *back;
 	size_t len, n;
 
-	cr_assert(eq(int, serve_gzip(text, sizeof(text), &gz, &len), 0));
+	cr_assert(eq(int, pprof_gzip(text, sizeof(text), &gz, &len), 0));
 	cr_expect(eq(u8, gz[0], 0x1f));
 	cr_expect(eq(u8, gz[1], 0x8b));
 	cr_expect(eq(u8, gz[2], 8), "deflate");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_cli_parse.c: the shared table-driven parser of every `vpmu` command
- * (vmm/cli/cli_parse.h): typed rows, short and long names, attached
+ * (ops/client/cli_parse.h): typed rows, short and long names, attached
  * values, operands and "--", --help, and one message per error.
  */
 #include <criterion/criterion.h>
@@ -280,11 +280,11 @@ Test(cli_parse, vm_matches_name_uuid_prefix_and_pid)
 		.pid  = 4242,
 	};
 
-	cr_expect(vmm_client_match(&e, "web"));
-	cr_expect(vmm_client_match(&e, e.uuid));
-	cr_expect(vmm_client_match(&e, "0123ab"));
-	cr_expect(vmm_client_match(&e, "4242"), "the VMM's pid");
-	cr_expect_not(vmm_client_match(&e, "4243"));
-	cr_expect_not(vmm_client_match(&e, "012"), "prefix of 3 is too short");
-	cr_expect_not(vmm_client_match(&e, "we"));
+	cr_expect(ops_client_match(&e, "web"));
+	cr_expect(ops_client_match(&e, e.uuid));
+	cr_expect(ops_client_match(&e, "0123ab"));
+	cr_expect(ops_client_match(&e, "4242"), "the VMM's pid");
+	cr_expect_not(ops_client_match(&e, "4243"));
+	cr_expect_not(ops_client_match(&e, "012"), "prefix of 3 is too short");
+	cr_expect_not(ops_client_match(&e, "we"));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_ctl_packed.c: the packed sample frame of smpl_drain
- * (vmm/proto/ctl_packed.c, layout in ctl_proto.h): records written and
+ * (proto/ctl_packed.c, layout in ctl_proto.h): records written and
  * read back unchanged, every malformed frame refused with a message and
  * no read past its end (each frame is decoded from a heap copy of exactly
  * its length, so the ASan build catches an overread), and the framing

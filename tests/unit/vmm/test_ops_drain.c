@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_ops_drain.c: ops_drain() (vmm/cli/op_session.c) against
+ * test_ops_drain.c: ops_drain() (ops/client/op_session.c) against
  * a scripted VMM on a socketpair: the packed form is asked for; a VMM that
  * refuses the field is drained in JSON from then on (asked once); a packed
  * frame that is malformed or not the length its reply announced ends the

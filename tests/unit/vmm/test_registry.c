@@ -22,7 +22,7 @@
 
 #include "ctl_client.h"
 #include "vm_registry.h"
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 static char dir[] = "/tmp/vpmu-reg-XXXXXX";
 
@@ -116,7 +116,7 @@ Test(vmm_registry, discovery_removes_stale_entries)
 	fclose(f);
 
 	f = fmemopen(notes, sizeof(notes), "w");
-	cr_assert(eq(int, vmm_client_discover(dir, &found, &n, f), 0));
+	cr_assert(eq(int, ops_client_discover(dir, &found, &n, f), 0));
 	fclose(f);
 	cr_assert(eq(u32, n, 1));
 	cr_assert(eq(str, found[0].uuid, live.uuid));
@@ -236,7 +236,7 @@ static int list_as_other(char *msg, size_t len)
 		    (setgroups(0, NULL) || setgid(65534) || setuid(65534)))
 			_exit(91);
 		setenv(VMM_RUNTIME_ENV, dir, 1);
-		_exit(vmm_cmd_list(1, argv));
+		_exit(ops_cmd_list(1, argv));
 	}
 	cr_assert(eq(int, waitpid(pid, &st, 0), pid));
 	fd = open(errf, O_RDONLY);

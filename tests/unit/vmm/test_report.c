@@ -24,7 +24,7 @@
 #include "elf_symbols.h"
 #include "rec_profile.h"
 #include "record_file.h"
-#include "vpmu_commands.h"
+#include "ops_cmd.h"
 
 #define IMAGE  VPMU_BUILD_DIR "/guests/op_chain.elf"
 #define SOURCE VPMU_SOURCE_DIR "/tests/kvm/guests/op_chain.c"
@@ -85,7 +85,7 @@ static int report(const char *a0, ...)
 	e  = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(o, 1);
 	dup2(e, 2);
-	ret = vmm_cmd_report(argc, argv);
+	ret = ops_cmd_report(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);

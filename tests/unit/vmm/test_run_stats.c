@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_run_stats.c: mean and spread of `vpmu stat -r N`
- * (vmm/cli/run_stats.h), checked against the textbook two-pass formulas:
+ * (ops/cmd/run_stats.h), checked against the textbook two-pass formulas:
  * sample standard deviation (n - 1) and perf stat's "+- x.xx%", the
  * standard deviation of the mean in percent of the mean.
  */

@@ -144,7 +144,7 @@ Test(vmm_safe_file, create_new_file)
 
 	write_victim();
 	cr_assert(eq(int, symlink(victim, tmp), 0));
-	fd = vmm_file_create_new(tmp);
+	fd = ops_file_create_new(tmp);
 	cr_assert(fd >= 0, "%s", strerror(-fd));
 	cr_expect(eq(int, (int)write(fd, "x", 1), 1));
 	cr_assert(eq(int, fstat(fd, &st), 0));
@@ -153,7 +153,7 @@ Test(vmm_safe_file, create_new_file)
 	cr_expect(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	close(fd);
 	expect_victim_intact();
-	cr_expect(eq(int, vmm_file_create_new("/nonexistent/dir/f"), -ENOENT));
+	cr_expect(eq(int, ops_file_create_new("/nonexistent/dir/f"), -ENOENT));
 }
 
 /* Abort: no FILE.tmp and no FILE. */

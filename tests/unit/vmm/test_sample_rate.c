@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_sample_rate.c: the achieved-vs-requested judgement that
- * `vpmu record` and `vpmu top` share (vmm/cli/sample_rate.c). Given a
+ * `vpmu record` and `vpmu top` share (ops/client/sample_rate.c). Given a
  * window's samples, throttled and missed counts, run time and wall time,
  * which rate, which warning and which reason; the requested rate from -F
  * or -c; windows taken from cumulative drain counts.

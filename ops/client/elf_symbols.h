@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elf_symbols.h: guest symbols for `vpmu report` and `vpmu top`, read with
+ * elfutils (libelf for the symbol tables and the GNU build-id, libdw for
+ * source lines), or from a kallsyms-style text file (System.map,
+ * /proc/kallsyms: "ADDRESS TYPE NAME" lines) for Linux guests.
+ *
+ * Files are opened only if they are regular files, without blocking (a
+ * FIFO or a device named by a record file is refused, never waited on).
+ */
+#ifndef OPS_ELF_SYMBOLS_H
+#define OPS_ELF_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYMTAB_BUILD_ID_MAX 64 /* bytes; hex strings are twice that + 1 */
+
+struct Elf;
+struct Dwarf;
+
+struct sym {
+	uint64_t addr, size;
+	const char *name; /* valid until symtab_free() */
+};
+
+struct symtab {
+	struct sym *syms; /* sorted by addr */
+	size_t nr;
+	char *strs;          /* names of a symbol-map file */
+	struct Elf *elf;     /* libelf handle (names point into it) */
+	struct Dwarf *dwarf; /* libdw handle, NULL without debug info */
+	unsigned char build_id[SYMTAB_BUILD_ID_MAX];
+	size_t build_id_len; /* 0: the image has no build-id note */
+};
+
+/*
+ * Load the function symbols (STT_FUNC of .symtab, or .dynsym when
+ * stripped) and the build-id of the ELF file (path) into (*t). Returns 0,
+ * or -errno / -ENOEXEC (not ELF) / -EINVAL (not a regular file) with (*t)
+ * empty.
+ */
+int symtab_load(struct symtab *t, const char *path);
+
+/*
+ * Load a kallsyms-style map (System.map): text symbols (types t/T/w/W),
+ * each ending where the next begins. Returns 0 or -errno / -ENOEXEC
+ * (no line parses).
+ */
+int symtab_load_map(struct symtab *t, const char *path);
+
+/* The function containing (ip), or NULL. */
+const struct sym *symtab_find(const struct symtab *t, uint64_t ip);
+
+/*
+ * The source file and line of (ip) from the DWARF line table. 0, or
+ * -ENOENT (no debug info covers ip). (*file) is valid until symtab_free().
+ */
+int symtab_srcline(const struct symtab *t, uint64_t ip, const char **file,
+		   int *line);
+
+/* The build-id of (t) as lower-case hex into (buf), "" when it has none. */
+void symtab_build_id_hex(const struct symtab *t, char *buf, size_t len);
+
+void symtab_free(struct symtab *t);
+
+#endif /* OPS_ELF_SYMBOLS_H */

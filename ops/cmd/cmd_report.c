@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_report.c: `vpmu report [-i FILE]`, a profile per VM and vCPU of a
+ * record file (rec_profile.h loads it and resolves symbols), keyed by
+ * function and/or source line, with call graphs when the record has call
+ * chains (`vpmu record -g`), or folded stacks for flame graphs.
+ */
+#include "ops_cmd.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_parse.h"
+#include "rec_profile.h"
+#include "pprof.h" /* --pprof */
+
+#define ALL_VCPUS UINT32_MAX /* the per-VM total, after its vCPUs */
+
+enum graph_mode { GRAPH_CALLEE, GRAPH_CALLER, GRAPH_NONE };
+
+/* One sample's contribution to a (vm, cpu) group: row label and stack. */
+struct entry {
+	uint32_t vm, cpu;
+	char *label; /* sort keys of the leaf */
+	char *stack; /* callers, innermost first, ';'-separated ("" none) */
+	uint64_t n;
+};
+
+struct report {
+	struct rec_profile p;
+	struct rec_sym_opts so;
+	const char *file;
+	bool folded, stdio, sort_sym, sort_src;
+	enum graph_mode graph;
+	double min_pct;
+	const char *pprof; /* --pprof OUT: converted by ops/pprof */
+	struct entry *e;
+	size_t nr;
+};
+
+static int label_of(const struct report *r, uint32_t vm, uint64_t ip, bool sym,
+		    bool src, char **out)
+{
+	const char *file = NULL, *slash;
+	int line         = 0;
+
+	if (!src || rec_profile_srcline(&r->p, vm, ip, &file, &line)) {
+		file = NULL;
+		line = 0;
+	}
+	slash = file ? strrchr(file, '/') : NULL;
+	if (slash)
+		file = slash + 1;
+	if (sym && src)
+		return asprintf(out, "%s %s:%d",
+				rec_profile_name(&r->p, vm, ip),
+				file ? file : "??", line);
+	if (src)
+		return asprintf(out, "%s:%d", file ? file : "??", line);
+	return asprintf(out, "%s", rec_profile_name(&r->p, vm, ip));
+}
+
+/*
+ * The callers' function names, innermost first, joined by ';'. A return
+ * address follows its call: the call itself is at (address - 1).
+ */
+static char *stack_of(const struct report *r, const struct rec_psample *s)
+{
+	const uint64_t *c = rec_profile_chain(&r->p, s);
+	size_t len = 1, at = 0;
+	uint32_t i;
+	char *buf;
+
+	for (i = 0; i < s->nr_chain; i++)
+		len += strlen(rec_profile_name(&r->p, s->vm, c[i] - 1)) + 1;
+	buf = malloc(len);
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	for (i = 0; i < s->nr_chain; i++)
+		at += (size_t)sprintf(buf + at, "%s%s", i ? ";" : "",
+				      rec_profile_name(&r->p, s->vm, c[i] - 1));
+	return buf;
+}
+
+/* Two entries per sample: its vCPU's and its VM's all-vCPU group. */
+static int build(struct report *r, bool sym, bool src)
+{
+	size_t i;
+
+	r->e = calloc(2 * r->p.nr + 1, sizeof(*r->e));
+	if (!r->e)
+		return -ENOMEM;
+	for (i = 0; i < r->p.nr; i++) {
+		const struct rec_psample *s = &r->p.smp[i];
+		struct entry *a = &r->e[r->nr++], *b = &r->e[r->nr++];
+
+		a->vm = b->vm = s->vm;
+		a->cpu        = s->cpu;
+		b->cpu        = ALL_VCPUS;
+		a->n = b->n = s->weight; /* missed periods count */
+		if (label_of(r, s->vm, s->ip, sym, src, &a->label) < 0)
+			return -ENOMEM;
+		a->stack = stack_of(r, s);
+		b->label = strdup(a->label);
+		b->stack = a->stack ? strdup(a->stack) : NULL;
+		if (!a->stack || !b->label || !b->stack)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int by_group(const struct entry *x, const struct entry *y)
+{
+	if (x->vm != y->vm)
+		return x->vm < y->vm ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = by_group(x, y);
+
+	if (!c)
+		c = strcmp(x->label, y->label);
+	return c ? c : strcmp(x->stack, y->stack);
+}
+
+/* Merge equal (vm, cpu, label, stack) entries. */
+static void merge(struct report *r)
+{
+	size_t i, out = 0;
+
+	qsort(r->e, r->nr, sizeof(*r->e), by_key);
+	for (i = 0; i < r->nr; i++) {
+		if (out && !by_key(&r->e[out - 1], &r->e[i])) {
+			r->e[out - 1].n += r->e[i].n;
+			free(r->e[i].label);
+			free(r->e[i].stack);
+		} else {
+			r->e[out++] = r->e[i];
+		}
+	}
+	r->nr = out;
+}
+
+struct row {
+	size_t first, end; /* entries with this label */
+	uint64_t n;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	return x->n > y->n ? -1 : x->n < y->n;
+}
+
+static int stack_by_count(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return x->n > y->n ? -1 : x->n < y->n;
+}
+
+/* One caller chain: "a <- b <- c" (callee) or "c -> b -> a" (caller). */
+static void print_chain(const struct report *r, const struct entry *e,
+			uint64_t row_n)
+{
+	char *copy = strdup(e->stack), *tok, *save = NULL,
+	     *names[REC_CHAIN_MAX];
+	unsigned int nr = 0, i;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, ";", &save); tok && nr < REC_CHAIN_MAX;
+	     tok = strtok_r(NULL, ";", &save))
+		names[nr++] = tok;
+	printf("%20s--%.2f%%-- ", "", 100.0 * (double)e->n / (double)row_n);
+	if (!nr)
+		printf("%s (no callers)\n", e->label);
+	else if (r->graph == GRAPH_CALLEE) {
+		printf("%s", e->label);
+		for (i = 0; i < nr; i++)
+			printf(" <- %s", names[i]);
+		putchar('\n');
+	} else {
+		for (i = nr; i-- > 0;)
+			printf("%s -> ", names[i]);
+		printf("%s\n", e->label);
+	}
+	free(copy);
+}
+
+/* The rows of group [first, end), most samples first, with graphs. */
+static void print_group(const struct report *r, size_t first, size_t end,
+			uint64_t total)
+{
+	struct row *rows = calloc(end - first, sizeof(*rows));
+	size_t i, j, nr = 0;
+	bool graph = r->p.h.callchain && r->graph != GRAPH_NONE &&
+		     r->e[first].cpu == ALL_VCPUS;
+
+	if (!rows)
+		return;
+	for (i = first; i < end; i = j) {
+		rows[nr] = (struct row){.first = i};
+		for (j = i; j < end && !strcmp(r->e[j].label, r->e[i].label);
+		     j++)
+			rows[nr].n += r->e[j].n;
+		rows[nr++].end = j;
+	}
+	qsort(rows, nr, sizeof(*rows), by_count);
+	printf("%8s %10s  %s\n", "OVERHEAD", "SAMPLES",
+	       r->sort_src
+		       ? (r->sort_sym ? "FUNCTION SOURCE:LINE" : "SOURCE:LINE")
+		       : "FUNCTION");
+	for (i = 0; i < nr; i++) {
+		double pct = 100.0 * (double)rows[i].n / (double)total;
+
+		if (pct < r->min_pct)
+			continue;
+		printf("%7.2f%% %10llu  %s\n", pct,
+		       (unsigned long long)rows[i].n,
+		       r->e[rows[i].first].label);
+		if (!graph)
+			continue;
+		qsort(&r->e[rows[i].first], rows[i].end - rows[i].first,
+		      sizeof(*r->e), stack_by_count);
+		for (j = rows[i].first; j < rows[i].end; j++) {
+			if (100.0 * (double)r->e[j].n / (double)total >=
+			    r->min_pct)
+				print_chain(r, &r->e[j], rows[i].n);
+		}
+	}
+	free(rows);
+}
+
+/* The VMs paused for `vpmu snapshot` while recorded. */
+static void print_snap_notes(const struct rec_header *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->nr_vms; i++)
+		if (h->vms[i].snap_pauses)
+			printf("# VM '%s' paused %llu time(s) for snapshot, "
+			       "%llu ms\n",
+			       h->vms[i].name,
+			       (unsigned long long)h->vms[i].snap_pauses,
+			       (unsigned long long)(h->vms[i].snap_pause_ns /
+						    1000000));
+}
+
+static void print_flat(const struct report *r)
+{
+	const struct rec_header *h = &r->p.h;
+	size_t i                   = 0, j;
+	uint64_t total;
+
+	printf("# event %s, period %llu%s, %u VM(s)%s\n", h->event,
+	       (unsigned long long)h->period, h->freq ? " (from -F)" : "",
+	       h->nr_vms, h->callchain ? ", call chains" : "");
+	if (h->truncated)
+		printf("# incomplete file: %zu complete samples before the "
+		       "cut\n",
+		       r->p.nr);
+	/* What the counts stand for, and what is not in them. */
+	printf("# %zu samples; counts are periods (a sample counts 1 + the "
+	       "periods it missed)\n# throttled %llu, missed %llu, lost "
+	       "%llu\n",
+	       r->p.nr, (unsigned long long)h->throttled,
+	       (unsigned long long)h->missed, (unsigned long long)h->lost);
+	print_snap_notes(h);
+	while (i < r->nr) {
+		const struct entry *g = &r->e[i];
+
+		for (j = i, total = 0; j < r->nr && !by_group(&r->e[j], g); j++)
+			total += r->e[j].n;
+		if (g->cpu == ALL_VCPUS)
+			printf("\n# VM %s (%s) all vCPUs: %llu periods\n",
+			       h->vms[g->vm].name, h->vms[g->vm].uuid,
+			       (unsigned long long)total);
+		else
+			printf("\n# VM %s (%s) vCPU %u: %llu periods, image "
+			       "%s\n",
+			       h->vms[g->vm].name, h->vms[g->vm].uuid, g->cpu,
+			       (unsigned long long)total, h->vms[g->vm].image);
+		print_group(r, i, j, total);
+		i = j;
+	}
+	if (!r->nr)
+		printf("\n(no samples)\n");
+}
+
+/* VM;vcpuN;outer;...;leaf count (stack is innermost first). */
+static void print_folded(const struct report *r)
+{
+	size_t i;
+	char *p;
+
+	for (i = 0; i < r->nr; i++) {
+		const struct entry *e = &r->e[i];
+
+		if (e->cpu == ALL_VCPUS)
+			continue;
+		printf("%s;vcpu%u;", r->p.h.vms[e->vm].name, e->cpu);
+		while ((p = strrchr(e->stack, ';'))) {
+			printf("%s;", p + 1);
+			*p = '\0';
+		}
+		if (e->stack[0])
+			printf("%s;", e->stack);
+		printf("%s %llu\n", e->label, (unsigned long long)e->n);
+	}
+}
+
+/* --sort KEYS: a table of the keys a report can be sorted by. */
+static int set_sort(const struct cli_cmd *cmd, void *ctx, const char *arg)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} keys[] = {
+		{"sym", offsetof(struct report, sort_sym)},
+		{"srcline", offsetof(struct report, sort_src)},
+	};
+	struct report *r = ctx;
+	char *copy = strdup(arg), *tok, *save = NULL;
+	size_t k;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	r->sort_sym = false;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			if (!strcmp(tok, keys[k].name))
+				break;
+		}
+		if (k == sizeof(keys) / sizeof(keys[0]))
+			ret = cli_error(cmd,
+					"unknown sort key '%s' (keys: sym, "
+					"srcline)",
+					tok);
+		else
+			*(bool *)((char *)r + keys[k].off) = true;
+	}
+	free(copy);
+	if (!ret && !r->sort_sym && !r->sort_src)
+		ret = cli_error(cmd, "--sort needs a key (sym, srcline)");
+	return ret;
+}
+
+static int set_graph(const struct cli_cmd *cmd, void *ctx, const char *arg)
+{
+	static const char *const modes[] = {"callee", "caller", "none"};
+	struct report *r                 = ctx;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (!strcmp(arg, modes[i])) {
+			r->graph = (enum graph_mode)i;
+			return 0;
+		}
+	}
+	return cli_error(cmd, "-g takes callee, caller or none, not '%s'", arg);
+}
+
+static int set_image(const struct cli_cmd *cmd, void *ctx, const char *arg)
+{
+	struct report *r = ctx;
+	const char *eq   = strchr(arg, '=');
+	size_t len       = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || !len || !eq[1] || len >= sizeof(r->so.images[0].vm) ||
+	    r->so.nr_images >= REC_IMAGES_MAX)
+		return cli_error(cmd, "--image takes VM=PATH (at most %d)",
+				 REC_IMAGES_MAX);
+	memcpy(r->so.images[r->so.nr_images].vm, arg, len);
+	r->so.images[r->so.nr_images].vm[len] = '\0';
+	r->so.images[r->so.nr_images++].path  = eq + 1;
+	return 0;
+}
+
+static const struct cli_opt report_opts[] = {
+	CLI_STR('i', "input", "FILE", struct report, file,
+		"the record file (default vpmu.rec; - reads stdin)"),
+	CLI_FLAG(0, "stdio", struct report, stdio,
+		 "plain text output (the only one; for perf users)"),
+	CLI_FN('s', "sort", "KEYS", set_sort,
+	       "sym (function, the default), srcline (source\n"
+	       "file:line), or both: sym,srcline"),
+	CLI_FN('g', "call-graph", "MODE", set_graph,
+	       "with call chains: callee (the default: each\n"
+	       "function's callers, innermost first), caller\n"
+	       "(outermost first) or none"),
+	CLI_FLAG(0, "folded", struct report, folded,
+		 "'VM;vcpuN;outer;...;leaf count' lines for flame\n"
+		 "graphs (full stacks with call chains)"),
+	CLI_NUM(0, "min-pct", "P", struct report, min_pct, 0,
+		"hide rows below P percent (default 0)"),
+	CLI_STR(0, "symfs", "DIR", struct report, so.symfs,
+		"look for images under DIR (DIR/PATH)"),
+	CLI_FN(0, "image", "VM=PATH", set_image,
+	       "symbols of VM (name, uuid or index) from PATH:\n"
+	       "an ELF image, or a System.map for Linux guests\n"
+	       "(repeatable)"),
+	CLI_STR(0, "pprof", "OUT", struct report, pprof,
+		"write a gzipped pprof profile to OUT instead (go tool pprof)"),
+	{0},
+};
+
+static const struct cli_cmd report_cmd = {
+	.name     = "report",
+	.args     = "[FILE]",
+	.summary  = "profile and call graphs of a record file",
+	.opts     = report_opts,
+	.operands = 1,
+	.help     = "  The profile of the record FILE (from 'vpmu record'; "
+		    "default\n"
+		    "  vpmu.rec) per VM and vCPU, then for all vCPUs of each VM:\n"
+		    "  share, samples and the key of the samples' IPs. Symbols "
+		    "and\n"
+		    "  source lines come from the image each VM booted (its path "
+		    "and\n"
+		    "  build-id are in the file; a different build-id is warned\n"
+		    "  about). A file cut short (its recording was killed) is\n"
+		    "  reported up to its last complete sample, with a warning.\n",
+};
+
+static int parse(int argc, char **argv, struct report *r)
+{
+	struct cli_rest rest;
+	int ret;
+
+	ret = cli_parse(&report_cmd, r, argc, argv, &rest);
+	if (ret)
+		return ret;
+	if (rest.argc && r->file)
+		ret = cli_error(&report_cmd, "one record file, please");
+	else if (rest.argc)
+		r->file = rest.argv[0];
+	cli_rest_free(&rest);
+	if (!r->file)
+		r->file = "vpmu.rec"; /* what `vpmu record` writes */
+	return ret;
+}
+
+static void report_free(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++) {
+		free(r->e[i].label);
+		free(r->e[i].stack);
+	}
+	free(r->e);
+	rec_profile_free(&r->p);
+}
+
+int ops_cmd_report(int argc, char **argv)
+{
+	struct report r = {.sort_sym = true};
+	char err[512];
+	int ret;
+
+	ret = parse(argc, argv, &r);
+	if (ret)
+		return ret == CLI_HELP ? 0 : 1;
+	if (r.pprof)
+		return pprof_from_record(r.file, r.pprof);
+	ret = rec_profile_load(&r.p, r.file, &r.so, stderr, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "vpmu report: %s\n", err);
+		return 1;
+	}
+	/* Folded stacks name functions; the flat rows name the sort keys. */
+	ret = build(&r, r.folded || r.sort_sym, !r.folded && r.sort_src);
+	if (ret) {
+		fprintf(stderr, "vpmu report: out of memory\n");
+		report_free(&r);
+		return 1;
+	}
+	merge(&r);
+	if (r.folded)
+		print_folded(&r);
+	else
+		print_flat(&r);
+	ret = fflush(stdout) ? 1 : 0;
+	report_free(&r);
+	return ret;
+}

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_top.c: `vpmu top`, a live profile of the chosen VMs: the same host
+ * sampling contexts as `vpmu record`, drained and summarised every second
+ * (the hottest guest functions per VM in the last interval).
+ */
+#include "ops_cmd.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_parse.h"
+#include "pvpmu/abi.h"
+#include "ctl_client.h"
+#include "elf_symbols.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+struct hit {
+	int64_t sym;
+	uint64_t n;
+};
+
+struct top_vm {
+	struct symtab st;
+	struct hit *hits; /* per symbol (index), last: unknown */
+	uint64_t total;
+	uint64_t per_vcpu[VMM_CTL_SESSION_VCPUS]; /* samples per vCPU */
+	struct ops_rate_win rate_base; /* counts at the last refresh */
+};
+
+struct top {
+	struct ops_select sel; /* first: OPS_SELECT_ROWS */
+	struct ops_session s;
+	struct top_vm *vms;
+	uint64_t freq, iterations, lines;
+	double delay;
+	uint64_t last_ns; /* the last refresh (or the start of sampling) */
+	bool by_name;     /* 's': sort by function name, not samples */
+	bool per_vcpu;    /* 'v': samples of each vCPU too */
+};
+
+static void count(void *opaque, const struct ops_sample *smp)
+{
+	struct top *t       = opaque;
+	struct top_vm *v    = &t->vms[smp->vm];
+	const struct sym *s = symtab_find(&v->st, smp->ip);
+	size_t i            = s ? (size_t)(s - v->st.syms) : v->st.nr;
+
+	v->hits[i].n++;
+	v->total++;
+	if (smp->vcpu < VMM_CTL_SESSION_VCPUS)
+		v->per_vcpu[smp->vcpu]++;
+}
+
+static int by_n(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	return x->n > y->n ? -1 : x->n < y->n;
+}
+
+static const struct top_vm *sort_vm; /* by_sym's symbols (qsort) */
+
+static const char *sym_name(const struct top_vm *v, int64_t sym)
+{
+	return (size_t)sym < v->st.nr ? v->st.syms[sym].name : "[unknown]";
+}
+
+static int by_sym(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	if (!x->n != !y->n) /* functions with samples first */
+		return x->n ? -1 : 1;
+	return strcmp(sym_name(sort_vm, x->sym), sym_name(sort_vm, y->sym));
+}
+
+/*
+ * The rate VM (vm) achieved in the last (wall_s) seconds next to
+ * the requested one, and below 90 % why (sample_rate.c).
+ */
+static void show_rate(struct top *t, unsigned int vm, double wall_s)
+{
+	const struct ops_vm *ov = &t->s.vms[vm];
+	struct top_vm *v        = &t->vms[vm];
+	struct ops_rate_win win;
+	struct ops_rate rate;
+
+	ops_rate_window(ov, v->total, &v->rate_base, &win);
+	ops_rate_judge(
+		&win, wall_s,
+		ops_rate_requested(t->freq, 0, t->s.ev[0].code, ov->e.tsc_khz),
+		&rate);
+	if (!ov->gone)
+		ops_rate_print(stdout, "  rate: ", "  warning: ", &win, &rate);
+}
+
+static void show_vm(struct top *t, unsigned int vm, double wall_s)
+{
+	struct top_vm *v = &t->vms[vm];
+	size_t i, n = v->st.nr + 1;
+	unsigned int c;
+
+	printf("\nVM %s (%s), %u vCPUs: %llu samples%s\n", t->s.vms[vm].e.name,
+	       t->s.vms[vm].e.uuid, t->s.vms[vm].e.nr_vcpus,
+	       (unsigned long long)v->total,
+	       t->s.vms[vm].gone ? " (gone)" : "");
+	show_rate(t, vm, wall_s);
+	for (i = 0; i < n; i++)
+		v->hits[i].sym = (int64_t)i;
+	sort_vm = v;
+	qsort(v->hits, n, sizeof(*v->hits), t->by_name ? by_sym : by_n);
+	for (c = 0; t->per_vcpu && c < t->s.vms[vm].e.nr_vcpus; c++)
+		printf("  vCPU %u: %llu samples\n", c,
+		       (unsigned long long)v->per_vcpu[c]);
+	for (i = 0; i < n && i < t->lines && v->hits[i].n; i++)
+		printf("  %6.2f%% %8llu  %s\n",
+		       100.0 * (double)v->hits[i].n / (double)v->total,
+		       (unsigned long long)v->hits[i].n,
+		       (size_t)v->hits[i].sym < v->st.nr
+			       ? v->st.syms[v->hits[i].sym].name
+			       : "[unknown]");
+	memset(v->hits, 0, n * sizeof(*v->hits));
+	memset(v->per_vcpu, 0, sizeof(v->per_vcpu));
+	v->total = 0;
+}
+
+static void refresh(struct top *t, unsigned int iter)
+{
+	uint64_t lost, now;
+	unsigned int vm;
+	double wall_s;
+
+	for (vm = 0; vm < t->s.nr_vms; vm++) {
+		if (!t->s.vms[vm].gone)
+			ops_drain(&t->s, vm, count, t, &lost);
+	}
+	now        = vpmu_monotonic_ns();
+	wall_s     = (double)(now - t->last_ns) / 1e9;
+	t->last_ns = now;
+	if (isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	printf("vpmu top: %s at %llu Hz, refresh %u, %u VM%s, sorted by %s%s\n",
+	       t->s.ev[0].name, (unsigned long long)t->freq, iter, t->s.nr_live,
+	       t->s.nr_live == 1 ? "" : "s", t->by_name ? "name" : "samples",
+	       isatty(STDIN_FILENO) ? "  (q quit, s sort, v per-vCPU)" : "");
+	for (vm = 0; vm < t->s.nr_vms; vm++)
+		show_vm(t, vm, wall_s);
+	fflush(stdout);
+}
+
+static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
+{
+	struct top *t = ctx;
+
+	(void)cmd;
+	return ops_parse_events(&t->s, v);
+}
+
+static const struct cli_opt top_opts[] = {
+	OPS_SELECT_ROWS,
+	CLI_FN('e', "event", "EVENT", add_events,
+	       "sample on EVENT (hv_guest_cycles, the default,\n"
+	       "or hv_run_ns; modifier :h accepted)"),
+	CLI_UINT('F', "freq", "HZ", struct top, freq, 1,
+		 "samples per second of guest run time (1000)"),
+	CLI_NUM('d', "delay", "SECONDS", struct top, delay, 1,
+		"refresh every SECONDS (default 1)"),
+	CLI_UINT('n', "iterations", "N", struct top, iterations, 1,
+		 "stop after N refreshes (default: until Ctrl-C)"),
+	CLI_UINT(0, "lines", "N", struct top, lines, 1,
+		 "functions shown per VM (default 10)"),
+	{0},
+};
+
+static const struct cli_cmd top_cmd = {
+	.name    = "top",
+	.summary = "live profile: the hottest guest functions of each VM",
+	.opts    = top_opts,
+	.help    = "  Samples every vCPU of the chosen VMs like 'vpmu record' "
+		   "and shows,\n"
+		   "  every refresh, the hottest guest functions of the last "
+		   "interval.\n"
+		   "  Runs until -n refreshes, Ctrl-C or, on a terminal, the "
+		   "key q.\n"
+		   "  Keys: q quits, s sorts by samples or by name, v shows the\n"
+		   "  samples of each vCPU. Between refreshes it sleeps (no "
+		   "polling).\n",
+};
+
+static int parse(int argc, char **argv, struct top *t)
+{
+	struct cli_rest rest;
+	int r;
+
+	t->freq  = 1000;
+	t->lines = 10;
+	t->delay = 1.0;
+	r        = cli_parse(&top_cmd, t, argc, argv, &rest);
+	if (r)
+		return r;
+	cli_rest_free(&rest);
+	return t->s.nr_ev ? 0 : ops_parse_events(&t->s, "hv_guest_cycles");
+}
+
+static uint64_t period_of(struct top *t)
+{
+	uint64_t khz = t->s.vms[0].e.tsc_khz;
+
+	if (t->s.ev[0].code == PVPMU_EV_HV_RUN_NS)
+		return 1000000000ULL / t->freq;
+	if (t->s.ev[0].code == PVPMU_EV_HV_GUEST_CYCLES && khz)
+		return khz * 1000ULL / t->freq;
+	fprintf(stderr, "vpmu top: sample on hv_run_ns or hv_guest_cycles\n");
+	return 0;
+}
+
+static int setup(struct top *t)
+{
+	uint64_t period = period_of(t), lost;
+	unsigned int i;
+	int ret;
+
+	t->vms = calloc(t->s.nr_vms, sizeof(*t->vms));
+	if (!t->vms || !period)
+		return -EINVAL;
+	for (i = 0; i < t->s.nr_vms; i++) {
+		symtab_load(&t->vms[i].st, t->s.vms[i].e.image);
+		t->vms[i].hits =
+			calloc(t->vms[i].st.nr + 1, sizeof(struct hit));
+		if (!t->vms[i].hits)
+			return -ENOMEM;
+	}
+	ret = ops_start_sampling(&t->s, period, 256 << 10);
+	/*
+	 * A first drain right away: each vCPU's run time from here on is
+	 * what the first refresh's rate is judged against (ops_thr.run0).
+	 */
+	for (i = 0; !ret && i < t->s.nr_vms; i++) {
+		if (!t->s.vms[i].gone)
+			ops_drain(&t->s, i, count, t, &lost);
+	}
+	t->last_ns = vpmu_monotonic_ns();
+	return ret;
+}
+
+/* Keys read from a terminal: raw (no echo, no line buffering). */
+struct term {
+	bool raw;
+	struct termios saved;
+};
+
+static void term_raw(struct term *tm)
+{
+	struct termios raw;
+
+	tm->raw = isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &tm->saved);
+	if (!tm->raw)
+		return;
+	raw = tm->saved;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO); /* ISIG: Ctrl-C works */
+	raw.c_cc[VMIN]  = 1;
+	raw.c_cc[VTIME] = 0;
+	tm->raw         = !tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+}
+
+static void term_restore(struct term *tm)
+{
+	if (tm->raw)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &tm->saved);
+	tm->raw = false;
+}
+
+/* One key: true to quit. */
+static bool key(struct top *t, char c)
+{
+	switch (c) {
+	case 'q':
+	case 'Q':
+		return true;
+	case 's':
+		t->by_name = !t->by_name;
+		return false;
+	case 'v':
+		t->per_vcpu = !t->per_vcpu;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Sleep (ops_wait: signals unblocked only there) until the refresh timer
+ * (a timerfd), a key, a signal or a VM's socket closing: no wake-up
+ * between refreshes otherwise. 1: refresh; 0: quit.
+ */
+static int wait_refresh(struct top *t, struct ops_wait *w)
+{
+	uint64_t ticks;
+	char c;
+
+	for (;;) {
+		if (stop_flag || !t->s.nr_live)
+			return 0;
+		if (!ops_wait(w, &t->s, UINT64_MAX))
+			continue; /* a signal or a VM's end: checked above */
+		if (w->p[1].revents & POLLIN) {
+			if (read(STDIN_FILENO, &c, 1) == 1 && key(t, c))
+				return 0;
+			return 1; /* a key refreshes at once */
+		}
+		if (w->p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+			w->p[1].fd = -1;
+		if (w->p[0].revents & POLLIN) {
+			if (read(w->p[0].fd, &ticks, sizeof(ticks)) < 0)
+				ticks = 0;
+			return 1;
+		}
+	}
+}
+
+int ops_cmd_top(int argc, char **argv)
+{
+	struct top t        = {.s.prog = "vpmu top"};
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct itimerspec its;
+	static const int sigs[] = {SIGINT, SIGTERM, 0};
+	struct ops_wait w       = {0};
+	struct term tm          = {0};
+	unsigned int iter, i;
+	uint64_t ns;
+	int ret, tfd;
+
+	ret = parse(argc, argv, &t);
+	if (ret)
+		return ret == CLI_HELP ? 0 : 1;
+	if (ops_open(&t.s, &t.sel))
+		return 1;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = setup(&t) ? 1 : 0;
+	ns  = (uint64_t)(t.delay * 1e9);
+	its = (struct itimerspec){
+		.it_interval = {(time_t)(ns / 1000000000ULL),
+				(long)(ns % 1000000000ULL)},
+		.it_value    = {(time_t)(ns / 1000000000ULL),
+				(long)(ns % 1000000000ULL)},
+	};
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (!ret && (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL))) {
+		fprintf(stderr, "vpmu top: timerfd: %s\n", strerror(errno));
+		ret = 1;
+	}
+	if (!ret && ops_wait_begin(&w, &t.s, 2, sigs)) {
+		fprintf(stderr, "vpmu top: out of memory\n");
+		ret = 1;
+	}
+	if (!ret) {
+		w.p[0] = (struct pollfd){.fd = tfd, .events = POLLIN};
+		term_raw(&tm); /* keys only from a terminal */
+		w.p[1] = (struct pollfd){.fd     = tm.raw ? STDIN_FILENO : -1,
+					 .events = POLLIN};
+	}
+	for (iter = 1; !ret && wait_refresh(&t, &w); iter++) {
+		refresh(&t, iter);
+		if (t.iterations && iter >= t.iterations)
+			break;
+	}
+	term_restore(&tm);
+	if (w.p)
+		ops_wait_end(&w);
+	if (tfd >= 0)
+		close(tfd);
+	for (i = 0; t.vms && i < t.s.nr_vms; i++) {
+		symtab_free(&t.vms[i].st);
+		free(t.vms[i].hits);
+	}
+	free(t.vms);
+	ops_close(&t.s);
+	return ret;
+}

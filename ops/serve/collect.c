@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+/*
+ * collect.c: the collector thread of `vpmu serve`. It watches the runtime
+ * directory (inotify, and a rescan every 10 s for VMs that died
+ * without removing their entry), keeps one operator session per VM
+ * (op_session.c: one host context per vCPU, counting the metric events),
+ * reads every VM once per interval into monotonic counters, renders the
+ * /metrics and /debug/vpmu/vms snapshots HTTP threads answer from, and
+ * runs profile requests (profile.c). Only this thread talks to VMs, so a
+ * stalled HTTP client never delays collection, and a stalled VM (bounded
+ * by the client's timeout) never blocks an HTTP thread.
+ */
+#include "serve_priv.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pvpmu/catalog.h"
+
+#define SWITCH_NS 10000000ULL    /* event sets switch every 10 ms of run time */
+#define RESCAN_NS 10000000000ULL /* scan without an inotify event: 10 s */
+
+void serve_wake(struct serve *sv)
+{
+	uint64_t one = 1;
+
+	if (write(sv->wake_fd, &one, sizeof(one)) < 0)
+		return; /* saturated: a wake is pending anyway */
+}
+
+/* The metric events for VM (e), from the --events list. */
+static int metric_events(struct serve *sv, struct serve_vm *v,
+			 const struct vmm_reg_entry *e)
+{
+	struct ops_session tmp = {.prog = "vpmu serve"};
+	unsigned int i;
+	int ret;
+
+	ret = ops_parse_events(&tmp, sv->o.events);
+	if (ret)
+		return ret;
+	for (i = 0; i < tmp.nr_ev; i++) {
+		/*
+		 * Without a known TSC rate a VM refuses hv_guest_cycles: the
+		 * default list leaves it out there rather than the whole VM.
+		 */
+		if (sv->o.default_events && !e->tsc_khz &&
+		    !strcmp(tmp.ev[i].name, "hv_guest_cycles"))
+			continue;
+		v->metric[v->nr_metric++] = tmp.ev[i];
+	}
+	return 0;
+}
+
+static int connect_vm(struct serve_vm *v)
+{
+	struct ops_vm *ov = &v->s.vms[0];
+	unsigned int i;
+
+	ov->session = -1;
+	for (i = 0; i < VMM_CTL_SESSION_VCPUS; i++)
+		ov->ctx[i] = -1;
+	if (ops_client_connect(&ov->cl, ov->e.socket) ||
+	    ops_client_call(&ov->cl, ops_client_req("hello"), NULL)) {
+		fprintf(stderr, "vpmu serve: VM '%s' (%s): %s: skipped\n",
+			ov->e.name, ov->e.uuid, ov->cl.err);
+		ops_client_close(&ov->cl);
+		return -ENOTCONN;
+	}
+	if (ov->e.nr_vcpus > VMM_CTL_SESSION_VCPUS)
+		ov->e.nr_vcpus = VMM_CTL_SESSION_VCPUS;
+	v->s.nr_live = 1;
+	return 0;
+}
+
+int serve_start_counting(struct serve_vm *v)
+{
+	memcpy(v->s.ev, v->metric, v->nr_metric * sizeof(v->metric[0]));
+	v->s.nr_ev  = v->nr_metric;
+	v->sampling = false;
+	return ops_start_counting(&v->s, SWITCH_NS);
+}
+
+static void vm_free(struct serve_vm *v)
+{
+	if (!v)
+		return;
+	ops_close(&v->s);
+	free(v->ctr);
+	free(v->stale);
+	free(v->pmis);
+	free(v->last_vals);
+	if (v->has_syms)
+		symtab_free(&v->syms);
+	free(v);
+}
+
+static struct serve_vm *attach(struct serve *sv, const struct vmm_reg_entry *e)
+{
+	struct serve_vm *v = calloc(1, sizeof(*v));
+	unsigned int n;
+
+	if (!v)
+		return NULL;
+	v->s.prog = "vpmu serve";
+	v->s.vms  = calloc(1, sizeof(*v->s.vms));
+	if (!v->s.vms)
+		goto out_free;
+	v->s.nr_vms   = 1;
+	v->s.vms[0].e = *e;
+	if (metric_events(sv, v, e) || connect_vm(v))
+		goto out_free;
+	n            = v->s.vms[0].e.nr_vcpus;
+	v->ctr       = calloc((size_t)n * v->nr_metric + 1, sizeof(*v->ctr));
+	v->stale     = calloc(n + 1, sizeof(*v->stale));
+	v->pmis      = calloc(n + 1, sizeof(*v->pmis));
+	v->last_vals = calloc((size_t)n * OPS_COUNTERS + 1, sizeof(uint64_t));
+	if (!v->ctr || !v->stale || !v->pmis || !v->last_vals)
+		goto out_free;
+	if (serve_start_counting(v)) {
+		fprintf(stderr,
+			"vpmu serve: VM '%s' (%s): cannot count: "
+			"skipped\n",
+			e->name, e->uuid);
+		goto out_free;
+	}
+	v->created = (int64_t)time(NULL);
+	fprintf(stderr,
+		"vpmu serve: attached VM '%s' (%s), pid %d, %u vCPU%s, %u "
+		"event%s\n",
+		e->name, e->uuid, (int)e->pid, n, n == 1 ? "" : "s",
+		v->nr_metric, v->nr_metric == 1 ? "" : "s");
+	return v;
+
+out_free:
+	vm_free(v);
+	return NULL;
+}
+
+static void detach(struct serve *sv, unsigned int i, const char *why)
+{
+	struct serve_vm *v = sv->vms[i];
+
+	fprintf(stderr, "vpmu serve: detached VM '%s' (%s): %s\n",
+		v->s.vms[0].e.name, v->s.vms[0].e.uuid, why);
+	serve_profile_stop(sv, v);
+	vm_free(v);
+	sv->vms[i] = sv->vms[--sv->nr_vms];
+}
+
+static struct serve_vm *find(struct serve *sv, const struct vmm_reg_entry *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < sv->nr_vms; i++) {
+		const struct vmm_reg_entry *o = &sv->vms[i]->s.vms[0].e;
+
+		/* A VM restarted with the same uuid is another process. */
+		if (!strcmp(o->uuid, e->uuid) && o->pid == e->pid)
+			return sv->vms[i];
+	}
+	return NULL;
+}
+
+/* Attach the VMs that appeared, detach those gone. */
+static void rescan(struct serve *sv)
+{
+	struct vmm_reg_entry *all = NULL;
+	struct serve_vm *v, **n;
+	char dir[PATH_MAX];
+	unsigned int nr = 0, i;
+
+	if (ops_client_discover_all(dir, sizeof(dir), &all, &nr, stderr, true))
+		return;
+	for (i = 0; i < sv->nr_vms; i++)
+		sv->vms[i]->seen = false;
+	for (i = 0; i < nr; i++) {
+		v = find(sv, &all[i]);
+		if (v) {
+			v->seen = true;
+			continue;
+		}
+		v = attach(sv, &all[i]);
+		if (!v)
+			continue;
+		n = realloc(sv->vms, (sv->nr_vms + 1) * sizeof(*n));
+		if (!n) {
+			vm_free(v);
+			continue;
+		}
+		sv->vms               = n;
+		v->seen               = true;
+		sv->vms[sv->nr_vms++] = v;
+	}
+	free(all);
+	for (i = sv->nr_vms; i-- > 0;) {
+		if (!sv->vms[i]->seen)
+			detach(sv, i, "its registry entry is gone");
+	}
+}
+
+/* Read one VM into its counters. */
+static void read_vm(struct serve_vm *v)
+{
+	struct ops_counts *c;
+	unsigned int n = v->s.vms[0].e.nr_vcpus, cpu, k;
+	int m;
+
+	if (v->s.vms[0].gone)
+		return;
+	c = calloc(n, sizeof(*c));
+	if (!c || ops_read_vm(&v->s, 0, c)) {
+		free(c);
+		return;
+	}
+	for (cpu = 0; cpu < n; cpu++) {
+		v->stale[cpu] = c[cpu].stale;
+		if (c[cpu].pmis > v->pmis[cpu]) /* never published lower */
+			v->pmis[cpu] = c[cpu].pmis;
+		for (k = 0; k < v->s.nr_ev; k++) {
+			m = v->sampling ? v->map[k] : (int)k;
+			if (m < 0)
+				continue;
+			serve_counter_update(
+				&v->ctr[cpu * v->nr_metric + (unsigned int)m],
+				serve_scale(c[cpu].raw[k], c[cpu].enabled,
+					    c[cpu].running[k]));
+		}
+	}
+	free(c);
+}
+
+void serve_read_and_bank(struct serve_vm *v)
+{
+	unsigned int i, n = v->s.vms[0].e.nr_vcpus * v->nr_metric;
+
+	read_vm(v);
+	for (i = 0; i < n; i++)
+		serve_counter_bank(&v->ctr[i]);
+}
+
+/* Swap in fresh snapshots for the HTTP threads. */
+static void publish(struct serve *sv, double took_s)
+{
+	char *text = serve_render_metrics(sv, OM_TEXT_004);
+	char *om   = serve_render_metrics(sv, OM_OPENMETRICS_1);
+	char *vms  = serve_render_vms(sv);
+
+	pthread_mutex_lock(&sv->lock);
+	if (text) {
+		free(sv->snap[OM_TEXT_004]);
+		sv->snap[OM_TEXT_004] = text;
+	}
+	if (om) {
+		free(sv->snap[OM_OPENMETRICS_1]);
+		sv->snap[OM_OPENMETRICS_1] = om;
+	}
+	if (vms) {
+		free(sv->vms_json);
+		sv->vms_json = vms;
+	}
+	sv->nr_collects++;
+	sv->last_collect_s = took_s;
+	pthread_mutex_unlock(&sv->lock);
+}
+
+static void collect(struct serve *sv)
+{
+	uint64_t t0 = vpmu_monotonic_ns();
+	unsigned int i;
+
+	for (i = sv->nr_vms; i-- > 0;) {
+		if (sv->vms[i]->s.vms[0].gone) {
+			detach(sv, i, "it stopped answering");
+			continue;
+		}
+		read_vm(sv->vms[i]);
+	}
+	publish(sv, (double)(vpmu_monotonic_ns() - t0) / 1e9);
+}
+
+/* Drain inotify: any change of a registry entry means rescan. */
+static bool dir_changed(struct serve *sv)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	bool changed = false;
+	ssize_t n;
+
+	while ((n = read(sv->inotify_fd, buf, sizeof(buf))) > 0)
+		changed = true;
+	return changed;
+}
+
+int serve_collect_init(struct serve *sv)
+{
+	int ret = vmm_runtime_dir(sv->dir, sizeof(sv->dir));
+
+	if (ret)
+		return ret;
+	/* Watch it even before the first VM: create it as `vpmu run` would. */
+	vmm_runtime_dir_create(sv->dir);
+	sv->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	sv->wake_fd    = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (sv->inotify_fd < 0 || sv->wake_fd < 0)
+		return -errno;
+	if (inotify_add_watch(sv->inotify_fd, sv->dir,
+			      IN_CREATE | IN_MOVED_TO | IN_DELETE |
+				      IN_MOVED_FROM | IN_CLOSE_WRITE) < 0)
+		fprintf(stderr,
+			"vpmu serve: cannot watch %s: %s (rescanning "
+			"every interval only)\n",
+			sv->dir, strerror(errno));
+	return 0;
+}
+
+void *serve_collect_thread(void *arg)
+{
+	struct serve *sv   = arg;
+	uint64_t next      = vpmu_monotonic_ns(), now, wait;
+	uint64_t last_scan = next;
+	struct pollfd p[2];
+	uint64_t junk;
+	bool scan = true;
+
+	while (!atomic_load(&sv->stop)) {
+		if (scan)
+			rescan(sv);
+		now = vpmu_monotonic_ns();
+		if (scan || now >= next) {
+			collect(sv);
+			next = now + sv->o.interval_ns;
+		}
+		scan = false;
+		serve_profile_tick(sv);
+		now  = vpmu_monotonic_ns();
+		wait = next > now ? next - now : 0;
+		if (sv->pb && wait > 100000000ULL)
+			wait = 100000000ULL; /* drain samples every 100 ms */
+		p[0] = (struct pollfd){.fd = sv->inotify_fd, .events = POLLIN};
+		p[1] = (struct pollfd){.fd = sv->wake_fd, .events = POLLIN};
+		if (poll(p, 2, (int)(wait / 1000000ULL) + 1) > 0) {
+			scan = dir_changed(sv);
+			while (read(sv->wake_fd, &junk, sizeof(junk)) > 0)
+				;
+		}
+		/*
+		 * Now and then also without inotify's word: a VM killed
+		 * uncleanly leaves its entry (removed as stale by the scan),
+		 * and the watch may have failed. Not every interval: a scan
+		 * connects to every VM to tell live from stale.
+		 */
+		if (vpmu_monotonic_ns() - last_scan >= RESCAN_NS)
+			scan = true;
+		if (scan)
+			last_scan = vpmu_monotonic_ns();
+	}
+	serve_profile_stop(sv, NULL);
+	return NULL;
+}
+
+void serve_collect_free(struct serve *sv)
+{
+	unsigned int i;
+
+	for (i = 0; i < sv->nr_vms; i++)
+		vm_free(sv->vms[i]);
+	free(sv->vms);
+	sv->vms    = NULL;
+	sv->nr_vms = 0;
+	if (sv->inotify_fd >= 0)
+		close(sv->inotify_fd);
+	if (sv->wake_fd >= 0)
+		close(sv->wake_fd);
+	sv->inotify_fd = sv->wake_fd = -1;
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/*
+ * profile.c: /debug/pprof/profile. An HTTP thread posts a request and
+ * waits; the collector thread runs it: each chosen VM's counting session
+ * is read, banked and closed, and a sampling session opened in its place
+ * (hv_run_ns sampled at the requested rate, the first metric events
+ * counted and recorded in every sample, so metrics keep counting), its
+ * samples drained every 100 ms into a pprof builder; when the time is up
+ * the counting sessions come back and the gzipped profile is handed over.
+ * Borrowing the daemon's own sessions keeps it at one host context per
+ * vCPU: the others a vCPU takes (VPMU_CPU_MAX_HOST) are the local
+ * operators' (`vpmu stat`, `record`, `top`).
+ */
+#include "serve_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROFILE_BUF_BYTES (256 << 10) /* sampling buffer per vCPU */
+#define PROFILE_EVENT     "hv_run_ns"
+
+static int64_t unix_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static uint64_t period_of(const struct serve_profile *p)
+{
+	return 1000000000ULL / p->hz;
+}
+
+/*
+ * Hand the result to the waiting HTTP thread, unless it gave up (then
+ * (p) is no longer ours to touch and (data) is dropped).
+ */
+static void finish(struct serve *sv, struct serve_profile *p, int status,
+		   const char *err, uint8_t *data, size_t len)
+{
+	pthread_mutex_lock(&sv->lock);
+	if (p && sv->prof == p) {
+		p->status = status;
+		if (err)
+			snprintf(p->err, sizeof(p->err), "%s", err);
+		p->data  = data;
+		p->len   = len;
+		p->done  = true;
+		data     = NULL;
+		sv->prof = NULL;
+		pthread_cond_broadcast(&sv->cond);
+	}
+	pthread_mutex_unlock(&sv->lock);
+	free(data);
+}
+
+/* Sampling session: hv_run_ns, then metric events up to the counters. */
+static int start_sampling(struct serve *sv, struct serve_vm *v,
+			  const struct serve_profile *p)
+{
+	unsigned int k;
+	int ret;
+
+	(void)sv;
+	serve_read_and_bank(v);
+	if (v->s.vms[0].session >= 0) {
+		struct json_object *r = ops_client_req("session_close");
+
+		json_object_object_add(
+			r, "session", json_object_new_int(v->s.vms[0].session));
+		ops_client_call(&v->s.vms[0].cl, r, NULL);
+		v->s.vms[0].session = -1;
+	}
+	v->s.nr_ev = 0;
+	ops_parse_events(&v->s, PROFILE_EVENT);
+	v->map[0] = -1; /* reset to -period at each sample: not a count */
+	for (k = 0; k < v->nr_metric && v->s.nr_ev < OPS_COUNTERS; k++) {
+		v->map[v->s.nr_ev]    = (int)k;
+		v->s.ev[v->s.nr_ev++] = v->metric[k];
+	}
+	memset(v->last_vals, 0,
+	       v->s.vms[0].e.nr_vcpus * OPS_COUNTERS * sizeof(uint64_t));
+	v->sampling    = true;
+	v->s.callchain = VMM_CTL_CHAIN_MAX; /* as `vpmu record -g` */
+	ret = ops_start_sampling(&v->s, period_of(p), PROFILE_BUF_BYTES);
+	v->s.callchain = 0;
+	if (ret) {
+		v->sampling = false;
+		serve_start_counting(v);
+	}
+	return ret;
+}
+
+static void stop_sampling(struct serve_vm *v)
+{
+	struct json_object *r;
+
+	if (!v->sampling)
+		return;
+	serve_read_and_bank(v);
+	if (!v->s.vms[0].gone && v->s.vms[0].session >= 0) {
+		r = ops_client_req("session_close");
+		json_object_object_add(
+			r, "session", json_object_new_int(v->s.vms[0].session));
+		ops_client_call(&v->s.vms[0].cl, r, NULL);
+		v->s.vms[0].session = -1;
+	}
+	v->sampling = false;
+	if (!v->s.vms[0].gone && serve_start_counting(v))
+		fprintf(stderr,
+			"vpmu serve: VM '%s': cannot count again after the "
+			"profile\n",
+			v->s.vms[0].e.name);
+}
+
+struct drain_ctx {
+	struct serve *sv;
+	struct serve_vm *v;
+	uint64_t period;
+};
+
+static void put_sample(void *opaque, const struct ops_sample *smp)
+{
+	struct drain_ctx *d    = opaque;
+	struct serve_vm *v     = d->v;
+	struct pprof_sample ps = {.vm = v->pprof_vm, .vcpu = smp->vcpu};
+	uint64_t *last;
+	unsigned int k;
+
+	if (smp->vcpu >= v->s.vms[0].e.nr_vcpus)
+		return;
+	/* The guest's callers, walked by the VMM as for `record -g`. */
+	pprof_sample_stack(&ps, smp->ip, smp->chain, smp->nr_chain);
+	last         = &v->last_vals[smp->vcpu * OPS_COUNTERS];
+	ps.values[0] = 1;
+	ps.values[1] = (int64_t)d->period;
+	/* The other events: what they counted since the previous sample. */
+	for (k = 1; k < v->s.nr_ev && k < smp->nr_vals; k++) {
+		if (v->tmap[k] >= 0)
+			ps.values[v->tmap[k]] =
+				(int64_t)(smp->vals[k] - last[k]);
+		last[k] = smp->vals[k];
+	}
+	pprof_add(d->sv->pb, &ps);
+}
+
+static void drain(struct serve *sv, struct serve_vm *v)
+{
+	struct drain_ctx d = {.sv = sv, .v = v, .period = 0};
+	uint64_t lost;
+
+	if (!v->sampling || v->s.vms[0].gone || !sv->prof)
+		return;
+	d.period = period_of(sv->prof);
+	ops_drain(&v->s, 0, put_sample, &d, &lost);
+}
+
+static bool chosen(const struct serve_vm *v, const struct serve_profile *p)
+{
+	return !p->vm[0] || ops_client_match(&v->s.vms[0].e, p->vm);
+}
+
+/* The sample type of event (name), added if there is room; or -1. */
+static int type_of(struct pprof_type *t, unsigned int *n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 2; i < *n; i++) {
+		if (!strcmp(t[i].type, name))
+			return (int)i;
+	}
+	if (*n == PPROF_TYPES_MAX)
+		return -1;
+	snprintf(t[*n].type, sizeof(t[*n].type), "%s", name);
+	t[*n].unit = pprof_unit_of(name);
+	return (int)(*n)++;
+}
+
+/*
+ * Sample types: samples, the sampled event, then every event the chosen
+ * VMs record in their samples (VMs may count different lists).
+ */
+static int new_builder(struct serve *sv, struct serve_profile *p)
+{
+	struct pprof_type t[PPROF_TYPES_MAX] = {{"samples", "count"},
+						{PROFILE_EVENT, "nanoseconds"}};
+	unsigned int n                       = 2, i, k;
+	struct serve_vm *v;
+
+	for (i = 0; i < sv->nr_vms; i++) {
+		v = sv->vms[i];
+		if (!chosen(v, p))
+			continue;
+		v->tmap[0] = -1;
+		for (k = 0; k < v->nr_metric && k + 1 < OPS_COUNTERS; k++)
+			v->tmap[k + 1] = type_of(t, &n, v->metric[k].name);
+	}
+	return pprof_new(&sv->pb, t, n, 1, (int64_t)period_of(p));
+}
+
+void serve_profile_start(struct serve *sv, struct serve_profile *p)
+{
+	unsigned int i, nr = 0, idx = 0;
+	struct serve_vm *v;
+
+	for (i = 0; i < sv->nr_vms; i++)
+		nr += chosen(sv->vms[i], p);
+	if (p->vm[0] && !nr) {
+		finish(sv, p, 404, "no running VM matches 'vm'", NULL, 0);
+		return;
+	}
+	if (new_builder(sv, p)) {
+		finish(sv, p, 500, "out of memory", NULL, 0);
+		return;
+	}
+	for (i = 0; i < sv->nr_vms; i++) {
+		v = sv->vms[i];
+		if (!chosen(v, p))
+			continue;
+		if (!v->has_syms) {
+			v->has_syms = true;
+			if (symtab_load(&v->syms, v->s.vms[0].e.image))
+				fprintf(stderr,
+					"vpmu serve: VM '%s': no symbols from "
+					"%s: addresses only\n",
+					v->s.vms[0].e.name,
+					v->s.vms[0].e.image);
+		}
+		v->pprof_vm = idx++;
+		pprof_add_vm(sv->pb, v->pprof_vm, v->s.vms[0].e.name,
+			     v->s.vms[0].e.uuid, v->s.vms[0].e.image, &v->syms);
+		if (start_sampling(sv, v, p))
+			fprintf(stderr,
+				"vpmu serve: VM '%s': cannot sample: left "
+				"out of the profile\n",
+				v->s.vms[0].e.name);
+	}
+	sv->prof_t0    = unix_ns();
+	sv->prof_mono0 = vpmu_monotonic_ns();
+	sv->prof_end   = sv->prof_mono0 + p->seconds * 1000000000ULL;
+}
+
+void serve_profile_stop(struct serve *sv, struct serve_vm *only)
+{
+	struct serve_profile *p = sv->prof;
+	unsigned int i;
+	uint8_t *data = NULL;
+	size_t len    = 0;
+	int ret;
+
+	if (!sv->pb)
+		return;
+	if (only) { /* one VM leaves during the profile */
+		drain(sv, only);
+		only->sampling = false;
+		return;
+	}
+	for (i = 0; i < sv->nr_vms; i++) {
+		drain(sv, sv->vms[i]);
+		stop_sampling(sv->vms[i]);
+	}
+	ret = pprof_finish(sv->pb, sv->prof_t0,
+			   (int64_t)(vpmu_monotonic_ns() - sv->prof_mono0),
+			   &data, &len);
+	fprintf(stderr, "vpmu serve: profile of %u s: %llu samples\n",
+		p ? p->seconds : 0,
+		(unsigned long long)pprof_nr_samples(sv->pb));
+	pprof_free(sv->pb);
+	sv->pb = NULL;
+	finish(sv, p, ret ? 500 : 200, ret ? strerror(-ret) : NULL,
+	       ret ? NULL : data, ret ? 0 : len);
+}
+
+void serve_profile_tick(struct serve *sv)
+{
+	struct serve_profile *p;
+	unsigned int i;
+
+	if (!sv->pb) {
+		pthread_mutex_lock(&sv->lock);
+		p        = sv->want;
+		sv->want = NULL;
+		sv->prof = p;
+		pthread_mutex_unlock(&sv->lock);
+		if (p)
+			serve_profile_start(sv, p);
+		return;
+	}
+	for (i = 0; i < sv->nr_vms; i++)
+		drain(sv, sv->vms[i]);
+	if (vpmu_monotonic_ns() >= sv->prof_end)
+		serve_profile_stop(sv, NULL);
+}
+
+void serve_profile_run(struct serve *sv, struct serve_profile *p)
+{
+	struct timespec dl;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += p->seconds + 30; /* the VMs' replies are bounded too */
+	pthread_mutex_lock(&sv->lock);
+	if (atomic_load(&sv->stop) || sv->want) {
+		p->status = 503;
+		snprintf(p->err, sizeof(p->err), "%s",
+			 sv->want ? "another profile is waiting"
+				  : "vpmu serve is stopping");
+		p->done = true;
+		pthread_mutex_unlock(&sv->lock);
+		return;
+	}
+	sv->want = p;
+	serve_wake(sv);
+	while (!p->done && !atomic_load(&sv->stop)) {
+		if (pthread_cond_timedwait(&sv->cond, &sv->lock, &dl))
+			break;
+	}
+	if (!p->done) {
+		/* Abandoned: the collector must no longer touch (p). */
+		if (sv->want == p)
+			sv->want = NULL;
+		if (sv->prof == p)
+			sv->prof = NULL;
+		p->status = 503;
+		snprintf(p->err, sizeof(p->err), "%s",
+			 atomic_load(&sv->stop) ? "vpmu serve is stopping"
+						: "the profile timed out");
+		p->done = true;
+	}
+	pthread_mutex_unlock(&sv->lock);
+}

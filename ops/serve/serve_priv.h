@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * serve_priv.h: what the files of ops/serve share: the OpenMetrics encoder
+ * (om_encode.c), the counter accumulator (counters.c), the collector thread
+ * (collect.c), the profile requests (profile.c) and the HTTP front end
+ * (http.c). Profiles are built with ops/pprof (pprof.h).
+ */
+#ifndef OPS_SERVE_PRIV_H
+#define OPS_SERVE_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl_client.h"
+#include "elf_symbols.h"
+#include "pprof.h"
+
+/* ---- Growing text buffer (om_encode.c) ------------------------------- */
+
+struct om_buf {
+	char *s;
+	size_t len, cap;
+	int err; /* -ENOMEM once an append failed; the text is then cut */
+};
+
+void om_buf_printf(struct om_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void om_buf_free(struct om_buf *b);
+
+/* ---- OpenMetrics / Prometheus text exposition (om_encode.c) ---------- */
+
+enum om_format {
+	OM_TEXT_004,      /* text/plain; version=0.0.4 */
+	OM_OPENMETRICS_1, /* application/openmetrics-text; version=1.0.0 */
+};
+
+/*
+ * The format a scraper's Accept header (may be NULL) prefers, by its q
+ * values: OpenMetrics when it accepts application/openmetrics-text at
+ * least as much as text/plain, else text 0.0.4.
+ */
+enum om_format om_negotiate(const char *accept);
+
+/* The Content-Type of (f). */
+const char *om_content_type(enum om_format f);
+
+struct om_label {
+	const char *name, *value;
+};
+
+/*
+ * A metric family header: "# HELP" and "# TYPE" for (name) (without
+ * "_total": the encoder adds it to counter samples). (type) is "counter"
+ * or "gauge".
+ */
+void om_family(struct om_buf *b, enum om_format f, const char *name,
+	       const char *type, const char *help);
+
+/*
+ * One sample "(name)(suffix){labels} value": counters pass "_total" (or
+ * "_created" in OpenMetrics), gauges NULL. Label values are escaped
+ * (backslash, double quote, newline).
+ */
+void om_sample_u64(struct om_buf *b, const char *name, const char *suffix,
+		   const struct om_label *labels, unsigned int nr,
+		   uint64_t value);
+void om_sample_f64(struct om_buf *b, const char *name, const char *suffix,
+		   const struct om_label *labels, unsigned int nr,
+		   double value);
+
+/* End of the exposition: "# EOF" for OpenMetrics, nothing for text. */
+void om_end(struct om_buf *b, enum om_format f);
+
+/* Append (v) with \\, \" and \n escaped (label values). */
+void om_escape(struct om_buf *b, const char *v);
+
+/* ---- Monotonic counters across sessions and set switches (counters.c) */
+
+/*
+ * One published counter: (bank) holds what ended sessions counted, (pub)
+ * the last value published. A session's count is an estimate when event
+ * sets are multiplexed (raw x enabled / running) and may go down between
+ * reads; what is published never does.
+ */
+struct serve_counter {
+	uint64_t bank, cur, pub;
+};
+
+/* The estimate of a multiplexed count: raw scaled by enabled / running. */
+uint64_t serve_scale(uint64_t raw, uint64_t enabled, uint64_t running);
+
+/* A read of the current session: (cur) = (value); returns the new pub. */
+uint64_t serve_counter_update(struct serve_counter *c, uint64_t value);
+
+/* The current session ends: what it counted goes to the bank. */
+void serve_counter_bank(struct serve_counter *c);
+
+/* ---- The daemon ------------------------------------------------------- */
+
+#define SERVE_PROFILE_MAX_S     60 /* longest /debug/pprof/profile */
+#define SERVE_PROFILE_DEFAULT_S 30 /* as Go's net/http/pprof */
+#define SERVE_PROFILES_MAX      1  /* at once; more get 429 */
+#define SERVE_DEFAULT_EVENTS                                                   \
+	"hv_run_ns,hv_guest_cycles,hv_exits,hv_hypercalls,hv_msr_reads,"       \
+	"hv_msr_writes,hv_pio,hv_irqs"
+
+struct serve_opts {
+	const char *listen; /* ADDR:PORT */
+	const char *events; /* metric events */
+	bool default_events;
+	uint64_t interval_ns;
+	const char *tls_cert, *tls_key, *tls_client_ca;
+	unsigned int max_profile_s;
+};
+
+/* One VM the collector follows (collector thread only). */
+struct serve_vm {
+	struct ops_session s; /* one VM: s.vms[0] */
+	struct ops_event metric[OPS_EVENTS_MAX];
+	unsigned int nr_metric;
+	struct serve_counter *ctr; /* [vcpu * nr_metric + event] */
+	bool *stale;               /* [vcpu] */
+	uint64_t *pmis;            /* [vcpu]: PMIs injected, ever */
+	bool sampling;             /* the session samples for a profile */
+	int map[OPS_EVENTS_MAX];   /* sampling PMD k -> metric event, or -1 */
+	int tmap[OPS_EVENTS_MAX];  /* sampling PMD k -> pprof type, or -1 */
+	uint64_t *last_vals; /* [vcpu * OPS_COUNTERS]: per-sample deltas */
+	int64_t created;     /* Unix time counting began */
+	bool seen;           /* found by the last scan */
+	struct symtab syms;  /* loaded when first profiled */
+	bool has_syms;
+	unsigned int pprof_vm; /* its number in the running profile */
+};
+
+/* A profile request, filled by the collector, waited for by HTTP. */
+struct serve_profile {
+	unsigned int seconds;
+	char vm[VMM_NAME_MAX]; /* empty: every VM */
+	unsigned int hz;
+	/* Result (under serve.lock): done, ret, gzipped pprof. */
+	bool done;
+	int status; /* HTTP status */
+	char err[256];
+	uint8_t *data;
+	size_t len;
+};
+
+struct serve {
+	struct serve_opts o;
+	char dir[PATH_MAX];
+
+	/* Collector thread state. */
+	struct serve_vm **vms;
+	unsigned int nr_vms;
+	int inotify_fd, wake_fd;
+	atomic_bool stop;
+	struct pprof_builder *pb; /* the running profile, if any */
+	uint64_t prof_end;        /* monotonic ns */
+	int64_t prof_t0;          /* Unix ns */
+	uint64_t prof_mono0;
+
+	/* Shared with HTTP threads, under (lock). */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	char *snap[2]; /* rendered /metrics per enum om_format */
+	char *vms_json;
+	struct serve_profile *want; /* posted, not yet taken */
+	struct serve_profile *prof; /* being collected */
+	atomic_uint nr_profiles;    /* admitted HTTP profile requests */
+	uint64_t nr_scrapes, nr_collects;
+	double last_collect_s; /* time the last collection round took */
+	char *pem[3];          /* TLS certificate, key, client CA */
+};
+
+/* collect.c: the collector thread. */
+int serve_collect_init(struct serve *sv);
+void *serve_collect_thread(void *arg);
+void serve_collect_free(struct serve *sv);
+/* Wake the collector (any thread). */
+void serve_wake(struct serve *sv);
+/* (Re)start (v)'s counting session on its metric events. 0 or -errno. */
+int serve_start_counting(struct serve_vm *v);
+/* Read (v) once more and bank its counters: its session is ending. */
+void serve_read_and_bank(struct serve_vm *v);
+
+/* metrics.c: render /metrics and /debug/vpmu/vms from the VMs. */
+char *serve_render_metrics(struct serve *sv, enum om_format f);
+char *serve_render_vms(struct serve *sv);
+
+/* profile.c: the collector's side of profile requests. */
+void serve_profile_start(struct serve *sv, struct serve_profile *p);
+void serve_profile_tick(struct serve *sv);
+void serve_profile_stop(struct serve *sv, struct serve_vm *only);
+
+/*
+ * profile.c: the HTTP side: post (p) and wait for it (bounded), or answer
+ * 503 when the daemon stops. Returns with p->done set.
+ */
+void serve_profile_run(struct serve *sv, struct serve_profile *p);
+
+/* http.c: parse ADDR:PORT. 0 or -EINVAL with a message in (err). */
+struct sockaddr_storage;
+int serve_parse_listen(const char *s, struct sockaddr_storage *sa, char *err,
+		       size_t errlen);
+
+/* Is (sa) a loopback address (127.0.0.0/8, ::1)? */
+bool serve_is_loopback(const struct sockaddr_storage *sa);
+
+/*
+ * The security rule: a non-loopback (sa) needs --tls-cert and --tls-key.
+ * 0, or -EPERM with the reason in (err).
+ */
+int serve_check_tls(const struct serve_opts *o,
+		    const struct sockaddr_storage *sa, char *err,
+		    size_t errlen);
+
+struct MHD_Daemon;
+/* Start the HTTP daemon for (sv). 0 or -errno with (err) set. */
+int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
+		     size_t errlen);
+
+#endif /* OPS_SERVE_PRIV_H */

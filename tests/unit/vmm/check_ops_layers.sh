@@ -1,0 +1,52 @@
+#!/bin/sh
+# check_ops_layers.sh: the operator side's layering, checked on the built
+# archives (a static library links even when it calls a layer above it,
+# so this looks at the symbols). From the bottom:
+#   vmm_proto   the control protocol, shared with the VM's control server
+#   ops_client  the client library
+#   ops_pprof   pprof profiles
+#   ops_cmd, ops_serve  the commands and the daemon, which know each other
+#               not; and the VMM knows none of them.
+#
+# Usage: check_ops_layers.sh NM proto.a client.a pprof.a cmd.a serve.a core.a
+set -eu
+NM=$1 PROTO=$2 CLIENT=$3 PPROF=$4 CMD=$5 SERVE=$6 CORE=$7
+
+defined() {
+	"$NM" -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 { print $3 }' |
+		sort -u
+}
+
+undefined() {
+	"$NM" -u "$1" 2>/dev/null | awk '{ print $NF }' | sort -u
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+# check LAYER.a "what it may not use" FORBIDDEN.a...
+check() {
+	lib=$1
+	what=$2
+	shift 2
+	undefined "$lib" >"$tmp/needs"
+	defined "$@" >"$tmp/above"
+	bad=$(comm -12 "$tmp/needs" "$tmp/above")
+	if [ -n "$bad" ]; then
+		echo "layering: $(basename "$lib") uses $what:" $bad
+		status=1
+	else
+		echo "layering: $(basename "$lib") uses no $what"
+	fi
+}
+
+check "$PROTO" "operator code or VMM" "$CLIENT" "$PPROF" "$CMD" "$SERVE" \
+	"$CORE"
+check "$CLIENT" "pprof, command, serve or VMM code" "$PPROF" "$CMD" \
+	"$SERVE" "$CORE"
+check "$PPROF" "command or serve code" "$CMD" "$SERVE"
+check "$CMD" "serve code" "$SERVE"
+check "$SERVE" "command code" "$CMD"
+check "$CORE" "operator code" "$CLIENT" "$PPROF" "$CMD" "$SERVE"
+exit $status
