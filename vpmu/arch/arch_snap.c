@@ -5,7 +5,7 @@
  * of the model's ARCH context, saved with the domain (vpmu/snapshot.c).
  */
 #include "arch_priv.h"
-#include "vpmu_priv.h"
+#include "cmd/cmd_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
