@@ -102,7 +102,7 @@ struct vpmu_msgq {
 };
 
 /*
- * A context's sampling throttle (throttle.c). Samples are at
+ * A context's sampling throttle (mech/throttle.c). Samples are at
  * least (gap_ns) of run time apart; in frequency mode the period is
  * stretched by scale / VPMU_THR_SCALE_ONE instead.
  */
