@@ -5,7 +5,9 @@
  * set, a cpu. Every function here runs with the domain lock held by its
  * caller, and none of them looks a handle up, takes the lock, or calls
  * the command layer above (cmd/): tests/unit/vpmu/check_layers.sh checks
- * that on the built archives.
+ * that on the built archives. Three public functions of vpmu.h are
+ * mechanisms too and live in mech/throttle.c: vpmu_throttle_next() (pure),
+ * vpmu_cpu_charge() and vpmu_cpu_cost_ns() (atomic, no lock).
  */
 #ifndef VPMU_MECH_H
 #define VPMU_MECH_H
