@@ -4,12 +4,12 @@
  *
  * A backend counts events for one vCPU: guest run time and exits seen by the
  * VMM (hv), KVM statistics (kvmstat), host perf_event (perf), or a scripted
- * stream (replay, for tests). An event is identified by (backend, code): the
- * code is the logical event code of the PMU description, i.e. the
- * event-select (umask << 8 | event) of a counting PMC. A domain is given an
- * ordered list of backend instances; the first one whose describe() accepts
- * a code counts it. An event no backend can count is refused when the PMC is
- * written (-EINVAL + PFM_REG_RETFL_NOTAVAIL), never counted as zeros.
+ * stream (replay, a test double in tests/backends/). An event is identified by
+ * (backend, code): the code is the logical event code of the PMU description,
+ * i.e. the event-select (umask << 8 | event) of a counting PMC. A domain is
+ * given an ordered list of backend instances; the first one whose describe()
+ * accepts a code counts it. An event no backend can count is refused when the
+ * PMC is written (-EINVAL + PFM_REG_RETFL_NOTAVAIL), never counted as zeros.
  *
  * Time: backends that derive counts from time (replay rates, hv run time)
  * are told the vCPU's accumulated run time in nanoseconds ("run ns") on
@@ -113,8 +113,5 @@ struct vpmu_backend_ops {
 	 */
 	int (*rebase)(struct vpmu_bevent *e, uint64_t now_ns);
 };
-
-/* The replay backend's ops (see backends/replay.h for its scripting API). */
-extern const struct vpmu_backend_ops vpmu_replay_backend;
 
 #endif /* VPMU_BACKEND_H */

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vpmu_core.h: the core's constructor, private to libvpmu. The core
- * (target vpmu_core) counts through whatever backend instances it is
- * given and calls them only through their ops tables (vpmu_backend.h);
- * it links no backend. Two callers give it a list:
+ * (target vpmu_core, the commands, over vpmu_mech, the mechanisms) counts
+ * through whatever backend instances it is given and calls them only
+ * through their ops tables (vpmu_backend.h); it links no backend. Two
+ * callers give it a list:
  *   - libvpmu's host layer (host_domain.c, target vpmu), which builds hv,
  *     kvmstat and perf from the VMM's struct vpmu_host_ops and hands the
  *     core a release hook to free them with the domain;
- *   - tests and benchmarks, with replay or fake backends.
+ *   - tests and benchmarks, with the replay backend (tests/backends/) or
+ *     the fake one (tests/fakes/).
  * The VMM never sees this header: it calls vpmu_domain_create_hosted().
  */
 #ifndef VPMU_CORE_H

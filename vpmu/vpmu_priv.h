@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vpmu_priv.h: struct layouts shared inside libvpmu. Only vpmu/ includes it.
+ * The functions over them are in vpmu_mech.h (the mechanisms) and
+ * cmd/cmd_priv.h (the command layer's handle lookup and vector run).
  *
  * Counter values: a counting PMD keeps its 64-bit value as the emulated
  * hardware part (hw, the low `width` bits) plus the software part (sw, the
@@ -100,7 +102,7 @@ struct vpmu_msgq {
 };
 
 /*
- * A context's sampling throttle (throttle.c). Samples are at
+ * A context's sampling throttle (mech/throttle.c). Samples are at
  * least (gap_ns) of run time apart; in frequency mode the period is
  * stretched by scale / VPMU_THR_SCALE_ONE instead.
  */
@@ -178,109 +180,5 @@ static inline uint32_t vpmu_nr_slots(const struct vpmu_domain *d)
 	return d->cfg.limits.max_contexts + d->cfg.limits.host_contexts +
 	       d->cfg.limits.arch_contexts;
 }
-
-/* domain.c */
-int vpmu_ctx_lookup(struct vpmu_domain *d, const struct vpmu_caller *who,
-		    int fd, struct vpmu_ctx **out);
-int vpmu_check_vec(struct vpmu_domain *d, const void *arr, int n, size_t elem);
-
-/*
- * A vector command (spec 3.1): (n) elements of (elem) bytes at (arr).
- * (prep), optional, is the command-wide check run once the vector is
- * valid; (one) handles one element, flagging it on error.
- */
-struct vpmu_vec_cmd {
-	void *arr;
-	int n;
-	size_t elem;
-	int (*prep)(struct vpmu_ctx *ctx);
-	int (*one)(struct vpmu_ctx *ctx, void *elem);
-	void (*done)(struct vpmu_ctx *ctx); /* optional, after the elements */
-};
-
-/*
- * Under the domain lock: look (fd) up, check the vector, run (cmd->prep),
- * then (cmd->one) on each element in order, stopping at the first error;
- * earlier elements stay applied; then (cmd->done), error or not, once the
- * context was found. Returns 0 or the first -errno.
- */
-int vpmu_ctx_vec_run(struct vpmu_domain *d, const struct vpmu_caller *who,
-		     int fd, const struct vpmu_vec_cmd *cmd);
-
-/* counter.c: 64-bit emulation, resets, randomization */
-uint64_t vpmu_pmd_value(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
-			unsigned int i);
-void vpmu_pmd_set(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
-		  uint64_t v);
-bool vpmu_pmd_add(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
-		  uint64_t delta);
-uint64_t vpmu_pmd_to_ovfl(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
-			  unsigned int i);
-void vpmu_pmd_seed(struct vpmu_pmd *pmd, uint32_t seed);
-uint32_t vpmu_prng_next(uint32_t *state);
-void vpmu_reset_pmds(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
-		     bool is_long);
-bool vpmu_is_counter(const struct vpmu_ctx *ctx, unsigned int i);
-
-/* sets.c */
-struct vpmu_set *vpmu_set_find(const struct vpmu_ctx *ctx, uint16_t id);
-int vpmu_set_add(struct vpmu_ctx *ctx, uint16_t id, struct vpmu_set **out);
-void vpmu_set_free_all(struct vpmu_ctx *ctx);
-struct vpmu_set *vpmu_set_next(const struct vpmu_ctx *ctx,
-			       const struct vpmu_set *s);
-int vpmu_sets_check_chain(const struct vpmu_ctx *ctx);
-void vpmu_set_activate(struct vpmu_ctx *ctx, struct vpmu_set *s,
-		       bool long_reset);
-
-/* events.c: backend events of the active set */
-int vpmu_pmc_bind(struct vpmu_domain *d, struct vpmu_pmc *pmc, unsigned int i);
-int vpmu_ctx_open_events(struct vpmu_ctx *ctx);
-void vpmu_ctx_close_events(struct vpmu_ctx *ctx);
-int vpmu_ctx_reopen_counter(struct vpmu_ctx *ctx, struct vpmu_set *s,
-			    unsigned int i);
-void vpmu_ctx_rebase(struct vpmu_ctx *ctx);
-int vpmu_ctx_collect(struct vpmu_ctx *ctx, uint64_t *ovfl);
-void vpmu_ctx_rearm(struct vpmu_ctx *ctx);
-void vpmu_ctx_snap_vpmds(struct vpmu_ctx *ctx);
-uint64_t vpmu_vpmd_read(struct vpmu_ctx *ctx, unsigned int id);
-
-/* throttle.c */
-void vpmu_thr_reset(struct vpmu_ctx *ctx);
-void vpmu_thr_step(struct vpmu_ctx *ctx);
-bool vpmu_thr_drops(struct vpmu_ctx *ctx);
-void vpmu_thr_sampled(struct vpmu_ctx *ctx);
-uint64_t vpmu_thr_deadline(struct vpmu_ctx *ctx, uint64_t when);
-void vpmu_thr_stretch(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i);
-/* Arm the time-based switch of (s), just activated, at its effective
- * interval (the timeout lengthened by the budget). */
-void vpmu_thr_switch_arm(struct vpmu_ctx *ctx, struct vpmu_set *s);
-/* -EINVAL if a non-zero value of (vals) is a period of (pmc)'s time
- * event above the domain's max_smpl_rate. */
-int vpmu_thr_check_period(const struct vpmu_ctx *ctx,
-			  const struct vpmu_pmc *pmc, const uint64_t *vals,
-			  unsigned int n);
-
-/* overflow.c */
-void vpmu_ctx_overflow(struct vpmu_ctx *ctx, uint64_t ovfl);
-void vpmu_ctx_notify(struct vpmu_ctx *ctx, uint32_t type, uint64_t ovfl,
-		     uint32_t flags);
-int vpmu_ctx_do_restart(struct vpmu_ctx *ctx, uint64_t restart_arg);
-void vpmu_ctx_switch(struct vpmu_ctx *ctx, struct vpmu_set *next,
-		     bool long_reset);
-
-/* msgq.c */
-int vpmu_msgq_init(struct vpmu_msgq *q, uint32_t depth);
-void vpmu_msgq_free(struct vpmu_msgq *q);
-void vpmu_msgq_reset(struct vpmu_msgq *q);
-int vpmu_msgq_push(struct vpmu_msgq *q, const union pfm_msg *m);
-unsigned int vpmu_msgq_pop(struct vpmu_msgq *q, union pfm_msg *out,
-			   unsigned int max);
-
-/* context.c */
-void vpmu_ctx_free(struct vpmu_ctx *ctx);
-int vpmu_ctx_do_unload(struct vpmu_ctx *ctx);
-int vpmu_cpu_attach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx);
-void vpmu_cpu_detach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx);
-void vpmu_ctx_sync(struct vpmu_ctx *ctx);
 
 #endif /* VPMU_PRIV_H */

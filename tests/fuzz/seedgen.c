@@ -349,7 +349,7 @@ static void ctl_frames(void)
 	/*
 	 * Drains whose samples follow in a binary frame. The
 	 * context of a fresh fake VM is 65680 (generation 1, the first
-	 * host slot: vpmu/context.c).
+	 * host slot: vpmu/mech/context.c).
 	 */
 	b.n = 0;
 	frame(&b, "{\"v\":1,\"id\":1,\"cmd\":\"ctx_create\",\"vcpu\":0,"

@@ -2,10 +2,10 @@
 /*
  * arch_snap.c: the guest-visible registers of an architectural PMU model
  * in and out of a snapshot. The counters themselves are PMDs
- * of the model's ARCH context, saved with the domain (vpmu/snapshot.c).
+ * of the model's ARCH context, saved with the domain (vpmu/cmd/snapshot.c).
  */
 #include "arch_priv.h"
-#include "vpmu_priv.h"
+#include "cmd/cmd_priv.h"
 
 #include <errno.h>
 #include <stdio.h>

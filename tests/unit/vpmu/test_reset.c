@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "vpmu_priv.h"
+#include "vpmu_mech.h"
 
 TestSuite(vpmu_reset, .init = h_setup, .fini = h_teardown);
 

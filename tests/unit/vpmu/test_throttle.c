@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_throttle.c: sampling limits per VM (vpmu.h, vpmu_limits
- * max_smpl_rate and max_overhead_pct; throttle.c): the pure controller,
+ * max_smpl_rate and max_overhead_pct; mech/throttle.c): the pure controller,
  * refusal of a period above the maximum rate, samples dropped and counted
  * inside the throttle gap, frequency mode stretching the period, and the
  * periods a preempted vCPU missed carried by its next sample (replay

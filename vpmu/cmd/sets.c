@@ -1,153 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * sets.c: event sets (spec 3.1.10-3.1.12, 3.7): the ordered list of a
- * context, explicit next chains, activation, and the three set commands.
+ * sets.c: the event set commands (spec 3.1.10-3.1.12):
+ * PFM_CREATE_EVTSETS, PFM_DELETE_EVTSETS and PFM_GETINFO_EVTSETS, each a
+ * vector run with per-element error flags. The sets themselves are in
+ * mech/sets.c.
  */
-#include "vpmu_priv.h"
+#include "cmd_priv.h"
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
+
+#include "vpmu_mech.h"
 
 #define NS_PER_SEC 1000000000ULL
 #define SETFL_DEFINED                                                          \
 	(PFM_SETFL_OVFL_SWITCH | PFM_SETFL_TIME_SWITCH | PFM_SETFL_EXPL_NEXT | \
 	 PFM_SETFL_EXCL_IDLE)
-
-/* Binary search: the list is kept sorted by id (3.7.5). */
-struct vpmu_set *vpmu_set_find(const struct vpmu_ctx *ctx, uint16_t id)
-{
-	unsigned int lo = 0, hi = ctx->nr_sets;
-
-	while (lo < hi) {
-		unsigned int mid = (lo + hi) / 2;
-
-		if (ctx->sets[mid]->id == id)
-			return ctx->sets[mid];
-		if (ctx->sets[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* A new set holds the do-nothing defaults (3.1.1, 3.1.2, 3.1.3). */
-static void set_init(struct vpmu_ctx *ctx, struct vpmu_set *s, uint16_t id)
-{
-	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
-	unsigned int i;
-
-	s->id = id;
-	for (i = 0; i < VPMU_NR_REGS; i++) {
-		s->pmc[i].value = pmu->pmcs[i].def_value;
-		vpmu_pmd_set(ctx, s, i, pmu->pmds[i].def_value);
-		vpmu_pmd_seed(&s->pmd[i], 0);
-	}
-}
-
-/* Create set (id) in order; -ENOMEM past the per-context set limit. */
-int vpmu_set_add(struct vpmu_ctx *ctx, uint16_t id, struct vpmu_set **out)
-{
-	struct vpmu_set **arr, *s;
-	unsigned int pos;
-
-	if (ctx->nr_sets >= ctx->dom->cfg.limits.max_sets)
-		return -ENOMEM;
-	arr = realloc(ctx->sets, (ctx->nr_sets + 1) * sizeof(*arr));
-	if (!arr)
-		return -ENOMEM;
-	ctx->sets = arr;
-	s         = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	set_init(ctx, s, id);
-	for (pos = 0; pos < ctx->nr_sets && arr[pos]->id < id; pos++)
-		;
-	memmove(&arr[pos + 1], &arr[pos], (ctx->nr_sets - pos) * sizeof(*arr));
-	arr[pos] = s;
-	ctx->nr_sets++;
-	*out = s;
-	return 0;
-}
-
-/*
- * Unlink and free (s). The context is detached, so nothing is open; the
- * last-active pointer falls back to set0, which cannot be deleted.
- */
-static void set_remove(struct vpmu_ctx *ctx, struct vpmu_set *s)
-{
-	unsigned int pos;
-
-	for (pos = 0; ctx->sets[pos] != s; pos++)
-		;
-	memmove(&ctx->sets[pos], &ctx->sets[pos + 1],
-		(ctx->nr_sets - pos - 1) * sizeof(*ctx->sets));
-	ctx->nr_sets--;
-	if (ctx->active == s)
-		ctx->active = ctx->sets[0];
-	free(s);
-}
-
-void vpmu_set_free_all(struct vpmu_ctx *ctx)
-{
-	unsigned int i;
-
-	for (i = 0; i < ctx->nr_sets; i++)
-		free(ctx->sets[i]);
-	free(ctx->sets);
-	ctx->sets    = NULL;
-	ctx->nr_sets = 0;
-	ctx->active  = NULL;
-}
-
-/* 3.7.5: the explicit next, else the next higher id, round robin. */
-struct vpmu_set *vpmu_set_next(const struct vpmu_ctx *ctx,
-			       const struct vpmu_set *s)
-{
-	unsigned int pos;
-
-	if (s->flags & PFM_SETFL_EXPL_NEXT)
-		return vpmu_set_find(ctx, s->id_next);
-	for (pos = 0; ctx->sets[pos] != s; pos++)
-		;
-	return ctx->sets[(pos + 1) % ctx->nr_sets];
-}
-
-/* 3.1.7: every explicit next must exist at LOAD. */
-int vpmu_sets_check_chain(const struct vpmu_ctx *ctx)
-{
-	unsigned int i;
-
-	for (i = 0; i < ctx->nr_sets; i++) {
-		if (!vpmu_set_next(ctx, ctx->sets[i]))
-			return -EINVAL;
-	}
-	return 0;
-}
-
-/*
- * Make (s) the active set (3.7.6, 3.7.7): count the run, reload the switch
- * thresholds and the timeout, and apply the resets left pending when the
- * set was switched out by an overflow (short, or long at RESTART).
- */
-void vpmu_set_activate(struct vpmu_ctx *ctx, struct vpmu_set *s,
-		       bool long_reset)
-{
-	unsigned int i;
-
-	ctx->active = s;
-	s->runs++;
-	s->timeout_left = s->timeout_ns;
-	vpmu_thr_switch_arm(ctx, s); /* the effective interval */
-	/* Only counting PMDs are triggers (3.1.3). */
-	for (i = 0; i < ctx->dom->pmu->nr_counters; i++)
-		s->pmd[i].ovflsw_left = s->pmd[i].ovflsw_thres;
-	if (s->pending_reset) {
-		vpmu_reset_pmds(ctx, s, s->pending_reset, long_reset);
-		s->pending_reset = 0;
-	}
-}
 
 /* Effective timeout: the request rounded up to the granularity (3.1.10). */
 static int set_timeout(struct vpmu_ctx *ctx, struct pfarg_setdesc *sd,
@@ -256,7 +123,7 @@ static int delete_one(struct vpmu_ctx *ctx, void *elem)
 		sd->set_flags |= PFM_SET_RETFL_NOSET;
 		return -EINVAL;
 	}
-	set_remove(ctx, s);
+	vpmu_set_remove(ctx, s);
 	return 0;
 }
 

@@ -19,7 +19,7 @@
  *     stays what getinfo_evtsets reports (3.1.10, 3.1.12).
  * Architectural PMU contexts (hardware semantics) are never throttled.
  */
-#include "vpmu_priv.h"
+#include "vpmu_mech.h"
 
 #include <errno.h>
 
@@ -282,24 +282,4 @@ int vpmu_thr_check_period(const struct vpmu_ctx *ctx,
 			return -EINVAL;
 	}
 	return 0;
-}
-
-int vpmu_ctx_set_budget(struct vpmu_domain *d, const struct vpmu_caller *who,
-			int fd, unsigned int max_overhead_pct, bool freq_mode)
-{
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	if (who->owner != VPMU_OWNER_HOST)
-		return -EPERM;
-	if (max_overhead_pct > 100)
-		return -EINVAL;
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret) {
-		ctx->thr.pct       = max_overhead_pct;
-		ctx->thr.freq_mode = freq_mode;
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
 }

@@ -5,7 +5,7 @@
  * messages and notification, short resets, overflow-based set switching;
  * and PFM_RESTART's side (3.1.9, 3.5.15).
  */
-#include "vpmu_priv.h"
+#include "vpmu_mech.h"
 
 #include <errno.h>
 #include <string.h>
@@ -18,69 +18,11 @@ struct ovfl_ctl {
 	uint64_t reset; /* PMDs to short-reset now */
 };
 
-void vpmu_ctx_switch(struct vpmu_ctx *ctx, struct vpmu_set *next,
-		     bool long_reset)
-{
-	bool on_cpu = ctx->cpu != NULL;
-
-	if (on_cpu)
-		vpmu_ctx_close_events(ctx);
-	vpmu_set_activate(ctx, next, long_reset);
-	if (on_cpu && vpmu_ctx_open_events(ctx))
-		ctx->st.nr_backend_errors++;
-	ctx->st.nr_switches++;
-}
-
 static bool may_block(const struct vpmu_ctx *ctx)
 {
 	/* Table 3.2: only non-self per-thread contexts block. */
 	return (ctx->flags & PFM_FL_NOTIFY_BLOCK) &&
 	       !(ctx->flags & PFM_FL_SYSTEM_WIDE) && !ctx->is_self;
-}
-
-/*
- * Queue a message of (type) (none for type 0, nor for overflows with
- * PFM_FL_OVFL_NO_MSG, 3.3.7) and run the notification callback; the message is
- * appended before the callback (3.3.8). A full queue drops the message
- * (vpmu.h).
- */
-void vpmu_ctx_notify(struct vpmu_ctx *ctx, uint32_t type, uint64_t ovfl,
-		     uint32_t flags)
-{
-	struct vpmu_domain *d = ctx->dom;
-	union pfm_msg m;
-	struct vpmu_notify n = {
-		.handle    = ctx->handle,
-		.owner     = ctx->owner,
-		.cpu_index = ctx->cpu ? ctx->cpu->index : UINT32_MAX,
-		.msg_type  = type,
-		.load_pid  = ctx->load_pid,
-		.ovfl_pmds = type == PFM_MSG_OVFL ? ovfl : 0,
-	};
-
-	bool has_msg = type == PFM_MSG_OVFL ? !(ctx->flags & PFM_FL_OVFL_NO_MSG)
-					    : type != 0;
-
-	if (has_msg) {
-		memset(&m, 0, sizeof(m));
-		m.pfm_ovfl_msg.msg_type = type;
-		if (type == PFM_MSG_OVFL) {
-			m.pfm_ovfl_msg.msg_active_set   = ctx->active->id;
-			m.pfm_ovfl_msg.msg_ovfl_pmds[0] = ovfl;
-			m.pfm_ovfl_msg.msg_tstamp =
-				ctx->cpu ? ctx->cpu->run_ns : 0;
-		}
-		if (vpmu_msgq_push(&ctx->q, &m)) {
-			ctx->st.nr_msg_lost++;
-			flags |= VPMU_NOTIFY_LOST;
-		} else {
-			flags |= VPMU_NOTIFY_MSG;
-		}
-	}
-	ctx->st.nr_notify++;
-	n.flags = flags;
-	if (d->cfg.notify)
-		d->cfg.notify(d->cfg.notify_opaque, &n);
 }
 
 /* Format-less rules (3.1.9, 3.4.3): notify and mask, or short reset. */

@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * context.c: the life cycle of a perfmon2 context (spec 3.1.1, 3.1.15) and
- * its placement on vCPUs: the handle table slot, the message queue, the
- * sampling format and buffer (charged to the domain), attach/detach to a
- * cpu. The state-changing commands are in control.c.
+ * context.c: the life of a perfmon2 context (spec 3.1.1, 3.1.8, 3.1.15)
+ * and its placement on vCPUs: the handle table slot, the message queue,
+ * the sampling format and buffer (charged to the domain), attach/detach to
+ * a cpu, and the unload. The commands that drive it are in cmd/.
  */
-#include "vpmu_priv.h"
+#include "vpmu_mech.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CTX_FL_DEFINED                                                         \
-	(PFM_FL_NOTIFY_BLOCK | PFM_FL_SYSTEM_WIDE | PFM_FL_OVFL_NO_MSG)
 
 /* Fold in what the backends counted since the last exit (commands). */
 void vpmu_ctx_sync(struct vpmu_ctx *ctx)
@@ -68,22 +65,16 @@ void vpmu_cpu_detach(struct vpmu_cpu *cpu, struct vpmu_ctx *ctx)
 	unhook(cpu, ctx);
 }
 
-/* 3.1.1 ctx_flags: "It is only possible to set bits that are defined." */
-static int check_flags(struct vpmu_domain *d, const struct vpmu_caller *who,
-		       uint32_t flags)
+/* 3.1.8: implicit STOP, state saved, the queue is not drained. */
+int vpmu_ctx_do_unload(struct vpmu_ctx *ctx)
 {
-	bool sys     = (flags & PFM_FL_SYSTEM_WIDE) != 0;
-	uint32_t gid = sys ? d->sys_gid : d->thread_gid;
-
-	if (flags & ~CTX_FL_DEFINED)
-		return -EINVAL;
-	/* Table 3.2: NOTIFY_BLOCK is invalid for system-wide contexts. */
-	if (sys && (flags & PFM_FL_NOTIFY_BLOCK))
-		return -EINVAL;
-	/* 3.1.16, 4.2: group restrictions apply to the guest. */
-	if (who->owner == VPMU_OWNER_GUEST && gid != PFM_GROUP_ANY &&
-	    who->gid != gid)
-		return -EPERM;
+	if (ctx->state != VPMU_CTX_LOADED)
+		return -EBUSY;
+	if (ctx->cpu)
+		vpmu_cpu_detach(ctx->cpu, ctx);
+	ctx->is_active  = false;
+	ctx->is_blocked = false; /* a detached context blocks nobody */
+	ctx->state      = VPMU_CTX_UNLOADED;
 	return 0;
 }
 
@@ -115,8 +106,8 @@ static uint64_t *smpl_charge(struct vpmu_ctx *ctx, uint64_t *max)
 }
 
 /* 3.1.1, 3.5.3, 3.5.10-12: find, check and instantiate the format. */
-static int setup_format(struct vpmu_ctx *ctx, const struct pfarg_ctx *pc,
-			const void *arg, size_t arg_size)
+int vpmu_ctx_setup_format(struct vpmu_ctx *ctx, const struct pfarg_ctx *pc,
+			  const void *arg, size_t arg_size)
 {
 	struct vpmu_domain *d = ctx->dom;
 	const struct vpmu_smpl_fmt *fmt;
@@ -209,26 +200,26 @@ static int find_slot(struct vpmu_domain *d, enum vpmu_owner owner,
 }
 
 /*
- * Allocate an unloaded context with its queue and set0, and give it a
- * handle. The format is set up by the caller, which frees on failure.
+ * The format is set up by the caller, which frees on failure
+ * (vpmu_mech.h).
  */
-static int ctx_new(struct vpmu_domain *d, const struct vpmu_caller *who,
-		   const struct pfarg_ctx *pc, struct vpmu_ctx **out)
+int vpmu_ctx_new(struct vpmu_domain *d, enum vpmu_owner owner, uint32_t flags,
+		 struct vpmu_ctx **out)
 {
 	struct vpmu_ctx *ctx;
 	struct vpmu_set *s0;
 	uint32_t slot;
 	int ret;
 
-	ret = find_slot(d, who->owner, &slot);
+	ret = find_slot(d, owner, &slot);
 	if (ret)
 		return ret;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
 	ctx->dom   = d;
-	ctx->owner = who->owner;
-	ctx->flags = pc->ctx_flags;
+	ctx->owner = owner;
+	ctx->flags = flags;
 	ret        = vpmu_msgq_init(&ctx->q, d->cfg.limits.msgq_depth);
 	if (ret)
 		goto out_free;
@@ -247,107 +238,5 @@ out_free_q:
 	vpmu_msgq_free(&ctx->q);
 out_free:
 	free(ctx);
-	return ret;
-}
-
-int vpmu_ctx_create(struct vpmu_domain *d, const struct vpmu_caller *who,
-		    struct pfarg_ctx *pc, int n, const void *fmt_arg,
-		    size_t fmt_arg_size)
-{
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	if (!pc || n != 1 || !who)
-		return -EFAULT;
-	pthread_mutex_lock(&d->lock);
-	ret = check_flags(d, who, pc->ctx_flags);
-	if (!ret && fmt_arg_size > d->cfg.limits.arg_size_max)
-		ret = -E2BIG; /* 3.5.3 */
-	if (!ret)
-		ret = ctx_new(d, who, pc, &ctx);
-	if (ret)
-		goto out_unlock;
-	ret = setup_format(ctx, pc, fmt_arg, fmt_arg_size);
-	if (ret) {
-		vpmu_ctx_free(ctx);
-		goto out_unlock;
-	}
-	pc->ctx_fd            = ctx->handle;
-	pc->ctx_smpl_buf_size = ctx->has_fmt ? ctx->smpl.size : 0;
-out_unlock:
-	pthread_mutex_unlock(&d->lock);
-	return ret;
-}
-
-int vpmu_ctx_destroy(struct vpmu_domain *d, const struct vpmu_caller *who,
-		     int fd)
-{
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret) {
-		if (ctx->state == VPMU_CTX_LOADED)
-			vpmu_ctx_do_unload(ctx);
-		vpmu_ctx_free(ctx);
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
-}
-
-/*
- * 3.3.3: whole messages from the head; as many as queued and fit (digest
- * 14.22 resolved towards "several per read"). Blocking is the guest
- * driver's business (PVPMU_HC_READ_MSG waits in the VMM).
- */
-int vpmu_ctx_read_msgs(struct vpmu_domain *d, const struct vpmu_caller *who,
-		       int fd, union pfm_msg *msgs, unsigned int max,
-		       unsigned int *nr)
-{
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret && (!msgs || !nr))
-		ret = -EFAULT;
-	if (!ret && max == 0)
-		ret = -EINVAL;
-	if (!ret) {
-		*nr = vpmu_msgq_pop(&ctx->q, msgs, max);
-		ret = *nr ? 0 : -EAGAIN;
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
-}
-
-int vpmu_ctx_smpl_buf(struct vpmu_domain *d, const struct vpmu_caller *who,
-		      int fd, void **base, size_t *size)
-{
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret) {
-		*base = ctx->has_fmt ? ctx->smpl.base : NULL;
-		*size = ctx->has_fmt ? ctx->smpl.size : 0;
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
-}
-
-int vpmu_ctx_stats(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
-		   struct vpmu_ctx_stats *st)
-{
-	struct vpmu_ctx *ctx;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret)
-		*st = ctx->st;
-	pthread_mutex_unlock(&d->lock);
 	return ret;
 }

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * pmu.c: the default logical PMU description table and the commands that
- * only read it, PFM_GETINFO_PMCS/PMDS (spec 3.1.13, 3.1.14).
+ * pmu.c: the default logical PMU description table. The commands that
+ * only read a description, PFM_GETINFO_PMCS/PMDS, are in cmd/regs.c.
  */
 #include "vpmu_pmu.h"
-
-#include <errno.h>
-#include <string.h>
 
 #include "vpmu_priv.h"
 
@@ -66,54 +63,3 @@ const struct vpmu_pmu_desc vpmu_pmu_default = {
 	.pmcs        = default_pmcs,
 	.pmds        = default_pmds,
 };
-
-/*
- * Fill the (n) info elements at (arr) (pfarg_pmcinfo and pfarg_pmdinfo share
- * one layout) from (tab)/(impl). 3.1.13: "there are no input flags"; an
- * unimplemented register is reported with PFM_REG_RETFL_EINVAL (not
- * NOTAVAIL, digest 14.27). Stops at the first bad element.
- */
-static int getinfo(struct vpmu_domain *d, const struct vpmu_reg_desc *tab,
-		   uint64_t impl, void *arr, int n)
-{
-	struct pfarg_pmcinfo p;
-	int i, ret;
-
-	_Static_assert(sizeof(struct pfarg_pmcinfo) ==
-			       sizeof(struct pfarg_pmdinfo),
-		       "one layout");
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_check_vec(d, arr, n, sizeof(p));
-	for (i = 0; !ret && i < n; i++) {
-		unsigned char *slot = (unsigned char *)arr + i * sizeof(p);
-
-		memcpy(&p, slot, sizeof(p));
-		if (p.reg_flags != 0 || p.reg_num >= VPMU_NR_REGS ||
-		    !(impl & VPMU_BIT(p.reg_num))) {
-			p.reg_flags = PFM_REG_RETFL_EINVAL;
-			ret         = -EINVAL;
-		} else {
-			p.reg_type      = tab[p.reg_num].type;
-			p.reg_def_value = tab[p.reg_num].def_value;
-			p.reg_rsvd_mask = tab[p.reg_num].rsvd_mask;
-			p.reg_index     = tab[p.reg_num].index;
-		}
-		memcpy(slot, &p, sizeof(p));
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
-}
-
-int vpmu_getinfo_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
-		      struct pfarg_pmcinfo *pmcs, int n)
-{
-	(void)who;
-	return getinfo(d, d->pmu->pmcs, d->pmu->impl_pmcs, pmcs, n);
-}
-
-int vpmu_getinfo_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
-		      struct pfarg_pmdinfo *pmds, int n)
-{
-	(void)who;
-	return getinfo(d, d->pmu->pmds, d->pmu->impl_pmds, pmds, n);
-}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * domain.c: the per-VM object: limits, the context handle table, the vCPU
- * objects, PFM_GET_CONFIG/PFM_SET_CONFIG (spec 3.1.16, 3.1.17) and the
- * argument checks shared by all vector commands (spec 3.1, 4.4.2).
+ * domain.c: the per-VM object: limits, creation and teardown, and the
+ * domain-wide commands PFM_GET_CONFIG/PFM_SET_CONFIG (spec 3.1.16,
+ * 3.1.17).
  */
 #include "vpmu_core.h"
 
@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vpmu_priv.h"
+#include "cmd_priv.h"
+#include "vpmu_mech.h"
 
 void vpmu_limits_default(struct vpmu_limits *l)
 {
@@ -127,63 +128,6 @@ int vpmu_domain_backends_run(struct vpmu_domain *d, vpmu_backends_fn_t fn,
 	return ret;
 }
 
-int vpmu_cpu_create(struct vpmu_domain *d, uint32_t index,
-		    struct vpmu_cpu **out)
-{
-	struct vpmu_cpu *cpu;
-	int ret = 0;
-
-	if (index >= VPMU_MAX_CPUS)
-		return -EINVAL;
-	pthread_mutex_lock(&d->lock);
-	if (d->cpus[index]) {
-		ret = -EEXIST;
-		goto out_unlock;
-	}
-	cpu = calloc(1, sizeof(*cpu));
-	if (!cpu) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
-	cpu->dom       = d;
-	cpu->index     = index;
-	d->cpus[index] = cpu;
-	*out           = cpu;
-out_unlock:
-	pthread_mutex_unlock(&d->lock);
-	return ret;
-}
-
-/* The cpu table only grows; the pointer stays valid with the domain. */
-struct vpmu_cpu *vpmu_cpu_get(struct vpmu_domain *d, uint32_t index)
-{
-	struct vpmu_cpu *cpu = NULL;
-
-	if (index >= VPMU_MAX_CPUS)
-		return NULL;
-	pthread_mutex_lock(&d->lock);
-	cpu = d->cpus[index];
-	pthread_mutex_unlock(&d->lock);
-	return cpu;
-}
-
-uint64_t vpmu_cpu_run_ns(struct vpmu_cpu *cpu)
-{
-	uint64_t ns;
-
-	pthread_mutex_lock(&cpu->dom->lock);
-	ns = cpu->run_ns;
-	pthread_mutex_unlock(&cpu->dom->lock);
-	return ns;
-}
-
-void vpmu_cpu_set_idle(struct vpmu_cpu *cpu, bool idle)
-{
-	pthread_mutex_lock(&cpu->dom->lock);
-	cpu->is_idle = idle;
-	pthread_mutex_unlock(&cpu->dom->lock);
-}
-
 uint64_t vpmu_domain_smpl_mem(struct vpmu_domain *d)
 {
 	uint64_t used;
@@ -192,59 +136,6 @@ uint64_t vpmu_domain_smpl_mem(struct vpmu_domain *d)
 	used = d->smpl_used[VPMU_OWNER_GUEST] + d->smpl_used[VPMU_OWNER_HOST];
 	pthread_mutex_unlock(&d->lock);
 	return used;
-}
-
-/*
- * Handles are (generation << 16 | slot), positive ints, so a stale handle of
- * a destroyed context does not reach the context reusing its slot.
- */
-int vpmu_ctx_lookup(struct vpmu_domain *d, const struct vpmu_caller *who,
-		    int fd, struct vpmu_ctx **out)
-{
-	struct vpmu_ctx *ctx;
-	uint32_t slot;
-
-	if (fd < 0 || !who)
-		return -EBADF;
-	slot = (uint32_t)fd & 0xffff;
-	if (slot >= vpmu_nr_slots(d))
-		return -EBADF;
-	ctx = d->ctx[slot];
-	if (!ctx || ctx->handle != fd || ctx->owner != who->owner)
-		return -EBADF;
-	*out = ctx;
-	return 0;
-}
-
-/* spec 3.1: n > 0; 4.4.2: the vector's bytes within cf_arg_size_max. */
-int vpmu_check_vec(struct vpmu_domain *d, const void *arr, int n, size_t elem)
-{
-	if (n <= 0)
-		return -EINVAL;
-	if (!arr || (uint64_t)n * elem > d->cfg.limits.arg_size_max)
-		return -EFAULT;
-	return 0;
-}
-
-int vpmu_ctx_vec_run(struct vpmu_domain *d, const struct vpmu_caller *who,
-		     int fd, const struct vpmu_vec_cmd *cmd)
-{
-	unsigned char *arr   = cmd->arr;
-	struct vpmu_ctx *ctx = NULL;
-	int i, ret;
-
-	pthread_mutex_lock(&d->lock);
-	ret = vpmu_ctx_lookup(d, who, fd, &ctx);
-	if (!ret)
-		ret = vpmu_check_vec(d, cmd->arr, cmd->n, cmd->elem);
-	if (!ret && cmd->prep)
-		ret = cmd->prep(ctx);
-	for (i = 0; !ret && i < cmd->n; i++)
-		ret = cmd->one(ctx, arr + (size_t)i * cmd->elem);
-	if (ctx && cmd->done)
-		cmd->done(ctx);
-	pthread_mutex_unlock(&d->lock);
-	return ret;
 }
 
 /* 3.1.17: any caller, any time; all fields are outputs. */

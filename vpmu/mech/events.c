@@ -5,7 +5,7 @@
  * context is on a vCPU, collecting their deltas, arming predicted overflows,
  * and the virtual PMDs.
  */
-#include "vpmu_priv.h"
+#include "vpmu_mech.h"
 
 #include <errno.h>
 

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * regs.c: PFM_WRITE_PMCS, PFM_WRITE_PMDS and PFM_READ_PMDS (spec 3.1.2 -
- * 3.1.4). Each element names a register and a set; processing stops at the
- * first bad element, which is flagged in reg_flags; earlier ones stay.
+ * regs.c: the register commands PFM_WRITE_PMCS, PFM_WRITE_PMDS and
+ * PFM_READ_PMDS (spec 3.1.2 - 3.1.4), and PFM_GETINFO_PMCS/PMDS (3.1.13,
+ * 3.1.14). Each element names a register (and a set); processing stops at
+ * the first bad element, which is flagged in reg_flags; earlier ones stay.
  */
-#include "vpmu_priv.h"
+#include "cmd_priv.h"
 
 #include <errno.h>
+#include <string.h>
+
+#include "vpmu_mech.h"
 
 #define REGFL_DEFINED                                                          \
 	(PFM_REGFL_OVFL_NOTIFY | PFM_REGFL_RANDOM | PFM_REGFL_NO_EMUL64)
@@ -213,4 +217,55 @@ int vpmu_ctx_read_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
 					 sync_all, read_pmd, NULL};
 
 	return vpmu_ctx_vec_run(d, who, fd, &cmd);
+}
+
+/*
+ * Fill the (n) info elements at (arr) (pfarg_pmcinfo and pfarg_pmdinfo share
+ * one layout) from (tab)/(impl). 3.1.13: "there are no input flags"; an
+ * unimplemented register is reported with PFM_REG_RETFL_EINVAL (not
+ * NOTAVAIL, digest 14.27). Stops at the first bad element.
+ */
+static int getinfo(struct vpmu_domain *d, const struct vpmu_reg_desc *tab,
+		   uint64_t impl, void *arr, int n)
+{
+	struct pfarg_pmcinfo p;
+	int i, ret;
+
+	_Static_assert(sizeof(struct pfarg_pmcinfo) ==
+			       sizeof(struct pfarg_pmdinfo),
+		       "one layout");
+	pthread_mutex_lock(&d->lock);
+	ret = vpmu_check_vec(d, arr, n, sizeof(p));
+	for (i = 0; !ret && i < n; i++) {
+		unsigned char *slot = (unsigned char *)arr + i * sizeof(p);
+
+		memcpy(&p, slot, sizeof(p));
+		if (p.reg_flags != 0 || p.reg_num >= VPMU_NR_REGS ||
+		    !(impl & VPMU_BIT(p.reg_num))) {
+			p.reg_flags = PFM_REG_RETFL_EINVAL;
+			ret         = -EINVAL;
+		} else {
+			p.reg_type      = tab[p.reg_num].type;
+			p.reg_def_value = tab[p.reg_num].def_value;
+			p.reg_rsvd_mask = tab[p.reg_num].rsvd_mask;
+			p.reg_index     = tab[p.reg_num].index;
+		}
+		memcpy(slot, &p, sizeof(p));
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int vpmu_getinfo_pmcs(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      struct pfarg_pmcinfo *pmcs, int n)
+{
+	(void)who;
+	return getinfo(d, d->pmu->pmcs, d->pmu->impl_pmcs, pmcs, n);
+}
+
+int vpmu_getinfo_pmds(struct vpmu_domain *d, const struct vpmu_caller *who,
+		      struct pfarg_pmdinfo *pmds, int n)
+{
+	(void)who;
+	return getinfo(d, d->pmu->pmds, d->pmu->impl_pmds, pmds, n);
 }

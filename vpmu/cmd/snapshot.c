@@ -16,7 +16,7 @@
  * from the saved 64-bit values. Host (operator) contexts are not saved:
  * their owner is a client of the old VMM process.
  */
-#include "vpmu_priv.h"
+#include "cmd_priv.h"
 #include "snap_io.h"
 
 #include <errno.h>
@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vpmu_mech.h"
 
 #define SNAP_MAGIC    0x534d5056u /* "VPMS" */
 #define SNAP_NO_CPU   UINT32_MAX

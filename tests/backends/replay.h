@@ -21,6 +21,9 @@
 
 struct vpmu_replay;
 
+/* The replay backend's ops; an instance comes from vpmu_replay_instance(). */
+extern const struct vpmu_backend_ops vpmu_replay_backend;
+
 /* Highest rate accepted by vpmu_replay_set_rate() (events/s). */
 #define VPMU_REPLAY_MAX_RATE 10000000000ULL
 

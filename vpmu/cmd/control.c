@@ -4,9 +4,11 @@
  * LOAD, UNLOAD, START, STOP, RESTART, plus the per-thread scheduling hooks
  * the guest driver calls and the monitored thread's exit (3.3.6).
  */
-#include "vpmu_priv.h"
+#include "cmd_priv.h"
 
 #include <errno.h>
+
+#include "vpmu_mech.h"
 
 /* Loaded contexts of (ctx)'s owner on the same vCPU/thread as it. */
 static unsigned int nr_taken(struct vpmu_domain *d, const struct vpmu_ctx *ctx,
@@ -156,19 +158,6 @@ int vpmu_ctx_load(struct vpmu_domain *d, const struct vpmu_caller *who, int fd,
 	struct ctx_args a = {.arr = load_arg, .n = n};
 
 	return ctx_run(d, who, fd, vpmu_ctx_lookup, load, &a);
-}
-
-/* 3.1.8: implicit STOP, state saved, the queue is not drained. */
-int vpmu_ctx_do_unload(struct vpmu_ctx *ctx)
-{
-	if (ctx->state != VPMU_CTX_LOADED)
-		return -EBUSY;
-	if (ctx->cpu)
-		vpmu_cpu_detach(ctx->cpu, ctx);
-	ctx->is_active  = false;
-	ctx->is_blocked = false; /* a detached context blocks nobody */
-	ctx->state      = VPMU_CTX_UNLOADED;
-	return 0;
 }
 
 /* Look (fd) up and require it loaded: the prologue of most commands. */

@@ -4,9 +4,10 @@
  * interrupt, spec 3.5.14) and the next timer deadline: backend deltas are
  * folded into the 64-bit counters, overflows processed, run time charged to
  * the active set (set_act_duration) and time-based switching done (3.7.6),
- * all measured in the vCPU's guest run time.
+ * all measured in the vCPU's guest run time; and the snapshot of the guest
+ * context on a vCPU. The entry points that lock are in cmd/cpu.c.
  */
-#include "vpmu_priv.h"
+#include "vpmu_mech.h"
 
 #include <errno.h>
 #include <string.h>
@@ -73,14 +74,12 @@ static int ctx_account(struct vpmu_ctx *ctx, uint64_t dns)
 	return ret;
 }
 
-int vpmu_cpu_account(struct vpmu_cpu *cpu, uint64_t run_ns_delta,
-		     const struct vpmu_guest_state *gs)
+int vpmu_cpu_fold(struct vpmu_cpu *cpu, uint64_t run_ns_delta,
+		  const struct vpmu_guest_state *gs)
 {
-	struct vpmu_domain *d = cpu->dom;
 	unsigned int i;
 	int ret, first = 0;
 
-	pthread_mutex_lock(&d->lock);
 	cpu->run_ns += run_ns_delta;
 	if (gs)
 		cpu->gs = *gs;
@@ -90,7 +89,6 @@ int vpmu_cpu_account(struct vpmu_cpu *cpu, uint64_t run_ns_delta,
 		ret   = ctx_account(cpu->ctx[i], run_ns_delta);
 		first = first ? first : ret;
 	}
-	pthread_mutex_unlock(&d->lock);
 	return first;
 }
 
@@ -114,12 +112,11 @@ static uint64_t ctx_deadline(struct vpmu_ctx *ctx)
 	return ovfl < when ? ovfl : when;
 }
 
-uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu)
+uint64_t vpmu_cpu_deadline(struct vpmu_cpu *cpu)
 {
 	uint64_t when = VPMU_NO_DEADLINE, t, soonest;
 	unsigned int i;
 
-	pthread_mutex_lock(&cpu->dom->lock);
 	for (i = 0; i < VPMU_CPU_MAX_CTX; i++) {
 		if (!cpu->ctx[i])
 			continue;
@@ -130,7 +127,6 @@ uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu)
 	soonest = cpu->run_ns + cpu->dom->cfg.limits.min_kick_ns;
 	if (when != VPMU_NO_DEADLINE && when < soonest)
 		when = soonest;
-	pthread_mutex_unlock(&cpu->dom->lock);
 	return when;
 }
 
@@ -170,21 +166,17 @@ static void snap_pmds(struct vpmu_ctx *ctx, struct vpmu_snapshot *snap)
 	}
 }
 
-int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap)
+int vpmu_cpu_fill_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap)
 {
 	struct vpmu_ctx *ctx;
 	unsigned int i;
-	int ret = 0;
 
-	pthread_mutex_lock(&cpu->dom->lock);
 	memset(snap, 0, sizeof(*snap));
 	snap->fd     = -1;
 	snap->run_ns = cpu->run_ns;
 	ctx          = guest_ctx(cpu);
-	if (!ctx) {
-		ret = -ENOENT;
-		goto out_unlock;
-	}
+	if (!ctx)
+		return -ENOENT;
 	snap->fd         = ctx->handle;
 	snap->active_set = ctx->active->id;
 	snap->active     = time_runs(ctx);
@@ -199,7 +191,5 @@ int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap)
 	snap->nr_dropped = ctx->st.nr_dropped;
 	snap->nr_missed  = ctx->st.nr_missed;
 	snap->switch_ns  = ctx->st.switch_ns;
-out_unlock:
-	pthread_mutex_unlock(&cpu->dom->lock);
-	return ret;
+	return 0;
 }

@@ -4,7 +4,7 @@
  * (spec 2.2.1, 3.1.3, 3.4.1; Fig. 3.3), reset values and randomization
  * (spec 3.1.3, 3.4.2) with Carta's Park-Miller generator (spec ref. [1]).
  */
-#include "vpmu_priv.h"
+#include "vpmu_mech.h"
 
 bool vpmu_is_counter(const struct vpmu_ctx *ctx, unsigned int i)
 {
