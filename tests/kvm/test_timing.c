@@ -36,7 +36,10 @@
  * that reason instead of failing, and the set-switch test asserts the median
  * single period (seen on the shared page; robust to the few periods preemption
  * stretched: 1.03 ms at a 49 % share whose average was 1.97 ms) instead of the
- * average; with the CPU available, a miss fails. The cycles/TSC comparison is
+ * average (and is skipped, with the load and share, when even the median
+ * waited for a CPU); with the CPU available, a miss fails. The ctest test
+ * runs alone (RUN_SERIAL) so that the suite's own guests do not take the
+ * CPU it measures. The cycles/TSC comparison is
  * immune (both clocks run while preempted) and always asserted.
  *
  * Measured on the development host (PVM, 2 cores, load 3-4): cycles/TSC
@@ -284,6 +287,15 @@ Test(timing, set_switch_period_within_10pct_of_1ms)
 			why_unmet(best_share), ppm, med);
 		return;
 	}
+	/*
+	 * So overloaded that most periods waited for a CPU (seen at a load
+	 * of 18 on 2 cores: a 18-24 % share, median 1.04-4.7 ms): what is
+	 * measured is the host's scheduler, not the VMM's timer.
+	 */
+	if (best_share < TM_MIN_SHARE)
+		cr_skip_test("%s; average %llu ppm and median single period "
+			     "%llu ppm of 1 ms not asserted",
+			     why_unmet(best_share), ppm, med);
 	cr_fail("average set period %llu ppm of 1 ms (median single period "
 		"%llu ppm): not within 10 %% in %u attempts (load %s, best CPU "
 		"share %llu ppm)\n%s",
