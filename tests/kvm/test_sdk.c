@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_sdk.c: libpvpmu and the guest tools against the real VMM. Each test
- * boots a ring-3 guest image from guest-driver/tools that exercises the
+ * boots a ring-3 guest image from guest/tools that exercises the
  * SDK through the hypercall path, prints its findings and exits with a
  * status; the test asserts both.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * reader.c: walk the samples of sampling buffers (spec §3.6.3, §3.6.4),
- * for host tools (vpmu record/report) and tests.
+ * as a tool reading a buffer does, for the format tests.
  *
  * The reader never trusts the buffer: every sample is bounds-checked
  * against the bytes the header says are valid, so a wrong body-size
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats_priv.h"
+#include "reader.h"
 
 static void iter_setup(struct vpmu_smpl_iter *it, const void *buf,
 		       uint32_t flags, vpmu_smpl_nvals_fn nvals, void *opaque)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pvpmu/catalog.h: the event catalogue of the virtual PMU.
+ * pvpmu/catalog.h: the event catalogue of the virtual PMU and the encoder
+ * of event specs.
  *
- * One table (sdk/src/catalog.c) names every event code of abi.h section 9
- * and says which count source serves it. It is freestanding C, compiled
- * into libvpmu (host), the SDK (guest) and the host commands, so all three
- * agree on names. Events discovered at run time (KVM statistics) are not
+ * One table (guest/sdk/catalog/catalog.c) names every event code of abi.h
+ * section 9 and says which count source serves it; events.c encodes
+ * "name[:mod]..." specs over it. Both are freestanding C: the host library
+ * pvpmu_catalog (libvpmu, the host commands) and the guest SDK are built
+ * from them, so all agree on names. Events discovered at run time (KVM statistics) are not
  * in the table; backends enumerate them.
  */
 #ifndef PVPMU_CATALOG_H
@@ -41,5 +43,18 @@ const struct pvpmu_event_desc *pvpmu_catalog_find(const char *name);
  * KVM statistics) match their family entry (umask 0).
  */
 const struct pvpmu_event_desc *pvpmu_catalog_by_code(pvpmu_u16 code);
+
+/*
+ * Encode (spec) into the PMC value (*value) (enabled, interrupt on
+ * overflow) and the catalogue entry (*desc) (may be NULL; NULL for raw
+ * events). (spec) is "name[:mod]..." with mods
+ *   u (user only, CPL > 0), k (kernel only, CPL 0) -- default both;
+ *   e (edge), i (invert), c=N (counter mask 0..255),
+ *   umask=N (the parameter of family events: hv_exit_reason, kvmstat);
+ * or a raw code "rXXXX" (hex umask<<8|event). Numbers are decimal or 0x.
+ * Returns 0, -PVPMU_ENOENT (unknown name), -PVPMU_EINVAL (bad modifier).
+ */
+int pvpmu_event_encode(const char *spec, pvpmu_u64 *value,
+		       const struct pvpmu_event_desc **desc);
 
 #endif /* PVPMU_CATALOG_H */

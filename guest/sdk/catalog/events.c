@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * events.c: event names -> counting PMC values (pvpmu_event_encode()).
- * Names come from the one catalogue (catalog.c, compiled into the SDK);
- * the PMC value follows the IA32_PERFEVTSELx layout of the logical PMU.
+ * Names come from the one catalogue (catalog.c); the PMC value follows the
+ * IA32_PERFEVTSELx layout of the logical PMU. Freestanding, like catalog.c.
  */
-#include "sdk_priv.h"
+#include "pvpmu/catalog.h"
 
 #define NAME_MAX_LEN 64
 

@@ -152,24 +152,12 @@ PVPMU_API int pfm_read_pmds_fast(const struct pvpmu_shared_page *page, int fd,
 				 pfarg_pmd_t *pmds, int n);
 
 /*
- * 3. Events: names of the catalogue (pvpmu/catalog.h) -> PMC values
+ * 3. Events: names of the catalogue -> PMC values: pvpmu_event_encode()
+ * of pvpmu/catalog.h (included above), which the host shares.
  *
  * Counting PMCs use the x86 IA32_PERFEVTSELx layout, PVPMU_EVSEL_* of
  * pvpmu/abi.h section 9.1: code = umask << 8 | event.
  */
-
-/*
- * Encode (spec) into the PMC value (*value) (enabled, interrupt on
- * overflow) and the catalogue entry (*desc) (may be NULL; NULL for raw
- * events). (spec) is "name[:mod]..." with mods
- *   u (user only, CPL > 0), k (kernel only, CPL 0) -- default both;
- *   e (edge), i (invert), c=N (counter mask 0..255),
- *   umask=N (the parameter of family events: hv_exit_reason, kvmstat);
- * or a raw code "rXXXX" (hex umask<<8|event). Numbers are decimal or 0x.
- * Returns 0, -PVPMU_ENOENT (unknown name), -PVPMU_EINVAL (bad modifier).
- */
-PVPMU_API int pvpmu_event_encode(const char *spec, pvpmu_u64 *value,
-				 const struct pvpmu_event_desc **desc);
 
 /*
  * 4. Multiplexing: scaled = raw * enabled / running (128-bit, no FPU)
