@@ -7,8 +7,9 @@
  *     falls back to polling for messages, see guest/linux/README.md);
  *   - `cmake --install` of the Linux SDK gives headers, libpvpmu.so.1,
  *     libpvpmu.a, pvpmu.pc and the tools, and the README's example
- *     (guest/sdk/examples/count.c) builds with `pkg-config --cflags --libs pvpmu`
- *     and runs: without /dev/pvpmu it says so and exits 1;
+ *     (guest/sdk/examples/count.c) builds with
+ *     `pkg-config --cflags --libs pvpmu` and runs: without /dev/pvpmu it
+ *     says so and exits 1;
  *   - the installed tools answer --help/-h.
  */
 #include <criterion/criterion.h>
@@ -71,7 +72,8 @@ Test(pvpmu_build, installed_sdk_builds_the_readme_example)
 	char cmd[2048], out[8192];
 
 	snprintf(cmd, sizeof(cmd),
-		 "cmake --install %s/guest/sdk/linux --prefix %s/usr >/dev/null && "
+		 "cmake --install %s/guest/sdk/linux --prefix %s/usr "
+		 ">/dev/null && "
 		 "ls %s/usr/include/pvpmu/abi.h %s/usr/include/pvpmu/pvpmu.h "
 		 "%s/usr/lib/libpvpmu.so.1 %s/usr/lib/libpvpmu.a "
 		 "%s/usr/lib/pkgconfig/pvpmu.pc >/dev/null && "
@@ -96,7 +98,8 @@ Test(pvpmu_build, installed_tools_answer_help)
 	char cmd[1024], out[8192];
 
 	snprintf(cmd, sizeof(cmd),
-		 "cmake --install %s/guest/sdk/linux --prefix %s/usr >/dev/null && "
+		 "cmake --install %s/guest/sdk/linux --prefix %s/usr "
+		 ">/dev/null && "
 		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pfstat -h && "
 		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pfinfo -h && "
 		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pffast -h && "

@@ -7,8 +7,8 @@
  * section 9 and says which count source serves it; events.c encodes
  * "name[:mod]..." specs over it. Both are freestanding C: the host library
  * pvpmu_catalog (libvpmu, the host commands) and the guest SDK are built
- * from them, so all agree on names. Events discovered at run time (KVM statistics) are not
- * in the table; backends enumerate them.
+ * from them, so all agree on names. Events discovered at run time (KVM
+ * statistics) are not in the table; backends enumerate them.
  */
 #ifndef PVPMU_CATALOG_H
 #define PVPMU_CATALOG_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * smpl_setup.h: the sampling set-up the SDK test guest t_smpl and the
+ * smpl_setup.h: the sampling set-up the SDK test guest sdk_smpl and the
  * measurement guests (bench_slowdown, tm_skid) share: a system-wide
  * context with the default sampling format, and a sampling PMD 0.
  */

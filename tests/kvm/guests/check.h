@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check.h: expectations for the SDK's KVM test guests (t_*.c). Each
+ * check.h: expectations for the SDK's KVM test guests (sdk_*.c). Each
  * failed expectation prints one line naming it; the guest prints
  * "<name>: ok (N checks)" and exits 0 when none failed, else exits 1.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * t_xvm.c: context handles are per VM (image sdk_xvm; tests/kvm/test_sdk.c
+ * sdk_xvm.c: context handles are per VM (image sdk_xvm; tests/kvm/test_sdk.c
  * runs it in several VMs). The VM name (boot info) selects the role:
  *   "probe-H"  before creating anything, handle H (a live handle of another
  *              VM) must be -PVPMU_EBADF for every context call; then this

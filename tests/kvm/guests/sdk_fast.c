@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * t_fast.c: the shared-page fast read agrees with pfm_read_pmds (image
+ * sdk_fast.c: the shared-page fast read agrees with pfm_read_pmds (image
  * sdk_fast). While counting, a fast read lies between the hypercall reads
  * around it (time events, extended with the TSC) or equals the one before
  * it (exit-count events: values as of the last exit); time events advance

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * t_nway.c: the n-way multi-buffer format seen from the guest (image
+ * sdk_nway.c: the n-way multi-buffer format seen from the guest (image
  * sdk_nway): sample every NWAY_PERIOD-th hypercall into NWAY_REGIONS
  * regions; each region that fills is notified (vector) while sampling goes
  * on in the next one, never masked; the guest drains FULL regions oldest

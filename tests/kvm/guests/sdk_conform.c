@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * t_conform.c: the perfmon2 behaviours a conformance check found missing,
+ * sdk_conform.c: the perfmon2 behaviours a conformance check found missing,
  * end to end, from ring 3
  * through libpvpmu (image sdk_conform; tests/kvm/test_sdk.c runs it with 2
  * vCPUs, and with --format-dir for the run-time format):

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * t_calls.c: every libpvpmu call and its error paths through the real
+ * sdk_calls.c: every libpvpmu call and its error paths through the real
  * hypercall path, from ring 3 (image sdk_calls; tests/kvm/test_sdk.c).
  *
  *   - configuration and register info (GET/SET_CONFIG, GETINFO_PMCS/PMDS);

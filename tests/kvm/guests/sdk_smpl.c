@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * t_smpl.c: the default-format cycle seen from the guest (image sdk_smpl):
+ * sdk_smpl.c: the default-format cycle seen from the guest (image sdk_smpl):
  * sample every SMPL_PERIOD-th hypercall (hv_hypercalls overflows at the
  * very exit that makes it, so sample points are exact), fill the buffer,
  * get told (notification vector, then by polling pfm_read_msg), check the
