@@ -70,7 +70,7 @@ long pvpmu_doorbell(void *opaque, unsigned int nr, pvpmu_u32 gpa);
 /*
  * The guest OS supplies its glue: it registers its driver (which must
  * outlive every call; NULL withdraws it) once at start-up, before other
- * vCPUs use it (e.g. the minimal kernel on vCPU 0, guest-driver/kernel/
+ * vCPUs use it (e.g. the minimal kernel on vCPU 0, guest/kernel/
  * pvpmu_glue.c). pvpmu_os_driver() returns it, or pvpmu_null_drv, whose
  * every operation answers -PVPMU_ENODEV, when none is registered. The SDK
  * calls the core with this driver unless told otherwise

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pvpmu/abi.h: the one ABI shared by the vpmu host (vmm/, vpmu/), the guest
- * driver (guest-driver/) and the guest SDK (sdk/).
+ * driver (guest/core/, guest/linux/) and the guest SDK (guest/sdk/).
  *
  * It is freestanding: fixed-width types only, no pointers and no size_t.
  * Guest addresses are u64 guest-physical addresses (GPAs). Every struct has
@@ -960,7 +960,8 @@ PVPMU_HC_SIZE_CHECK(pvpmu_hc_fmt_info, PVPMU_HC_FMT_INFO_SIZE_VER1);
  * 9.3 The events
  *
  * The names and descriptions are in the one catalogue table,
- * sdk/src/catalog.c, shared by libvpmu, the SDK and the host commands.
+ * guest/sdk/catalog/catalog.c, shared by libvpmu, the SDK and the host
+ * commands.
  * Architectural codes are Intel's architectural perfmon encodings (SDM
  * vol. 3B, table "UMask and Event Select Encodings for Pre-Defined
  * Architectural Performance Events"); a host without a hardware PMU
@@ -1005,7 +1006,7 @@ PVPMU_HC_SIZE_CHECK(pvpmu_hc_fmt_info, PVPMU_HC_FMT_INFO_SIZE_VER1);
 	 PVPMU_EV_EVENT(code) == PVPMU_EVSEL_KVMSTAT)
 
 /*
- * 10. The Linux character device /dev/pvpmu (guest-driver/linux/)
+ * 10. The Linux character device /dev/pvpmu (guest/linux/)
  *
  * A Linux guest reaches the hypercalls through the pvpmu.ko module. Each
  * open file of /dev/pvpmu holds at most one perfmon2 context: the SDK opens

@@ -18,7 +18,7 @@
  *
  * Context handles (the spec's fds) are small integers valid only in the VM
  * that created them. Every call goes to the paravirtual driver core
- * (guest-driver/core/pvpmu_core.h) with the driver the guest OS registered
+ * (guest/core/pvpmu_core.h) with the driver the guest OS registered
  * there (its glue: address translation, doorbell; the minimal guest kernel
  * registers its own at boot), or the one given to pvpmu_set_driver().
  * Without either every call answers -PVPMU_ENODEV.
@@ -34,7 +34,7 @@
 struct pvpmu_drv;
 
 /*
- * Use (drv) (see guest-driver/core/pvpmu_core.h; the struct must outlive
+ * Use (drv) (see guest/core/pvpmu_core.h; the struct must outlive
  * its use) for every later call, or with NULL the driver the guest OS
  * registered (pvpmu_os_driver()). Not thread-safe: call before using the
  * SDK on other vCPUs.
@@ -248,7 +248,7 @@ PVPMU_API int pvpmu_nway_iter_init(struct pvpmu_smpl_iter *it, const void *buf,
  * 6. Symbols: address -> function, for profiles
  *
  * (tab) holds (n) text symbols sorted by address (e.g. generated from the
- * image's `nm` at build time, see guest-driver/tools). Returns the symbol whose
+ * image's `nm` at build time, see guest/tools). Returns the symbol whose
  * [addr, addr + size) holds (ip); a symbol of size 0 extends to the next
  * one. NULL when (ip) is before the first symbol or in a gap.
  */

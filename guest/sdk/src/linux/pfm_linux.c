@@ -2,7 +2,7 @@
 /*
  * pfm_linux.c: the perfmon2 calls of libpvpmu for Linux user space, over
  * the pvpmu.ko character device (pvpmu/abi.h section 10) instead of the
- * freestanding build's hypercalls (sdk/src/pfm.c). Same API, same return
+ * freestanding build's hypercalls (guest/sdk/src/pfm.c). Same API, same return
  * convention (0 or -PVPMU_E*, which equal -errno on Linux x86).
  *
  * Each pfm_create_context() opens /dev/pvpmu; that descriptor is the
