@@ -33,6 +33,8 @@ int pvpmu_call(const struct pvpmu_drv *drv, unsigned int nr, void *block,
 
 	if (nr == PVPMU_HC_RESERVED || nr >= PVPMU_HC_MAX)
 		return -PVPMU_EINVAL;
+	if (block && drv->ops->call_block)
+		return (int)drv->ops->call_block(drv->opaque, nr, block, size);
 	if (block) {
 		ret = drv->ops->virt_to_gpa(drv->opaque, block, size, &gpa);
 		if (ret)

@@ -13,8 +13,9 @@
  *
  * Addresses: request blocks and argument arrays are passed to the VMM as
  * guest-PHYSICAL addresses. The doorbell carries a 32-bit GPA, so request
- * blocks must lie below 4 GiB (-PVPMU_EFAULT otherwise); argument arrays
- * are 64-bit GPAs and must be physically contiguous (the glue says).
+ * blocks must lie below 4 GiB (-PVPMU_EFAULT otherwise) or be placed there
+ * by the glue (call_block); argument arrays are 64-bit GPAs and must be
+ * physically contiguous (the glue says).
  *
  * Errors: every int-returning function returns 0 (or a documented
  * non-negative value) or a negative PVPMU_E* code (pvpmu/abi.h section 4).
@@ -52,6 +53,16 @@ struct pvpmu_glue_ops {
 	 * with the ports in the TSS I/O bitmap).
 	 */
 	long (*doorbell)(void *opaque, unsigned int nr, pvpmu_u32 gpa);
+
+	/*
+	 * Issue (nr) for the request block (block) of (size) bytes that the
+	 * caller filled where the VMM may not reach it (e.g. on a kernel
+	 * stack in vmalloc space): copy it to memory below 4 GiB of the
+	 * glue's choosing, ring, copy it back. Returns RAX (0 or -PVPMU_E*).
+	 * NULL: the block is passed in place (virt_to_gpa, then doorbell).
+	 */
+	long (*call_block)(void *opaque, unsigned int nr, void *block,
+			   pvpmu_u64 size);
 
 	/* Id and group of the calling guest thread; NULL: 0 (unknown). */
 	pvpmu_u32 (*current_tid)(void *opaque);

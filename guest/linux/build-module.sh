@@ -18,5 +18,5 @@ mkdir -p "$OUT/include/pvpmu" "$OUT/core"
 cp "$ROOT"/guest/linux/Kbuild "$ROOT"/guest/linux/*.[ch] "$OUT/"
 cp "$ROOT/guest/sdk/include/pvpmu/abi.h" "$OUT/include/pvpmu/"
 cp "$ROOT/guest/core/pvpmu_core.h" "$ROOT/guest/core/detect.c" \
-	"$ROOT/guest/core/pvpmu_hc.h" "$OUT/core/"
+	"$ROOT/guest/core/hypercall.c" "$ROOT/guest/core/pvpmu_hc.h" "$OUT/core/"
 make -s -C "$KDIR" M="$(cd "$OUT" && pwd)" modules

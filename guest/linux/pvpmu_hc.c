@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pvpmu_hc.c: the hypercalls of pvpmu.ko (pvpmu/abi.h sections 5, 8).
+ * pvpmu_hc.c: the hypercalls of pvpmu.ko, through the driver core
+ * (core/hypercall.c fills every request block) with this glue.
  *
  * The doorbell carries a 32-bit guest-physical address, and kernel stacks
- * are virtually mapped (VMAP_STACK), so request blocks never live on the
- * stack: each CPU has a 64-byte slot in one page below 4 GiB, used with
- * interrupts off (the notification interrupt issues hypercalls too).
- * Argument arrays are kmalloc()ed bounce buffers: physically contiguous,
- * passed by their 64-bit guest-physical address.
+ * are virtually mapped (VMAP_STACK), so request blocks never reach the VMM
+ * from the stack: the glue's call_block copies each into this CPU's
+ * 64-byte slot in one page below 4 GiB, used with interrupts off (the
+ * notification interrupt issues hypercalls too). Argument arrays are
+ * kmalloc()ed bounce buffers: physically contiguous, passed by their
+ * 64-bit guest-physical address.
  */
 #include <linux/gfp.h>
 #include <linux/irqflags.h>
@@ -16,6 +18,7 @@
 #include <linux/string.h>
 #include <asm/io.h>
 
+#include "pvpmu_core.h"
 #include "pvpmu_hc.h"
 #include "pvpmu_mod.h"
 
@@ -60,132 +63,160 @@ void lx_hc_exit(void)
 }
 
 /*
- * Copy (in) into this CPU's slot, ring (nr), copy the slot back into (in)
- * (OUT fields). Interrupts stay off across, so the slot is ours.
+ * Copy (block) into this CPU's slot, ring (nr), copy the slot back into
+ * (block) (OUT fields). Interrupts stay off across, so the slot is ours.
  */
-static int call(unsigned int nr, void *in, size_t size)
+static long slot_call(void *opaque, unsigned int nr, void *block,
+		      pvpmu_u64 size)
 {
 	unsigned long flags;
 	union hc_block *blk;
 	long ret;
 
+	(void)opaque;
+	if (size > SLOT_SIZE)
+		return -PVPMU_EINVAL;
 	local_irq_save(flags);
 	blk = (union hc_block *)((char *)page_address(slots_page) +
 				 smp_processor_id() * SLOT_SIZE);
-	memcpy(blk, in, size);
+	memcpy(blk, block, size);
 	ret = pvpmu_hypercall(nr, (u32)virt_to_phys(blk));
-	memcpy(in, blk, size);
+	memcpy(block, blk, size);
 	local_irq_restore(flags);
-	return (int)ret;
+	return ret;
+}
+
+/* Argument arrays and shared pages: kmalloc()ed or whole pages. */
+static int lx_virt_to_gpa(void *opaque, const void *p, pvpmu_u64 len,
+			  pvpmu_u64 *gpa)
+{
+	(void)opaque;
+	(void)len;
+	*gpa = virt_to_phys((void *)p);
+	return 0;
+}
+
+/* Sampling buffers are mapped by pvpmu_mmap(), never through the core. */
+static int lx_map_gpa(void *opaque, pvpmu_u64 gpa, pvpmu_u64 len,
+		      const void **out)
+{
+	(void)opaque;
+	(void)gpa;
+	(void)len;
+	(void)out;
+	return -PVPMU_EFAULT;
+}
+
+/*
+ * The ids of the thread that issues a perfmon2 command, taken in that
+ * thread: a system-wide command runs on its CPU in an interrupt, where
+ * current is whoever ran there. Other calls carry no ids (opaque NULL).
+ */
+struct lx_caller {
+	u32 tid, gid;
+};
+
+static pvpmu_u32 lx_tid(void *opaque)
+{
+	return opaque ? ((struct lx_caller *)opaque)->tid : 0;
+}
+
+static pvpmu_u32 lx_gid(void *opaque)
+{
+	return opaque ? ((struct lx_caller *)opaque)->gid : 0;
+}
+
+static const struct pvpmu_glue_ops lx_glue = {
+	.virt_to_gpa = lx_virt_to_gpa,
+	.map_gpa     = lx_map_gpa,
+	.call_block  = slot_call,
+	.current_tid = lx_tid,
+	.current_gid = lx_gid,
+};
+
+static const struct pvpmu_drv lx_drv = {.ops = &lx_glue};
+
+/* A perfmon2 command of the current thread. */
+struct lx_pfm {
+	struct lx_caller who;
+	struct pvpmu_drv drv;
+	struct pvpmu_pfm_req req;
+	int ret;
+};
+
+static void lx_pfm_init(struct lx_pfm *p, int hfd, u32 cmd, int nargs,
+			void *kbuf, u64 size, u64 restart_arg)
+{
+	struct pvpmu_pfm_req req = {
+		.fd          = hfd,
+		.cmd         = cmd,
+		.nargs       = nargs,
+		.arg_gpa     = kbuf && size ? virt_to_phys(kbuf) : 0,
+		.arg_size    = kbuf ? size : 0,
+		.restart_arg = restart_arg,
+	};
+
+	p->who.tid    = task_pid_vnr(current);
+	p->who.gid    = task_tgid_vnr(current);
+	p->drv.ops    = &lx_glue;
+	p->drv.opaque = &p->who;
+	p->req        = req;
+	p->ret        = 0;
 }
 
 int lx_hc_pfm(int hfd, u32 cmd, int nargs, void *kbuf, u64 size,
 	      u64 restart_arg)
 {
-	struct pvpmu_hc_pfm req = {
-		.size        = sizeof(req),
-		.cmd         = cmd,
-		.fd          = hfd,
-		.nargs       = nargs,
-		.arg_gpa     = kbuf && size ? virt_to_phys(kbuf) : 0,
-		.arg_size    = kbuf ? size : 0,
-		.tid         = task_pid_vnr(current),
-		.gid         = task_tgid_vnr(current),
-		.restart_arg = restart_arg,
-	};
+	struct lx_pfm p;
 
-	return call(PVPMU_HC_PFM, &req, sizeof(req));
+	lx_pfm_init(&p, hfd, cmd, nargs, kbuf, size, restart_arg);
+	return pvpmu_pfm_gpa(&p.drv, &p.req);
 }
 
-struct pfm_on_args {
-	struct pvpmu_hc_pfm req;
-	int ret;
-};
-
-static void pfm_on_cpu(void *p)
+static void pfm_on_cpu(void *arg)
 {
-	struct pfm_on_args *a = p;
+	struct lx_pfm *p = arg;
 
-	a->ret = call(PVPMU_HC_PFM, &a->req, sizeof(a->req));
+	p->ret = pvpmu_pfm_gpa(&p->drv, &p->req);
 }
 
 int lx_hc_pfm_on(int cpu, int hfd, u32 cmd, int nargs, void *kbuf, u64 size,
 		 u64 restart_arg)
 {
-	struct pfm_on_args a = {
-		.req =
-			{
-				.size  = sizeof(a.req),
-				.cmd   = cmd,
-				.fd    = hfd,
-				.nargs = nargs,
-				.arg_gpa =
-					kbuf && size ? virt_to_phys(kbuf) : 0,
-				.arg_size    = kbuf ? size : 0,
-				.tid         = task_pid_vnr(current),
-				.gid         = task_tgid_vnr(current),
-				.restart_arg = restart_arg,
-			},
-	};
+	struct lx_pfm p;
 	int ret;
 
-	ret = smp_call_function_single(cpu, pfm_on_cpu, &a, 1);
-	return ret ? ret : a.ret;
+	lx_pfm_init(&p, hfd, cmd, nargs, kbuf, size, restart_arg);
+	ret = smp_call_function_single(cpu, pfm_on_cpu, &p, 1);
+	return ret ? ret : p.ret;
 }
 
 int lx_hc_close_ctx(int hfd)
 {
-	struct pvpmu_hc_ctx req = {.size = sizeof(req), .fd = hfd};
-
-	return call(PVPMU_HC_CLOSE, &req, sizeof(req));
+	return pvpmu_hc_close(&lx_drv, hfd);
 }
 
 int lx_hc_msg(int hfd, union pfm_msg *msg)
 {
-	struct pvpmu_hc_read_msg req = {.size = sizeof(req), .fd = hfd};
-	int ret;
-
-	ret = call(PVPMU_HC_READ_MSG, &req, sizeof(req));
-	if (!ret)
-		*msg = req.msg;
-	return ret;
+	return pvpmu_hc_read_msg(&lx_drv, hfd, msg, 0);
 }
 
 int lx_hc_smpl(int hfd, u64 *gpa, u64 *size)
 {
-	struct pvpmu_hc_smpl_info req = {.size = sizeof(req), .fd = hfd};
-	int ret;
-
-	ret = call(PVPMU_HC_SMPL_INFO, &req, sizeof(req));
-	if (!ret) {
-		*gpa  = req.gpa;
-		*size = req.buf_size;
-	}
-	return ret;
+	return pvpmu_hc_smpl_info(&lx_drv, hfd, gpa, size);
 }
 
 int lx_hc_vector(u32 vector)
 {
-	struct pvpmu_hc_vector req = {.size = sizeof(req), .vector = vector};
-
-	return call(PVPMU_HC_SET_VECTOR, &req, sizeof(req));
+	return pvpmu_hc_set_vector(&lx_drv, vector);
 }
 
-int lx_hc_shared(u64 gpa)
+int lx_hc_shared(struct page *pg)
 {
-	struct pvpmu_hc_shared req = {.size = sizeof(req), .gpa = gpa};
-
-	return call(PVPMU_HC_SHARED, &req, sizeof(req));
+	return pvpmu_shared_register(&lx_drv, pg ? page_address(pg) : NULL);
 }
 
 int lx_hc_sched(int hfd, u32 op, u32 tid)
 {
-	struct pvpmu_hc_sched req = {
-		.size = sizeof(req),
-		.fd   = hfd,
-		.op   = op,
-		.tid  = tid,
-	};
-
-	return call(PVPMU_HC_SCHED, &req, sizeof(req));
+	return pvpmu_hc_sched(&lx_drv, hfd, op, tid);
 }

@@ -105,7 +105,7 @@ static void cpu_attach(void *unused)
 {
 	struct page *pg = pvpmu_shared_pages[smp_processor_id()];
 
-	lx_hc_shared(page_to_phys(pg));
+	lx_hc_shared(pg);
 	if (own_vector)
 		lx_hc_vector(X86_PLATFORM_IPI_VECTOR);
 }
@@ -113,7 +113,7 @@ static void cpu_attach(void *unused)
 static void cpu_detach(void *unused)
 {
 	lx_hc_vector(0);
-	lx_hc_shared(0);
+	lx_hc_shared(NULL);
 }
 
 static void free_pages_all(void)
