@@ -5,7 +5,8 @@
  *
  * pvpmu_main.c   module init/exit, CPUID detection, per-CPU shared pages
  *                and notification vector, /dev/pvpmu
- * pvpmu_hc.c     the hypercalls (pvpmu/abi.h sections 5 and 8)
+ * pvpmu_glue.c   the driver core's glue: its hypercalls (pvpmu/abi.h sections
+ *                5 and 8) with request blocks in per-CPU slots
  * pvpmu_ctx.c    a context as a file: ioctl, read, poll, fasync, mmap,
  *                release
  * pvpmu_sched.c  per-thread contexts: preempt notifiers, task works,
@@ -73,7 +74,7 @@ void pvpmu_ctx_list_del(struct pvpmu_ctx *ctx);
 /* Fetch every listed context's messages now (also the IRQ's work). */
 void pvpmu_drain_all(void);
 
-/* pvpmu_hc.c: each returns 0 or -PVPMU_E* (= -errno). */
+/* pvpmu_glue.c: each returns 0 or -PVPMU_E* (= -errno). */
 int lx_hc_init(void);
 void lx_hc_exit(void);
 int lx_hc_pfm(int hfd, u32 cmd, int nargs, void *kbuf, u64 size,

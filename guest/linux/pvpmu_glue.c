@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pvpmu_hc.c: the hypercalls of pvpmu.ko, through the driver core
+ * pvpmu_glue.c: the hypercalls of pvpmu.ko, through the driver core
  * (core/hypercall.c fills every request block) with this glue.
  *
  * The doorbell carries a 32-bit guest-physical address, and kernel stacks
