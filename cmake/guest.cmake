@@ -1,7 +1,7 @@
 # guest.cmake: build freestanding x86-64 guest images with the host compiler.
 #
 # Guest code has no libc, is not position independent, is linked static at
-# the fixed address of guest-driver/kernel/guest.ld, and never uses the red
+# the fixed address of guest/kernel/guest.ld, and never uses the red
 # zone (interrupts arrive on the same stack in ring 0). It keeps frame
 # pointers (`vpmu record -g` walks them from the host) and a GNU build-id
 # (`vpmu report` checks it against the one recorded).
@@ -13,7 +13,7 @@ set(VPMU_GUEST_CFLAGS
 	-O2 -g)
 set(VPMU_GUEST_LDFLAGS -nostdlib -static -no-pie -Wl,--build-id=sha1
 	-Wl,-z,noexecstack -Wl,-z,max-page-size=4096)
-set(VPMU_GUEST_LDS ${CMAKE_SOURCE_DIR}/guest-driver/kernel/guest.ld)
+set(VPMU_GUEST_LDS ${CMAKE_SOURCE_DIR}/guest/kernel/guest.ld)
 
 # vpmu_guest_library(NAME SRC...): a static library of guest code.
 function(vpmu_guest_library name)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build-linux.sh: build the vpmu Linux guest: a small x86-64 kernel from
 # Debian's linux-source-6.1 (config fragment and patches in
-# guest-driver/linux-kernel/), the nolibc test init (tests/linux/init/) and
+# guest/linux-kernel/), the nolibc test init (tests/linux/init/) and
 # an uncompressed newc initrd holding it.
 #
 # Cached: the kernel's key is the sha256 of the source package version, the
@@ -26,9 +26,14 @@ SRC_TOP=linux-source-6.1
 # snapshot taken before the key is computed (see use_inputs), so a cache
 # entry always holds what its key says even if the tree changes meanwhile.
 # The kernel's inputs (the cache key); the init is rebuilt on every run
-# (a few files, about a second) against the cached kernel tree.
+# (a few files, about a second) against the cached kernel tree. They live
+# in KERNEL_IN; the key and the snapshot name them under KEY_IN, the
+# folder they were first kept in, so that moving them did not change the
+# key of any cached kernel.
+KERNEL_IN=guest/linux-kernel
+KEY_IN=guest-driver/linux-kernel
 INPUT_FIXED=(
-	guest-driver/linux-kernel/config.fragment
+	config.fragment
 )
 IN=""
 TMP_IN=""
@@ -74,33 +79,33 @@ install_packages() {
 		--no-install-recommends "${missing[@]}"
 }
 
-# Every input file under directory $1, relative, patches in name order.
+# Every input file under the inputs folder $1, relative to it, patches in
+# name order.
 input_files() {
 	(
 		cd "$1"
 		printf '%s\n' "${INPUT_FIXED[@]}"
-		find guest-driver/linux-kernel/patches -maxdepth 1 \
-			-name '*.patch' -print | LC_ALL=C sort
+		find patches -maxdepth 1 -name '*.patch' -print | LC_ALL=C sort
 	)
 }
 
 snapshot_inputs() {
-	local to=$1 f
+	local to=$1/$KEY_IN f
 
-	for f in $(input_files "$ROOT"); do
+	for f in $(input_files "$ROOT/$KERNEL_IN"); do
 		mkdir -p "$to/$(dirname "$f")"
-		cp "$ROOT/$f" "$to/$f"
+		cp "$ROOT/$KERNEL_IN/$f" "$to/$f"
 	done
 }
 
 # Read every input from the snapshot in $1.
 use_inputs() {
 	IN=$1
-	FRAGMENT=$IN/guest-driver/linux-kernel/config.fragment
+	FRAGMENT=$IN/$KEY_IN/config.fragment
 }
 
 patch_list() {
-	input_files "$IN" | grep '\.patch$' | sed "s|^|$IN/|"
+	input_files "$IN/$KEY_IN" | grep '\.patch$' | sed "s|^|$IN/$KEY_IN/|"
 }
 
 init_sources() {
@@ -113,9 +118,9 @@ cache_key() {
 	{
 		dpkg-query -W -f='${Version}\n' "$SRC_PKG"
 		local f
-		for f in $(input_files "$IN"); do
-			echo "$f"
-			sha256sum <"$IN/$f"
+		for f in $(input_files "$IN/$KEY_IN"); do
+			echo "$KEY_IN/$f"
+			sha256sum <"$IN/$KEY_IN/$f"
 		done
 	} | sha256sum | cut -c1-16
 }
@@ -252,7 +257,7 @@ build_init() {
 			-fno-pie -nostdinc -I "$ROOT/tests/linux/init/include" \
 			-I "$out/init.o" -isystem "$gccinc" \
 			-isystem "$src/usr/include" \
-			-I "$src/tools/include/nolibc" -I "$ROOT/sdk/include" \
+			-I "$src/tools/include/nolibc" -I "$ROOT/guest/sdk/include" \
 			-include nolibc.h -c "$f" \
 			-o "$out/init.o/$(basename "$f" .c).o"
 		objs+=("$out/init.o/$(basename "$f" .c).o")
@@ -269,11 +274,11 @@ build_pvpmu() {
 	local src=$1/src out=$2 root=$2/sdk-root
 
 	log "building pvpmu.ko and the musl SDK"
-	"$ROOT/guest-driver/linux/build-module.sh" "$src" "$out/pvpmu-mod" \
+	"$ROOT/guest/linux/build-module.sh" "$src" "$out/pvpmu-mod" \
 		>"$out/pvpmu-mod.log" 2>&1 ||
 		{ cat "$out/pvpmu-mod.log" >&2; die "pvpmu.ko failed"; }
 	strip --strip-debug -o "$out/pvpmu.ko" "$out/pvpmu-mod/pvpmu.ko"
-	CC=musl-gcc cmake -S "$ROOT/sdk/linux" -B "$out/sdk-musl" \
+	CC=musl-gcc cmake -S "$ROOT/guest/sdk/linux" -B "$out/sdk-musl" \
 		-DCMAKE_BUILD_TYPE=Release -DPVPMU_STATIC_TOOLS=ON \
 		-DCMAKE_INSTALL_PREFIX="$root" >/dev/null
 	cmake --build "$out/sdk-musl" >/dev/null

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "pvpmu/catalog.h"
-#include "pvpmu/pvpmu.h"
 
 #define SRC_BIT(s) (1u << (s))
 #define HW_SRCS    (SRC_BIT(0) | SRC_BIT(PVPMU_SRC_PERF_HW))

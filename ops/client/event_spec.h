@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * event_spec.h: the event specs of the host operator tools (stat, record,
- * top): "name[:mod]..." as the SDK documents them (sdk/README.md), encoded
- * by the SDK's own parser (pvpmu_event_encode()), plus perf's h and G.
+ * top): "name[:mod]..." as the SDK documents them (guest/sdk/README.md),
+ * encoded by the catalogue's parser (pvpmu_event_encode()), plus perf's h
+ * and G.
  *
  *   name     a catalogue name ('vpmu events'), a code 0xNNNN or rXXXX
  *   :u :k    guest ring 3 / guest ring 0 only (perf's u, k)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * demo.c: a ring-0 demo from before the vPMU demo (demo_pmu,
- * guest-driver/tools/demo_main.c). vCPU 0
+ * guest/tools/demo_main.c). vCPU 0
  * prints a banner with the VM's name and UUID; every vCPU times a short
  * ring-0 loop and reports; vCPU 0 waits for all, then every vCPU halts.
  */

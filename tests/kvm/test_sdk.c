@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_sdk.c: libpvpmu and the guest tools against the real VMM. Each test
- * boots a ring-3 guest image from guest-driver/tools that exercises the
- * SDK through the hypercall path, prints its findings and exits with a
- * status; the test asserts both.
+ * boots a ring-3 guest image (tests/kvm/guests/sdk_*.c or a tool of
+ * guest/tools) that exercises the SDK through the hypercall path, prints its
+ * findings and exits with a status; the test asserts both.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>

@@ -238,7 +238,7 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 }
 
 /*
- * The paravirtual perfmon2 driver for Linux (guest-driver/linux/) and the
+ * The paravirtual perfmon2 driver for Linux (guest/linux/) and the
  * Linux SDK: the init loads pvpmu.ko, runs pfinfo and pvpmu-checks
  * (tests/linux/pvpmu/pvpmu_checks.c, whose lines cite the spec sections;
  * pvpmu-pfrecord: pfrecord's profile of /bin/pvpmu-hot puts hot_work first).

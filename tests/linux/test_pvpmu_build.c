@@ -3,12 +3,13 @@
  * test_pvpmu_build.c (label unit): the Linux driver and SDK build where
  * users build them, without a VM:
  *   - pvpmu.ko compiles against the host's Debian linux-headers-amd64
- *     (guest-driver/linux/build-module.sh; a stock kernel: the module
- *     falls back to polling for messages, see guest-driver/linux/README.md);
+ *     (guest/linux/build-module.sh; a stock kernel: the module
+ *     falls back to polling for messages, see guest/linux/README.md);
  *   - `cmake --install` of the Linux SDK gives headers, libpvpmu.so.1,
  *     libpvpmu.a, pvpmu.pc and the tools, and the README's example
- *     (sdk/examples/count.c) builds with `pkg-config --cflags --libs pvpmu`
- *     and runs: without /dev/pvpmu it says so and exits 1;
+ *     (guest/sdk/examples/count.c) builds with
+ *     `pkg-config --cflags --libs pvpmu` and runs: without /dev/pvpmu it
+ *     says so and exits 1;
  *   - the installed tools answer --help/-h.
  */
 #include <criterion/criterion.h>
@@ -57,7 +58,7 @@ Test(pvpmu_build, module_builds_against_debian_headers)
 		cr_skip_test("no linux-headers-amd64 (scripts/setup.sh "
 			     "installs it)");
 	snprintf(cmd, sizeof(cmd),
-		 "%s/guest-driver/linux/build-module.sh %s %s/mod 2>&1 && "
+		 "%s/guest/linux/build-module.sh %s %s/mod 2>&1 && "
 		 "strings %s/mod/pvpmu.ko | grep -E '^(license|vermagic)='",
 		 VPMU_SOURCE_DIR, g.gl_pathv[g.gl_pathc - 1], tmp, tmp);
 	globfree(&g);
@@ -71,12 +72,13 @@ Test(pvpmu_build, installed_sdk_builds_the_readme_example)
 	char cmd[2048], out[8192];
 
 	snprintf(cmd, sizeof(cmd),
-		 "cmake --install %s/sdk/linux --prefix %s/usr >/dev/null && "
+		 "cmake --install %s/guest/sdk/linux --prefix %s/usr "
+		 ">/dev/null && "
 		 "ls %s/usr/include/pvpmu/abi.h %s/usr/include/pvpmu/pvpmu.h "
 		 "%s/usr/lib/libpvpmu.so.1 %s/usr/lib/libpvpmu.a "
 		 "%s/usr/lib/pkgconfig/pvpmu.pc >/dev/null && "
 		 "PKG_CONFIG_PATH=%s/usr/lib/pkgconfig cc -Werror "
-		 "-o %s/count %s/sdk/examples/count.c "
+		 "-o %s/count %s/guest/sdk/examples/count.c "
 		 "$(PKG_CONFIG_PATH=%s/usr/lib/pkgconfig pkg-config --cflags "
 		 "--libs pvpmu) 2>&1",
 		 VPMU_BUILD_DIR, tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp,
@@ -96,7 +98,8 @@ Test(pvpmu_build, installed_tools_answer_help)
 	char cmd[1024], out[8192];
 
 	snprintf(cmd, sizeof(cmd),
-		 "cmake --install %s/sdk/linux --prefix %s/usr >/dev/null && "
+		 "cmake --install %s/guest/sdk/linux --prefix %s/usr "
+		 ">/dev/null && "
 		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pfstat -h && "
 		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pfinfo -h && "
 		 "LD_LIBRARY_PATH=%s/usr/lib %s/usr/bin/pffast -h && "

@@ -102,7 +102,7 @@ sys.exit(0 if any(f[:1] == ["hot"] and "outer" in f and "user_main" in f
 EOP
 # Source lines: the callers' call sites are exact (outer calls middle on
 # the line of "return middle(cycles) + 1;"); hot's samples land on a line
-# of op_chain.c or of the rdtsc() it inlines (guest-driver/kernel/x86.h),
+# of op_chain.c or of the rdtsc() it inlines (guest/kernel/x86.h),
 # depending on where the host's timer finds the vCPU.
 SRC=$(dirname "$0")/../kvm/guests/op_chain.c
 OL=$(grep -n 'return middle(cycles) + 1;' "$SRC" | cut -d: -f1)

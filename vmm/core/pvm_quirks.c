@@ -14,7 +14,7 @@
  * Anything else stays a fatal internal error with a register dump. On
  * VT-x/SVM hosts none of this triggers. What a VMM cannot do (the user
  * `syscall` that PVM delivers at CPL 3) is a guest kernel patch:
- * guest-driver/linux-kernel/patches. The kernel parameters a PVM host needs
+ * guest/linux-kernel/patches. The kernel parameters a PVM host needs
  * for a stock kernel are vmm_pvm_cmdline, merged into every Linux command
  * line on PVM hosts (host_kind.c).
  */

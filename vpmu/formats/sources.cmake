@@ -4,6 +4,5 @@ set(VPMU_FORMAT_SOURCES
 	formats/entry.c
 	formats/default.c
 	formats/nway.c
-	formats/reader.c
 	formats/loader.c
 )

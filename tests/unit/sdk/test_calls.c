@@ -428,6 +428,57 @@ Test(sdk_calls, block_above_4g)
 		     -PVPMU_EINVAL));
 }
 
+/*
+ * A glue that places request blocks itself (call_block: the Linux module's
+ * per-CPU slots) gets every block and its size instead of the in-place
+ * doorbell, even a block the glue could not translate below 4 GiB, and
+ * its OUT fields come back.
+ */
+static unsigned int bounced, bounced_nr;
+static pvpmu_u64 bounced_size;
+
+static long bounce_call(void *opaque, unsigned int nr, void *block,
+			pvpmu_u64 size)
+{
+	(void)opaque;
+	bounced++;
+	bounced_nr   = nr;
+	bounced_size = size;
+	if (nr == PVPMU_HC_ECHO) {
+		struct pvpmu_hc_echo *r = block;
+
+		r->out = ~r->in;
+	}
+	return 0;
+}
+
+Test(sdk_calls, glue_places_blocks)
+{
+	static const struct pvpmu_glue_ops bounce_ops = {
+		.virt_to_gpa = fake_virt_to_gpa,
+		.map_gpa     = fake_map_gpa,
+		.doorbell    = fake_doorbell,
+		.call_block  = bounce_call,
+	};
+	const struct pvpmu_drv drv = {.ops = &bounce_ops};
+	pvpmu_u64 out              = 0;
+
+	calls     = 0;
+	fail_high = 1;
+	cr_assert(eq(int, pvpmu_hc_echo(&drv, 0x1234, &out), 0));
+	cr_assert(eq(u64, out, ~0x1234ULL));
+	cr_assert(eq(u32, bounced, 1));
+	cr_assert(eq(u32, bounced_nr, PVPMU_HC_ECHO));
+	cr_assert(eq(u64, bounced_size, sizeof(struct pvpmu_hc_echo)));
+	cr_assert(eq(int, pvpmu_hc_close(&drv, 3), 0));
+	cr_assert(eq(u32, bounced, 2));
+	cr_assert(eq(u64, bounced_size, sizeof(struct pvpmu_hc_ctx)));
+	/* No block: the doorbell, as before. */
+	cr_assert(eq(int, pvpmu_hc_nop(&drv), 0));
+	cr_assert(eq(u32, bounced, 2));
+	cr_assert(eq(u32, calls, 1));
+}
+
 /* The fast read answers from the page, or falls back to the hypercall. */
 Test(sdk_calls, fast_read_or_fallback)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_glue.c: the minimal guest kernel's glue for the driver core
- * (guest-driver/kernel/pvpmu_glue.c; address checks only, its doorbell
+ * (guest/kernel/pvpmu_glue.c; address checks only, its doorbell
  * needs a guest) and which driver the SDK calls: the one the OS registered
  * with the core, the SDK's override, or the null driver.
  */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_event_spec.c: the event specs of the host operator tools
- * (ops/client/event_spec.h): the SDK's "name[:mod]..." grammar (sdk/README.md)
- * with perf's modifiers u, k, h, G accepted only where they mean something
- * for the event's count source, KVM statistics refused with the reason,
- * and VMM errors naming registers rewritten with the user's event names.
+ * (ops/client/event_spec.h): the SDK's "name[:mod]..." grammar
+ * (guest/sdk/README.md) with perf's modifiers u, k, h, G accepted only
+ * where they mean something for the event's count source, KVM statistics
+ * refused with the reason, and VMM errors naming registers rewritten with
+ * the user's event names.
  */
 #include <criterion/criterion.h>
 #include <errno.h>

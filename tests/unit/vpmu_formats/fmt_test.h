@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "reader.h"
 #include "vpmu_smpl.h"
 
 /* Implemented PMDs of the PMU the tests pretend to have. */
