@@ -278,6 +278,13 @@ build_pvpmu() {
 		>"$out/pvpmu-mod.log" 2>&1 ||
 		{ cat "$out/pvpmu-mod.log" >&2; die "pvpmu.ko failed"; }
 	strip --strip-debug -o "$out/pvpmu.ko" "$out/pvpmu-mod/pvpmu.ko"
+	# A build tree configured from another source folder (the SDK moved,
+	# or another checkout) is refused by cmake: start that one afresh.
+	if [ -f "$out/sdk-musl/CMakeCache.txt" ] &&
+		! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT/guest/sdk/linux" \
+			"$out/sdk-musl/CMakeCache.txt"; then
+		rm -rf "$out/sdk-musl" "$root"
+	fi
 	CC=musl-gcc cmake -S "$ROOT/guest/sdk/linux" -B "$out/sdk-musl" \
 		-DCMAKE_BUILD_TYPE=Release -DPVPMU_STATIC_TOOLS=ON \
 		-DCMAKE_INSTALL_PREFIX="$root" >/dev/null
