@@ -12,34 +12,8 @@
 set -eu
 NM=$1 PROTO=$2 CLIENT=$3 PPROF=$4 CMD=$5 SERVE=$6 CORE=$7
 
-defined() {
-	"$NM" -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 { print $3 }' |
-		sort -u
-}
-
-undefined() {
-	"$NM" -u "$1" 2>/dev/null | awk '{ print $NF }' | sort -u
-}
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-
-# check LAYER.a "what it may not use" FORBIDDEN.a...
-check() {
-	lib=$1
-	what=$2
-	shift 2
-	undefined "$lib" >"$tmp/needs"
-	defined "$@" >"$tmp/above"
-	bad=$(comm -12 "$tmp/needs" "$tmp/above")
-	if [ -n "$bad" ]; then
-		echo "layering: $(basename "$lib") uses $what:" $bad
-		status=1
-	else
-		echo "layering: $(basename "$lib") uses no $what"
-	fi
-}
+# defined, undefined, check and $status.
+. "$(dirname "$0")/../../layers.sh"
 
 check "$PROTO" "operator code or VMM" "$CLIENT" "$PPROF" "$CMD" "$SERVE" \
 	"$CORE"
