@@ -45,6 +45,26 @@ static bool sysfs_has(const char *root, const char *path)
 	return access(full, F_OK) == 0;
 }
 
+/* Is "tsc" a word of the file (path) under (root)? */
+static bool clocksource_has_tsc(const char *root, const char *path)
+{
+	char full[PATH_MAX], buf[256], *tok, *save;
+	bool found = false;
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	f = fopen(full, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		for (tok = strtok_r(buf, " \n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \n", &save))
+			found = strcmp(tok, "tsc") == 0;
+	}
+	fclose(f);
+	return found;
+}
+
 static bool cpu_has_hypervisor(void)
 {
 	unsigned int eax, ebx, ecx, edx;
@@ -71,6 +91,9 @@ void vmm_host_probe_at(const char *sysfs_root, bool nested,
 	host->hw_pmu =
 		sysfs_has(sysfs_root, "/bus/event_source/devices/cpu") ||
 		sysfs_has(sysfs_root, "/bus/event_source/devices/cpu_core");
+	host->tsc_stable = clocksource_has_tsc(
+		sysfs_root, "/devices/system/clocksource/clocksource0/"
+			    "available_clocksource");
 }
 
 void vmm_host_probe(struct vmm_host *host)
@@ -112,6 +135,13 @@ void vmm_host_describe(const struct vmm_host *host, const char *prefix,
 		host->hw_pmu ? "counted by the host PMU"
 			     : "refused (no hardware PMU on this host); "
 			       "hv_*, kvmstat:* and software events count");
+	fprintf(out, "%s  TSC: %s\n", prefix,
+		host->tsc_stable
+			? "stable: time PMDs advance in the shared page "
+			  "without "
+			  "an exit"
+			: "not a usable clocksource here: time PMDs in the "
+			  "shared page are values as of the last exit");
 	if (host->kind == VMM_HOST_PVM) {
 		fprintf(out,
 			"%s  guest ring 0 is emulated (about 1.5 us per "

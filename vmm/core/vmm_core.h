@@ -178,6 +178,13 @@ struct vmm_host {
 	enum vmm_host_kind kind;
 	bool nested; /* the host kernel is itself a guest */
 	bool hw_pmu; /* the host has a hardware PMU (perf's "cpu" device) */
+	/*
+	 * "tsc" is among the host kernel's usable clocksources. Where it is
+	 * not (unsynchronized or stopping TSCs: the nested rig's L1 under
+	 * TCG), KVM moves each vCPU's TSC offset at every KVM_RUN, so no host
+	 * TSC stamp tells the guest's TSC at entry.
+	 */
+	bool tsc_stable;
 };
 
 /* Probe this host (its /sys and CPUID). */

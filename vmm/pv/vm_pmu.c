@@ -200,32 +200,6 @@ static void unload_formats(struct vmm_vm *vm)
 		vpmu_format_unload(vm->pmu.fmt_uuids[--vm->pmu.nr_fmts]);
 }
 
-/*
- * Does the host kernel keep "tsc" among its usable clocksources? Where it
- * marked its TSC unstable (unsynchronized between CPUs, or stopping: the
- * nested rig's L1 under TCG), KVM moves each vCPU's TSC offset at every
- * KVM_RUN, so no host TSC stamp tells the guest's TSC at entry.
- */
-static bool host_tsc_stable(void)
-{
-	char buf[256], *tok, *save;
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/sys/devices/system/clocksource/clocksource0/"
-		  "available_clocksource",
-		  "re");
-	if (!f)
-		return false;
-	if (fgets(buf, sizeof(buf), f)) {
-		for (tok = strtok_r(buf, " \n", &save); tok && !found;
-		     tok = strtok_r(NULL, " \n", &save))
-			found = strcmp(tok, "tsc") == 0;
-	}
-	fclose(f);
-	return found;
-}
-
 int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
 	struct vmm_pmu *p          = &vm->pmu;
@@ -242,7 +216,7 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 		p->maps[i].fd = -1;
 	khz           = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 	p->tsc_khz    = khz > 0 ? (uint64_t)khz : 0;
-	p->tsc_stable = host_tsc_stable();
+	p->tsc_stable = vmm_vm_host(vm)->tsc_stable;
 	hc.tsc_khz    = p->tsc_khz;
 
 	ret = load_formats(vm, cfg);

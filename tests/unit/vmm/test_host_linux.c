@@ -92,7 +92,21 @@ Test(cmdline_merge, a_line_that_does_not_fit_is_refused)
 	cr_expect(eq(str, small, "console noxsave"));
 }
 
-/* A sysfs tree under a fresh directory with the files (paths). */
+/* mkdir -p of the path (p) below its first (keep) bytes (an existing root). */
+static void make_dirs(char *p, size_t keep)
+{
+	char *slash;
+
+	for (slash = strchr(p + keep + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(p, 0700);
+		*slash = '/';
+	}
+	mkdir(p, 0700);
+}
+
+/* A sysfs tree under a fresh directory with the folders (paths). */
 static void fake_sysfs(char *root, size_t len, const char *const *paths)
 {
 	char p[PATH_MAX];
@@ -101,17 +115,26 @@ static void fake_sysfs(char *root, size_t len, const char *const *paths)
 	snprintf(root, len, "%s", "/tmp/vpmu-sysfs-XXXXXX");
 	cr_assert(not(eq(ptr, mkdtemp(root), NULL)));
 	for (i = 0; paths[i]; i++) {
-		char *slash;
-
 		snprintf(p, sizeof(p), "%s%s", root, paths[i]);
-		for (slash = strchr(p + strlen(root) + 1, '/'); slash;
-		     slash = strchr(slash + 1, '/')) {
-			*slash = '\0';
-			mkdir(p, 0700);
-			*slash = '/';
-		}
-		cr_assert(eq(int, mkdir(p, 0700), 0), "%s", p);
+		make_dirs(p, strlen(root));
+		cr_assert(eq(int, access(p, F_OK), 0), "%s", p);
 	}
+}
+
+/* (root)(dir)/(name) holding (text), its folders made as needed. */
+static void write_file(const char *root, const char *dir, const char *name,
+		       const char *text)
+{
+	char p[PATH_MAX];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s%s", root, dir);
+	make_dirs(p, strlen(root));
+	snprintf(p + strlen(p), sizeof(p) - strlen(p), "/%s", name);
+	f = fopen(p, "w");
+	cr_assert(not(eq(ptr, f, NULL)), "%s", p);
+	fputs(text, f);
+	fclose(f);
 }
 
 static void remove_tree(const char *root)
@@ -157,17 +180,24 @@ Test(host_kind, hardware_hosts_hide_nothing_and_add_nothing)
 	struct vmm_host h;
 
 	fake_sysfs(root, sizeof(root), vmx);
+	write_file(root, "/devices/system/clocksource/clocksource0",
+		   "available_clocksource", "kvm-clock tsc hpet acpi_pm\n");
 	vmm_host_probe_at(root, false, &h);
 	remove_tree(root);
 	cr_expect(eq(int, h.kind, VMM_HOST_VMX));
 	cr_expect(h.hw_pmu);
+	cr_expect(h.tsc_stable);
 	cr_expect(eq(u32, vmm_host_hidden_kvm_features(&h), 0));
 	cr_expect(eq(str, (char *)vmm_host_linux_params(&h), ""));
 
 	fake_sysfs(root, sizeof(root), svm);
+	/* The nested rig's L1: its TSC is no clocksource ("tscs" is not). */
+	write_file(root, "/devices/system/clocksource/clocksource0",
+		   "available_clocksource", "hpet tscs acpi_pm\n");
 	vmm_host_probe_at(root, true, &h);
 	remove_tree(root);
 	cr_expect(eq(int, h.kind, VMM_HOST_SVM));
+	cr_expect(not(h.tsc_stable));
 	cr_expect(h.nested);
 	cr_expect(eq(u32, vmm_host_hidden_kvm_features(&h), 0));
 }
