@@ -209,6 +209,7 @@ static void restore_snapshot(struct vmm_vm *vm, const char *path,
 static void print_boot(const struct vmm_vm *vm, const char *image)
 {
 	enum vmm_image_kind kind = vmm_vm_image_kind(vm);
+	const char *added        = vmm_vm_linux_params_added(vm);
 	char prefix[VMM_NAME_MAX + 16];
 
 	snprintf(prefix, sizeof(prefix), "vpmu: %s: ", vmm_vm_name(vm));
@@ -217,10 +218,8 @@ static void print_boot(const struct vmm_vm *vm, const char *image)
 	vmm_host_describe(vmm_vm_host(vm), prefix, stderr);
 	if (kind != VMM_IMAGE_ELF)
 		fprintf(stderr, "%sLinux command line: %s%s\n", prefix,
-			vmm_vm_linux_params_added(vm)[0] ? "added " : "",
-			vmm_vm_linux_params_added(vm)[0]
-				? vmm_vm_linux_params_added(vm)
-				: "nothing added for this host");
+			added[0] ? "added " : "",
+			added[0] ? added : "nothing added for this host");
 }
 
 int main(int argc, char **argv)

@@ -44,31 +44,40 @@ static bool is_end_of_params(const char *w, size_t len)
 	return len == 2 && w[0] == '-' && w[1] == '-';
 }
 
-/*
- * Does the kernel-parameter part of (line), before any "--", name the
- * parameter (name, len)? Sets (*params_end) to the offset where that part
- * ends (the "--", or the end of the line).
- */
-static bool line_names(const char *line, const char *name, size_t len,
-		       size_t *params_end)
+/* Where the kernel's parameters of (line) end: at a "--", or its end. */
+static size_t params_end(const char *line)
 {
 	const char *p = line;
-	bool found    = false;
+	size_t n;
 
 	for (;;) {
-		size_t n;
-
 		while (*p == ' ')
 			p++;
 		n = word_len(p);
 		if (!n || is_end_of_params(p, n))
-			break;
-		if (name_len(p, n) == len && !strncmp(p, name, len))
-			found = true;
+			return (size_t)(p - line);
 		p += n;
 	}
-	*params_end = (size_t)(p - line);
-	return found;
+}
+
+/* Does a word of (params, params_len) have the name (name, len)? */
+static bool params_name(const char *params, size_t params_len, const char *name,
+			size_t len)
+{
+	const char *p = params, *end = params + params_len;
+	size_t n;
+
+	while (p < end) {
+		while (*p == ' ')
+			p++;
+		n = word_len(p);
+		if (!n || p + n > end)
+			break;
+		if (name_len(p, n) == len && !strncmp(p, name, len))
+			return true;
+		p += n;
+	}
+	return false;
 }
 
 static int append(char *buf, size_t size, size_t *at, const char *s, size_t len)
@@ -84,7 +93,7 @@ static int append(char *buf, size_t size, size_t *at, const char *s, size_t len)
 int vmm_cmdline_merge(const char *line, const char *needed, char *out,
 		      size_t len, char *added, size_t added_len)
 {
-	size_t at = 0, added_at = 0, params_end = strlen(line), n;
+	size_t at = 0, added_at = 0, end = params_end(line), n;
 	const char *w = needed;
 	char extra[VMM_CMDLINE_MAX];
 	size_t extra_at = 0;
@@ -99,7 +108,7 @@ int vmm_cmdline_merge(const char *line, const char *needed, char *out,
 		n = word_len(w);
 		if (!n)
 			break;
-		if (!line_names(line, w, name_len(w, n), &params_end)) {
+		if (!params_name(line, end, w, name_len(w, n))) {
 			if (extra_at)
 				ret = append(extra, sizeof(extra), &extra_at,
 					     " ", 1);
@@ -111,9 +120,8 @@ int vmm_cmdline_merge(const char *line, const char *needed, char *out,
 		}
 		w += n;
 	}
-	line_names(line, "", 0, &params_end);
 	/* The user's parameters, ours, then " -- init's arguments". */
-	n = params_end;
+	n = end;
 	while (n && line[n - 1] == ' ')
 		n--;
 	ret = append(out, len, &at, line, n);
@@ -121,11 +129,10 @@ int vmm_cmdline_merge(const char *line, const char *needed, char *out,
 		ret = append(out, len, &at, " ", 1);
 	if (!ret)
 		ret = append(out, len, &at, extra, extra_at);
-	if (!ret && line[params_end])
+	if (!ret && line[end])
 		ret = append(out, len, &at, " ", 1);
 	if (!ret)
-		ret = append(out, len, &at, line + params_end,
-			     strlen(line + params_end));
+		ret = append(out, len, &at, line + end, strlen(line + end));
 	if (!ret && added && added_len)
 		ret = append(added, added_len, &added_at, extra, extra_at);
 	return ret;
