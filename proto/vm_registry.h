@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "vm_config.h"
+#include <vpmu_limits.h>
 
 #define VMM_RUNTIME_ENV   "VPMU_RUNTIME_DIR"
 #define VMM_SOCK_PATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */

@@ -49,7 +49,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vm_config.h"
+#include <vpmu_limits.h>
 
 #define REC_VERSION      1
 #define REC_EVENTS_MAX   8

@@ -22,6 +22,7 @@
 #include "ctl_client.h"
 #include "elf_symbols.h"
 #include "record_file.h"
+#include "vm_config.h"
 
 struct record_opts {
 	struct ops_select sel; /* first: OPS_SELECT_ROWS */

@@ -16,13 +16,12 @@
 #include <stdint.h>
 #include <uuid/uuid.h>
 
-#define VMM_NAME_MAX       64
-#define VMM_VCPUS_MAX      64
+#include <vpmu_limits.h>
+
 #define VMM_MEM_DEFAULT    (64ULL << 20)
 #define VMM_MEM_MIN        (2ULL << 20)
 #define VMM_MEM_MAX        (3ULL << 30) /* RAM ends below the 3 GiB hole */
 #define VMM_CONFIG_ERR_LEN 512
-#define VMM_PMU_MODEL_LEN  16
 #define VMM_CMDLINE_MAX    4096 /* bytes of a Linux command line, with NUL */
 #define VMM_CONFIG_XML_MAX (1U << 20) /* bytes of a libvirt XML config */
 
