@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * snap_io.h: a bounds-checked byte cursor for the libvpmu state blob
- * (snapshot.c). Writing grows a malloc'd buffer; reading never goes past
- * the end: the first short read latches (bad) and every later read yields
- * zeroes, so a parser checks (bad) once per object instead of per field.
- * Values are host-endian (the snapshot file is x86-64 only, see
- * docs/snapshot-format.md).
+ * snap_io.h: the libvpmu state blob's constants and a bounds-checked byte
+ * cursor for it (snapshot_save.c, snapshot_restore.c). Writing grows a malloc'd
+ * buffer; reading never goes past the end: the first short read latches (bad)
+ * and every later read yields zeroes, so a parser checks (bad) once per object
+ * instead of per field. Values are host-endian (the snapshot file is x86-64
+ * only, see docs/snapshot-format.md).
  */
 #ifndef VPMU_SNAP_IO_H
 #define VPMU_SNAP_IO_H
@@ -13,6 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define SNAP_MAGIC    0x534d5056u /* "VPMS" */
+#define SNAP_NO_CPU   UINT32_MAX
+#define SNAP_NAME_LEN 32
 
 struct snap_wr {
 	unsigned char *buf;

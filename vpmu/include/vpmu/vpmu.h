@@ -400,7 +400,7 @@ void vpmu_cpu_set_idle(struct vpmu_cpu *cpu, bool idle);
 int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap);
 
 /*
- * Snapshot (vpmu/cmd/snapshot.c, layout in docs/snapshot-format.md).
+ * Snapshot (vpmu/cmd/snapshot_save.c and snapshot_restore.c, layout in docs/snapshot-format.md).
  * vpmu_domain_save() writes every guest and architectural context of (d)
  * (registers, 64-bit counter values, reset values and PRNG state, sets with
  * their run counts and remaining timeouts, message queues, sampling
