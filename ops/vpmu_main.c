@@ -29,18 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
-								...)
-{
-	va_list ap;
-
-	fputs("vpmu: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include <vpmu_common.h>
 
 /*
  * `vpmu run` hands the validated configuration to vpmu-vmm, next to this
@@ -62,8 +51,8 @@ __attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg,
 	slash              = strrchr(exe, '/');
 	if (!slash ||
 	    (size_t)(slash + 1 - exe) + sizeof(VMM_HANDOVER_PROG) > sizeof(exe))
-		die("cannot find the program %s next to /proc/self/exe",
-		    VMM_HANDOVER_PROG);
+		vpmu_die("cannot find the program %s next to /proc/self/exe",
+			 VMM_HANDOVER_PROG);
 	memcpy(slash + 1, VMM_HANDOVER_PROG, sizeof(VMM_HANDOVER_PROG));
 	memcpy(h.magic, VMM_HANDOVER_MAGIC, sizeof(h.magic));
 	h.size = sizeof(h);
@@ -72,12 +61,12 @@ __attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg,
 	/* Inherited by vpmu-vmm, which closes it after one read. */
 	fd = memfd_create("vpmu-run-config", 0);
 	if (fd < 0 || write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
-		die("cannot hand the VM to %s: %s", VMM_HANDOVER_PROG,
-		    strerror(errno));
+		vpmu_die("cannot hand the VM to %s: %s", VMM_HANDOVER_PROG,
+			 strerror(errno));
 	snprintf(fd_text, sizeof(fd_text), "%d", fd);
 	fflush(NULL);
 	execv(exe, args);
-	die("cannot run %s: %s", exe, strerror(errno));
+	vpmu_die("cannot run %s: %s", exe, strerror(errno));
 }
 
 /*
@@ -209,9 +198,9 @@ static int cmd_run_restore(int argc, char **argv)
 		return status == CLI_HELP ? 0 : 1;
 	cli_rest_free(&rest);
 	if (!o.file)
-		die("run --restore: no snapshot file given");
+		vpmu_die("run --restore: no snapshot file given");
 	if (vmm_snapshot_open(o.file, o.pmu, &snap, &dims, err, sizeof(err)))
-		die("%s", err);
+		vpmu_die("%s", err);
 	vmm_snap_close(&snap);
 	vmm_config_defaults(&cfg);
 	cfg.mem_size   = dims.mem_size;
@@ -242,7 +231,7 @@ static int cmd_run(int argc, char **argv)
 	vmm_config_defaults(&cfg);
 	if (vmm_config_parse_run_args(&cfg, argc, argv, err, sizeof(err)) ||
 	    vmm_config_validate(&cfg, err, sizeof(err)))
-		die("%s", err);
+		vpmu_die("%s", err);
 	exec_vmm(&cfg, NULL);
 }
 

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <vpmu_common.h>
+
 static void put16(unsigned char *p, uint16_t v)
 {
 	p[0] = (unsigned char)v;
@@ -82,17 +84,6 @@ size_t vmm_ctl_pk_put(unsigned char *p, const struct vmm_ctl_pk_rec *r)
 	return (size_t)(q - p);
 }
 
-__attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
-						     const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EPROTO;
-}
-
 int vmm_ctl_pk_open(struct vmm_ctl_pk_reader *rd, const void *buf, size_t len,
 		    char *err, size_t errlen)
 {
@@ -102,29 +93,31 @@ int vmm_ctl_pk_open(struct vmm_ctl_pk_reader *rd, const void *buf, size_t len,
 
 	memset(rd, 0, sizeof(*rd));
 	if (len < VMM_CTL_PK_HDR || len > VMM_CTL_PK_MAX)
-		return bad(err, errlen,
-			   "packed samples: frame of %zu bytes (must be "
-			   "%d..%u)",
-			   len, VMM_CTL_PK_HDR, VMM_CTL_PK_MAX);
+		return vpmu_fail(err, errlen, -EPROTO,
+				 "packed samples: frame of %zu bytes (must be "
+				 "%d..%u)",
+				 len, VMM_CTL_PK_HDR, VMM_CTL_PK_MAX);
 	version  = get16(p);
 	rec_size = get16(p + 2);
 	count    = get32(p + 4);
 	if (version != VMM_CTL_PK_VERSION)
-		return bad(err, errlen,
-			   "packed samples: layout version %u (this client "
-			   "reads %d)",
-			   version, VMM_CTL_PK_VERSION);
+		return vpmu_fail(
+			err, errlen, -EPROTO,
+			"packed samples: layout version %u (this client "
+			"reads %d)",
+			version, VMM_CTL_PK_VERSION);
 	if (rec_size < VMM_CTL_PK_REC)
-		return bad(err, errlen,
-			   "packed samples: record size %u below the %d "
-			   "bytes of version %d",
-			   rec_size, VMM_CTL_PK_REC, VMM_CTL_PK_VERSION);
+		return vpmu_fail(err, errlen, -EPROTO,
+				 "packed samples: record size %u below the %d "
+				 "bytes of version %d",
+				 rec_size, VMM_CTL_PK_REC, VMM_CTL_PK_VERSION);
 	if (count > VMM_CTL_DRAIN_MAX ||
 	    (uint64_t)count * rec_size > len - VMM_CTL_PK_HDR)
-		return bad(err, errlen,
-			   "packed samples: %u records of %u bytes do not fit "
-			   "in %zu bytes",
-			   count, rec_size, len);
+		return vpmu_fail(
+			err, errlen, -EPROTO,
+			"packed samples: %u records of %u bytes do not fit "
+			"in %zu bytes",
+			count, rec_size, len);
 	rd->p        = p;
 	rd->len      = len;
 	rd->off      = VMM_CTL_PK_HDR;
@@ -142,16 +135,18 @@ int vmm_ctl_pk_next(struct vmm_ctl_pk_reader *rd, struct vmm_ctl_pk_rec *r,
 
 	if (!rd->left) {
 		if (rd->off != rd->len)
-			return bad(err, errlen,
-				   "packed samples: %zu bytes after the last "
-				   "record",
-				   rd->len - rd->off);
+			return vpmu_fail(
+				err, errlen, -EPROTO,
+				"packed samples: %zu bytes after the last "
+				"record",
+				rd->len - rd->off);
 		return 0;
 	}
 	if (rd->len - rd->off < rd->rec_size)
-		return bad(err, errlen,
-			   "packed samples: record cut short at offset %zu",
-			   rd->off);
+		return vpmu_fail(
+			err, errlen, -EPROTO,
+			"packed samples: record cut short at offset %zu",
+			rd->off);
 	p            = rd->p + rd->off;
 	r->cpu       = get16(p);
 	r->set       = get16(p + 2);
@@ -165,17 +160,18 @@ int vmm_ctl_pk_next(struct vmm_ctl_pk_reader *rd, struct vmm_ctl_pk_rec *r,
 	r->nr_vals   = get16(p + 40);
 	r->nr_chain  = get16(p + 42);
 	if (r->nr_vals > VMM_CTL_SAMPLE_VALS || r->nr_chain > VMM_CTL_CHAIN_MAX)
-		return bad(err, errlen,
-			   "packed samples: record at offset %zu has %u "
-			   "values and %u callers (at most %d and %d)",
-			   rd->off, r->nr_vals, r->nr_chain,
-			   VMM_CTL_SAMPLE_VALS, VMM_CTL_CHAIN_MAX);
+		return vpmu_fail(err, errlen, -EPROTO,
+				 "packed samples: record at offset %zu has %u "
+				 "values and %u callers (at most %d and %d)",
+				 rd->off, r->nr_vals, r->nr_chain,
+				 VMM_CTL_SAMPLE_VALS, VMM_CTL_CHAIN_MAX);
 	need = rd->rec_size + 8 * ((size_t)r->nr_vals + r->nr_chain);
 	if (rd->len - rd->off < need)
-		return bad(err, errlen,
-			   "packed samples: record at offset %zu needs %zu "
-			   "bytes, %zu left",
-			   rd->off, need, rd->len - rd->off);
+		return vpmu_fail(
+			err, errlen, -EPROTO,
+			"packed samples: record at offset %zu needs %zu "
+			"bytes, %zu left",
+			rd->off, need, rd->len - rd->off);
 	p += rd->rec_size; /* fields of a newer layout are skipped */
 	for (k = 0; k < r->nr_vals; k++, p += 8)
 		vals[k] = get64(p);

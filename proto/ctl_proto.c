@@ -16,16 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-__attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
-						     const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#include <vpmu_common.h>
 
 static bool is_int(struct json_object *v)
 {
@@ -38,15 +29,17 @@ static int check_int(struct json_object *v, const struct vmm_ctl_field *f,
 	int64_t x;
 
 	if (!is_int(v))
-		return bad(err, errlen, "%s: field '%s' must be an integer",
-			   where, f->name);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "%s: field '%s' must be an integer", where,
+				 f->name);
 	x = json_object_get_int64(v);
 	/* json-c saturates above INT64_MAX: such values are out of range. */
 	if (x < f->min || x > f->max ||
 	    (x == INT64_MAX && json_object_get_uint64(v) != (uint64_t)x))
-		return bad(err, errlen,
-			   "%s: field '%s' out of range (%lld..%lld)", where,
-			   f->name, (long long)f->min, (long long)f->max);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "%s: field '%s' out of range (%lld..%lld)",
+				 where, f->name, (long long)f->min,
+				 (long long)f->max);
 	return 0;
 }
 
@@ -58,9 +51,10 @@ static int check_u64(struct json_object *v, const struct vmm_ctl_field *f,
 		     const char *where, char *err, size_t errlen)
 {
 	if (!is_int(v) || json_object_get_int64(v) < 0)
-		return bad(err, errlen,
-			   "%s: field '%s' must be a non-negative integer",
-			   where, f->name);
+		return vpmu_fail(
+			err, errlen, -EINVAL,
+			"%s: field '%s' must be a non-negative integer", where,
+			f->name);
 	return 0;
 }
 
@@ -74,13 +68,15 @@ static int check_array(struct json_object *v, const struct vmm_ctl_field *f,
 	int ret;
 
 	if (!json_object_is_type(v, json_type_array))
-		return bad(err, errlen, "%s: field '%s' must be an array",
-			   where, f->name);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "%s: field '%s' must be an array", where,
+				 f->name);
 	n = json_object_array_length(v);
 	if ((int64_t)n < f->min || (int64_t)n > f->max)
-		return bad(err, errlen,
-			   "%s: field '%s' needs %lld..%lld elements", where,
-			   f->name, (long long)f->min, (long long)f->max);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "%s: field '%s' needs %lld..%lld elements",
+				 where, f->name, (long long)f->min,
+				 (long long)f->max);
 	for (i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(v, i);
 
@@ -108,17 +104,18 @@ static int check_value(struct json_object *v, const struct vmm_ctl_field *f,
 		return check_u64(v, f, where, err, errlen);
 	case VMM_CTL_STR:
 		if (!json_object_is_type(v, json_type_string))
-			return bad(err, errlen,
-				   "%s: field '%s' must be a string", where,
-				   f->name);
+			return vpmu_fail(err, errlen, -EINVAL,
+					 "%s: field '%s' must be a string",
+					 where, f->name);
 		len = (size_t)json_object_get_string_len(v);
 		if ((int64_t)len < f->min || (int64_t)len > f->max ||
 		    strlen(json_object_get_string(v)) != len)
-			return bad(err, errlen,
-				   "%s: field '%s' must be %lld..%lld bytes "
-				   "without NUL",
-				   where, f->name, (long long)f->min,
-				   (long long)f->max);
+			return vpmu_fail(
+				err, errlen, -EINVAL,
+				"%s: field '%s' must be %lld..%lld bytes "
+				"without NUL",
+				where, f->name, (long long)f->min,
+				(long long)f->max);
 		return 0;
 	default:
 		return check_array(v, f, where, err, errlen);
@@ -143,7 +140,8 @@ int vmm_ctl_check_fields(struct json_object *obj,
 	int ret;
 
 	if (!json_object_is_type(obj, json_type_object))
-		return bad(err, errlen, "%s: must be a JSON object", where);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "%s: must be a JSON object", where);
 	json_object_object_foreach(obj, key, val)
 	{
 		if (!strcmp(where, "request") &&
@@ -152,8 +150,9 @@ int vmm_ctl_check_fields(struct json_object *obj,
 			continue;
 		f = find_field(fields, key);
 		if (!f)
-			return bad(err, errlen, "%s: unknown field '%.*s'",
-				   where, vmm_ctl_utf8_prefix(key, 64), key);
+			return vpmu_fail(err, errlen, -EINVAL,
+					 "%s: unknown field '%.*s'", where,
+					 vmm_ctl_utf8_prefix(key, 64), key);
 		ret = check_value(val, f, where, err, errlen);
 		if (ret)
 			return ret;
@@ -161,8 +160,9 @@ int vmm_ctl_check_fields(struct json_object *obj,
 	for (f = fields; f->name; f++) {
 		if (f->required &&
 		    !json_object_object_get_ex(obj, f->name, NULL))
-			return bad(err, errlen, "%s: missing field '%s'", where,
-				   f->name);
+			return vpmu_fail(err, errlen, -EINVAL,
+					 "%s: missing field '%s'", where,
+					 f->name);
 	}
 	return 0;
 }
@@ -182,10 +182,11 @@ static int parse_header(struct json_object *obj, int64_t *id,
 			*id = x;
 	}
 	if (*id < 0)
-		return bad(err, errlen,
-			   "request: 'id' must be an integer 0..2^53");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: 'id' must be an integer 0..2^53");
 	if (!json_object_object_get_ex(obj, "v", &v) || !is_int(v))
-		return bad(err, errlen, "request: 'v' (version) missing");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: 'v' (version) missing");
 	if (json_object_get_int64(v) != VMM_CTL_PROTO) {
 		snprintf(err, errlen,
 			 "request: protocol version %lld not supported (this "
@@ -195,12 +196,14 @@ static int parse_header(struct json_object *obj, int64_t *id,
 	}
 	if (!json_object_object_get_ex(obj, "cmd", &jcmd) ||
 	    !json_object_is_type(jcmd, json_type_string))
-		return bad(err, errlen, "request: 'cmd' must be a string");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: 'cmd' must be a string");
 	name = json_object_get_string(jcmd);
 	c    = vmm_ctl_cmd_find(name);
 	if (!c)
-		return bad(err, errlen, "request: unknown command '%.*s'",
-			   vmm_ctl_utf8_prefix(name, 64), name);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: unknown command '%.*s'",
+				 vmm_ctl_utf8_prefix(name, 64), name);
 	*cmd = c;
 	return 0;
 }
@@ -218,26 +221,31 @@ int vmm_ctl_parse_request(const char *text, size_t len,
 	*id  = -1;
 	*req = NULL;
 	if (len == 0 || len > VMM_CTL_MSG_MAX || memchr(text, '\0', len))
-		return bad(err, errlen, "request: not JSON text");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: not JSON text");
 	/* JSON is UTF-8 (RFC 8259); json-c would take any bytes. */
 	off = vmm_ctl_utf8_check(text, len);
 	if (off != len)
-		return bad(err, errlen,
-			   "request: not UTF-8 text (at offset %zu)", off);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: not UTF-8 text (at offset %zu)",
+				 off);
 	tok = json_tokener_new_ex(32);
 	if (!tok)
-		return bad(err, errlen, "request: out of memory");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: out of memory");
 	obj = json_tokener_parse_ex(tok, text, (int)len);
 	if (!obj || json_tokener_get_error(tok) != json_tokener_success ||
 	    tok->char_offset != (int)len) {
 		json_tokener_free(tok);
 		json_object_put(obj);
-		return bad(err, errlen, "request: malformed JSON");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: malformed JSON");
 	}
 	json_tokener_free(tok);
 	if (!json_object_is_type(obj, json_type_object)) {
 		json_object_put(obj);
-		return bad(err, errlen, "request: not a JSON object");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "request: not a JSON object");
 	}
 	ret = parse_header(obj, id, cmd, err, errlen);
 	if (!ret)

@@ -28,18 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
-								...)
-{
-	va_list ap;
-
-	fputs("vpmu: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include <vpmu_common.h>
 
 static FILE *open_console(const char *path)
 {
@@ -49,7 +38,7 @@ static FILE *open_console(const char *path)
 		return stdout;
 	f = fopen(path, "we");
 	if (!f)
-		die("--console %s: %s", path, strerror(errno));
+		vpmu_die("--console %s: %s", path, strerror(errno));
 	return f;
 }
 
@@ -62,9 +51,9 @@ static void check_name(const struct vmm_config *cfg)
 	if (!cfg->name[0] || vmm_runtime_dir(dir, sizeof(dir)) ||
 	    vmm_registry_find_name(dir, cfg->name, &e) != 1)
 		return;
-	die("a VM named '%s' is already running (pid %d, uuid %s): choose "
-	    "another --name",
-	    cfg->name, (int)e.pid, e.uuid);
+	vpmu_die("a VM named '%s' is already running (pid %d, uuid %s): choose "
+		 "another --name",
+		 cfg->name, (int)e.pid, e.uuid);
 }
 
 /*
@@ -157,13 +146,13 @@ static void read_config(const char *fd_text, struct vmm_config *cfg,
 	ssize_t n;
 
 	if (*end || fd < 0 || fd > INT32_MAX)
-		die("%s: bad descriptor '%s'", VMM_HANDOVER_ARG, fd_text);
+		vpmu_die("%s: bad descriptor '%s'", VMM_HANDOVER_ARG, fd_text);
 	n = pread((int)fd, &h, sizeof(h), 0);
 	close((int)fd);
 	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, VMM_HANDOVER_MAGIC, 8) ||
 	    h.size != sizeof(h))
-		die("%s: not a configuration from this build's 'vpmu run'",
-		    VMM_HANDOVER_PROG);
+		vpmu_die("%s: not a configuration from this build's 'vpmu run'",
+			 VMM_HANDOVER_PROG);
 	/* Strings end inside their arrays; values are in range. */
 	h.cfg.name[sizeof(h.cfg.name) - 1]             = '\0';
 	h.cfg.image[sizeof(h.cfg.image) - 1]           = '\0';
@@ -179,7 +168,7 @@ static void read_config(const char *fd_text, struct vmm_config *cfg,
 	if (h.restore[0])
 		snprintf(cfg->image, sizeof(cfg->image), "%s", h.restore);
 	if (vmm_config_validate(cfg, err, sizeof(err)))
-		die("%s", err);
+		vpmu_die("%s", err);
 	*cfg = h.cfg;
 	memcpy(restore, h.restore, sizeof(h.restore));
 }
@@ -195,9 +184,9 @@ static void restore_snapshot(struct vmm_vm *vm, const char *path,
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (vmm_snapshot_open(path, pmu_model, &snap, &dims, err, sizeof(err)))
-		die("%s", err);
+		vpmu_die("%s", err);
 	if (vmm_snapshot_restore(vm, &snap, err, sizeof(err)))
-		die("%s: %s", path, err);
+		vpmu_die("%s: %s", path, err);
 	vmm_snap_close(&snap);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	vmm_log(vm, VMM_LOG_INFO, "restored %s in %.1f ms", path,
@@ -232,23 +221,23 @@ int main(int argc, char **argv)
 	int status;
 
 	if (argc != 3 || strcmp(argv[1], VMM_HANDOVER_ARG))
-		die("%s is started by 'vpmu run' (see vpmu run --help)",
-		    VMM_HANDOVER_PROG);
+		vpmu_die("%s is started by 'vpmu run' (see vpmu run --help)",
+			 VMM_HANDOVER_PROG);
 	read_config(argv[2], &cfg, restore);
 	check_name(&cfg);
 	console = open_console(cfg.console);
 	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
-		die("%s", err);
+		vpmu_die("%s", err);
 	if (restore[0])
 		restore_snapshot(vm, restore, cfg.pmu_model);
 	else if (vmm_vm_load(vm, cfg.image, err, sizeof(err)))
-		die("%s", err);
+		vpmu_die("%s", err);
 	if (cfg.stats && !restore[0])
 		print_boot(vm, cfg.image);
 	status = run_until_signal(vm, console);
 	if (status < 0)
-		die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
-		    strerror(-status));
+		vpmu_die("%s: cannot start vCPUs: %s", vmm_vm_name(vm),
+			 strerror(-status));
 	if (cfg.stats)
 		vmm_stats_print(vm, stderr);
 	vmm_vm_destroy(vm);

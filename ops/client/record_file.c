@@ -203,8 +203,8 @@ struct reader {
 	size_t errlen;
 };
 
-__attribute__((format(printf, 2, 3))) static int bad(struct reader *r,
-						     const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int
+reader_fail(struct reader *r, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -275,14 +275,14 @@ static int parse_header(struct reader *r, struct json_object *o,
 	size_t i, n;
 
 	if (!get(o, "vpmu_record", json_type_int, &v))
-		return bad(r, "not a vpmu record file (no header)");
+		return reader_fail(r, "not a vpmu record file (no header)");
 	if (json_object_get_int(v) != REC_VERSION)
-		return bad(r,
-			   "record format version %d not supported (want %d)",
-			   json_object_get_int(v), REC_VERSION);
+		return reader_fail(
+			r, "record format version %d not supported (want %d)",
+			json_object_get_int(v), REC_VERSION);
 	if (str_field(o, "event", h->event, sizeof(h->event)) ||
 	    !get(o, "code", json_type_int, &v))
-		return bad(r, "header: bad event");
+		return reader_fail(r, "header: bad event");
 	h->code = (uint16_t)json_object_get_int(v);
 	if (get(o, "period", json_type_int, &v))
 		h->period = json_object_get_uint64(v);
@@ -292,17 +292,17 @@ static int parse_header(struct reader *r, struct json_object *o,
 		h->created = json_object_get_int64(v);
 	if (!get(o, "events", json_type_array, &a) ||
 	    (n = json_object_array_length(a)) > REC_EVENTS_MAX)
-		return bad(r, "header: bad events");
+		return reader_fail(r, "header: bad events");
 	for (i = 0; i < n; i++) {
 		v = json_object_array_get_idx(a, i);
 		if (!json_object_is_type(v, json_type_string))
-			return bad(r, "header: bad events");
+			return reader_fail(r, "header: bad events");
 		snprintf(h->events[i], sizeof(h->events[i]), "%s",
 			 json_object_get_string(v));
 	}
 	h->nr_events = (unsigned int)n;
 	if (!get(o, "vms", json_type_array, &a) || parse_vms(a, h))
-		return bad(r, "header: bad vms");
+		return reader_fail(r, "header: bad vms");
 	if (get(o, "callchain", json_type_boolean, &v))
 		h->callchain = json_object_get_boolean(v);
 	return 0;
@@ -317,7 +317,8 @@ static int parse_sample(struct reader *r, struct json_object *o,
 
 	for (i = 0; i < 5; i++) {
 		if (!get(o, keys[i], json_type_int, &v[i]))
-			return bad(r, "sample: missing or bad '%s'", keys[i]);
+			return reader_fail(r, "sample: missing or bad '%s'",
+					   keys[i]);
 	}
 	memset(s, 0, sizeof(*s));
 	s->vm     = (unsigned int)json_object_get_int(v[0]);
@@ -327,10 +328,10 @@ static int parse_sample(struct reader *r, struct json_object *o,
 	s->tstamp = json_object_get_uint64(v[4]);
 	if (json_object_get_int(v[0]) < 0 || s->vm >= h->nr_vms ||
 	    json_object_get_int(v[1]) < 0 || s->cpu >= h->vms[s->vm].nr_vcpus)
-		return bad(r, "sample: vm or cpu out of range");
+		return reader_fail(r, "sample: vm or cpu out of range");
 	if (!get(o, "pmd", json_type_array, &a) ||
 	    (n = json_object_array_length(a)) > REC_VALS_MAX)
-		return bad(r, "sample: bad 'pmd'");
+		return reader_fail(r, "sample: bad 'pmd'");
 	for (i = 0; i < n; i++)
 		s->vals[i] =
 			json_object_get_uint64(json_object_array_get_idx(a, i));
@@ -339,25 +340,25 @@ static int parse_sample(struct reader *r, struct json_object *o,
 	a = NULL;
 	if (json_object_object_get_ex(o, "m", &a) &&
 	    !json_object_is_type(a, json_type_int))
-		return bad(r, "sample: bad 'm'");
+		return reader_fail(r, "sample: bad 'm'");
 	if (a && json_object_is_type(a, json_type_int))
 		s->missed = json_object_get_uint64(a);
 	a = NULL;
 	if (json_object_object_get_ex(o, "p", &a) &&
 	    !json_object_is_type(a, json_type_int))
-		return bad(r, "sample: bad 'p'");
+		return reader_fail(r, "sample: bad 'p'");
 	if (a && json_object_is_type(a, json_type_int))
 		s->period = json_object_get_uint64(a);
 	if (!json_object_object_get_ex(o, "chain", &a))
 		return 0;
 	if (!json_object_is_type(a, json_type_array) ||
 	    (n = json_object_array_length(a)) > REC_CHAIN_MAX)
-		return bad(r, "sample: bad 'chain'");
+		return reader_fail(r, "sample: bad 'chain'");
 	for (i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(a, i);
 
 		if (!json_object_is_type(c, json_type_int))
-			return bad(r, "sample: bad 'chain'");
+			return reader_fail(r, "sample: bad 'chain'");
 		s->chain[i] = json_object_get_uint64(c);
 	}
 	s->nr_chain = (unsigned int)n;
@@ -378,7 +379,7 @@ static int parse_note(struct reader *r, struct json_object *o,
 		return 0;
 	if (!get(o, "vm", json_type_int, &v) ||
 	    (vm = json_object_get_uint64(v)) >= h->nr_vms)
-		return bad(r, "snapshot note: bad 'vm'");
+		return reader_fail(r, "snapshot note: bad 'vm'");
 	if (get(o, "pauses", json_type_int, &v))
 		h->vms[vm].snap_pauses += json_object_get_uint64(v);
 	if (get(o, "pause_ns", json_type_int, &v))
@@ -398,10 +399,11 @@ static int parse_line(struct reader *r, struct json_object *o,
 	if (get(o, "end", json_type_object, &e)) {
 		if (!get(e, "samples", json_type_int, &v) ||
 		    json_object_get_uint64(v) != *count)
-			return bad(r,
-				   "end: sample count does not match the "
-				   "file (%llu samples read)",
-				   (unsigned long long)*count);
+			return reader_fail(
+				r,
+				"end: sample count does not match the "
+				"file (%llu samples read)",
+				(unsigned long long)*count);
 		if (get(e, "lost", json_type_int, &v))
 			r->lost = json_object_get_uint64(v);
 		if (get(e, "throttled", json_type_int, &v))
@@ -438,7 +440,7 @@ static int one_line(struct reader *r, const struct rec_read_args *a,
 	int ret;
 
 	if (!o || !json_object_is_type(o, json_type_object))
-		ret = bad(r, "not a JSON object");
+		ret = reader_fail(r, "not a JSON object");
 	else if (r->line == 1)
 		ret = parse_header(r, o, h);
 	else
@@ -477,8 +479,9 @@ int rec_read_ex(const struct rec_read_args *a, struct rec_header *h)
 				ret          = 0;
 				break;
 			}
-			ret = bad(&r, "line cut short: the file is "
-				      "incomplete (was its writer killed?)");
+			ret = reader_fail(
+				&r, "line cut short: the file is "
+				    "incomplete (was its writer killed?)");
 		}
 		if (ret == 1) {
 			done = 1;
@@ -488,15 +491,16 @@ int rec_read_ex(const struct rec_read_args *a, struct rec_header *h)
 	if (!ret && !done) {
 		r.line++;
 		if (r.line == 1)
-			ret = bad(&r, "empty file");
+			ret = reader_fail(&r, "empty file");
 		else if (partial)
 			h->truncated = true;
 		else
-			ret = bad(&r, "no end line: the file is truncated");
+			ret = reader_fail(&r,
+					  "no end line: the file is truncated");
 	}
 	if (!ret && done && getline(&line, &cap, f) > 0) {
 		r.line++;
-		ret = bad(&r, "data after the end line");
+		ret = reader_fail(&r, "data after the end line");
 	}
 	h->lost      = r.lost;
 	h->throttled = r.throttled;

@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <vpmu_common.h>
+
 const char *vmm_snap_type_name(uint32_t type)
 {
 	switch (type) {
@@ -38,19 +40,6 @@ const char *vmm_snap_type_name(uint32_t type)
 	default:
 		return "unknown";
 	}
-}
-
-__attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen,
-						     const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
 }
 
 static uint32_t crc_of(const void *p, uint64_t n)
@@ -84,38 +73,44 @@ static int check_hdr(const struct vmm_snap_hdr *h, size_t len,
 	struct vmm_snap_hdr c = *h;
 
 	if (len < sizeof(*h))
-		return bad(err, errlen,
-			   "header: file of %zu bytes is too short", len);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "header: file of %zu bytes is too short", len);
 	if (memcmp(h->magic, VMM_SNAP_MAGIC, sizeof(h->magic)) != 0)
-		return bad(err, errlen, "header: not a vpmu snapshot (magic)");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "header: not a vpmu snapshot (magic)");
 	if (h->version != VMM_SNAP_VERSION)
-		return bad(err, errlen,
-			   "header: format version %u, this vpmu reads %u",
-			   h->version, VMM_SNAP_VERSION);
+		return vpmu_fail(
+			err, errlen, -EINVAL,
+			"header: format version %u, this vpmu reads %u",
+			h->version, VMM_SNAP_VERSION);
 	c.hdr_crc = 0;
 	if (h->hdr_size != sizeof(*h) || crc_of(&c, sizeof(c)) != h->hdr_crc)
-		return bad(err, errlen, "header: checksum mismatch (damaged)");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "header: checksum mismatch (damaged)");
 	if (h->page_size != VMM_SNAP_PAGE_SIZE || h->flags ||
 	    h->mem_size % VMM_SNAP_PAGE_SIZE || !h->mem_size)
-		return bad(err, errlen, "header: bad page or memory size");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "header: bad page or memory size");
 	if (h->nr_sections == 0)
-		return bad(err, errlen,
-			   "header: no sections (the snapshot was not "
-			   "finished)");
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "header: no sections (the snapshot was not "
+				 "finished)");
 	if (h->nr_sections > VMM_SNAP_MAX_SECTIONS || !h->nr_vcpus ||
 	    h->nr_vcpus > 4096)
-		return bad(err, errlen, "header: %u sections, %u vCPUs",
-			   h->nr_sections, h->nr_vcpus);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "header: %u sections, %u vCPUs",
+				 h->nr_sections, h->nr_vcpus);
 	if (exp && exp->vendor &&
 	    !field_is(h->vendor, sizeof(h->vendor), exp->vendor))
-		return bad(err, errlen,
-			   "header: taken on a %.16s host, this host is %s",
-			   h->vendor, exp->vendor);
+		return vpmu_fail(
+			err, errlen, -EINVAL,
+			"header: taken on a %.16s host, this host is %s",
+			h->vendor, exp->vendor);
 	if (exp && exp->pmu_model &&
 	    !field_is(h->pmu_model, sizeof(h->pmu_model), exp->pmu_model))
-		return bad(err, errlen,
-			   "header: PMU model %.16s, this VM would be %s",
-			   h->pmu_model, exp->pmu_model);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "header: PMU model %.16s, this VM would be %s",
+				 h->pmu_model, exp->pmu_model);
 	return 0;
 }
 
@@ -136,31 +131,35 @@ static int check_memory(const struct vmm_snap_section *s, uint64_t mem_size,
 	uint64_t nr, words, pages = 0, i;
 
 	if (s->length < 16)
-		return bad(err, errlen, "section %u (memory): too short", no);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "section %u (memory): too short", no);
 	nr = word_at(w, 1);
 	if (word_at(w, 0) != VMM_SNAP_PAGE_SIZE ||
 	    nr != mem_size / VMM_SNAP_PAGE_SIZE)
-		return bad(err, errlen,
-			   "section %u (memory): %llu pages, the header says "
-			   "%llu bytes",
-			   no, (unsigned long long)nr,
-			   (unsigned long long)mem_size);
+		return vpmu_fail(
+			err, errlen, -EINVAL,
+			"section %u (memory): %llu pages, the header says "
+			"%llu bytes",
+			no, (unsigned long long)nr,
+			(unsigned long long)mem_size);
 	words = (nr + 63) / 64;
 	if ((s->length - 16) / 8 < words)
-		return bad(err, errlen, "section %u (memory): bitmap cut short",
-			   no);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "section %u (memory): bitmap cut short", no);
 	for (i = 0; i < words; i++)
 		pages += (uint64_t)__builtin_popcountll(word_at(w, 2 + i));
 	if (nr % 64 && (word_at(w, 2 + words - 1) >> (nr % 64)))
-		return bad(err, errlen,
-			   "section %u (memory): bitmap marks pages past the "
-			   "end",
-			   no);
+		return vpmu_fail(
+			err, errlen, -EINVAL,
+			"section %u (memory): bitmap marks pages past the "
+			"end",
+			no);
 	if (s->length - 16 - words * 8 != pages * VMM_SNAP_PAGE_SIZE)
-		return bad(err, errlen,
-			   "section %u (memory): %llu pages marked, length "
-			   "disagrees",
-			   no, (unsigned long long)pages);
+		return vpmu_fail(
+			err, errlen, -EINVAL,
+			"section %u (memory): %llu pages marked, length "
+			"disagrees",
+			no, (unsigned long long)pages);
 	return 0;
 }
 
@@ -177,22 +176,25 @@ static int check_sections(struct vmm_snap *out, const unsigned char *b,
 		const char *name;
 
 		if (len - off < sizeof(sh))
-			return bad(err, errlen,
-				   "section %u: file cut short before its "
-				   "header",
-				   i);
+			return vpmu_fail(
+				err, errlen, -EINVAL,
+				"section %u: file cut short before its "
+				"header",
+				i);
 		memcpy(&sh, b + off, sizeof(sh));
 		off += sizeof(sh);
 		name = vmm_snap_type_name(sh.type);
 		if (sh.length > len - off)
-			return bad(err, errlen,
-				   "section %u (%s): file cut short (%llu "
-				   "bytes announced, %llu left)",
-				   i, name, (unsigned long long)sh.length,
-				   (unsigned long long)(len - off));
+			return vpmu_fail(
+				err, errlen, -EINVAL,
+				"section %u (%s): file cut short (%llu "
+				"bytes announced, %llu left)",
+				i, name, (unsigned long long)sh.length,
+				(unsigned long long)(len - off));
 		if (!strcmp(name, "unknown") || sh.reserved)
-			return bad(err, errlen, "section %u: unknown type %u",
-				   i, sh.type);
+			return vpmu_fail(err, errlen, -EINVAL,
+					 "section %u: unknown type %u", i,
+					 sh.type);
 		if (crc_of(b + off, sh.length) != sh.crc) {
 			char label[32];
 
@@ -200,10 +202,10 @@ static int check_sections(struct vmm_snap *out, const unsigned char *b,
 			if (sh.type == VMM_SNAP_VCPU)
 				snprintf(label, sizeof(label), "vCPU %u",
 					 sh.index);
-			return bad(err, errlen,
-				   "section %u (%s): checksum mismatch "
-				   "(damaged)",
-				   i, label);
+			return vpmu_fail(err, errlen, -EINVAL,
+					 "section %u (%s): checksum mismatch "
+					 "(damaged)",
+					 i, label);
 		}
 		*s = (struct vmm_snap_section){.type   = sh.type,
 					       .index  = sh.index,
@@ -211,21 +213,23 @@ static int check_sections(struct vmm_snap *out, const unsigned char *b,
 					       .length = sh.length};
 		off += sh.length;
 		if ((sh.type == VMM_SNAP_END) != (i == h->nr_sections - 1))
-			return bad(err, errlen,
-				   "section %u (%s): the end section must be "
-				   "last",
-				   i, name);
+			return vpmu_fail(
+				err, errlen, -EINVAL,
+				"section %u (%s): the end section must be "
+				"last",
+				i, name);
 		if (sh.type == VMM_SNAP_VCPU &&
 		    (sh.index >= h->nr_vcpus ||
 		     vmm_snap_find(out, VMM_SNAP_VCPU, sh.index) != s))
-			return bad(err, errlen,
-				   "section %u (vCPU %u): index out of range "
-				   "or repeated",
-				   i, sh.index);
+			return vpmu_fail(
+				err, errlen, -EINVAL,
+				"section %u (vCPU %u): index out of range "
+				"or repeated",
+				i, sh.index);
 		if (sh.type != VMM_SNAP_VCPU &&
 		    vmm_snap_find(out, sh.type, 0) != s)
-			return bad(err, errlen, "section %u (%s): repeated", i,
-				   name);
+			return vpmu_fail(err, errlen, -EINVAL,
+					 "section %u (%s): repeated", i, name);
 		nr_vcpu += sh.type == VMM_SNAP_VCPU;
 		nr_vm += sh.type == VMM_SNAP_VM;
 		if (sh.type == VMM_SNAP_MEMORY) {
@@ -238,16 +242,16 @@ static int check_sections(struct vmm_snap *out, const unsigned char *b,
 		out->nr = i + 1;
 	}
 	if (off != len)
-		return bad(err, errlen,
-			   "end: %llu bytes after the last section",
-			   (unsigned long long)(len - off));
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "end: %llu bytes after the last section",
+				 (unsigned long long)(len - off));
 	if (!nr_vm || !nr_mem || nr_vcpu != h->nr_vcpus)
-		return bad(err, errlen,
-			   "end: %s section missing (%u of %u vCPUs)",
-			   !nr_vm    ? "VM"
-			   : !nr_mem ? "memory"
-				     : "vCPU",
-			   nr_vcpu, h->nr_vcpus);
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "end: %s section missing (%u of %u vCPUs)",
+				 !nr_vm    ? "VM"
+				 : !nr_mem ? "memory"
+					   : "vCPU",
+				 nr_vcpu, h->nr_vcpus);
 	return 0;
 }
 
