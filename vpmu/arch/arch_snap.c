@@ -2,7 +2,8 @@
 /*
  * arch_snap.c: the guest-visible registers of an architectural PMU model
  * in and out of a snapshot. The counters themselves are PMDs
- * of the model's ARCH context, saved with the domain (vpmu/cmd/snapshot_save.c, snapshot_restore.c).
+ * of the model's ARCH context, saved with the domain (vpmu/cmd/snapshot_save.c,
+ * snapshot_restore.c).
  */
 #include "arch_priv.h"
 #include "cmd/cmd_priv.h"

@@ -400,12 +400,12 @@ void vpmu_cpu_set_idle(struct vpmu_cpu *cpu, bool idle);
 int vpmu_cpu_snapshot(struct vpmu_cpu *cpu, struct vpmu_snapshot *snap);
 
 /*
- * Snapshot (vpmu/cmd/snapshot_save.c and snapshot_restore.c, layout in docs/snapshot-format.md).
- * vpmu_domain_save() writes every guest and architectural context of (d)
- * (registers, 64-bit counter values, reset values and PRNG state, sets with
- * their run counts and remaining timeouts, message queues, sampling
- * buffers) and every cpu's guest run time into a malloc'd blob (*data,
- * *len) for the caller to free. Host (operator) contexts are not saved;
+ * Snapshot (vpmu/cmd/snapshot_save.c and snapshot_restore.c, layout in
+ * docs/snapshot-format.md). vpmu_domain_save() writes every guest and
+ * architectural context of (d) (registers, 64-bit counter values, reset values
+ * and PRNG state, sets with their run counts and remaining timeouts, message
+ * queues, sampling buffers) and every cpu's guest run time into a malloc'd blob
+ * (*data, *len) for the caller to free. Host (operator) contexts are not saved;
  * (*dropped), if not NULL, says how many were left out. Call it with every
  * vCPU paused. Returns 0, -ENOTSUP (a run-time format keeps host-private
  * state) or -ENOMEM.
