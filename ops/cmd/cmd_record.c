@@ -205,10 +205,14 @@ static int period_of(struct record *r)
 		return 0;
 	for (i = 0; i < r->s.nr_vms && !khz; i++)
 		khz = r->s.vms[i].gone ? 0 : r->s.vms[i].e.tsc_khz;
+	/*
+	 * Rounded up: a period rounded down samples faster than asked, and
+	 * a rate at a VM's maximum would then be refused as above it.
+	 */
 	if (ev->code == PVPMU_EV_HV_RUN_NS)
-		r->o.period = 1000000000ULL / r->o.freq;
+		r->o.period = (1000000000ULL + r->o.freq - 1) / r->o.freq;
 	else if (ev->code == PVPMU_EV_HV_GUEST_CYCLES && khz)
-		r->o.period = khz * 1000ULL / r->o.freq;
+		r->o.period = (khz * 1000ULL + r->o.freq - 1) / r->o.freq;
 	if (!r->o.period) {
 		fprintf(stderr,
 			"vpmu record: -F needs a time event (hv_run_ns, "

@@ -257,6 +257,37 @@ Test(operator, record_attributes_hot_loop)
 		  res.out);
 }
 
+/*
+ * -F at the VM's maximum sample rate (the default, 100000/s) is a rate
+ * the VM allows: the period it becomes, in TSC cycles or ns, must not
+ * round to a rate above it. One above the maximum is refused, naming it.
+ */
+Test(operator, record_at_the_maximum_rate_accepted)
+{
+	char file[128];
+	const char *at_ns[]  = {"record", "-m", "hot", "-e", "hv_run_ns", "-F",
+				"100000", "-o", file,  "--", "1",         NULL};
+	const char *at_cyc[] = {"record", "-m", "hot", "-F", "100000",
+				"-o",     file, "--",  "1",  NULL};
+	const char *above[]  = {"record", "-m", "hot", "-F", "100001",
+				"-o",     file, "--",  "1",  NULL};
+	static struct vpmu_result res;
+
+	snprintf(file, sizeof(file), "%s/max.rec", rundir);
+	start_vm(0, GUEST("op_hot"), "hot", 1, "op_hot: ready", 1);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, at_ns), 0));
+	cr_expect(eq(int, res.status, 0), "hv_run_ns -F 100000: %s", res.err);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, at_cyc), 0));
+	cr_expect(eq(int, res.status, 0), "hv_guest_cycles -F 100000: %s",
+		  res.err);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, above), 0));
+	cr_expect(not(eq(int, res.status, 0)), "-F 100001 accepted: %s",
+		  res.err);
+	cr_expect(not(eq(ptr, strstr(res.err, "maximum sample rate of 100000"),
+			 NULL)),
+		  "%s", res.err);
+}
+
 static int raw_connect(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};

@@ -212,26 +212,26 @@ static struct vmm_ctl_session *free_session(struct vmm_ctl_client *c,
 }
 
 /* Nanoseconds of (period) events of (code), 0 for a non-time event. */
-static uint64_t period_ns(const struct vmm_ctl_call *x, uint16_t code,
-			  uint64_t period)
+/* Units of a time event per second (0: not a time event). */
+static uint64_t units_per_s(const struct vmm_ctl_call *x, uint16_t code)
 {
-	uint64_t khz = x->ctl->vm->pmu.tsc_khz;
-
 	if (code == PVPMU_EV_HV_RUN_NS)
-		return period;
-	if (code == PVPMU_EV_HV_GUEST_CYCLES && khz)
-		return (uint64_t)((unsigned __int128)period * 1000000 / khz);
+		return 1000000000ULL;
+	if (code == PVPMU_EV_HV_GUEST_CYCLES)
+		return x->ctl->vm->pmu.tsc_khz * 1000ULL;
 	return 0;
 }
 
 /*
  * A sampling period of a time event above the VM's maximum
  * sample rate is refused with one message naming the maximum (libvpmu
- * refuses it too, without saying why).
+ * refuses it too, without saying why). Compared in the event's own units,
+ * exactly: a period converted to ns first would round down, and a rate at
+ * the maximum would read as above it.
  */
 static int check_rate(struct vmm_ctl_call *x, const struct session_setup *su)
 {
-	uint64_t max = x->ctl->vm->pmu.max_smpl_rate, ns, v;
+	uint64_t max = x->ctl->vm->pmu.max_smpl_rate, ups, period, v;
 	size_t i, j;
 	uint16_t code;
 
@@ -245,16 +245,18 @@ static int check_rate(struct vmm_ctl_call *x, const struct session_setup *su)
 			code = (uint16_t)PVPMU_EV_CODE(su->pmcs[j].reg_value >>
 							       8,
 						       su->pmcs[j].reg_value);
-			ns   = period_ns(x, code, 0 - v);
-			if (!ns || ns * max >= 1000000000ULL)
+			ups  = units_per_s(x, code);
+			period = 0 - v;
+			if (!ups || (unsigned __int128)period * max >=
+					    (unsigned __int128)ups)
 				continue;
 			snprintf(x->err, sizeof(x->err),
 				 "sampling period %llu of PMD %u is %llu "
 				 "samples/s, above this VM's maximum sample "
 				 "rate of %llu/s",
-				 (unsigned long long)(0 - v),
+				 (unsigned long long)period,
 				 su->pmds[i].reg_num,
-				 (unsigned long long)(1000000000ULL / ns),
+				 (unsigned long long)(ups / period),
 				 (unsigned long long)max);
 			return -EINVAL;
 		}
