@@ -7,7 +7,8 @@
  *           measured by guest_main() before ring 3 starts
  *   floor3  the same bare exit from ring 3: `outl` to PVPMU_PORT_NULL if
  *           the kernel grants it to ring 3, else the NOP doorbell (which
- *           the VMM answers without work; README: 1.01x the null port).
+ *           the VMM answers without work: about 1x the null port,
+ *           docs/benchmarks.md).
  *           On PVM a ring-3 OUT traps and its I/O bitmap check is
  *           emulated, so floor3 > floor0; the SDK runs in ring 3, so
  *           floor3 is the floor its hypercalls are held to. Both

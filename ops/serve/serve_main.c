@@ -66,9 +66,9 @@ static const struct cli_cmd serve_cmd = {
 		"    /debug/vpmu/vms       the VMs as JSON\n"
 		"  Runs in the foreground until SIGTERM or Ctrl-C, logging to "
 		"stderr.\n"
-		"  Its host contexts occupy the vCPUs: other operator "
-		"commands get\n"
-		"  'busy' on them while it runs.\n",
+		"  Its host contexts take one of the four operator contexts "
+		"of each\n"
+		"  vCPU: stat, record and top run beside it.\n",
 };
 
 static int parse(int argc, char **argv, struct serve_opts *o)

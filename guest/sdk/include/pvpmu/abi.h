@@ -369,7 +369,7 @@ _Static_assert(sizeof(struct pvpmu_hc_fmt_info) == 80,
  * context is active and not masked:
  *   value_now = value + (((rdtsc() - tsc) * tsc_mult) >> tsc_shift).
  * Every other PMD is stale by at most the time since the vCPU's last exit,
- * which the VMM bounds by its timer tick (see README "fast read").
+ * which the VMM bounds by its timer tick (docs/benchmarks.md: the fast read).
  * The guest writes only pid and tid, for sample attribution.
  */
 #define PVPMU_SHARED_MAX_SETS 16
