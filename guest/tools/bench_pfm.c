@@ -26,7 +26,7 @@
  */
 #include "bench.h"
 #include "kernel.h"
-#include "tool.h"
+#include "tool_bare.h"
 
 #include "pvpmu_hc.h"
 
