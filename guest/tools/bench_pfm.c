@@ -27,7 +27,7 @@
  */
 #include "bench.h"
 #include "kernel.h"
-#include "tool.h"
+#include "tool_bare.h"
 
 #include "pvpmu_hc.h"
 

@@ -5,10 +5,26 @@
  * libvpmu's paravirtual perfmon2 ABI, with real results. Other vCPUs report and
  * halt. Exit status 0 when every tool's checks held.
  */
-#include "tool.h"
+#include "tool_bare.h"
 
 int user_main(unsigned int vcpu)
 {
+	static char pfinfo[] = "pfinfo", pfstat[] = "pfstat",
+		    pfrecord[] = "pfrecord", pffast[] = "pffast";
+	static const struct {
+		const char *title;
+		int (*main)(int, char **);
+		char *name;
+	} tools[] = {
+		{"pfinfo: the virtual PMU", pfinfo_main, pfinfo},
+		{"pfstat: counting, exact and multiplexed", pfstat_main,
+		 pfstat},
+		{"pfrecord: sampling and a flat profile", pfrecord_main,
+		 pfrecord},
+		{"pffast: reading counters without an exit", pffast_main,
+		 pffast},
+	};
+	unsigned int i;
 	int bad = 0;
 
 	if (vcpu) {
@@ -16,14 +32,12 @@ int user_main(unsigned int vcpu)
 			vcpu);
 		return 0;
 	}
-	uprintf("demo: === pfinfo: the virtual PMU ===\n");
-	bad |= pfinfo_run(vcpu);
-	uprintf("demo: === pfstat: counting, exact and multiplexed ===\n");
-	bad |= pfstat_run(vcpu, 0, 0);
-	uprintf("demo: === pfrecord: sampling and a flat profile ===\n");
-	bad |= pfrecord_run(vcpu, 1);
-	uprintf("demo: === pffast: reading counters without an exit ===\n");
-	bad |= pffast_run(vcpu);
+	for (i = 0; i < TOOL_ARRAY_SIZE(tools); i++) {
+		char *argv[] = {tools[i].name, 0};
+
+		uprintf("demo: === %s ===\n", tools[i].title);
+		bad |= tool_bare_run(vcpu, tools[i].main, 1, argv);
+	}
 	uprintf("demo: %s\n", bad ? "FAILED" : "all tools ok");
 	return bad;
 }

@@ -1,17 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
- * pfinfo.c: what the virtual PMU offers: the vpmu CPUID leaves, the
- * configuration (PFM_GET_CONFIG), every implemented PMC and PMD
- * (PFM_GETINFO_PMCS/PMDS: type, default value, reserved bits, hardware
- * index), and the event catalogue with each event's availability on this
- * host, found by writing it into a PMC of a scratch context: an event the
- * host cannot count is refused there with PFM_REG_RETFL_NOTAVAIL.
+ * pfinfo: what the virtual PMU offers: what the platform detected (bare:
+ * vpmu's CPUID leaves), the configuration (PFM_GET_CONFIG, spec 3.1.17),
+ * every implemented PMC and PMD (PFM_GETINFO_PMCS/PMDS, spec 3.1.13-14:
+ * type, default value, reserved bits, hardware index), the sampling
+ * formats (spec 3.5.2; bare only, see tool_formats()), and the event catalogue
+ * with each event's availability on this host, found by writing it into a PMC
+ * of a scratch context: an event the host cannot count is refused there with
+ * PFM_REG_RETFL_NOTAVAIL.
+ *
+ *   pfinfo [-h]
  */
 #include "tool.h"
 
-#include "pvpmu_core.h"
-
 #define PFINFO_MAX_FORMATS 32
+
+static const char usage[] =
+	"Usage: pfinfo [-h]\n"
+	"\n"
+	"Print the vpmu virtual PMU's perfmon2 configuration, its PMCs and\n"
+	"PMDs, its sampling formats, and the event catalogue with each\n"
+	"event's availability on this host (Linux: through /dev/pvpmu,\n"
+	"module pvpmu.ko).\n"
+	"\n"
+	"Exit status: 0, or 1 when the PMU cannot be reached or counts no\n"
+	"catalogue event.\n";
 
 static const char *const type_names[] = {
 	[PFM_REG_TYPE_PMC] = "pmc",      [PFM_REG_TYPE_PMD] = "pmd",
@@ -22,7 +35,7 @@ static const char *const type_names[] = {
 
 static const char *type_name(unsigned int t)
 {
-	if (t < sizeof(type_names) / sizeof(type_names[0]) && type_names[t])
+	if (t < TOOL_ARRAY_SIZE(type_names) && type_names[t])
 		return type_names[t];
 	return "?";
 }
@@ -30,64 +43,24 @@ static const char *type_name(unsigned int t)
 static const char *const src_names[] = {"?", "hv", "perf-hw", "perf-sw",
 					"kvmstat"};
 
-static void print_features(const char *where, const struct pvpmu_features *f)
-{
-	uprintf("pfinfo: cpuid (%s): vpmu ABI %u, features 0x%x (hypercall "
-		"%s, pfm %s, shared page %s), doorbells 0x%x+%u\n",
-		where, f->abi, f->features,
-		f->features & PVPMU_FEAT_HYPERCALL ? "yes" : "no",
-		f->features & PVPMU_FEAT_PFM ? "yes" : "no",
-		f->features & PVPMU_FEAT_SHARED ? "yes" : "no", f->port_base,
-		f->hc_max);
-}
-
-/*
- * vpmu's CPUID leaves, as ring 0 saw them at boot (tool_ring0.c) and as
- * ring 3 sees them: on the PVM development hosts the host answers ring-3
- * CPUID itself (KVM's signature), so ring 3 falls back to the boot info.
- */
-static int show_detect(void)
-{
-	const struct pvpmu_boot_info *bi = user_boot_info();
-	struct pvpmu_features f;
-	int ret;
-
-	if (tool_ring0_detect == 0)
-		print_features("ring 0", &tool_ring0_features);
-	else
-		uprintf("pfinfo: cpuid (ring 0): %s\n",
-			pvpmu_strerror(tool_ring0_detect));
-	ret = pvpmu_detect(&f);
-	if (!ret) {
-		print_features("ring 3", &f);
-		return 0;
-	}
-	if (ret == -PVPMU_ENODEV && bi->magic == PVPMU_BOOT_MAGIC) {
-		uprintf("pfinfo: cpuid (ring 3): no vpmu leaves visible; boot "
-			"info: vpmu ABI %u, %u vcpus, tsc %llu kHz\n",
-			bi->abi, bi->nr_vcpus, (unsigned long long)bi->tsc_khz);
-		return 0;
-	}
-	return tool_err("pfinfo", "cpuid", ret);
-}
-
 static int show_config(pfarg_config_t *cfg)
 {
 	char a[32], b[32];
 	int ret = pfm_get_config(cfg);
 
 	if (ret)
-		return tool_err("pfinfo", "PFM_GET_CONFIG", ret);
-	uprintf("pfinfo: perfmon2 interface %u.%u, counter width %u bits, "
-		"PMCs 0x%llx, PMDs 0x%llx\n",
-		PFM_VERSION_MAJOR(cfg->cf_version),
-		PFM_VERSION_MINOR(cfg->cf_version), cfg->cf_counter_width,
-		(unsigned long long)cfg->cf_impl_pmcs[0],
-		(unsigned long long)cfg->cf_impl_pmds[0]);
-	uprintf("pfinfo: limits: %s bytes per vector argument, %s bytes of "
-		"sampling buffers\n",
-		tool_u64(a, sizeof(a), cfg->cf_arg_size_max),
-		tool_u64(b, sizeof(b), cfg->cf_smpl_buf_size_max));
+		return tool_err("pfinfo",
+				"PFM_GET_CONFIG (is pvpmu.ko loaded?)", ret);
+	tool_printf("pfinfo: perfmon2 interface %u.%u, counter width %u bits, "
+		    "PMCs 0x%llx, PMDs 0x%llx\n",
+		    PFM_VERSION_MAJOR(cfg->cf_version),
+		    PFM_VERSION_MINOR(cfg->cf_version), cfg->cf_counter_width,
+		    (unsigned long long)cfg->cf_impl_pmcs[0],
+		    (unsigned long long)cfg->cf_impl_pmds[0]);
+	tool_printf("pfinfo: limits: %s bytes per vector argument, %s bytes "
+		    "of sampling buffers\n",
+		    tool_u64(a, sizeof(a), cfg->cf_arg_size_max),
+		    tool_u64(b, sizeof(b), cfg->cf_smpl_buf_size_max));
 	return 0;
 }
 
@@ -98,9 +71,9 @@ static int show_regs(const char *kind, uint64_t impl, int is_pmc)
 	unsigned int i;
 	int ret;
 
-	uprintf("pfinfo: %-3s type     default            reserved mask      "
-		"index\n",
-		kind);
+	tool_printf("pfinfo: %-3s type     default            reserved mask   "
+		    "   index\n",
+		    kind);
 	for (i = 0; i < PFM_MAX_PMCS; i++) {
 		if (!(impl & (1ULL << i)))
 			continue;
@@ -110,17 +83,18 @@ static int show_regs(const char *kind, uint64_t impl, int is_pmc)
 		if (ret)
 			return tool_err("pfinfo", "PFM_GETINFO", ret);
 		if (r.reg_index == PFM_REG_IDX_NONE)
-			uprintf("pfinfo: %s%-2u %-8s 0x%016llx 0x%016llx -\n",
-				kind, i, type_name(r.reg_type),
-				(unsigned long long)r.reg_def_value,
-				(unsigned long long)r.reg_rsvd_mask);
+			tool_printf("pfinfo: %s%-2u %-8s 0x%016llx 0x%016llx "
+				    "-\n",
+				    kind, i, type_name(r.reg_type),
+				    (unsigned long long)r.reg_def_value,
+				    (unsigned long long)r.reg_rsvd_mask);
 		else
-			uprintf("pfinfo: %s%-2u %-8s 0x%016llx 0x%016llx "
-				"0x%llx\n",
-				kind, i, type_name(r.reg_type),
-				(unsigned long long)r.reg_def_value,
-				(unsigned long long)r.reg_rsvd_mask,
-				(unsigned long long)r.reg_index);
+			tool_printf("pfinfo: %s%-2u %-8s 0x%016llx 0x%016llx "
+				    "0x%llx\n",
+				    kind, i, type_name(r.reg_type),
+				    (unsigned long long)r.reg_def_value,
+				    (unsigned long long)r.reg_rsvd_mask,
+				    (unsigned long long)r.reg_index);
 	}
 	return 0;
 }
@@ -135,8 +109,8 @@ static int show_events(void)
 	ret = pfm_create_context(&ctx, 0, 0);
 	if (ret)
 		return tool_err("pfinfo", "PFM_CREATE_CONTEXT", ret);
-	uprintf("pfinfo: event             code    source   available  "
-		"description\n");
+	tool_printf("pfinfo: event             code    source   available  "
+		    "description\n");
 	for (i = 0; i < nr; i++) {
 		const struct pvpmu_event_desc *e = pvpmu_catalog_at(i);
 		pfarg_pmc_t pmc                  = {0};
@@ -144,8 +118,8 @@ static int show_events(void)
 		char spec[64];
 
 		/* Family events: probe their first member. */
-		usnprintf(spec, sizeof(spec), "%s%s", e->name,
-			  tool_is_family(e) ? ":umask=2" : "");
+		tool_snprintf(spec, sizeof(spec), "%s%s", e->name,
+			      tool_is_family(e) ? ":umask=2" : "");
 		ret = pvpmu_event_encode(spec, &pmc.reg_value, 0);
 		if (!ret)
 			ret = pfm_write_pmcs(ctx.ctx_fd, &pmc, 1);
@@ -157,12 +131,13 @@ static int show_events(void)
 		} else {
 			avail = pvpmu_strerror(ret);
 		}
-		uprintf("pfinfo: %-17s 0x%04x  %-8s %-10s %s\n", e->name,
-			e->code, src_names[e->source < 5 ? e->source : 0],
-			avail, e->desc);
+		tool_printf("pfinfo: %-17s 0x%04x  %-8s %-10s %s\n", e->name,
+			    e->code, src_names[e->source < 5 ? e->source : 0],
+			    avail, e->desc);
 	}
-	uprintf("pfinfo: %u of %u catalogue events available on this host\n",
-		nr_ok, nr);
+	tool_printf("pfinfo: %u of %u catalogue events available on this "
+		    "host\n",
+		    nr_ok, nr);
 	ret = pfm_close(ctx.ctx_fd);
 	if (ret)
 		return tool_err("pfinfo", "close", ret);
@@ -178,37 +153,43 @@ static int show_formats(void)
 	pfm_format_info_t fmts[PFINFO_MAX_FORMATS];
 	int i, k, n;
 
-	n = pfm_getinfo_formats(fmts, PFINFO_MAX_FORMATS);
+	n = tool_formats(fmts, PFINFO_MAX_FORMATS);
+	if (n == -PVPMU_ENOSYS) {
+		tool_printf("pfinfo: sampling formats: not listed here (no "
+			    "call for them in this libpvpmu)\n");
+		return 0;
+	}
 	if (n < 0)
 		return tool_err("pfinfo", "pfm_getinfo_formats", n);
-	uprintf("pfinfo: %d sampling formats\n", n);
+	tool_printf("pfinfo: %d sampling formats\n", n);
 	for (i = 0; i < n && i < PFINFO_MAX_FORMATS; i++) {
 		char id[40];
 		int o = 0;
 
 		for (k = 0; k < 16; k++) {
-			o += usnprintf(id + o, sizeof(id) - (size_t)o, "%02x",
-				       fmts[i].uuid[k]);
+			o += tool_snprintf(id + o, sizeof(id) - (size_t)o,
+					   "%02x", fmts[i].uuid[k]);
 			if (k == 3 || k == 5 || k == 7 || k == 9)
 				id[o++] = '-';
 		}
 		id[o] = '\0';
-		uprintf("pfinfo: format %-16s %s %s, %llu argument bytes\n",
-			(const char *)fmts[i].name, id,
-			(fmts[i].flags & PVPMU_FMT_BUILTIN) ? "built-in"
-							    : "run-time",
-			(unsigned long long)fmts[i].arg_size);
+		tool_printf("pfinfo: format %-16s %s %s, %llu argument bytes\n",
+			    (const char *)fmts[i].name, id,
+			    (fmts[i].flags & PVPMU_FMT_BUILTIN) ? "built-in"
+								: "run-time",
+			    (unsigned long long)fmts[i].arg_size);
 	}
 	return 0;
 }
 
-int pfinfo_run(unsigned int vcpu)
+int pfinfo_main(int argc, char **argv)
 {
 	pfarg_config_t cfg = {0};
 	int ret;
 
-	uprintf("pfinfo: vcpu %u\n", vcpu);
-	ret = show_detect();
+	if (argc > 1)
+		return tool_usage(usage, tool_streq(argv[1], "-h"));
+	ret = tool_show_platform("pfinfo");
 	if (!ret)
 		ret = show_config(&cfg);
 	if (!ret)

@@ -2,9 +2,12 @@
 /*
  * pfinfo_main.c: the pfinfo guest image (vCPU 0; others halt).
  */
-#include "tool.h"
+#include "tool_bare.h"
 
 int user_main(unsigned int vcpu)
 {
-	return vcpu ? 0 : pfinfo_run(vcpu);
+	static char name[] = "pfinfo";
+	char *argv[]       = {name, 0};
+
+	return vcpu ? 0 : tool_bare_run(vcpu, pfinfo_main, 1, argv);
 }

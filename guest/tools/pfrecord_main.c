@@ -1,31 +1,34 @@
 // SPDX-License-Identifier: MIT
 /*
- * pfrecord_main.c: the pfrecord guest image (vCPU 0; others halt). It
- * drains on the notification vector, or by polling pfm_read_msg() when the
- * VM name ends in "-poll" (`vpmu run pfrecord.elf --name pfrecord-poll`).
- * Exit status 0 when the profile is sane.
+ * pfrecord_main.c: the pfrecord guest image (vCPU 0; others halt). The VM
+ * name is its one input: a name ending in "-poll" (`vpmu run pfrecord.elf
+ * --name pfrecord-poll`) is pfrecord -p, draining by polling
+ * pfm_read_msg() instead of on the notification vector. Exit status 0
+ * when the profile is sane.
  */
-#include "tool.h"
+#include "tool_bare.h"
 
-static int polling(const char *name)
+static int ends_with(const char *s, const char *tail)
 {
-	const char *s = name, *e;
+	size_t n = 0, k = 0;
 
-	while (*s)
-		s++;
-	e = "-poll";
-	return s - name >= 5 && s[-5] == e[0] && s[-4] == e[1] &&
-	       s[-3] == e[2] && s[-2] == e[3] && s[-1] == e[4];
+	while (s[n])
+		n++;
+	while (tail[k])
+		k++;
+	return n >= k && tool_streq(s + n - k, tail);
 }
 
 int user_main(unsigned int vcpu)
 {
-	char name[sizeof(user_boot_info()->name) + 1] = {0};
-	unsigned int i;
+	char name[sizeof(user_boot_info()->name) + 1];
+	static char tool[] = "pfrecord", poll[] = "-p";
+	char *argv[] = {tool, poll, 0};
 
 	if (vcpu)
 		return 0;
-	for (i = 0; i + 1 < sizeof(name); i++)
-		name[i] = (char)user_boot_info()->name[i];
-	return pfrecord_run(vcpu, !polling(name));
+	tool_bare_vm_name(name, sizeof(name));
+	if (!ends_with(name, "-poll"))
+		argv[1] = 0;
+	return tool_bare_run(vcpu, pfrecord_main, argv[1] ? 2 : 1, argv);
 }

@@ -7,7 +7,7 @@
  * replaces the kernel's weak guest_main().
  */
 #include "kernel.h"
-#include "tool.h"
+#include "tool_bare.h"
 
 void guest_main(unsigned int vcpu, const struct pvpmu_boot_info *bi)
 {

@@ -264,7 +264,7 @@ Test(linux_guest, pvpmu_driver_and_sdk)
 	HAS(res.out, "vpmu-test: pvpmu-module-load");
 	fprintf(stderr, "%s\n",
 		strstr(res.out, "vpmu-test: pvpmu-module-load"));
-	HAS(res.out, "pfinfo: perfmon2 1.0");
+	HAS(res.out, "pfinfo: perfmon2 interface 1.0");
 	HAS(res.out, "pffast: stopped: fast read equals pfm_read_pmds");
 	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
 		snprintf(line, sizeof(line), "vpmu-test: %s: PASS", checks[i]);

@@ -7,7 +7,7 @@
 #ifndef PVPMU_CHECK_H
 #define PVPMU_CHECK_H
 
-#include "tool.h"
+#include "tool_bare.h"
 
 struct checker {
 	const char *name;

@@ -9,7 +9,7 @@
 #define TM_H
 
 #include "bench.h"
-#include "tool.h"
+#include "tool_bare.h"
 
 #define TM_PPM 1000000ULL
 

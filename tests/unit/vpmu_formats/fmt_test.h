@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reader.h"
+#include <pvpmu/pvpmu.h>
+
 #include "vpmu_smpl.h"
 
 /* Implemented PMDs of the PMU the tests pretend to have. */
@@ -89,14 +90,6 @@ static inline uint16_t ft_u16(const void *base, size_t off)
 
 	memcpy(&v, (const char *)base + off, sizeof(v));
 	return v;
-}
-
-/* Body size callback for samples that record no PMD. */
-static inline unsigned int ft_nvals0(void *opaque, uint16_t set, uint16_t pmd)
-{
-	(void)set;
-	(void)pmd;
-	return *(unsigned int *)opaque;
 }
 
 #endif /* FMT_TEST_H */

@@ -153,24 +153,23 @@ Test(vpmu_smpl_e2e, all_full_masks_and_bitmask_release_resumes)
 Test(vpmu_smpl_e2e, samples_carry_guest_state)
 {
 	struct pvpmu_nway_smpl_hdr *h = start_nway(2, 0);
-	struct vpmu_smpl_iter it;
-	struct vpmu_smpl_sample s;
-	unsigned int zero = 0, n = 0;
-	uint64_t last = 0;
+	struct pvpmu_smpl_iter it;
+	struct pvpmu_smpl s;
+	unsigned int n = 0;
+	uint64_t last  = 0;
 
 	run_until_notes(1);
-	cr_assert(eq(
-		int,
-		vpmu_smpl_iter_nway(&it, h, h->buf_size, 0, ft_nvals0, &zero),
-		0));
-	while (vpmu_smpl_iter_next(&it, &s) == 1) {
-		cr_assert(eq(i32, s.entry->pid, 7));
-		cr_assert(eq(i32, s.entry->tid, 8));
-		cr_assert(eq(u16, s.entry->ovfl_pmd, 0));
-		cr_assert(eq(u16, s.entry->cpu, 0));
-		cr_assert(lt(u64, last, s.entry->tstamp), "increasing");
-		cr_assert(ge(u64, s.entry->ip, 0x401000));
-		last = s.entry->tstamp;
+	cr_assert(eq(int,
+		     pvpmu_nway_iter_init(&it, h, h->buf_size, 0, NULL, NULL),
+		     0));
+	while (pvpmu_smpl_iter_next(&it, &s) == 1) {
+		cr_assert(eq(i32, s.entry.pid, 7));
+		cr_assert(eq(i32, s.entry.tid, 8));
+		cr_assert(eq(u16, s.entry.ovfl_pmd, 0));
+		cr_assert(eq(u16, s.entry.cpu, 0));
+		cr_assert(lt(u64, last, s.entry.tstamp), "increasing");
+		cr_assert(ge(u64, s.entry.ip, 0x401000));
+		last = s.entry.tstamp;
 		n++;
 	}
 	cr_assert(eq(u64, n, h->regions[0].count));

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_reader.c: walking sampling buffers as a tool does (spec §3.6.3:
- * locate samples with hdr_count; §3.6.4: body size from (set, ovfl_pmd)),
- * for the default format and n-way regions.
+ * test_reader.c: the buffers the formats write, walked by the SDK's reader
+ * (guest/sdk/src/smpl.c) as a tool walks them (spec §3.6.3: locate samples
+ * with hdr_count; §3.6.4: body PMDs from (set, ovfl_pmd)), for the default
+ * format and n-way regions.
  */
-#include <errno.h>
-
 #include "fmt_test.h"
 
-/* The measurement: PMD1 records PMD1+PMD2 (0x6), PMD3 records nothing. */
-static unsigned int nvals(void *opaque, uint16_t set, uint16_t pmd)
+/*
+ * The measurement: PMD1 records PMD1+PMD2 (0x6), PMD3 records the PMDs of
+ * (*opaque) (none, or a lie to check that the reader does not overread).
+ */
+static pvpmu_u64 body(void *opaque, pvpmu_u16 set, pvpmu_u16 pmd)
 {
 	(void)set;
-	return pmd == 1 ? 2 : *(unsigned int *)opaque;
+	return pmd == 1 ? 0x6 : *(pvpmu_u64 *)opaque;
 }
 
 static void rec(const struct vpmu_smpl_fmt *f, struct vpmu_smpl_buf *b,
@@ -28,28 +30,28 @@ Test(vpmu_smpl_reader, walks_default_samples_of_different_sizes)
 {
 	struct pfm_default_smpl_arg da = {.buf_size = ft_page()};
 	struct vpmu_smpl_buf b;
-	struct vpmu_smpl_iter it;
-	struct vpmu_smpl_sample s;
-	unsigned int zero = 0;
+	struct pvpmu_smpl_iter it;
+	struct pvpmu_smpl s;
+	pvpmu_u64 none = 0;
 	uint64_t t;
 
 	ft_create(&vpmu_smpl_fmt_default, &da, FT_NUM_PMDS, &b);
 	for (t = 1; t <= 5; t++)
 		rec(&vpmu_smpl_fmt_default, &b, t % 2 ? 1 : 3, t);
 	cr_assert(eq(int,
-		     vpmu_smpl_iter_default(&it, b.base, b.size, nvals, &zero),
+		     pvpmu_smpl_iter_init(&it, b.base, b.size, body, &none),
 		     0));
 	for (t = 1; t <= 5; t++) {
-		cr_assert(eq(int, vpmu_smpl_iter_next(&it, &s), 1));
-		cr_assert(eq(u64, s.entry->tstamp, t));
-		cr_assert(eq(u64, s.ip, 0x401000 + t));
-		cr_assert(eq(u32, s.nr_values, t % 2 ? 2 : 0));
+		cr_assert(eq(int, pvpmu_smpl_iter_next(&it, &s), 1));
+		cr_assert(eq(u64, s.entry.tstamp, t));
+		cr_assert(eq(u64, s.entry.ip, 0x401000 + t));
+		cr_assert(eq(u32, s.nr_body, t % 2 ? 2 : 0));
 		if (t % 2) {
-			cr_assert(eq(u64, s.values[0], 1000 + t));
-			cr_assert(eq(u64, s.values[1], 2000 + t));
+			cr_assert(eq(u64, s.body[0], 1000 + t));
+			cr_assert(eq(u64, s.body[1], 2000 + t));
 		}
 	}
-	cr_assert(eq(int, vpmu_smpl_iter_next(&it, &s), 0));
+	cr_assert(eq(int, pvpmu_smpl_iter_next(&it, &s), 0));
 	vpmu_smpl_destroy(&b);
 }
 
@@ -57,19 +59,20 @@ Test(vpmu_smpl_reader, wrong_body_size_is_detected_not_overread)
 {
 	struct pfm_default_smpl_arg da = {.buf_size = ft_page()};
 	struct vpmu_smpl_buf b;
-	struct vpmu_smpl_iter it;
-	struct vpmu_smpl_sample s;
-	unsigned int lie = 60; /* PMD3 samples claimed to carry 60 values */
+	struct pvpmu_smpl_iter it;
+	struct pvpmu_smpl s;
+	pvpmu_u64 lie = (1ULL << 60) - 1; /* PMD3 samples claimed to carry 60 */
 	int ret;
 
 	ft_create(&vpmu_smpl_fmt_default, &da, FT_NUM_PMDS, &b);
 	rec(&vpmu_smpl_fmt_default, &b, 3, 1);
 	rec(&vpmu_smpl_fmt_default, &b, 3, 2);
-	cr_assert(eq(int,
-		     vpmu_smpl_iter_default(&it, b.base, b.size, nvals, &lie),
+	cr_assert(eq(int, pvpmu_smpl_iter_init(&it, b.base, b.size, body, &lie),
 		     0));
-	ret = vpmu_smpl_iter_next(&it, &s);
-	cr_assert(eq(int, ret, -EINVAL));
+	ret = pvpmu_smpl_iter_next(&it, &s);
+	cr_assert(eq(int, ret, -PVPMU_EFAULT));
+	/* Iteration stops there: no second try past the end. */
+	cr_assert(eq(int, pvpmu_smpl_iter_next(&it, &s), 0));
 	vpmu_smpl_destroy(&b);
 }
 
@@ -78,17 +81,17 @@ Test(vpmu_smpl_reader, rejects_a_foreign_header)
 	struct pvpmu_nway_smpl_arg na = {.buf_size   = 4 * ft_page(),
 					 .nr_regions = 2};
 	struct vpmu_smpl_buf b;
-	struct vpmu_smpl_iter it;
-	unsigned int zero = 0;
+	struct pvpmu_smpl_iter it;
+	pvpmu_u64 none = 0;
 
 	/* An n-way buffer is not a default-format buffer (hdr_version). */
 	ft_create(&vpmu_smpl_fmt_nway, &na, FT_NUM_PMDS, &b);
 	cr_assert(eq(int,
-		     vpmu_smpl_iter_default(&it, b.base, b.size, nvals, &zero),
-		     -EINVAL));
+		     pvpmu_smpl_iter_init(&it, b.base, b.size, body, &none),
+		     -PVPMU_EINVAL));
 	cr_assert(eq(int,
-		     vpmu_smpl_iter_nway(&it, b.base, b.size, 2, nvals, &zero),
-		     -EINVAL));
+		     pvpmu_nway_iter_init(&it, b.base, b.size, 2, body, &none),
+		     -PVPMU_EINVAL));
 	vpmu_smpl_destroy(&b);
 }
 
@@ -99,11 +102,12 @@ Test(vpmu_smpl_reader, walks_nway_full_regions_oldest_first)
 					 .nr_regions = 3};
 	struct vpmu_smpl_buf b;
 	struct pvpmu_nway_smpl_hdr *h;
-	struct vpmu_smpl_iter it;
-	struct vpmu_smpl_sample s;
-	uint32_t order[3], ctrl;
-	unsigned int zero = 0;
-	uint64_t t        = 0, n, c0;
+	struct pvpmu_smpl_iter it;
+	struct pvpmu_smpl s;
+	unsigned int order[3];
+	uint32_t ctrl;
+	pvpmu_u64 none = 0;
+	uint64_t t     = 0, n, c0;
 
 	ft_create(&vpmu_smpl_fmt_nway, &na, FT_NUM_PMDS, &b);
 	h = b.base;
@@ -114,19 +118,20 @@ Test(vpmu_smpl_reader, walks_nway_full_regions_oldest_first)
 	cr_assert(eq(int, vpmu_smpl_fmt_nway.restart(&b, true, 0, &ctrl), 0));
 	while (h->cur_region != 0)
 		rec(&vpmu_smpl_fmt_nway, &b, 3, ++t);
-	cr_assert(eq(u32, vpmu_smpl_nway_full(b.base, order, 3), 2));
+	cr_assert(eq(u32, pvpmu_nway_full(b.base, b.size, order, 3), 2));
 	cr_assert(eq(u32, order[0], 1));
 	cr_assert(eq(u32, order[1], 2));
-	cr_assert(eq(u32, vpmu_smpl_nway_full(b.base, order, 1), 1));
+	cr_assert(eq(u32, pvpmu_nway_full(b.base, b.size, order, 1), 1));
 	cr_assert(eq(u32, order[0], 1));
 	/* IIP header: the ip only; samples in region 1 follow region 0's. */
 	cr_assert(eq(int,
-		     vpmu_smpl_iter_nway(&it, b.base, b.size, 1, nvals, &zero),
+		     pvpmu_nway_iter_init(&it, b.base, b.size, 1, body, &none),
 		     0));
+	cr_assert(eq(u32, it.entry_size, sizeof(pvpmu_u64)));
 	n = c0 + 1;
-	while (vpmu_smpl_iter_next(&it, &s) == 1) {
-		cr_assert(eq(ptr, (void *)s.entry, NULL));
-		cr_assert(eq(u64, s.ip, 0x401000 + n++));
+	while (pvpmu_smpl_iter_next(&it, &s) == 1) {
+		cr_assert(eq(u64, s.entry.tstamp, 0), "no entry header");
+		cr_assert(eq(u64, s.entry.ip, 0x401000 + n++));
 	}
 	cr_assert(eq(u64, n, c0 + h->regions[1].count + 1));
 	vpmu_smpl_destroy(&b);
@@ -139,7 +144,8 @@ Test(vpmu_smpl_reader, full_regions_sorted_by_seq_not_index)
 					 .nr_regions = 3};
 	struct vpmu_smpl_buf b;
 	struct pvpmu_nway_smpl_hdr *h;
-	uint32_t order[3], ctrl;
+	unsigned int order[3];
+	uint32_t ctrl;
 	uint64_t t = 0;
 
 	ft_create(&vpmu_smpl_fmt_nway, &na, FT_NUM_PMDS, &b);
@@ -150,7 +156,7 @@ Test(vpmu_smpl_reader, full_regions_sorted_by_seq_not_index)
 	cr_assert(eq(int, vpmu_smpl_fmt_nway.restart(&b, true, 0, &ctrl), 0));
 	while (h->cur_region != PVPMU_NWAY_NO_REGION)
 		rec(&vpmu_smpl_fmt_nway, &b, 1, ++t);
-	cr_assert(eq(u32, vpmu_smpl_nway_full(b.base, order, 3), 3));
+	cr_assert(eq(u32, pvpmu_nway_full(b.base, b.size, order, 3), 3));
 	cr_assert(eq(u32, order[0], 1));
 	cr_assert(eq(u32, order[1], 2));
 	cr_assert(eq(u32, order[2], 0));
