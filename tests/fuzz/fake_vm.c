@@ -71,7 +71,7 @@ struct vmm_vm *fake_vm_fresh(void)
 		create();
 		return vm;
 	}
-	ctl = vm->ctl;
+	ctl = vmm_ctl(vm);
 	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
 		if (ctl->clients[i].fd >= 0)
 			abort(); /* the target closes its clients */
@@ -79,7 +79,8 @@ struct vmm_vm *fake_vm_fresh(void)
 	vmm_pmu_destroy(vm);
 	for (i = 0; i < FAKE_VM_VCPUS; i++) {
 		memset(&vm->vcpus[i].stats, 0, sizeof(vm->vcpus[i].stats));
-		memset(&vm->vcpus[i].pmu, 0, sizeof(vm->vcpus[i].pmu));
+		memset(vmm_pv_vcpu(&vm->vcpus[i]), 0,
+		       sizeof(struct vmm_vcpu_pmu));
 		memset(vm->vcpus[i].run, 0, RUN_PAGE);
 		atomic_store(&vm->vcpus[i].requests, 0);
 	}

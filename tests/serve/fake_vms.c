@@ -82,7 +82,7 @@ static void on_kick(int sig)
  */
 static void run_one_ms(struct vmm_vcpu *v)
 {
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(v);
 	uint64_t now           = vpmu_cpu_run_ns(p->cpu) + 1000000;
 	bool due               = atomic_load(&p->chain_users) &&
 		   now >= vpmu_cpu_next_deadline(p->cpu);
@@ -117,7 +117,7 @@ static void *vcpu_thread(void *arg)
 			/* A PMI every PMI_EVERY calls, counted as vm_pmu.c
 			 * does. */
 			if (made % PMI_EVERY == 0)
-				atomic_fetch_add(&v->pmu.pmis, 1);
+				atomic_fetch_add(&vmm_pv_vcpu(v)->pmis, 1);
 		}
 		if (made == hypercalls && !counted) {
 			counted = true;

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 /* The test hook: a wait of 0 ns makes every running vCPU's read stale. */
 static uint64_t wait_from_env(void)
@@ -81,7 +81,7 @@ void vmm_ctl_sync_free(struct vmm_control *ctl)
 
 void vmm_control_vcpu_accounted(struct vmm_vcpu *vcpu)
 {
-	struct vmm_control *ctl = vcpu->vm->ctl;
+	struct vmm_control *ctl = vmm_ctl(vcpu->vm);
 	struct vmm_ctl_vcpu_sync *s;
 	uint64_t want;
 

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 static struct vpmu_arch_pmu *model_of(struct vmm_vcpu *vcpu, void *opaque)
 {
@@ -93,6 +93,7 @@ static int claim_ranges(struct vmm_vm *vm, struct vmm_arch *a)
 
 int vmm_arch_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
+	struct vmm_pmu *pv = vmm_pv(vm);
 	const struct vpmu_arch_ops *ops;
 	struct kvm_cpuid2 *cpuid;
 	struct vmm_arch *a;
@@ -109,13 +110,14 @@ int vmm_arch_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	ret = a ? 0 : -ENOMEM;
 	if (ret)
 		goto out_free;
-	a->ops       = ops;
-	a->nr_vcpus  = vm->nr_vcpus;
-	vm->pmu.arch = a;
+	a->ops      = ops;
+	a->nr_vcpus = vm->nr_vcpus;
+	pv->arch    = a;
 	for (i = 0; !ret && i < vm->nr_vcpus; i++) {
 		a->vcpu[i].lvtpc = VMM_LVT_MASKED;
-		ret = vpmu_arch_create(vm->pmu.domain, vm->vcpus[i].pmu.cpu,
-				       ops, &a->vcpu[i].pmu);
+		ret              = vpmu_arch_create(pv->domain,
+						    vmm_pv_vcpu(&vm->vcpus[i])->cpu, ops,
+						    &a->vcpu[i].pmu);
 	}
 	if (!ret)
 		ret = claim_ranges(vm, a);
@@ -129,7 +131,8 @@ out_free:
 
 void vmm_arch_pmu_destroy(struct vmm_vm *vm)
 {
-	struct vmm_arch *a = vm->pmu.arch;
+	struct vmm_pmu *pv = vmm_pv(vm);
+	struct vmm_arch *a = pv->arch;
 	unsigned int i;
 
 	if (!a)
@@ -137,7 +140,7 @@ void vmm_arch_pmu_destroy(struct vmm_vm *vm)
 	for (i = 0; i < a->nr_vcpus; i++)
 		vpmu_arch_destroy(a->vcpu[i].pmu);
 	free(a);
-	vm->pmu.arch = NULL;
+	pv->arch = NULL;
 }
 
 /*
@@ -161,7 +164,7 @@ static void model_vendor(const struct vmm_vcpu *vcpu, const struct vmm_arch *a,
 
 void vmm_arch_pmu_cpuid(struct vmm_vcpu *vcpu, struct kvm_cpuid_entry2 *e)
 {
-	struct vmm_arch *a       = vcpu->vm->pmu.arch;
+	struct vmm_arch *a       = vmm_pv(vcpu->vm)->arch;
 	struct vpmu_arch_cpuid r = {e->eax, e->ebx, e->ecx, e->edx};
 
 	model_vendor(vcpu, a, e);
@@ -207,7 +210,7 @@ static void add_leaf(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c, uint32_t fn)
 
 void vmm_arch_pmu_cpuid_add(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c)
 {
-	if (!vcpu->vm->pmu.arch)
+	if (!vmm_pv(vcpu->vm)->arch)
 		return;
 	add_leaf(vcpu, c, 0xa);
 	add_leaf(vcpu, c, 0x80000022);
@@ -244,7 +247,7 @@ static void deliver_pmi(struct vmm_vcpu *vcpu, struct vmm_arch *a,
 
 void vmm_arch_pmu_notify(struct vmm_vm *vm, const struct vpmu_notify *n)
 {
-	struct vmm_arch *a = vm->pmu.arch;
+	struct vmm_arch *a = vmm_pv(vm)->arch;
 	struct vmm_arch_vcpu *v;
 
 	if (!a || n->cpu_index >= a->nr_vcpus || !n->ovfl_pmds)

@@ -9,14 +9,12 @@
  * ends the chain; nothing the guest puts in memory or registers can make the
  * walk read outside guest RAM.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-
-#include "vmm_core_priv.h"
 
 #define CR0_PG   (1ULL << 31)
 #define CR4_LA57 (1ULL << 12)
@@ -24,7 +22,7 @@
 
 int vmm_chain_enable(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *p = &vcpu->pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(vcpu);
 	struct vmm_chain_ring *r;
 
 	if (!atomic_load(&p->chains)) {
@@ -40,12 +38,13 @@ int vmm_chain_enable(struct vmm_vcpu *vcpu)
 
 void vmm_chain_disable(struct vmm_vcpu *vcpu)
 {
-	atomic_fetch_sub(&vcpu->pmu.chain_users, 1);
+	atomic_fetch_sub(&vmm_pv_vcpu(vcpu)->chain_users, 1);
 }
 
 void vmm_chain_free(struct vmm_vcpu *vcpu)
 {
-	struct vmm_chain_ring *r = atomic_exchange(&vcpu->pmu.chains, NULL);
+	struct vmm_chain_ring *r =
+		atomic_exchange(&vmm_pv_vcpu(vcpu)->chains, NULL);
 
 	if (r) {
 		pthread_mutex_destroy(&r->lock);
@@ -81,7 +80,7 @@ void vmm_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp)
 	uint64_t ret[VMM_CHAIN_DEPTH_MAX], rip, rbp, rsp, cr3;
 	unsigned int n = 0;
 
-	if (!atomic_load(&vcpu->pmu.chains))
+	if (!atomic_load(&vmm_pv_vcpu(vcpu)->chains))
 		return;
 	if (guest_regs(vcpu, &rip, &rbp, &rsp, &cr3)) {
 		/* A frameless leaf's caller first, then the rbp chain. */
@@ -95,7 +94,7 @@ void vmm_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp)
 void vmm_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
 		     const uint64_t *ret, unsigned int n)
 {
-	struct vmm_chain_ring *r = atomic_load(&vcpu->pmu.chains);
+	struct vmm_chain_ring *r = atomic_load(&vmm_pv_vcpu(vcpu)->chains);
 
 	if (!r)
 		return;
@@ -112,7 +111,7 @@ void vmm_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
 unsigned int vmm_chain_lookup(struct vmm_vcpu *vcpu, uint64_t tstamp,
 			      uint64_t *out, unsigned int max)
 {
-	struct vmm_chain_ring *r = atomic_load(&vcpu->pmu.chains);
+	struct vmm_chain_ring *r = atomic_load(&vmm_pv_vcpu(vcpu)->chains);
 	unsigned int i, k, n = 0;
 
 	if (!r || !tstamp)

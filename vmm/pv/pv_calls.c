@@ -8,15 +8,13 @@
  * copies the answer back once. Host errno values are mapped explicitly to
  * the ABI's status codes; a guest never sees anything else.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "vmm_core_priv.h"
 
 /* Formats one PVPMU_HC_FMT_INFO can see (built-in + run-time). */
 #define VMM_FMT_LIST_MAX 64
@@ -104,7 +102,7 @@ static struct vpmu_caller guest_caller(struct vmm_vcpu *vcpu, uint32_t tid,
 				       uint32_t gid)
 {
 	return (struct vpmu_caller){.owner = VPMU_OWNER_GUEST,
-				    .cpu   = vcpu->pmu.cpu,
+				    .cpu   = vmm_pv_vcpu(vcpu)->cpu,
 				    .tid   = tid,
 				    .gid   = gid};
 }
@@ -113,18 +111,19 @@ static struct vpmu_caller guest_caller(struct vmm_vcpu *vcpu, uint32_t tid,
 static int map_new_buffer(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 			  int fd)
 {
-	struct vmm_vm *vm = vcpu->vm;
-	size_t size       = 0;
-	void *base        = NULL;
+	struct vmm_vm *vm  = vcpu->vm;
+	struct vmm_pmu *pv = vmm_pv(vm);
+	size_t size        = 0;
+	void *base         = NULL;
 	uint64_t gpa;
 	int ret;
 
-	ret = vpmu_ctx_smpl_buf(vm->pmu.domain, who, fd, &base, &size);
+	ret = vpmu_ctx_smpl_buf(pv->domain, who, fd, &base, &size);
 	if (ret || !base)
 		return ret;
 	ret = vmm_smpl_map(vm, fd, base, size, &gpa);
 	if (ret) {
-		vpmu_ctx_destroy(vm->pmu.domain, who, fd);
+		vpmu_ctx_destroy(pv->domain, who, fd);
 		return -ENOMEM;
 	}
 	return 0;
@@ -133,7 +132,7 @@ static int map_new_buffer(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 static int run_cmd(struct vmm_vcpu *vcpu, const struct pvpmu_hc_pfm *req,
 		   void *arg)
 {
-	struct vpmu_domain *d  = vcpu->vm->pmu.domain;
+	struct vpmu_domain *d  = vmm_pv(vcpu->vm)->domain;
 	struct vpmu_caller who = guest_caller(vcpu, req->tid, req->gid);
 	int n = req->nargs, fd = req->fd, ret;
 
@@ -218,7 +217,7 @@ static int check_arg(const struct pvpmu_hc_pfm *req, uint64_t max)
 
 static int hc_pfm(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 {
-	uint64_t max = vcpu->vm->pmu.arg_size_max;
+	uint64_t max = vmm_pv(vcpu->vm)->arg_size_max;
 	struct pvpmu_hc_pfm req;
 	void *arg = NULL;
 	int ret;
@@ -270,8 +269,9 @@ static int read_ctx_block(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *block,
 		return ret;
 	memcpy(fd, (char *)block + offsetof(struct pvpmu_hc_ctx, fd),
 	       sizeof(*fd));
-	return vmm_pv_status(vpmu_ctx_smpl_buf(vcpu->vm->pmu.domain, &who, *fd,
-					       &(void *){NULL}, &(size_t){0}));
+	return vmm_pv_status(vpmu_ctx_smpl_buf(vmm_pv(vcpu->vm)->domain, &who,
+					       *fd, &(void *){NULL},
+					       &(size_t){0}));
 }
 
 static int hc_close(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
@@ -286,7 +286,7 @@ static int hc_close(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	if (ret)
 		return ret;
 	vmm_smpl_unmap(vcpu->vm, fd);
-	ret = vpmu_ctx_destroy(vcpu->vm->pmu.domain, &who, fd);
+	ret = vpmu_ctx_destroy(vmm_pv(vcpu->vm)->domain, &who, fd);
 	vmm_pmu_wake_waiters(vcpu->vm); /* a thread it blocked goes on */
 	return vmm_pv_status(ret);
 }
@@ -354,7 +354,7 @@ static int hc_set_vector(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 		return ret;
 	if (req.vector && (req.vector < 32 || req.vector > 255))
 		return -PVPMU_EINVAL;
-	vcpu->pmu.vector = req.vector;
+	vmm_pv_vcpu(vcpu)->vector = req.vector;
 	return 0;
 }
 
@@ -375,7 +375,7 @@ static int hc_shared(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 
 static int hc_sched(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 {
-	struct vpmu_domain *d = vcpu->vm->pmu.domain;
+	struct vpmu_domain *d = vmm_pv(vcpu->vm)->domain;
 	struct pvpmu_hc_sched req;
 	struct vpmu_caller who;
 	int ret;

@@ -16,12 +16,10 @@
  * clock is set (a condvar on the realtime clock timed out at
  * once and the vCPU spun until the deadline).
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <time.h>
-
-#include "vmm_core_priv.h"
 
 int vmm_pmu_msg_init(struct vmm_pmu *p)
 {
@@ -46,7 +44,7 @@ int vmm_pmu_msg_init(struct vmm_pmu *p)
 /* Sleep until the generation moves past (gen), (deadline) or a stop. */
 static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pmu *p = vmm_pv(vm);
 	struct timespec ts;
 	int ret;
 
@@ -69,11 +67,12 @@ static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 
 static uint64_t generation(struct vmm_vm *vm)
 {
+	struct vmm_pmu *pv = vmm_pv(vm);
 	uint64_t gen;
 
-	pthread_mutex_lock(&vm->pmu.msg_lock);
-	gen = vm->pmu.msg_gen;
-	pthread_mutex_unlock(&vm->pmu.msg_lock);
+	pthread_mutex_lock(&pv->msg_lock);
+	gen = pv->msg_gen;
+	pthread_mutex_unlock(&pv->msg_lock);
 	return gen;
 }
 
@@ -94,7 +93,7 @@ static int wait_until(struct vmm_vcpu *vcpu, uint64_t timeout_ns,
 {
 	struct vmm_vm *vm      = vcpu->vm;
 	struct vpmu_caller who = {.owner = VPMU_OWNER_GUEST,
-				  .cpu   = vcpu->pmu.cpu};
+				  .cpu   = vmm_pv_vcpu(vcpu)->cpu};
 	bool forever           = timeout_ns == PVPMU_WAIT_FOREVER;
 	uint64_t deadline =
 		forever ? UINT64_MAX : vpmu_monotonic_ns() + timeout_ns;
@@ -130,8 +129,8 @@ static int poll_msg(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 	struct read_arg *a = arg;
 	unsigned int nr;
 
-	return vpmu_ctx_read_msgs(vcpu->vm->pmu.domain, who, a->fd, a->msg, 1,
-				  &nr);
+	return vpmu_ctx_read_msgs(vmm_pv(vcpu->vm)->domain, who, a->fd, a->msg,
+				  1, &nr);
 }
 
 int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
@@ -158,7 +157,7 @@ int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 static int poll_unblocked(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 			  void *arg)
 {
-	int ret = vpmu_thread_blocked(vcpu->vm->pmu.domain, who,
+	int ret = vpmu_thread_blocked(vmm_pv(vcpu->vm)->domain, who,
 				      *(const uint32_t *)arg);
 
 	return ret > 0 ? -EAGAIN : ret;

@@ -9,13 +9,11 @@
  * VMM turns into a page fault in the guest: the buffer only changes by
  * the host, and the guest learns of its mistake.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
-
-#include "vmm_core_priv.h"
 
 static int set_slot(struct vmm_vm *vm, uint32_t slot, uint64_t gpa,
 		    uint64_t size, void *base)
@@ -57,7 +55,7 @@ static uint64_t find_gpa(const struct vmm_pmu *p, uint64_t size)
 int vmm_smpl_map(struct vmm_vm *vm, int fd, void *base, uint64_t size,
 		 uint64_t *gpa)
 {
-	struct vmm_pmu *p      = &vm->pmu;
+	struct vmm_pmu *p      = vmm_pv(vm);
 	struct vmm_smpl_map *m = NULL;
 	unsigned int i;
 	int ret = -ENOSPC;
@@ -86,7 +84,7 @@ out_unlock:
 
 int vmm_smpl_lookup(struct vmm_vm *vm, int fd, uint64_t *gpa, uint64_t *size)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pmu *p = vmm_pv(vm);
 	unsigned int i;
 	int ret = -ENOENT;
 
@@ -105,7 +103,7 @@ int vmm_smpl_lookup(struct vmm_vm *vm, int fd, uint64_t *gpa, uint64_t *size)
 
 void vmm_smpl_unmap(struct vmm_vm *vm, int fd)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pmu *p = vmm_pv(vm);
 	unsigned int i;
 
 	pthread_mutex_lock(&p->map_lock);
@@ -123,7 +121,7 @@ void vmm_smpl_unmap(struct vmm_vm *vm, int fd)
 
 bool vmm_smpl_contains(struct vmm_vm *vm, uint64_t gpa)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pmu *p = vmm_pv(vm);
 	bool found        = false;
 	unsigned int i;
 

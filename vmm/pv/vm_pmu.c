@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * vm_pmu.c: the logical PMU inside the VMM (see vm_pmu.h).
+ * vm_pmu.c: the logical PMU inside the VMM (see vmm_pv.h).
  *
  * Every KVM_RUN return (exit or kick) accounts the guest run time it
  * covered on the vCPU's vpmu cpu, after the exit itself was counted in the
@@ -13,7 +13,7 @@
  * cheap timer_settime), and an early kick that still happens accounts,
  * finds the deadline not reached and re-arms.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -25,9 +25,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "ctl_server.h"
 #include "arch_msrs.h"
-#include "vmm_core_priv.h"
 
 #define VMM_TIMER_GRAN_NS  100000ULL /* set-switch granularity: 100 us */
 #define VMM_TIMER_MIN_NS   10000ULL  /* never arm shorter than 10 us */
@@ -93,15 +91,16 @@ static pid_t vcpu_tid(void *opaque, uint32_t cpu)
 /* Runs with the domain lock held: no call back into libvpmu. */
 static void notify(void *opaque, const struct vpmu_notify *n)
 {
-	struct vmm_vm *vm = opaque;
+	struct vmm_vm *vm  = opaque;
+	struct vmm_pmu *pv = vmm_pv(vm);
 
 	/* The architectural PMU model's contexts (no messages). */
 	if (n->owner == VPMU_OWNER_ARCH) {
 		vmm_arch_pmu_notify(vm, n);
 		return;
 	}
-	if (n->owner == VPMU_OWNER_HOST) /* operator contexts */
-		vmm_control_notify(vm, n);
+	if (n->owner == VPMU_OWNER_HOST && pv->host_notify)
+		pv->host_notify(vm, n); /* operator contexts */
 	if (n->owner == VPMU_OWNER_GUEST && (n->flags & VPMU_NOTIFY_BLOCK))
 		vmm_pmu_mark_blocked(vm, n->cpu_index, true);
 	if (vmm_pmu_notify_raises(n) && n->cpu_index < vm->nr_vcpus)
@@ -136,10 +135,11 @@ void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked)
 
 void vmm_pmu_wake_waiters(struct vmm_vm *vm)
 {
-	pthread_mutex_lock(&vm->pmu.msg_lock);
-	vm->pmu.msg_gen++;
-	pthread_cond_broadcast(&vm->pmu.msg_cond);
-	pthread_mutex_unlock(&vm->pmu.msg_lock);
+	struct vmm_pmu *pv = vmm_pv(vm);
+	pthread_mutex_lock(&pv->msg_lock);
+	pv->msg_gen++;
+	pthread_cond_broadcast(&pv->msg_cond);
+	pthread_mutex_unlock(&pv->msg_lock);
 }
 
 static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
@@ -148,8 +148,8 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 	l->max_contexts  = cfg->limits.max_contexts; /* the guest's */
 	l->arch_contexts = cfg->nr_vcpus;            /* one per vCPU */
 	/* Operators never compete with the guest. */
-	l->host_contexts     = VMM_CTL_HOST_CONTEXTS;
-	l->host_smpl_mem_max = VMM_CTL_HOST_SMPL_MEM;
+	l->host_contexts     = VMM_PV_HOST_CONTEXTS;
+	l->host_smpl_mem_max = VMM_PV_HOST_SMPL_MEM;
 	l->max_sets          = cfg->limits.max_sets;
 	l->msgq_depth        = cfg->limits.max_msgs;
 	l->arg_size_max      = cfg->limits.max_arg_size;
@@ -173,6 +173,7 @@ static void fmt_refused(void *opaque, const char *msg)
  */
 static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
+	struct vmm_pmu *pv = vmm_pv(vm);
 	struct vpmu_format_info fi[VMM_FMTS_MAX + 8];
 	size_t before, after, i;
 	int ret;
@@ -185,9 +186,9 @@ static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 		return ret;
 	after = vpmu_format_list(fi, ARRAY_SIZE(fi));
 	for (i = before; i < after && i < ARRAY_SIZE(fi); i++) {
-		if (vm->pmu.nr_fmts == VMM_FMTS_MAX)
+		if (pv->nr_fmts == VMM_FMTS_MAX)
 			break;
-		memcpy(vm->pmu.fmt_uuids[vm->pmu.nr_fmts++], fi[i].uuid, 16);
+		memcpy(pv->fmt_uuids[pv->nr_fmts++], fi[i].uuid, 16);
 		vmm_log(vm, VMM_LOG_INFO, "sampling format '%s' loaded from %s",
 			fi[i].name, fi[i].origin);
 	}
@@ -196,18 +197,24 @@ static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 
 static void unload_formats(struct vmm_vm *vm)
 {
-	while (vm->pmu.nr_fmts)
-		vpmu_format_unload(vm->pmu.fmt_uuids[--vm->pmu.nr_fmts]);
+	struct vmm_pmu *pv = vmm_pv(vm);
+
+	while (pv->nr_fmts)
+		vpmu_format_unload(pv->fmt_uuids[--pv->nr_fmts]);
 }
 
 int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
-	struct vmm_pmu *p          = &vm->pmu;
 	struct vpmu_host_config hc = {
 		.ops = &host_ops, .opaque = vm, .kick_signo = SIGUSR1};
+	struct vmm_pmu *p;
 	unsigned int i;
 	int ret, khz;
 
+	ret = vmm_pv_attach(vm);
+	if (ret)
+		return ret;
+	p   = vmm_pv(vm);
 	ret = vmm_pmu_msg_init(p);
 	if (ret)
 		return ret;
@@ -229,7 +236,8 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	if (ret)
 		return ret;
 	for (i = 0; i < vm->nr_vcpus; i++) {
-		ret = vpmu_cpu_create(p->domain, i, &vm->vcpus[i].pmu.cpu);
+		ret = vpmu_cpu_create(p->domain, i,
+				      &vmm_pv_vcpu(&vm->vcpus[i])->cpu);
 		if (ret)
 			return ret;
 	}
@@ -238,7 +246,7 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 
 void vmm_pmu_destroy(struct vmm_vm *vm)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pmu *p = vmm_pv(vm);
 	unsigned int i;
 
 	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++) {
@@ -258,24 +266,27 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 
 int vmm_pmu_vcpu_start(struct vmm_vcpu *vcpu)
 {
-	struct sigevent sev = {
-		.sigev_notify = SIGEV_THREAD_ID,
-		.sigev_signo  = SIGUSR1,
-	};
+	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	struct sigevent sev      = {
+		     .sigev_notify = SIGEV_THREAD_ID,
+		     .sigev_signo  = SIGUSR1,
+        };
 
 	sev._sigev_un._tid = gettid();
-	if (timer_create(CLOCK_MONOTONIC, &sev, &vcpu->pmu.timer) < 0)
+	if (timer_create(CLOCK_MONOTONIC, &sev, &pmu->timer) < 0)
 		return -errno;
-	vcpu->pmu.has_timer      = true;
-	vcpu->pmu.armed_deadline = VPMU_NO_DEADLINE;
+	pmu->has_timer      = true;
+	pmu->armed_deadline = VPMU_NO_DEADLINE;
 	return 0;
 }
 
 void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
 {
-	if (vcpu->pmu.has_timer)
-		timer_delete(vcpu->pmu.timer);
-	vcpu->pmu.has_timer = false;
+	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+
+	if (pmu->has_timer)
+		timer_delete(pmu->timer);
+	pmu->has_timer = false;
 }
 
 /*
@@ -292,7 +303,7 @@ static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
 
 static void arm_timer(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *p = &vcpu->pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(vcpu);
 	uint64_t deadline      = vpmu_cpu_next_deadline(p->cpu);
 	uint64_t now           = vpmu_cpu_run_ns(p->cpu), wall, rel, tsc;
 	struct itimerspec its  = {0};
@@ -350,16 +361,17 @@ static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
  */
 static bool inject_pmi(struct vmm_vcpu *vcpu)
 {
-	unsigned int pmi = atomic_load(&vcpu->pmu.pmi);
+	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	unsigned int pmi         = atomic_load(&pmu->pmi);
 
 	if (!pmi)
 		return false;
 	if (pmi & VMM_PMI_LVTPC) { /* the guest's LVTPC decides, in KVM */
 		if (!vmm_irq_lvtpc_pmi(vcpu)) {
 			vcpu->stats.irqs++;
-			atomic_fetch_add(&vcpu->pmu.pmis, 1);
+			atomic_fetch_add(&pmu->pmis, 1);
 		}
-		atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
+		atomic_compare_exchange_strong(&pmu->pmi, &pmi, 0);
 		return false;
 	}
 	if (pmi == VMM_PMI_NMI ? ioctl(vcpu->fd, KVM_NMI, 0) != 0
@@ -367,31 +379,31 @@ static bool inject_pmi(struct vmm_vcpu *vcpu)
 		return true;
 	if (pmi == VMM_PMI_NMI)
 		vcpu->stats.irqs++;
-	atomic_fetch_add(&vcpu->pmu.pmis, 1);
-	atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
+	atomic_fetch_add(&pmu->pmis, 1);
+	atomic_compare_exchange_strong(&pmu->pmi, &pmi, 0);
 	return false;
 }
 
 static void inject_irq(struct vmm_vcpu *vcpu)
 {
-	bool want = false;
+	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	bool want                = false;
 
-	if (!atomic_load(&vcpu->pmu.irq_pending) &&
-	    !atomic_load(&vcpu->pmu.pmi))
+	if (!atomic_load(&pmu->irq_pending) && !atomic_load(&pmu->pmi))
 		return;
-	if (atomic_load(&vcpu->pmu.irq_pending)) {
-		if (!vcpu->pmu.vector) {
-			atomic_store(&vcpu->pmu.irq_pending, false);
-		} else if (inject_vector(vcpu, vcpu->pmu.vector)) {
-			atomic_store(&vcpu->pmu.irq_pending, false);
-			atomic_fetch_add(&vcpu->pmu.pmis, 1);
+	if (atomic_load(&pmu->irq_pending)) {
+		if (!pmu->vector) {
+			atomic_store(&pmu->irq_pending, false);
+		} else if (inject_vector(vcpu, pmu->vector)) {
+			atomic_store(&pmu->irq_pending, false);
+			atomic_fetch_add(&pmu->pmis, 1);
 		} else
 			want = true;
 	}
 	/* One interrupt per entry: a PMI after a notification waits. */
 	if (!want)
 		want = inject_pmi(vcpu);
-	else if (atomic_load(&vcpu->pmu.pmi) == VMM_PMI_NMI)
+	else if (atomic_load(&pmu->pmi) == VMM_PMI_NMI)
 		inject_pmi(vcpu);
 	else
 		want = true;
@@ -400,7 +412,7 @@ static void inject_irq(struct vmm_vcpu *vcpu)
 
 void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *p = &vcpu->pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(vcpu);
 
 	arm_timer(vcpu);
 	inject_irq(vcpu);
@@ -422,13 +434,15 @@ void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
 
 void vmm_pmu_resumed(struct vmm_vcpu *vcpu)
 {
-	if (vcpu->pmu.reentry_from)
-		vcpu->pmu.reentry_from = vpmu_monotonic_ns();
+	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+
+	if (pmu->reentry_from)
+		pmu->reentry_from = vpmu_monotonic_ns();
 }
 
 void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
 {
-	atomic_store(&vcpu->pmu.irq_pending, true);
+	atomic_store(&vmm_pv_vcpu(vcpu)->irq_pending, true);
 	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
 		return; /* served before the next KVM_RUN anyway */
 	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
@@ -436,7 +450,7 @@ void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
 
 void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
 {
-	atomic_store(&vcpu->pmu.pmi, pmi);
+	atomic_store(&vmm_pv_vcpu(vcpu)->pmi, pmi);
 	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
 		return; /* served before the next KVM_RUN anyway */
 	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
@@ -444,7 +458,7 @@ void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
 
 bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
 {
-	unsigned int pmi = atomic_load(&vcpu->pmu.pmi);
+	unsigned int pmi = atomic_load(&vmm_pv_vcpu(vcpu)->pmi);
 
 	return pmi == VMM_PMI_NMI || (pmi && vcpu->run->if_flag);
 }
@@ -479,7 +493,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 		       bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
-	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
+	struct vmm_vcpu_pmu *p     = vmm_pv_vcpu(vcpu);
 	bool timer                 = kicked && vcpu->kick.by_timer;
 	uint64_t now, exit_ns = 0;
 	bool entered = false;
@@ -500,7 +514,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	}
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
 	/* Complete an operator's pending read: its counts are now current. */
-	vmm_control_vcpu_accounted(vcpu);
+	vmm_vcpu_accounted(vcpu);
 	/*
 	 * Charge what monitoring cost this vCPU: the kick of our
 	 * timer and the accounting (samples written, chains walked) since

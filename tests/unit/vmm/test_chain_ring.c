@@ -11,7 +11,7 @@
 #include <criterion/new/assert.h>
 #include <string.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 static struct vmm_vm vm;
 static struct vmm_vcpu vcpu;
@@ -20,13 +20,17 @@ static void setup(void)
 {
 	memset(&vm, 0, sizeof(vm));
 	memset(&vcpu, 0, sizeof(vcpu));
-	vcpu.vm = &vm;
-	vcpu.fd = -1;
+	vcpu.vm     = &vm;
+	vcpu.fd     = -1;
+	vm.nr_vcpus = 1;
+	vm.vcpus    = &vcpu;
+	cr_assert(eq(int, vmm_pv_attach(&vm), 0));
 }
 
 static void teardown(void)
 {
 	vmm_chain_free(&vcpu);
+	vmm_pv_detach(&vm);
 }
 
 TestSuite(vmm_chain_ring, .init = setup, .fini = teardown);
@@ -39,7 +43,7 @@ Test(vmm_chain_ring, found_by_sample_time)
 	vmm_chain_store(&vcpu, 100, a, 3);
 	cr_assert(eq(u32, vmm_chain_lookup(&vcpu, 100, out, 32), 0));
 	cr_assert(eq(int, vmm_chain_enable(&vcpu), 0));
-	cr_assert(eq(u32, atomic_load(&vcpu.pmu.chain_users), 1));
+	cr_assert(eq(u32, atomic_load(&vmm_pv_vcpu(&vcpu)->chain_users), 1));
 	vmm_chain_store(&vcpu, 100, a, 3);
 	vmm_chain_store(&vcpu, 200, a + 1, 2);
 	cr_assert(eq(u32, vmm_chain_lookup(&vcpu, 100, out, 32), 3));
@@ -55,7 +59,7 @@ Test(vmm_chain_ring, found_by_sample_time)
 	cr_assert(eq(u32, vmm_chain_lookup(&vcpu, 150, out, 32), 0));
 	cr_assert(eq(u32, vmm_chain_lookup(&vcpu, 0, out, 32), 0));
 	vmm_chain_disable(&vcpu);
-	cr_assert(eq(u32, atomic_load(&vcpu.pmu.chain_users), 0));
+	cr_assert(eq(u32, atomic_load(&vmm_pv_vcpu(&vcpu)->chain_users), 0));
 }
 
 Test(vmm_chain_ring, oldest_give_way)

@@ -18,6 +18,7 @@
 
 #include "vm_config.h"
 #include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 static struct vmm_vm vm;
 static struct vmm_vcpu vcpu;
@@ -45,6 +46,7 @@ static void setup(void)
 static void teardown(void)
 {
 	vmm_pmu_destroy(&vm);
+	vmm_pv_detach(&vm);
 	free(vcpu.run);
 }
 
@@ -80,7 +82,7 @@ Test(vmm_kick, handler_tells_the_timer_from_a_tgkill)
 
 Test(vmm_kick, only_the_timers_kick_rearms_it)
 {
-	struct vmm_vcpu_pmu *p = &vcpu.pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(&vcpu);
 
 	p->armed_deadline = 5000000; /* armed for 5 ms of run time */
 	p->armed_run_ns   = 0;
@@ -113,7 +115,7 @@ Test(vmm_kick, stats_print_the_means_in_us)
 	size_t len = 0;
 	FILE *out  = open_memstream(&text, &len);
 
-	vm.pmu.tsc_khz   = 1000000;
+	vm.tsc_khz       = 1000000;
 	vcpu.stats.kicks = 4;
 	vcpu.kick        = (struct vmm_kick_stats){.timer       = 3,
 						   .early       = 1,

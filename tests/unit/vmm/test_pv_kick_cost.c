@@ -15,8 +15,7 @@
 #include <time.h>
 
 #include "vm_config.h"
-#include "vm_pmu.h"
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 #define MS 1000000ULL
 
@@ -45,6 +44,7 @@ static void setup(void)
 static void teardown(void)
 {
 	vmm_pmu_destroy(&vm);
+	vmm_pv_detach(&vm);
 	free(vm.vcpus[0].run);
 	free(vm.vcpus);
 }
@@ -71,7 +71,7 @@ static void timer_was_due(struct vmm_vcpu_pmu *p, uint64_t ago)
 Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
 {
 	struct vmm_vcpu *v     = &vm.vcpus[0];
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(v);
 	uint64_t c0, c1, c2;
 
 	timer_was_due(p, 200000); /* 200 us from due to KVM_RUN's return */
@@ -92,7 +92,7 @@ Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
 Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
 {
 	struct vmm_vcpu *v     = &vm.vcpus[0];
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(v);
 	uint64_t c0, c1;
 
 	c0 = vpmu_cpu_cost_ns(p->cpu);
@@ -113,7 +113,7 @@ Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
 Test(vmm_pv_kick_cost, a_kick_before_kvm_run_charges_no_reentry)
 {
 	struct vmm_vcpu *v     = &vm.vcpus[0];
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(v);
 	uint64_t c0, c1, est0;
 
 	timer_was_due(p, 200000); /* due 200 us ago */
@@ -132,7 +132,7 @@ Test(vmm_pv_kick_cost, a_kick_before_kvm_run_charges_no_reentry)
 Test(vmm_pv_kick_cost, a_pause_after_a_kick_is_not_charged)
 {
 	struct vmm_vcpu *v     = &vm.vcpus[0];
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(v);
 	uint64_t c0, c1;
 
 	timer_was_due(p, 1000);

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_pv_notify.c: which guest notifications raise the guest's
- * notification vector (vm_pmu.h, vmm_pmu_notify_raises()). Spec 3.3.7 and
+ * notification vector (vmm_pv.h, vmm_pmu_notify_raises()). Spec 3.3.7 and
  * Table 3.2: PFM_FL_OVFL_NO_MSG suppresses the overflow message only; the
  * notification (here the vector) is still delivered.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 static struct vpmu_notify note(enum vpmu_owner owner, uint32_t type,
 			       uint32_t flags)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 #include "vpmu_common.h"
 #include "vpmu_core.h"
@@ -39,20 +39,26 @@ static void setup(void)
 	vcpu.vm     = &vm;
 	pthread_mutex_init(&vm.lock, NULL);
 	pthread_cond_init(&vm.cond, NULL);
-	cr_assert(eq(int, vmm_pmu_msg_init(&vm.pmu), 0));
+	cr_assert(eq(int, vmm_pv_attach(&vm), 0));
+	cr_assert(eq(int, vmm_pmu_msg_init(vmm_pv(&vm)), 0));
 	vpmu_limits_default(&cfg.limits);
-	cr_assert(eq(int, vpmu_domain_create(&cfg, &vm.pmu.domain), 0));
-	cr_assert(eq(int, vpmu_cpu_create(vm.pmu.domain, 0, &vcpu.pmu.cpu), 0));
-	guest.cpu = vcpu.pmu.cpu;
+	cr_assert(eq(int, vpmu_domain_create(&cfg, &vmm_pv(&vm)->domain), 0));
 	cr_assert(eq(int,
-		     vpmu_ctx_create(vm.pmu.domain, &guest, &pc, 1, NULL, 0),
+		     vpmu_cpu_create(vmm_pv(&vm)->domain, 0,
+				     &vmm_pv_vcpu(&vcpu)->cpu),
 		     0));
+	guest.cpu = vmm_pv_vcpu(&vcpu)->cpu;
+	cr_assert(eq(
+		int,
+		vpmu_ctx_create(vmm_pv(&vm)->domain, &guest, &pc, 1, NULL, 0),
+		0));
 	ctx_fd = pc.ctx_fd;
 }
 
 static void teardown(void)
 {
-	vpmu_domain_destroy(vm.pmu.domain);
+	vpmu_domain_destroy(vmm_pv(&vm)->domain);
+	vmm_pv_detach(&vm);
 	free(vm.mem);
 }
 
@@ -82,9 +88,9 @@ Test(vmm_read_msg, timed_wait_sleeps_until_the_deadline)
 	cr_expect(ge(u64, dt, timeout), "returned after %llu ns",
 		  (unsigned long long)dt);
 	/* One sleep that times out; a spurious wake-up or two at most. */
-	cr_expect(le(u64, vm.pmu.msg_sleeps, 4),
+	cr_expect(le(u64, vmm_pv(&vm)->msg_sleeps, 4),
 		  "%llu condvar wake-ups in a %llu ns wait: it spun",
-		  (unsigned long long)vm.pmu.msg_sleeps,
+		  (unsigned long long)vmm_pv(&vm)->msg_sleeps,
 		  (unsigned long long)timeout);
 }
 
@@ -114,6 +120,6 @@ Test(vmm_read_msg, stop_ends_a_long_wait_at_once)
 	cr_expect(eq(int, ret, vmm_pv_status(-EINTR)));
 	cr_expect(lt(u64, dt, 10000000000ULL), "took %llu ns",
 		  (unsigned long long)dt);
-	cr_expect(le(u64, vm.pmu.msg_sleeps, 4), "%llu wake-ups",
-		  (unsigned long long)vm.pmu.msg_sleeps);
+	cr_expect(le(u64, vmm_pv(&vm)->msg_sleeps, 4), "%llu wake-ups",
+		  (unsigned long long)vmm_pv(&vm)->msg_sleeps);
 }

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vm_pmu.h: the VMM side of the logical PMU: one libvpmu domain per VM, one
- * vpmu cpu per vCPU, the host callbacks libvpmu builds its backends from
- * (vCPU fds and threads, the statistics behind hv events), per-vCPU timers
- * for vPMU deadlines, notification interrupts, the shared page and the
- * mapping of sampling buffers into guest physical memory. Internal to vmm/.
+ * vmm_pv.h: vmm/pv, the host end of the guest PMU interfaces, and its
+ * interface to what sits above it (vmm/ctl, the VMM's program): one
+ * libvpmu domain per VM, one vpmu cpu per vCPU, the host callbacks
+ * libvpmu builds its backends from (vCPU fds and threads, the statistics
+ * behind hv events), per-vCPU timers for vPMU deadlines, notification
+ * interrupts, the shared page, the mapping of sampling buffers into guest
+ * physical memory and the architectural PMU models (arch_msrs.h, private).
+ *
+ * pv is a module of the core (struct vmm_module, vmm_core.h): vmm_pv_module
+ * is registered on the VM, and the core calls its hooks from the VM's
+ * life and the vCPU loop. Its state hangs off the core's per-VM and
+ * per-vCPU module pointers (vmm_pv(), vmm_pv_vcpu()).
  */
-#ifndef VMM_VM_PMU_H
-#define VMM_VM_PMU_H
+#ifndef VMM_PV_H
+#define VMM_PV_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,16 +24,26 @@
 
 #include <vpmu/vpmu.h>
 
-struct vmm_vm;
-struct vmm_vcpu;
+#include "vmm_machine.h"
+
 struct vmm_config;
 struct vmm_arch; /* arch_msrs.h: the architectural PMU model */
+struct vmm_vcpu_pmu;
 
 #define VMM_SMPL_MAPS_MAX  64
 #define VMM_FMTS_MAX       32            /* run-time formats one VM loads */
 #define VMM_SMPL_GPA_BASE  0xc0000000ULL /* the hole above RAM (<= 3 GiB) */
 #define VMM_SMPL_GPA_END   0xf0000000ULL
 #define VMM_SMPL_SLOT_BASE 1 /* memslot 0 is RAM */
+
+/*
+ * Host operators' share of a VM's PMU, apart from the guest's (the
+ * config's limits): every context the control server's clients can hold
+ * (16 clients of 64, checked there), and 64 MiB of sampling buffers
+ * (`vpmu record` takes 256 KiB per vCPU by default).
+ */
+#define VMM_PV_HOST_CONTEXTS 1024
+#define VMM_PV_HOST_SMPL_MEM (64ULL << 20)
 
 /* A sampling buffer mapped read-only into the guest. */
 struct vmm_smpl_map {
@@ -35,8 +52,15 @@ struct vmm_smpl_map {
 	uint64_t gpa, size;
 };
 
-/* Per-VM PMU state, embedded in struct vmm_vm. */
+/* Per-VM PMU state: the core's per-VM pointer of vmm_pv_module. */
 struct vmm_pmu {
+	struct vmm_vcpu_pmu *vcpus; /* one per vCPU, by index */
+	/*
+	 * Host-owned notifications (operator contexts) go to the layer
+	 * above, which sets this (vmm_pv_set_host_notify); NULL: none.
+	 */
+	void (*host_notify)(struct vmm_vm *vm, const struct vpmu_notify *n);
+
 	struct vpmu_domain *domain; /* owns its backends */
 	uint64_t tsc_khz;
 	bool tsc_stable;        /* the host kernel trusts its TSC */
@@ -80,7 +104,7 @@ struct vmm_chain_ring {
 	} slot[VMM_CHAIN_RING];
 };
 
-/* Per-vCPU PMU state, embedded in struct vmm_vcpu. */
+/* Per-vCPU PMU state: the core's per-vCPU pointer of vmm_pv_module. */
 struct vmm_vcpu_pmu {
 	struct vpmu_cpu *cpu;
 	timer_t timer;
@@ -103,6 +127,38 @@ struct vmm_vcpu_pmu {
 	struct vmm_chain_ring *_Atomic chains; /* set once, freed at end */
 	atomic_uint chain_users;
 };
+
+/* The module the assembler registers on a VM (vmm_vm_create). */
+extern const struct vmm_module vmm_pv_module;
+
+/* pv's state of (vm) and (vcpu); NULL before vmm_pv_attach(). */
+static inline struct vmm_pmu *vmm_pv(const struct vmm_vm *vm)
+{
+	return (struct vmm_pmu *)vmm_vm_module_priv(vm, &vmm_pv_module);
+}
+
+static inline struct vmm_vcpu_pmu *vmm_pv_vcpu(const struct vmm_vcpu *vcpu)
+{
+	return (struct vmm_vcpu_pmu *)vmm_vcpu_module_priv(vcpu,
+							   &vmm_pv_module);
+}
+
+/*
+ * Register vmm_pv_module on (vm) unless it is, and allocate pv's per-VM
+ * and per-vCPU state unless it exists (zeroed). The module's first hook
+ * does it; a VM built by hand (tests) before vmm_pmu_init(). 0 or -errno.
+ */
+int vmm_pv_attach(struct vmm_vm *vm);
+/* Free what vmm_pv_attach() allocated (after vmm_pmu_destroy()). */
+void vmm_pv_detach(struct vmm_vm *vm);
+
+/* Route host-owned notifications of (vm) to (fn) (the control server). */
+void vmm_pv_set_host_notify(struct vmm_vm *vm,
+			    void (*fn)(struct vmm_vm *vm,
+				       const struct vpmu_notify *n));
+
+/* "intel-v2", ... or "none": the architectural PMU model (vm) runs. */
+const char *vmm_pv_model_name(const struct vmm_vm *vm);
 
 /* Create the domain and the vCPU objects of (vm). */
 int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg);
@@ -228,4 +284,4 @@ void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked);
 /* Wake every PVPMU_HC_READ_MSG waiter of (vm). */
 void vmm_pmu_wake_waiters(struct vmm_vm *vm);
 
-#endif /* VMM_VM_PMU_H */
+#endif /* VMM_PV_H */
