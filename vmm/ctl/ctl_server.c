@@ -419,7 +419,7 @@ static void fill_entry(struct vmm_control *ctl)
 {
 	struct vmm_reg_entry *e = &ctl->entry;
 	struct vmm_vm *vm       = ctl->vm;
-	struct vmm_pmu *pv      = vmm_pv(vm); /* NULL: a VM without pv */
+	struct vmm_pv *pv       = vmm_pv(vm); /* NULL: a VM without pv */
 
 	uuid_unparse_lower(vm->uuid, e->uuid);
 	snprintf(e->name, sizeof(e->name), "%s", vm->name);

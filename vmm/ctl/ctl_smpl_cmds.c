@@ -68,7 +68,7 @@ int vmm_ctl_hctx_chains(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 			 "callchain needs a sampling buffer (smpl_buf_size)");
 		return -EINVAL;
 	}
-	ret = vmm_chain_enable(&x->ctl->vm->vcpus[hc->vcpu]);
+	ret = vmm_pv_chain_enable(&x->ctl->vm->vcpus[hc->vcpu]);
 	if (ret) {
 		snprintf(x->err, sizeof(x->err), "no memory for call chains");
 		return ret;
@@ -80,7 +80,7 @@ int vmm_ctl_hctx_chains(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 void vmm_ctl_hctx_chains_off(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 {
 	if (hc->chain_depth)
-		vmm_chain_disable(&ctl->vm->vcpus[hc->vcpu]);
+		vmm_pv_chain_disable(&ctl->vm->vcpus[hc->vcpu]);
 	free(hc->chains);
 	hc->chains      = NULL;
 	hc->chain_depth = 0;
@@ -128,7 +128,7 @@ static void copy_samples(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 							? nv
 							: VMM_CTL_SAMPLE_VALS);
 			if (hc->chain_depth)
-				s->nr_chain = (uint16_t)vmm_chain_lookup(
+				s->nr_chain = (uint16_t)vmm_pv_chain_lookup(
 					&ctl->vm->vcpus[hc->vcpu], e.tstamp,
 					hc->chains + (size_t)(s - hc->spill) *
 							     hc->chain_depth,

@@ -7,7 +7,7 @@
  * in the guest holds unaccounted time until its next exit. Before reading
  * (or loading) host contexts the control thread posts a request number in
  * the vCPU's (want), kicks it out of KVM_RUN, and sleeps on (sync_cond).
- * The vCPU thread, right after accounting (vmm_pmu_after_run) or when it
+ * The vCPU thread, right after accounting (vmm_pv_after_run) or when it
  * blocks (HLT, a message wait), copies (want) into (done) and signals the
  * condition. A vCPU already halted or blocked has nothing unaccounted: it
  * is not kicked. The wait is bounded (VMM_CTL_SYNC_WAIT_NS); a vCPU that

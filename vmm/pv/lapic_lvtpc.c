@@ -17,7 +17,7 @@
 
 #include "vmm_pv.h"
 
-bool vmm_apic_mmio(struct vmm_vcpu *vcpu)
+bool vmm_pv_apic_mmio(struct vmm_vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 	struct vmm_arch *a  = vmm_pv(vcpu->vm)->arch;

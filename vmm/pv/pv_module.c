@@ -19,7 +19,7 @@
 
 int vmm_pv_attach(struct vmm_vm *vm)
 {
-	struct vmm_pmu *p;
+	struct vmm_pv *p;
 	unsigned int i;
 	int ret, s;
 
@@ -45,8 +45,8 @@ int vmm_pv_attach(struct vmm_vm *vm)
 
 void vmm_pv_detach(struct vmm_vm *vm)
 {
-	struct vmm_pmu *p = vmm_pv(vm);
-	int s             = vmm_module_slot(vm, &vmm_pv_module);
+	struct vmm_pv *p = vmm_pv(vm);
+	int s            = vmm_module_slot(vm, &vmm_pv_module);
 	unsigned int i;
 
 	if (!p)
@@ -62,7 +62,7 @@ void vmm_pv_set_host_notify(struct vmm_vm *vm,
 			    void (*fn)(struct vmm_vm *vm,
 				       const struct vpmu_notify *n))
 {
-	struct vmm_pmu *p = vmm_pv(vm);
+	struct vmm_pv *p = vmm_pv(vm);
 
 	if (p)
 		p->host_notify = fn;
@@ -70,7 +70,7 @@ void vmm_pv_set_host_notify(struct vmm_vm *vm,
 
 const char *vmm_pv_model_name(const struct vmm_vm *vm)
 {
-	const struct vmm_pmu *p = vmm_pv(vm);
+	const struct vmm_pv *p = vmm_pv(vm);
 
 	return p && p->arch ? vpmu_arch_name(p->arch->ops) : "none";
 }
@@ -80,19 +80,19 @@ static int pv_vm_devices(struct vmm_vm *vm)
 {
 	int ret = vmm_pv_attach(vm);
 
-	return ret ? ret : vmm_pv_init(vm);
+	return ret ? ret : vmm_pv_hc_init(vm);
 }
 
 static int pv_vm_init(struct vmm_vm *vm, const struct vmm_config *cfg,
 		      char *err, size_t errlen)
 {
-	int ret = vmm_pmu_init(vm, cfg);
+	int ret = vmm_pv_create(vm, cfg);
 
 	if (ret) {
 		snprintf(err, errlen, "vPMU: %s", strerror(-ret));
 		return ret;
 	}
-	ret = vmm_arch_pmu_init(vm, cfg); /* the architectural PMU model */
+	ret = vmm_pv_arch_init(vm, cfg); /* the architectural PMU model */
 	if (ret)
 		snprintf(err, errlen, "PMU model %s: %s", cfg->pmu_model,
 			 strerror(-ret));
@@ -102,33 +102,33 @@ static int pv_vm_init(struct vmm_vm *vm, const struct vmm_config *cfg,
 /* After the layers above (registered later, freed first). */
 static void pv_vm_free(struct vmm_vm *vm)
 {
-	struct vmm_pmu *p = vmm_pv(vm);
+	struct vmm_pv *p = vmm_pv(vm);
 
 	if (!p)
 		return;
 	if (p->domain)
-		vmm_pmu_destroy(vm);
+		vmm_pv_destroy(vm);
 	vmm_pv_detach(vm);
 }
 
 static void pv_vm_stopping(struct vmm_vm *vm)
 {
 	if (vmm_pv(vm))
-		vmm_pmu_wake_waiters(vm);
+		vmm_pv_wake_waiters(vm);
 }
 
 /*
  * A pending notification wakes HLT only if the guest can take it; for the
  * VM's end it must also have a vector to go to. An architectural PMI
- * wakes it as vmm_pmu_pmi_wakes() says.
+ * wakes it as vmm_pv_pmi_wakes() says.
  */
 static bool pv_halt_wakes(struct vmm_vcpu *vcpu, bool deliverable)
 {
-	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
 
 	return (atomic_load(&p->irq_pending) && (!deliverable || p->vector) &&
 		vcpu->run->if_flag) ||
-	       vmm_pmu_pmi_wakes(vcpu);
+	       vmm_pv_pmi_wakes(vcpu);
 }
 
 /* Guest writes to its read-only sampling buffers, then the LVTPC. */
@@ -137,11 +137,11 @@ static bool pv_mmio(struct vmm_vcpu *vcpu)
 	struct kvm_run *run = vcpu->run;
 
 	if (run->mmio.is_write &&
-	    vmm_smpl_contains(vcpu->vm, run->mmio.phys_addr)) {
-		vmm_smpl_write_fault(vcpu, run->mmio.phys_addr);
+	    vmm_pv_smpl_contains(vcpu->vm, run->mmio.phys_addr)) {
+		vmm_pv_smpl_write_fault(vcpu, run->mmio.phys_addr);
 		return true;
 	}
-	return vmm_apic_mmio(vcpu);
+	return vmm_pv_apic_mmio(vcpu);
 }
 
 const struct vmm_module vmm_pv_module = {
@@ -152,14 +152,14 @@ const struct vmm_module vmm_pv_module = {
 	.vm_free     = pv_vm_free,
 	.vm_stopping = pv_vm_stopping,
 	.snapshot    = &vmm_pv_snapshot_hooks,
-	.vcpu_start  = vmm_pmu_vcpu_start,
-	.vcpu_end    = vmm_pmu_vcpu_end,
-	.before_run  = vmm_pmu_before_run,
-	.after_run   = vmm_pmu_after_run,
-	.exit_done   = vmm_shared_update,
-	.resumed     = vmm_pmu_resumed,
+	.vcpu_start  = vmm_pv_vcpu_start,
+	.vcpu_end    = vmm_pv_vcpu_end,
+	.before_run  = vmm_pv_before_run,
+	.after_run   = vmm_pv_after_run,
+	.exit_done   = vmm_pv_shared_update,
+	.resumed     = vmm_pv_resumed,
 	.halt_wakes  = pv_halt_wakes,
 	.mmio        = pv_mmio,
-	.cpuid_entry = vmm_arch_pmu_cpuid,
-	.cpuid_add   = vmm_arch_pmu_cpuid_add,
+	.cpuid_entry = vmm_pv_arch_cpuid,
+	.cpuid_add   = vmm_pv_arch_cpuid_add,
 };

@@ -12,7 +12,7 @@
  * vCPU running means no overflow can ever come.
  *
  * The deadline is on CLOCK_MONOTONIC, and so is the condvar
- * (vmm_pmu_msg_init): a timed wait sleeps until it, however the wall
+ * (vmm_pv_msg_init): a timed wait sleeps until it, however the wall
  * clock is set (a condvar on the realtime clock timed out at
  * once and the vCPU spun until the deadline).
  */
@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <time.h>
 
-int vmm_pmu_msg_init(struct vmm_pmu *p)
+int vmm_pv_msg_init(struct vmm_pv *p)
 {
 	pthread_condattr_t attr;
 	int ret;
@@ -44,7 +44,7 @@ int vmm_pmu_msg_init(struct vmm_pmu *p)
 /* Sleep until the generation moves past (gen), (deadline) or a stop. */
 static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 {
-	struct vmm_pmu *p = vmm_pv(vm);
+	struct vmm_pv *p = vmm_pv(vm);
 	struct timespec ts;
 	int ret;
 
@@ -67,7 +67,7 @@ static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 
 static uint64_t generation(struct vmm_vm *vm)
 {
-	struct vmm_pmu *pv = vmm_pv(vm);
+	struct vmm_pv *pv = vmm_pv(vm);
 	uint64_t gen;
 
 	pthread_mutex_lock(&pv->msg_lock);
@@ -133,7 +133,7 @@ static int poll_msg(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 				  1, &nr);
 }
 
-int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
+int vmm_pv_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 {
 	struct pvpmu_hc_read_msg req;
 	int ret;
@@ -163,7 +163,7 @@ static int poll_unblocked(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 	return ret > 0 ? -EAGAIN : ret;
 }
 
-int vmm_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
+int vmm_pv_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 {
 	struct pvpmu_hc_block req;
 	int ret;
@@ -175,6 +175,6 @@ int vmm_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 		return ret;
 	ret = wait_until(vcpu, req.timeout_ns, poll_unblocked, &req.tid);
 	if (!ret) /* the guest kernel lets its thread go on */
-		vmm_pmu_mark_blocked(vcpu->vm, vcpu->index, false);
+		vmm_pv_mark_blocked(vcpu->vm, vcpu->index, false);
 	return vmm_pv_status(ret);
 }

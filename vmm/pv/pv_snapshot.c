@@ -22,7 +22,7 @@
 
 #define MSR_IA32_TSC 0x10
 
-_Static_assert(VMM_SMPL_MAPS_MAX <= VMM_SNAP_MAPS_MAX,
+_Static_assert(VMM_PV_SMPL_MAPS_MAX <= VMM_SNAP_MAPS_MAX,
 	       "every mapping fits section VM");
 
 static const char *pv_model(const struct vmm_vm *vm)
@@ -33,12 +33,12 @@ static const char *pv_model(const struct vmm_vm *vm)
 static unsigned int pv_maps(struct vmm_vm *vm, struct vmm_snap_map *out,
 			    unsigned int max)
 {
-	struct vmm_pmu *p = vmm_pv(vm);
+	struct vmm_pv *p = vmm_pv(vm);
 	unsigned int i, n = 0;
 
 	pthread_mutex_lock(&p->map_lock);
-	for (i = 0; i < VMM_SMPL_MAPS_MAX && n < max; i++) {
-		const struct vmm_smpl_map *m = &p->maps[i];
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX && n < max; i++) {
+		const struct vmm_pv_smpl_map *m = &p->maps[i];
 
 		if (m->fd < 0 || !m->size)
 			continue;
@@ -66,8 +66,8 @@ static int pv_save(struct vmm_vm *vm, void **blob, size_t *len,
 
 static bool pv_vcpu_save(struct vmm_vcpu *vcpu, struct vmm_snap_vcpu_pmu *sv)
 {
-	struct vmm_arch *a       = vmm_pv(vcpu->vm)->arch;
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	struct vmm_arch *a      = vmm_pv(vcpu->vm)->arch;
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 
 	sv->vector      = pmu->vector;
 	sv->pmi         = atomic_load(&pmu->pmi);
@@ -105,8 +105,8 @@ static int pv_vcpu_restore(struct vmm_vcpu *vcpu,
 			   const struct vmm_snap_vcpu_pmu *sv, bool has_arch,
 			   char *err, size_t errlen)
 {
-	struct vmm_arch *a       = vmm_pv(vcpu->vm)->arch;
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	struct vmm_arch *a      = vmm_pv(vcpu->vm)->arch;
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 
 	if (sv->shared_gpa && (sv->shared_gpa % 4096 ||
 			       !vmm_gpa_ptr(vcpu->vm, sv->shared_gpa, 4096))) {
@@ -164,14 +164,14 @@ static int pv_restore_map(struct vmm_vm *vm, const struct vmm_snap_map *m,
 {
 	struct vpmu_caller guest = {.owner = VPMU_OWNER_GUEST};
 	struct kvm_userspace_memory_region r;
-	struct vmm_smpl_map *slot;
+	struct vmm_pv_smpl_map *slot;
 	void *base       = NULL;
 	size_t size      = 0;
-	unsigned int idx = m->slot - VMM_SMPL_SLOT_BASE;
+	unsigned int idx = m->slot - VMM_PV_SMPL_SLOT_BASE;
 
-	if (m->slot < VMM_SMPL_SLOT_BASE || idx >= VMM_SMPL_MAPS_MAX ||
-	    m->gpa < VMM_SMPL_GPA_BASE || m->size > VMM_SMPL_GPA_END ||
-	    m->gpa > VMM_SMPL_GPA_END - m->size ||
+	if (m->slot < VMM_PV_SMPL_SLOT_BASE || idx >= VMM_PV_SMPL_MAPS_MAX ||
+	    m->gpa < VMM_PV_SMPL_GPA_BASE || m->size > VMM_PV_SMPL_GPA_END ||
+	    m->gpa > VMM_PV_SMPL_GPA_END - m->size ||
 	    vpmu_ctx_smpl_buf(vmm_pv(vm)->domain, &guest, m->fd, &base,
 			      &size) ||
 	    !base || size != m->size) {
@@ -194,7 +194,7 @@ static int pv_restore_map(struct vmm_vm *vm, const struct vmm_snap_map *m,
 			 (unsigned long long)m->gpa, strerror(errno));
 		return -errno;
 	}
-	*slot = (struct vmm_smpl_map){
+	*slot = (struct vmm_pv_smpl_map){
 		.fd = m->fd, .slot = m->slot, .gpa = m->gpa, .size = m->size};
 	return 0;
 }

@@ -60,9 +60,9 @@ static int64_t tsc_offset(struct vmm_vcpu *vcpu)
 	return ret;
 }
 
-int vmm_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa)
+int vmm_pv_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa)
 {
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 	struct pvpmu_shared_page *p;
 
 	if (!gpa) {
@@ -80,7 +80,7 @@ int vmm_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa)
 	return 0;
 }
 
-void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid)
+void vmm_pv_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid)
 {
 	struct pvpmu_shared_page *p;
 
@@ -96,7 +96,7 @@ void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid)
  * and for every event where the host's TSC is unstable (then time PMDs
  * are, like the others, values as of the last exit).
  */
-static void time_scale(uint16_t code, const struct vmm_pmu *pmu, uint32_t *mult,
+static void time_scale(uint16_t code, const struct vmm_pv *pmu, uint32_t *mult,
 		       uint32_t *shift)
 {
 	uint64_t tsc_khz = pmu->tsc_khz;
@@ -163,9 +163,9 @@ static void publish(struct vmm_vcpu *vcpu, struct pvpmu_shared_page *p,
 	seq_end(p);
 }
 
-void vmm_shared_update(struct vmm_vcpu *vcpu)
+void vmm_pv_shared_update(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 	struct pvpmu_shared_page *p;
 	struct vpmu_snapshot s;
 
@@ -177,9 +177,9 @@ void vmm_shared_update(struct vmm_vcpu *vcpu)
 	publish(vcpu, p, &s);
 }
 
-void vmm_shared_stamp_entry(struct vmm_vcpu *vcpu)
+void vmm_pv_shared_stamp_entry(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 	struct pvpmu_shared_page *p;
 
 	if (!pmu->shared_gpa)

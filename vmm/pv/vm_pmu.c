@@ -91,21 +91,21 @@ static pid_t vcpu_tid(void *opaque, uint32_t cpu)
 /* Runs with the domain lock held: no call back into libvpmu. */
 static void notify(void *opaque, const struct vpmu_notify *n)
 {
-	struct vmm_vm *vm  = opaque;
-	struct vmm_pmu *pv = vmm_pv(vm);
+	struct vmm_vm *vm = opaque;
+	struct vmm_pv *pv = vmm_pv(vm);
 
 	/* The architectural PMU model's contexts (no messages). */
 	if (n->owner == VPMU_OWNER_ARCH) {
-		vmm_arch_pmu_notify(vm, n);
+		vmm_pv_arch_notify(vm, n);
 		return;
 	}
 	if (n->owner == VPMU_OWNER_HOST && pv->host_notify)
 		pv->host_notify(vm, n); /* operator contexts */
 	if (n->owner == VPMU_OWNER_GUEST && (n->flags & VPMU_NOTIFY_BLOCK))
-		vmm_pmu_mark_blocked(vm, n->cpu_index, true);
-	if (vmm_pmu_notify_raises(n) && n->cpu_index < vm->nr_vcpus)
-		vmm_pmu_raise_irq(&vm->vcpus[n->cpu_index]);
-	vmm_pmu_wake_waiters(vm);
+		vmm_pv_mark_blocked(vm, n->cpu_index, true);
+	if (vmm_pv_notify_raises(n) && n->cpu_index < vm->nr_vcpus)
+		vmm_pv_raise_irq(&vm->vcpus[n->cpu_index]);
+	vmm_pv_wake_waiters(vm);
 }
 
 static const struct vpmu_host_ops host_ops = {
@@ -115,7 +115,7 @@ static const struct vpmu_host_ops host_ops = {
 	.notify   = notify,
 };
 
-void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked)
+void vmm_pv_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked)
 {
 	struct pvpmu_boot_info *bi;
 	uint64_t bit;
@@ -133,9 +133,9 @@ void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked)
 		__atomic_and_fetch(&bi->block_vcpus, ~bit, __ATOMIC_RELEASE);
 }
 
-void vmm_pmu_wake_waiters(struct vmm_vm *vm)
+void vmm_pv_wake_waiters(struct vmm_vm *vm)
 {
-	struct vmm_pmu *pv = vmm_pv(vm);
+	struct vmm_pv *pv = vmm_pv(vm);
 	pthread_mutex_lock(&pv->msg_lock);
 	pv->msg_gen++;
 	pthread_cond_broadcast(&pv->msg_cond);
@@ -173,8 +173,8 @@ static void fmt_refused(void *opaque, const char *msg)
  */
 static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
-	struct vmm_pmu *pv = vmm_pv(vm);
-	struct vpmu_format_info fi[VMM_FMTS_MAX + 8];
+	struct vmm_pv *pv = vmm_pv(vm);
+	struct vpmu_format_info fi[VMM_PV_FMTS_MAX + 8];
 	size_t before, after, i;
 	int ret;
 
@@ -186,7 +186,7 @@ static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 		return ret;
 	after = vpmu_format_list(fi, ARRAY_SIZE(fi));
 	for (i = before; i < after && i < ARRAY_SIZE(fi); i++) {
-		if (pv->nr_fmts == VMM_FMTS_MAX)
+		if (pv->nr_fmts == VMM_PV_FMTS_MAX)
 			break;
 		memcpy(pv->fmt_uuids[pv->nr_fmts++], fi[i].uuid, 16);
 		vmm_log(vm, VMM_LOG_INFO, "sampling format '%s' loaded from %s",
@@ -197,17 +197,17 @@ static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 
 static void unload_formats(struct vmm_vm *vm)
 {
-	struct vmm_pmu *pv = vmm_pv(vm);
+	struct vmm_pv *pv = vmm_pv(vm);
 
 	while (pv->nr_fmts)
 		vpmu_format_unload(pv->fmt_uuids[--pv->nr_fmts]);
 }
 
-int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
+int vmm_pv_create(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
 	struct vpmu_host_config hc = {
 		.ops = &host_ops, .opaque = vm, .kick_signo = SIGUSR1};
-	struct vmm_pmu *p;
+	struct vmm_pv *p;
 	unsigned int i;
 	int ret, khz;
 
@@ -215,11 +215,11 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	if (ret)
 		return ret;
 	p   = vmm_pv(vm);
-	ret = vmm_pmu_msg_init(p);
+	ret = vmm_pv_msg_init(p);
 	if (ret)
 		return ret;
 	pthread_mutex_init(&p->map_lock, NULL);
-	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++)
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX; i++)
 		p->maps[i].fd = -1;
 	khz           = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 	p->tsc_khz    = khz > 0 ? (uint64_t)khz : 0;
@@ -244,18 +244,18 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	return 0;
 }
 
-void vmm_pmu_destroy(struct vmm_vm *vm)
+void vmm_pv_destroy(struct vmm_vm *vm)
 {
-	struct vmm_pmu *p = vmm_pv(vm);
+	struct vmm_pv *p = vmm_pv(vm);
 	unsigned int i;
 
-	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++) {
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX; i++) {
 		if (p->maps[i].fd >= 0)
-			vmm_smpl_unmap(vm, p->maps[i].fd);
+			vmm_pv_smpl_unmap(vm, p->maps[i].fd);
 	}
-	vmm_arch_pmu_destroy(vm);
+	vmm_pv_arch_destroy(vm);
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++)
-		vmm_chain_free(&vm->vcpus[i]);
+		vmm_pv_chain_free(&vm->vcpus[i]);
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
 	unload_formats(vm); /* after the contexts that used them */
@@ -264,12 +264,12 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 	pthread_mutex_destroy(&p->msg_lock);
 }
 
-int vmm_pmu_vcpu_start(struct vmm_vcpu *vcpu)
+int vmm_pv_vcpu_start(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
-	struct sigevent sev      = {
-		     .sigev_notify = SIGEV_THREAD_ID,
-		     .sigev_signo  = SIGUSR1,
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+	struct sigevent sev     = {
+		    .sigev_notify = SIGEV_THREAD_ID,
+		    .sigev_signo  = SIGUSR1,
         };
 
 	sev._sigev_un._tid = gettid();
@@ -280,9 +280,9 @@ int vmm_pmu_vcpu_start(struct vmm_vcpu *vcpu)
 	return 0;
 }
 
-void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
+void vmm_pv_vcpu_end(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 
 	if (pmu->has_timer)
 		timer_delete(pmu->timer);
@@ -293,7 +293,7 @@ void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
  * Time spent outside KVM_RUN since the timer was armed: the timer runs on
  * wall time, run time does not, so the timer would fire early by this.
  */
-static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
+static uint64_t drift_ns(const struct vmm_pv_vcpu *p, uint64_t wall,
 			 uint64_t run)
 {
 	uint64_t dw = wall - p->armed_wall_ns, dr = run - p->armed_run_ns;
@@ -303,10 +303,10 @@ static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
 
 static void arm_timer(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(vcpu);
-	uint64_t deadline      = vpmu_cpu_next_deadline(p->cpu);
-	uint64_t now           = vpmu_cpu_run_ns(p->cpu), wall, rel, tsc;
-	struct itimerspec its  = {0};
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
+	uint64_t deadline     = vpmu_cpu_next_deadline(p->cpu);
+	uint64_t now          = vpmu_cpu_run_ns(p->cpu), wall, rel, tsc;
+	struct itimerspec its = {0};
 
 	if (!p->has_timer)
 		return;
@@ -361,12 +361,12 @@ static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
  */
 static bool inject_pmi(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
-	unsigned int pmi         = atomic_load(&pmu->pmi);
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+	unsigned int pmi        = atomic_load(&pmu->pmi);
 
 	if (!pmi)
 		return false;
-	if (pmi & VMM_PMI_LVTPC) { /* the guest's LVTPC decides, in KVM */
+	if (pmi & VMM_PV_PMI_LVTPC) { /* the guest's LVTPC decides, in KVM */
 		if (!vmm_irq_lvtpc_pmi(vcpu)) {
 			vcpu->stats.irqs++;
 			atomic_fetch_add(&pmu->pmis, 1);
@@ -374,10 +374,10 @@ static bool inject_pmi(struct vmm_vcpu *vcpu)
 		atomic_compare_exchange_strong(&pmu->pmi, &pmi, 0);
 		return false;
 	}
-	if (pmi == VMM_PMI_NMI ? ioctl(vcpu->fd, KVM_NMI, 0) != 0
-			       : !inject_vector(vcpu, pmi))
+	if (pmi == VMM_PV_PMI_NMI ? ioctl(vcpu->fd, KVM_NMI, 0) != 0
+				  : !inject_vector(vcpu, pmi))
 		return true;
-	if (pmi == VMM_PMI_NMI)
+	if (pmi == VMM_PV_PMI_NMI)
 		vcpu->stats.irqs++;
 	atomic_fetch_add(&pmu->pmis, 1);
 	atomic_compare_exchange_strong(&pmu->pmi, &pmi, 0);
@@ -386,8 +386,8 @@ static bool inject_pmi(struct vmm_vcpu *vcpu)
 
 static void inject_irq(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
-	bool want                = false;
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+	bool want               = false;
 
 	if (!atomic_load(&pmu->irq_pending) && !atomic_load(&pmu->pmi))
 		return;
@@ -403,20 +403,20 @@ static void inject_irq(struct vmm_vcpu *vcpu)
 	/* One interrupt per entry: a PMI after a notification waits. */
 	if (!want)
 		want = inject_pmi(vcpu);
-	else if (atomic_load(&pmu->pmi) == VMM_PMI_NMI)
+	else if (atomic_load(&pmu->pmi) == VMM_PV_PMI_NMI)
 		inject_pmi(vcpu);
 	else
 		want = true;
 	vcpu->run->request_interrupt_window = want;
 }
 
-void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
+void vmm_pv_before_run(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *p = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
 
 	arm_timer(vcpu);
 	inject_irq(vcpu);
-	vmm_shared_stamp_entry(vcpu);
+	vmm_pv_shared_stamp_entry(vcpu);
 	/*
 	 * The rest of our timer's kick (shared page, requests,
 	 * timer re-arm) is monitoring cost too. The kernel's re-entry into
@@ -432,15 +432,15 @@ void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
 	}
 }
 
-void vmm_pmu_resumed(struct vmm_vcpu *vcpu)
+void vmm_pv_resumed(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *pmu = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 
 	if (pmu->reentry_from)
 		pmu->reentry_from = vpmu_monotonic_ns();
 }
 
-void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
+void vmm_pv_raise_irq(struct vmm_vcpu *vcpu)
 {
 	atomic_store(&vmm_pv_vcpu(vcpu)->irq_pending, true);
 	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
@@ -448,7 +448,7 @@ void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
 	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
 }
 
-void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
+void vmm_pv_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
 {
 	atomic_store(&vmm_pv_vcpu(vcpu)->pmi, pmi);
 	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
@@ -456,11 +456,11 @@ void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
 	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
 }
 
-bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
+bool vmm_pv_pmi_wakes(struct vmm_vcpu *vcpu)
 {
 	unsigned int pmi = atomic_load(&vmm_pv_vcpu(vcpu)->pmi);
 
-	return pmi == VMM_PMI_NMI || (pmi && vcpu->run->if_flag);
+	return pmi == VMM_PV_PMI_NMI || (pmi && vcpu->run->if_flag);
 }
 
 /*
@@ -471,7 +471,7 @@ bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
  * fired outside the guest: only KVM_RUN's immediate return counts, and
  * (*entered) is false (no world switch to charge twice).
  */
-static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0,
+static uint64_t kick_ns(const struct vmm_pv_vcpu *p, uint64_t t0,
 			uint64_t run_ns, bool *entered)
 {
 	uint64_t due, rel, start = t0 - run_ns;
@@ -489,18 +489,18 @@ static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0,
 	return t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
 }
 
-void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
-		       bool kicked)
+void vmm_pv_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
+		      bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
-	struct vmm_vcpu_pmu *p     = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_vcpu *p      = vmm_pv_vcpu(vcpu);
 	bool timer                 = kicked && vcpu->kick.by_timer;
 	uint64_t now, exit_ns = 0;
 	bool entered = false;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
-	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
+	vmm_pv_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
 	/*
 	 * When a sample is due (the timer's kick, or the run time
 	 * passes the predicted overflow), its call chain is stored first,
@@ -510,7 +510,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	if (atomic_load(&p->chain_users)) {
 		now = vpmu_cpu_run_ns(p->cpu) + run_ns;
 		if (kicked || now >= vpmu_cpu_next_deadline(p->cpu))
-			vmm_chain_capture(vcpu, now);
+			vmm_pv_chain_capture(vcpu, now);
 	}
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
 	/* Complete an operator's pending read: its counts are now current. */
@@ -524,7 +524,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	if (timer)
 		exit_ns = kick_ns(p, t_ret, run_ns, &entered);
 	vpmu_cpu_charge(p->cpu, now - t_ret + exit_ns);
-	/* The rest of our timer's kick: charged by vmm_pmu_before_run(). */
+	/* The rest of our timer's kick: charged by vmm_pv_before_run(). */
 	p->reentry_from      = timer ? now : 0;
 	p->reentry_kernel_ns = entered ? exit_ns : 0;
 	if (!timer)

@@ -2,7 +2,7 @@
 /*
  * test_ctl_limits.c: a guest holding every context of its VM does not lock
  * host operators out, through the VMM's own wiring: the domain
- * vmm_pmu_init() builds from the default config (no KVM: the vCPU has no
+ * vmm_pv_create() builds from the default config (no KVM: the vCPU has no
  * fd), a guest that creates contexts until refused, then the control
  * server's ctx_create request for an operator, which must succeed with a
  * sampling buffer as `vpmu record` asks for.
@@ -36,13 +36,13 @@ static void setup(void)
 	client.fd = -1;
 	for (i = 0; i < VMM_CTL_CTX_MAX; i++)
 		client.ctx[i].handle = -1;
-	cr_assert(eq(int, vmm_pmu_init(&vm, &cfg), 0));
+	cr_assert(eq(int, vmm_pv_create(&vm, &cfg), 0));
 }
 
 static void teardown(void)
 {
 	vmm_ctl_client_release(&ctl, &client);
-	vmm_pmu_destroy(&vm);
+	vmm_pv_destroy(&vm);
 	vmm_pv_detach(&vm);
 }
 

@@ -40,7 +40,7 @@ static void setup(void)
 	pthread_mutex_init(&vm.lock, NULL);
 	pthread_cond_init(&vm.cond, NULL);
 	cr_assert(eq(int, vmm_pv_attach(&vm), 0));
-	cr_assert(eq(int, vmm_pmu_msg_init(vmm_pv(&vm)), 0));
+	cr_assert(eq(int, vmm_pv_msg_init(vmm_pv(&vm)), 0));
 	vpmu_limits_default(&cfg.limits);
 	cr_assert(eq(int, vpmu_domain_create(&cfg, &vmm_pv(&vm)->domain), 0));
 	cr_assert(eq(int,
@@ -82,7 +82,7 @@ Test(vmm_read_msg, timed_wait_sleeps_until_the_deadline)
 
 	guest_request(timeout);
 	t0  = vpmu_monotonic_ns();
-	ret = vmm_hc_read_msg(&vcpu, BLOCK_GPA, NULL);
+	ret = vmm_pv_hc_read_msg(&vcpu, BLOCK_GPA, NULL);
 	dt  = vpmu_monotonic_ns() - t0;
 	cr_expect(eq(int, ret, vmm_pv_status(-ETIMEDOUT)));
 	cr_expect(ge(u64, dt, timeout), "returned after %llu ns",
@@ -101,7 +101,7 @@ static void *stop_later(void *arg)
 	(void)arg;
 	nanosleep(&ts, NULL);
 	__atomic_store_n(&vm.stopping, true, __ATOMIC_RELEASE);
-	vmm_pmu_wake_waiters(&vm);
+	vmm_pv_wake_waiters(&vm);
 	return NULL;
 }
 
@@ -114,7 +114,7 @@ Test(vmm_read_msg, stop_ends_a_long_wait_at_once)
 	guest_request(20000000000ULL); /* 20 s */
 	cr_assert(eq(int, pthread_create(&t, NULL, stop_later, NULL), 0));
 	t0  = vpmu_monotonic_ns();
-	ret = vmm_hc_read_msg(&vcpu, BLOCK_GPA, NULL);
+	ret = vmm_pv_hc_read_msg(&vcpu, BLOCK_GPA, NULL);
 	dt  = vpmu_monotonic_ns() - t0;
 	pthread_join(t, NULL);
 	cr_expect(eq(int, ret, vmm_pv_status(-EINTR)));
