@@ -8,7 +8,9 @@
  * so an idle VM's resident set is its guest memory and a few libraries.
  * Its messages and exit statuses are `vpmu run`'s.
  */
+#include "ctl_server.h"
 #include "vmm_core.h"
+#include "vmm_pv.h"
 #include "vm_registry.h"
 #include "vmm_handover.h"
 #include "vmm_snap.h"
@@ -211,6 +213,14 @@ static void print_boot(const struct vmm_vm *vm, const char *image)
 			added[0] ? added : "nothing added for this host");
 }
 
+/*
+ * The VMM is assembled here: the core runs the machine, and the modules on
+ * top of it hook into its VM life and vCPU loop in this order (pv's
+ * accounting before the control server's completions).
+ */
+static const struct vmm_module *const modules[] = {&vmm_pv_module,
+						   &vmm_ctl_module, NULL};
+
 int main(int argc, char **argv)
 {
 	char err[VMM_CONFIG_ERR_LEN];
@@ -226,7 +236,7 @@ int main(int argc, char **argv)
 	read_config(argv[2], &cfg, restore);
 	check_name(&cfg);
 	console = open_console(cfg.console);
-	if (vmm_vm_create(&cfg, console, &vm, err, sizeof(err)))
+	if (vmm_vm_create(&cfg, console, modules, &vm, err, sizeof(err)))
 		vpmu_die("%s", err);
 	if (restore[0])
 		restore_snapshot(vm, restore, cfg.pmu_model);

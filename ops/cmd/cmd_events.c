@@ -24,6 +24,11 @@
 
 #include "event_spec.h"
 #include "vmm_core.h"
+#include "ctl_server.h"
+
+/* The VM vpmu-vmm assembles (vmm/vmm_main.c). */
+static const struct vmm_module *const vmm_modules[] = {&vmm_pv_module,
+						       &vmm_ctl_module, NULL};
 
 struct events_opts {
 	bool json;
@@ -234,7 +239,7 @@ static struct vmm_vm *scratch_vm(void)
 	cfg.nr_vcpus = 1;
 	cfg.mem_size = VMM_MEM_MIN;
 	snprintf(cfg.name, sizeof(cfg.name), "vpmu-events");
-	if (vmm_vm_create(&cfg, NULL, &vm, err, sizeof(err))) {
+	if (vmm_vm_create(&cfg, NULL, vmm_modules, &vm, err, sizeof(err))) {
 		fprintf(stderr,
 			"vpmu events: no scratch VM (%s): KVM statistics "
 			"cannot be listed\n",

@@ -56,9 +56,9 @@ static void create(void)
 		if (!vm->vcpus[i].run)
 			abort();
 	}
-	need(vmm_pmu_init(vm, &cfg), "vmm_pmu_init");
+	need(vmm_pv_create(vm, &cfg), "vmm_pv_create");
 	need(vmm_hc_init(vm), "vmm_hc_init");
-	need(vmm_pv_init(vm), "vmm_pv_init");
+	need(vmm_pv_hc_init(vm), "vmm_pv_hc_init");
 	need(vmm_control_init(vm, &cfg), "vmm_control_init");
 }
 
@@ -71,21 +71,22 @@ struct vmm_vm *fake_vm_fresh(void)
 		create();
 		return vm;
 	}
-	ctl = vm->ctl;
+	ctl = vmm_ctl(vm);
 	for (i = 0; i < VMM_CTL_CLIENTS_MAX; i++) {
 		if (ctl->clients[i].fd >= 0)
 			abort(); /* the target closes its clients */
 	}
-	vmm_pmu_destroy(vm);
+	vmm_pv_destroy(vm);
 	for (i = 0; i < FAKE_VM_VCPUS; i++) {
 		memset(&vm->vcpus[i].stats, 0, sizeof(vm->vcpus[i].stats));
-		memset(&vm->vcpus[i].pmu, 0, sizeof(vm->vcpus[i].pmu));
+		memset(vmm_pv_vcpu(&vm->vcpus[i]), 0,
+		       sizeof(struct vmm_pv_vcpu));
 		memset(vm->vcpus[i].run, 0, RUN_PAGE);
 		atomic_store(&vm->vcpus[i].requests, 0);
 	}
 	/* Zero RAM (memset: page faults cost more than 2 MiB of stores). */
 	memset(vm->mem, 0, FAKE_VM_MEM);
-	need(vmm_pmu_init(vm, &cfg), "vmm_pmu_init");
+	need(vmm_pv_create(vm, &cfg), "vmm_pv_create");
 	return vm;
 }
 

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 #define FAKE_VM_MEM (2ULL << 20) /* VMM_MEM_MIN */
 

@@ -41,9 +41,9 @@ static uint64_t block_gpa(struct fuzz_in *in, uint8_t where)
 	case 3:
 		return delta; /* page 0 and around */
 	case 4:
-		return VMM_SMPL_GPA_BASE - 2048 + delta % 8192;
+		return VMM_PV_SMPL_GPA_BASE - 2048 + delta % 8192;
 	case 5:
-		return VMM_SMPL_GPA_END - 2048 + delta % 8192;
+		return VMM_PV_SMPL_GPA_END - 2048 + delta % 8192;
 	case 6:
 		return 0xffffffffULL - delta % 4200; /* top of the 32 bits */
 	default:

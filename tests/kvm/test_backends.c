@@ -35,6 +35,11 @@
 #include "vmm_core.h"
 #include "vpmu_core.h"
 #include "vpmu_pmu.h"
+#include "ctl_server.h"
+
+/* The VM vpmu-vmm assembles (vmm/vmm_main.c). */
+static const struct vmm_module *const vmm_modules[] = {&vmm_pv_module,
+						       &vmm_ctl_module, NULL};
 
 static struct vmm_vm *vm;
 static FILE *console;
@@ -61,9 +66,11 @@ static void setup(void)
 	snprintf(cfg.name, sizeof(cfg.name), "backends-test");
 	console = tmpfile();
 	cr_assert(not(eq(ptr, console, NULL)));
-	cr_assert(
-		eq(int, vmm_vm_create(&cfg, console, &vm, err, sizeof(err)), 0),
-		"%s", err);
+	cr_assert(eq(int,
+		     vmm_vm_create(&cfg, console, vmm_modules, &vm, err,
+				   sizeof(err)),
+		     0),
+		  "%s", err);
 	src.opaque = vm;
 	cr_assert(eq(int, vpmu_kvmstat_create(&src, &ks), 0));
 	vpmu_kvmstat_instance(ks, &ks_be);

@@ -16,6 +16,11 @@
 
 #include "kvm_harness.h"
 #include "vmm_core.h"
+#include "ctl_server.h"
+
+/* The VM vpmu-vmm assembles (vmm/vmm_main.c). */
+static const struct vmm_module *const vmm_modules[] = {&vmm_pv_module,
+						       &vmm_ctl_module, NULL};
 
 static struct vmm_vm *vm;
 static FILE *console;
@@ -33,9 +38,11 @@ static void setup(void)
 	snprintf(cfg.name, sizeof(cfg.name), "api-test");
 	console = tmpfile();
 	cr_assert(not(eq(ptr, console, NULL)));
-	cr_assert(
-		eq(int, vmm_vm_create(&cfg, console, &vm, err, sizeof(err)), 0),
-		"%s", err);
+	cr_assert(eq(int,
+		     vmm_vm_create(&cfg, console, vmm_modules, &vm, err,
+				   sizeof(err)),
+		     0),
+		  "%s", err);
 }
 
 static void teardown(void)

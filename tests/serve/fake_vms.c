@@ -7,7 +7,7 @@
  * (as in tests/unit/vmm/test_ctl_vcpu_sync.c): every millisecond a vCPU
  * "exits" after 1 ms of guest run time with its RIP in fake_guest_hot
  * (9 times in 10, at random) or fake_guest_cold, and is accounted by the VMM's
- * own vmm_pmu_after_run(), its samples called from fake_guest_mid called
+ * own vmm_pv_after_run(), its samples called from fake_guest_mid called
  * from fake_guest_outer (the chain host sampling asks for). The image of
  * every VM is this program, so symbols and lines resolve. Once the file GO
  * exists, vCPU i of VM v makes exactly HYPERCALLS doorbell hypercalls (PIO
@@ -76,20 +76,20 @@ static void on_kick(int sig)
 /*
  * 1 ms of guest run time, accounted by the VMM. A sample due now gets the
  * chain outer -> mid (a host context asked for chains: record -g, live
- * profiles): stored under the sample's time after vmm_pmu_after_run(),
+ * profiles): stored under the sample's time after vmm_pv_after_run(),
  * whose own walk finds no guest page tables here, so the lookup (newest
  * first) finds this one.
  */
 static void run_one_ms(struct vmm_vcpu *v)
 {
-	struct vmm_vcpu_pmu *p = &v->pmu;
-	uint64_t now           = vpmu_cpu_run_ns(p->cpu) + 1000000;
-	bool due               = atomic_load(&p->chain_users) &&
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(v);
+	uint64_t now          = vpmu_cpu_run_ns(p->cpu) + 1000000;
+	bool due              = atomic_load(&p->chain_users) &&
 		   now >= vpmu_cpu_next_deadline(p->cpu);
 
-	vmm_pmu_after_run(v, 1000000, vpmu_monotonic_ns(), false);
+	vmm_pv_after_run(v, 1000000, vpmu_monotonic_ns(), false);
 	if (due)
-		vmm_chain_store(v, now, chain_ret, 2);
+		vmm_pv_chain_store(v, now, chain_ret, 2);
 }
 
 static void *vcpu_thread(void *arg)
@@ -117,7 +117,7 @@ static void *vcpu_thread(void *arg)
 			/* A PMI every PMI_EVERY calls, counted as vm_pmu.c
 			 * does. */
 			if (made % PMI_EVERY == 0)
-				atomic_fetch_add(&v->pmu.pmis, 1);
+				atomic_fetch_add(&vmm_pv_vcpu(v)->pmis, 1);
 		}
 		if (made == hypercalls && !counted) {
 			counted = true;
@@ -158,7 +158,7 @@ static int start_vm(struct vmm_vm *vm, const char *spec, const char *image)
 		if (!vm->vcpus[i].run)
 			return -ENOMEM;
 	}
-	ret = vmm_pmu_init(vm, &cfg);
+	ret = vmm_pv_create(vm, &cfg);
 	if (!ret)
 		ret = vmm_control_init(vm, &cfg);
 	if (ret)
@@ -183,7 +183,7 @@ static void stop_vm(struct vmm_vm *vm)
 		vm->vcpus[i].has_thread = false;
 	}
 	vmm_control_free(vm);
-	vmm_pmu_destroy(vm);
+	vmm_pv_destroy(vm);
 }
 
 static uint64_t symbol(const struct symtab *st, const char *name)

@@ -11,8 +11,6 @@
  */
 #include "vmm_core_priv.h"
 
-#include "arch_msrs.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,13 +106,24 @@ static bool move_kvm_leaf(const struct vmm_vcpu *vcpu,
 	return true;
 }
 
+/* CPUID entries the modules may append (their cpuid_add hooks). */
+static unsigned int modules_extra(const struct vmm_vm *vm)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < vm->nr_mods; i++)
+		n += vm->mods[i]->cpuid_extra;
+	return n;
+}
+
 int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host)
 {
-	size_t size = sizeof(*host) +
-		      (host->nent + CPUID_EXTRA + VMM_ARCH_CPUID_EXTRA) *
-			      sizeof(host->entries[0]);
+	const struct vmm_vm *vm = vcpu->vm;
+	size_t size =
+		sizeof(*host) + (host->nent + CPUID_EXTRA + modules_extra(vm)) *
+					sizeof(host->entries[0]);
 	struct kvm_cpuid2 *c = malloc(size);
-	unsigned int i, n = 0;
+	unsigned int i, m, n = 0;
 	int ret = 0;
 
 	if (!c)
@@ -131,11 +140,17 @@ int vmm_cpuid_setup(struct vmm_vcpu *vcpu, const struct kvm_cpuid2 *host)
 		if (e->function >= 0x40000000 && e->function < 0x40010000)
 			continue;
 		set_topology(&c->entries[n], vcpu->index, vcpu->vm->nr_vcpus);
-		vmm_arch_pmu_cpuid(vcpu, &c->entries[n]);
+		for (m = 0; m < vm->nr_mods; m++) { /* e.g. the PMU leaves */
+			if (vm->mods[m]->cpuid_entry)
+				vm->mods[m]->cpuid_entry(vcpu, &c->entries[n]);
+		}
 		n++;
 	}
 	c->nent = n;
-	vmm_arch_pmu_cpuid_add(vcpu, c); /* e.g. 0x80000022 */
+	for (m = 0; m < vm->nr_mods; m++) { /* e.g. 0x80000022 */
+		if (vm->mods[m]->cpuid_add)
+			vm->mods[m]->cpuid_add(vcpu, c);
+	}
 	add_hypervisor_leaves(c);
 	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c) < 0)
 		ret = -errno;

@@ -9,8 +9,6 @@
  */
 #include "vmm_core_priv.h"
 
-#include "ctl_server.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +160,7 @@ int vmm_linux_boot(struct vmm_vm *vm, const char *path, char *err,
 	if (ret)
 		return ret;
 	vm->entry = out.entry;
-	vmm_control_set_image(vm, path); /* vmlinux symbols for operators */
+	vmm_modules_image_set(vm, path); /* vmlinux symbols for operators */
 	/* vCPU 0 enters the kernel; the others wait for INIT/SIPI. */
 	ret = vmm_boot_setup_vcpu(&vm->vcpus[0], out.entry, out.zero_page);
 	if (ret)

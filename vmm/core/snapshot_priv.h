@@ -9,12 +9,13 @@
 
 #include <linux/kvm.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <vpmu/vpmu.h>
 
-#include "vmm_core.h"
-#include "vm_pmu.h"
+#include "vmm_core_priv.h"
+#include "vmm_snapshot.h"
 
 #define SNAP_VCPU_VERSION  2 /* 2: the kick timing stamps left the stats */
 #define SNAP_VM_VERSION    1
@@ -36,21 +37,15 @@ struct snap_vcpu {
 	struct kvm_vcpu_events events;
 	struct kvm_mp_state mp;
 	struct vmm_vcpu_stats stats;
-	uint32_t vector, pmi;
-	uint32_t irq_pending, lvtpc;
-	uint64_t shared_gpa;
-	uint64_t nr_pmi, nr_pmi_lost;
-	struct vpmu_arch_state arch;
+	struct vmm_snap_vcpu_pmu pmu;
 	uint32_t nmsrs, pad;
 	struct kvm_msr_entry msrs[];
 };
-
-/* A sampling buffer mapped into the guest, by its context. */
-struct snap_map {
-	int32_t fd;
-	uint32_t slot;
-	uint64_t gpa, size;
-};
+/* The module's part sits where its fields were: no padding moved. */
+_Static_assert(offsetof(struct snap_vcpu, nmsrs) ==
+		       offsetof(struct snap_vcpu, pmu) +
+			       sizeof(struct vmm_snap_vcpu_pmu),
+	       "the PMU glue's fields keep their offsets");
 
 /* VMM_SNAP_VM payload. */
 struct snap_vm {
@@ -60,7 +55,7 @@ struct snap_vm {
 	char name[64];
 	uint8_t uuid[16];
 	char pmu_model[16];
-	struct snap_map maps[VMM_SMPL_MAPS_MAX];
+	struct vmm_snap_map maps[VMM_SNAP_MAPS_MAX];
 };
 
 /* VMM_SNAP_DEVICES payload: the 16550's registers. */
@@ -102,6 +97,8 @@ int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
 			      uint64_t len, char *err, size_t errlen);
 int vmm_snapshot_vcpu_restore_arch(struct vmm_vcpu *vcpu, const void *data,
 				   char *err, size_t errlen);
+/* The snapshot hooks of (vm)'s modules, NULL: none has state to save. */
+const struct vmm_snapshot_hooks *vmm_snapshot_hooks(const struct vmm_vm *vm);
 
 /* snapshot_save.c: the host's CPUID vendor (12 characters and a NUL). */
 void vmm_snapshot_host_vendor(char out[13]);

@@ -3,15 +3,14 @@
  * snapshot_restore.c: `vpmu run --restore FILE`. The file is
  * checked whole against this host before a VM exists (vmm_snapshot_open);
  * the VM is then created with the snapshot's dimensions and filled:
- * memory, vCPUs, devices, libvpmu (which re-opens the counters' backend
- * events at the saved 64-bit values) and the sampling-buffer mappings.
+ * memory, vCPUs, devices, then what the module with snapshot hooks kept
+ * (vmm/pv: libvpmu, which re-opens the counters' backend events at the
+ * saved 64-bit values, and the sampling-buffer mappings).
  */
 #include "vmm_core_priv.h"
 #include "vmm_snapshot.h"
 #include "snapshot_priv.h"
 #include "vmm_snap.h"
-
-#include "arch_msrs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,7 +40,7 @@ int vmm_snapshot_open(const char *path, const char *pmu_model,
 	if (!sv || s->length != sizeof(*sv) || sv->version != SNAP_VM_VERSION ||
 	    sv->mem_size != snap->hdr.mem_size ||
 	    sv->nr_vcpus != snap->hdr.nr_vcpus ||
-	    sv->nr_maps > VMM_SMPL_MAPS_MAX) {
+	    sv->nr_maps > VMM_SNAP_MAPS_MAX) {
 		snprintf(err, errlen, "%s: section VM: bad layout", path);
 		vmm_snap_close(snap);
 		return -EINVAL;
@@ -60,46 +59,6 @@ int vmm_snapshot_open(const char *path, const char *pmu_model,
 	snprintf(dims->name, sizeof(dims->name), "%.63s", sv->name);
 	snprintf(dims->pmu_model, sizeof(dims->pmu_model), "%.15s",
 		 snap->hdr.pmu_model);
-	return 0;
-}
-
-/* Map the restored buffer of context (m->fd) where the guest had it. */
-static int restore_map(struct vmm_vm *vm, const struct snap_map *m, char *err,
-		       size_t errlen)
-{
-	struct vpmu_caller guest = {.owner = VPMU_OWNER_GUEST};
-	struct kvm_userspace_memory_region r;
-	struct vmm_smpl_map *slot;
-	void *base       = NULL;
-	size_t size      = 0;
-	unsigned int idx = m->slot - VMM_SMPL_SLOT_BASE;
-
-	if (m->slot < VMM_SMPL_SLOT_BASE || idx >= VMM_SMPL_MAPS_MAX ||
-	    m->gpa < VMM_SMPL_GPA_BASE || m->size > VMM_SMPL_GPA_END ||
-	    m->gpa > VMM_SMPL_GPA_END - m->size ||
-	    vpmu_ctx_smpl_buf(vm->pmu.domain, &guest, m->fd, &base, &size) ||
-	    !base || size != m->size) {
-		snprintf(err, errlen,
-			 "section VM: sampling buffer of context %#x does not "
-			 "match the vPMU section",
-			 m->fd);
-		return -EINVAL;
-	}
-	slot = &vm->pmu.maps[idx];
-	r    = (struct kvm_userspace_memory_region){
-		   .slot            = m->slot,
-		   .flags           = KVM_MEM_READONLY,
-		   .guest_phys_addr = m->gpa,
-		   .memory_size     = m->size,
-		   .userspace_addr  = (uintptr_t)base,
-        };
-	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &r) < 0) {
-		snprintf(err, errlen, "sampling buffer at %#llx: %s",
-			 (unsigned long long)m->gpa, strerror(errno));
-		return -errno;
-	}
-	*slot = (struct vmm_smpl_map){
-		.fd = m->fd, .slot = m->slot, .gpa = m->gpa, .size = m->size};
 	return 0;
 }
 
@@ -151,6 +110,7 @@ int vmm_snapshot_restore(struct vmm_vm *vm, const struct vmm_snap *snap,
 	const struct snap_vm *sv = vmm_snap_find(snap, VMM_SNAP_VM, 0)->data;
 	const struct vmm_snap_section *p =
 		vmm_snap_find(snap, VMM_SNAP_VPMU, 0);
+	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vm);
 	char why[200];
 	unsigned int i;
 	int ret;
@@ -181,9 +141,8 @@ int vmm_snapshot_restore(struct vmm_vm *vm, const struct vmm_snap *snap,
 	if (ret)
 		return ret;
 	restore_devices(vm, snap);
-	if (p) {
-		ret = vpmu_domain_restore(vm->pmu.domain, p->data, p->length,
-					  why, sizeof(why));
+	if (p && h && h->restore) {
+		ret = h->restore(vm, p->data, p->length, why, sizeof(why));
 		if (ret) {
 			snprintf(err, errlen, "section vPMU: %s", why);
 			return ret;
@@ -197,8 +156,8 @@ int vmm_snapshot_restore(struct vmm_vm *vm, const struct vmm_snap *snap,
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < sv->nr_maps; i++) {
-		ret = restore_map(vm, &sv->maps[i], err, errlen);
+	for (i = 0; h && h->restore_map && i < sv->nr_maps; i++) {
+		ret = h->restore_map(vm, &sv->maps[i], err, errlen);
 		if (ret)
 			return ret;
 	}

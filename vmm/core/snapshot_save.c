@@ -9,8 +9,6 @@
 #include "snapshot_priv.h"
 #include "vmm_snap.h"
 
-#include "arch_msrs.h"
-
 #include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +34,22 @@ void vmm_snapshot_host_vendor(char out[13])
 	memcpy(out + 8, &c, 4);
 }
 
+const struct vmm_snapshot_hooks *vmm_snapshot_hooks(const struct vmm_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->snapshot)
+			return vm->mods[i]->snapshot;
+	}
+	return NULL;
+}
+
 const char *vmm_snapshot_model(const struct vmm_vm *vm)
 {
-	return vm->pmu.arch ? vpmu_arch_name(vm->pmu.arch->ops) : "none";
+	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vm);
+
+	return h && h->model ? h->model(vm) : "none";
 }
 
 int vmm_snapshot_init(struct vmm_vm *vm)
@@ -191,7 +202,7 @@ static int pause_all(struct vmm_vm *vm, char *err, size_t errlen)
 
 static void fill_vm(struct vmm_vm *vm, struct snap_vm *sv)
 {
-	unsigned int i;
+	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vm);
 
 	memset(sv, 0, sizeof(*sv));
 	sv->version    = SNAP_VM_VERSION;
@@ -203,18 +214,8 @@ static void fill_vm(struct vmm_vm *vm, struct snap_vm *sv)
 	memcpy(sv->uuid, vm->uuid, 16);
 	snprintf(sv->pmu_model, sizeof(sv->pmu_model), "%s",
 		 vmm_snapshot_model(vm));
-	pthread_mutex_lock(&vm->pmu.map_lock);
-	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++) {
-		const struct vmm_smpl_map *m = &vm->pmu.maps[i];
-
-		if (m->fd < 0 || !m->size)
-			continue;
-		sv->maps[sv->nr_maps++] = (struct snap_map){.fd   = m->fd,
-							    .slot = m->slot,
-							    .gpa  = m->gpa,
-							    .size = m->size};
-	}
-	pthread_mutex_unlock(&vm->pmu.map_lock);
+	if (h && h->maps)
+		sv->nr_maps = h->maps(vm, sv->maps, VMM_SNAP_MAPS_MAX);
 }
 
 static void fill_devices(struct vmm_vm *vm, struct snap_devices *d)
@@ -287,9 +288,10 @@ static int write_file(struct vmm_vm *vm, const char *path, const void *blob,
 static int take(struct vmm_vm *vm, const char *path, bool stop,
 		struct vmm_snapshot_result *res, char *err, size_t errlen)
 {
-	uint64_t t0 = vpmu_monotonic_ns(), t1;
-	void *blob  = NULL;
-	size_t len  = 0;
+	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vm);
+	uint64_t t0                        = vpmu_monotonic_ns(), t1;
+	void *blob                         = NULL;
+	size_t len                         = 0;
 	int ret;
 
 	if (vm->irqchip || vm->image_kind != VMM_IMAGE_ELF) {
@@ -306,16 +308,8 @@ static int take(struct vmm_vm *vm, const char *path, bool stop,
 		return ret;
 	}
 	ret = pause_all(vm, err, errlen);
-	if (!ret) {
-		ret = vpmu_domain_save(vm->pmu.domain, &blob, &len,
-				       &res->dropped);
-		if (ret)
-			snprintf(err, errlen, "vPMU state: %s%s",
-				 strerror(-ret),
-				 ret == -ENOTSUP ? " (a run-time sampling "
-						   "format keeps host state)"
-						 : "");
-	}
+	if (!ret && h && h->save)
+		ret = h->save(vm, &blob, &len, &res->dropped, err, errlen);
 	t1 = vpmu_monotonic_ns();
 	if (!ret)
 		ret = write_file(vm, path, blob, len, res, err, errlen);

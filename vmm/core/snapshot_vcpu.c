@@ -3,8 +3,9 @@
  * snapshot_vcpu.c: one vCPU's state in and out of a snapshot:
  * KVM registers, special registers, MSRs (those of KVM_GET_MSR_INDEX_LIST
  * that this vCPU can read), FPU/XSAVE, XCRs, pending events, MP state, the
- * VMM's statistics and PMU glue (notification vector, pending interrupt,
- * shared page), the architectural PMU model's registers and LVTPC.
+ * VMM's statistics and the snapshot hooks' part (the PMU glue of vmm/pv:
+ * notification vector, pending interrupt, shared page, the architectural
+ * PMU model's registers and LVTPC).
  * Saving runs on the vCPU's own thread (the sandbox allows vCPU ioctls
  * there only); restoring on the main thread before any vCPU runs.
  */
@@ -12,15 +13,10 @@
 #include "vmm_snapshot.h"
 #include "snapshot_priv.h"
 
-#include "arch_msrs.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <x86intrin.h>
-
-#define MSR_IA32_TSC 0x10
 
 /* KVM_GET_MSRS / KVM_SET_MSRS of one MSR: 0 or -errno. */
 static int msr_one(int fd, unsigned long req, struct kvm_msr_entry *e)
@@ -49,24 +45,13 @@ static int complete_exit(struct vmm_vcpu *vcpu)
 	return 0;
 }
 
-static void save_pmu_glue(struct vmm_vcpu *vcpu, struct snap_vcpu *sv)
+static void save_glue(struct vmm_vcpu *vcpu, struct snap_vcpu *sv)
 {
-	struct vmm_arch *a = vcpu->vm->pmu.arch;
+	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vcpu->vm);
 
-	sv->vector      = vcpu->pmu.vector;
-	sv->pmi         = atomic_load(&vcpu->pmu.pmi);
-	sv->irq_pending = atomic_load(&vcpu->pmu.irq_pending);
-	sv->shared_gpa  = vcpu->pmu.shared_gpa;
-	sv->stats       = vcpu->stats;
-	if (a && vcpu->index < a->nr_vcpus) {
-		struct vmm_arch_vcpu *av = &a->vcpu[vcpu->index];
-
+	sv->stats = vcpu->stats;
+	if (h && h->vcpu_save && h->vcpu_save(vcpu, &sv->pmu))
 		sv->flags |= SNAP_VCPU_ARCH;
-		sv->lvtpc       = av->lvtpc;
-		sv->nr_pmi      = av->nr_pmi;
-		sv->nr_pmi_lost = av->nr_pmi_lost;
-		vpmu_arch_save(av->pmu, &sv->arch);
-	}
 }
 
 int vmm_snapshot_vcpu_save(struct vmm_vcpu *vcpu, const uint32_t *msrs,
@@ -104,7 +89,7 @@ int vmm_snapshot_vcpu_save(struct vmm_vcpu *vcpu, const uint32_t *msrs,
 		if (msr_one(vcpu->fd, KVM_GET_MSRS, &e) == 0)
 			sv->msrs[sv->nmsrs++] = e;
 	}
-	save_pmu_glue(vcpu, sv);
+	save_glue(vcpu, sv);
 	*out = sv;
 	*len = sizeof(*sv) + sv->nmsrs * sizeof(sv->msrs[0]);
 	return 0;
@@ -115,44 +100,16 @@ out_free:
 	return ret ? ret : -EIO;
 }
 
-/* Guest TSC - host TSC, measured again on the new host (shared page). */
-static int64_t tsc_offset(struct vmm_vcpu *vcpu)
-{
-	struct kvm_msr_entry e = {.index = MSR_IA32_TSC};
-	uint64_t t1, t2;
-
-	t1 = __rdtsc();
-	if (msr_one(vcpu->fd, KVM_GET_MSRS, &e))
-		return 0;
-	t2 = __rdtsc();
-	return (int64_t)(e.data - (t1 + (t2 - t1) / 2));
-}
-
 static int restore_glue(struct vmm_vcpu *vcpu, const struct snap_vcpu *sv,
 			char *err, size_t errlen)
 {
-	struct vmm_arch *a = vcpu->vm->pmu.arch;
+	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vcpu->vm);
 
-	if (sv->shared_gpa && (sv->shared_gpa % 4096 ||
-			       !vmm_gpa_ptr(vcpu->vm, sv->shared_gpa, 4096))) {
-		snprintf(err, errlen, "vCPU %u: shared page outside RAM",
-			 vcpu->index);
-		return -EINVAL;
-	}
-	vcpu->stats      = sv->stats;
-	vcpu->pmu.vector = sv->vector;
-	atomic_store(&vcpu->pmu.pmi, sv->pmi);
-	atomic_store(&vcpu->pmu.irq_pending, sv->irq_pending != 0);
-	vcpu->pmu.shared_gpa = sv->shared_gpa;
-	if (sv->shared_gpa)
-		vcpu->pmu.tsc_offset = tsc_offset(vcpu);
-	if (!(sv->flags & SNAP_VCPU_ARCH) != !a) {
-		snprintf(err, errlen,
-			 "vCPU %u: the snapshot %s an architectural PMU model",
-			 vcpu->index, a ? "has no" : "has");
-		return -EINVAL;
-	}
-	return 0;
+	vcpu->stats = sv->stats;
+	if (!h || !h->vcpu_restore)
+		return 0;
+	return h->vcpu_restore(vcpu, &sv->pmu,
+			       (sv->flags & SNAP_VCPU_ARCH) != 0, err, errlen);
 }
 
 int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
@@ -209,22 +166,10 @@ fail:
 int vmm_snapshot_vcpu_restore_arch(struct vmm_vcpu *vcpu, const void *data,
 				   char *err, size_t errlen)
 {
-	const struct snap_vcpu *sv = data;
-	struct vmm_arch *a         = vcpu->vm->pmu.arch;
-	struct vmm_arch_vcpu *av;
+	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vcpu->vm);
+	const struct snap_vcpu *sv         = data;
 
-	if (!a)
+	if (!h || !h->vcpu_restore_arch)
 		return 0;
-	av = &a->vcpu[vcpu->index];
-	if (vpmu_arch_restore(av->pmu, &sv->arch)) {
-		snprintf(err, errlen,
-			 "vCPU %u: PMU model state (%.16s) does not fit this "
-			 "VM's model",
-			 vcpu->index, sv->arch.model);
-		return -EINVAL;
-	}
-	av->lvtpc       = sv->lvtpc;
-	av->nr_pmi      = sv->nr_pmi;
-	av->nr_pmi_lost = sv->nr_pmi_lost;
-	return 0;
+	return h->vcpu_restore_arch(vcpu, &sv->pmu, err, errlen);
 }

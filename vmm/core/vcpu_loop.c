@@ -14,8 +14,6 @@
  */
 #include "vmm_core_priv.h"
 
-#include "arch_msrs.h"
-#include "ctl_server.h"
 #include "vmm_snapshot.h"
 #include "vmm_sandbox.h"
 
@@ -87,12 +85,21 @@ struct vmm_vcpu_stats *vmm_vcpu_stats(struct vmm_vcpu *vcpu)
 	return &vcpu->stats;
 }
 
-/* Can (vcpu) take its pending notification? Caller holds vm->lock. */
-static bool irq_deliverable(const struct vmm_vcpu *vcpu)
+/*
+ * Does an interrupt a module holds wake (vcpu) from HLT? (deliverable):
+ * one it can take now. Caller holds vm->lock.
+ */
+static bool halt_wakes(struct vmm_vcpu *vcpu, bool deliverable)
 {
-	return (atomic_load(&vcpu->pmu.irq_pending) && vcpu->pmu.vector &&
-		vcpu->run->if_flag) ||
-	       vmm_pmu_pmi_wakes((struct vmm_vcpu *)vcpu);
+	const struct vmm_vm *vm = vcpu->vm;
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->halt_wakes &&
+		    vm->mods[i]->halt_wakes(vcpu, deliverable))
+			return true;
+	}
+	return false;
 }
 
 /* Would any vCPU still be woken by a pending notification? */
@@ -101,7 +108,7 @@ static bool any_irq_deliverable(const struct vmm_vm *vm)
 	unsigned int i;
 
 	for (i = 0; i < vm->nr_vcpus; i++) {
-		if (irq_deliverable(&vm->vcpus[i]))
+		if (halt_wakes(&vm->vcpus[i], true))
 			return true;
 	}
 	return false;
@@ -124,9 +131,9 @@ void vmm_vcpu_block_begin(struct vmm_vcpu *vcpu)
 	 * Accounted at the exit that led here and no longer running: complete
 	 * an operator's read posted just before (halted) was set.
 	 */
-	vmm_control_vcpu_accounted(vcpu);
+	vmm_vcpu_accounted(vcpu);
 	if (vm->stopping)
-		vmm_pmu_wake_waiters(vm);
+		vmm_modules_vm_stopping(vm);
 }
 
 void vmm_vcpu_block_end(struct vmm_vcpu *vcpu)
@@ -159,9 +166,7 @@ static void halt(struct vmm_vcpu *vcpu)
 		}
 		if (vm->stopping ||
 		    (atomic_load(&vcpu->requests) & ~VMM_REQ_STOP) ||
-		    (atomic_load(&vcpu->pmu.irq_pending) &&
-		     vcpu->run->if_flag) ||
-		    vmm_pmu_pmi_wakes(vcpu)) /* architectural PMI */
+		    halt_wakes(vcpu, false))
 			break;
 		pthread_cond_wait(&vm->cond, &vm->lock);
 	}
@@ -174,6 +179,19 @@ static void fatal(struct vmm_vcpu *vcpu, const char *why, int status)
 {
 	vmm_vcpu_dump(vcpu, why);
 	vmm_vm_stop(vcpu->vm, status);
+}
+
+/* Does a module handle the KVM_EXIT_MMIO? */
+static bool mmio_claimed(struct vmm_vcpu *vcpu)
+{
+	const struct vmm_vm *vm = vcpu->vm;
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->mmio && vm->mods[i]->mmio(vcpu))
+			return true;
+	}
+	return false;
 }
 
 /* Handle one exit. Returns false when the vCPU must stop. */
@@ -189,12 +207,7 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
 		vmm_pio_dispatch(vcpu);
 		return true;
 	case KVM_EXIT_MMIO:
-		if (run->mmio.is_write &&
-		    vmm_smpl_contains(vcpu->vm, run->mmio.phys_addr)) {
-			vmm_smpl_write_fault(vcpu, run->mmio.phys_addr);
-			return true;
-		}
-		if (vmm_apic_mmio(vcpu)) /* LVTPC */
+		if (mmio_claimed(vcpu)) /* e.g. sampling buffers, LVTPC */
 			return true;
 		vmm_report_unknown_mmio(vcpu->vm, run->mmio.phys_addr,
 					run->mmio.is_write);
@@ -244,13 +257,19 @@ static bool handle_exit(struct vmm_vcpu *vcpu)
  * Consume the posted requests; returns false once the VM stops. The bits
  * only need to get the vCPU out of KVM_RUN or HLT: a TIMER kick is served
  * by the accounting that follows every KVM_RUN, and a pending IRQ by
- * vmm_pmu_before_run(), which reads irq_pending itself.
+ * the before_run hook of the module that raised it.
  */
 static bool serve_requests(struct vmm_vcpu *vcpu)
 {
+	const struct vmm_vm *vm = vcpu->vm;
+	unsigned int i;
+
 	if (atomic_exchange(&vcpu->requests, 0) & VMM_REQ_PAUSE) {
 		vmm_snapshot_vcpu_pause(vcpu, false);
-		vmm_pmu_resumed(vcpu);
+		for (i = 0; i < vm->nr_mods; i++) {
+			if (vm->mods[i]->resumed)
+				vm->mods[i]->resumed(vcpu);
+		}
 	}
 	return !__atomic_load_n(&vcpu->vm->stopping, __ATOMIC_ACQUIRE);
 }
@@ -306,6 +325,41 @@ bool vmm_vcpu_take_timer_kick(void)
  * vmm_kick_stats): handler -> KVM_RUN return (tsc_ret) -> accounting ->
  * shared page, then run_loop() stamps the re-entry.
  */
+/* The modules' after_run and exit_done hooks. */
+static void after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
+		      bool kicked)
+{
+	const struct vmm_vm *vm = vcpu->vm;
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->after_run)
+			vm->mods[i]->after_run(vcpu, run_ns, t_ret, kicked);
+	}
+}
+
+static void exit_done(struct vmm_vcpu *vcpu)
+{
+	const struct vmm_vm *vm = vcpu->vm;
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->exit_done)
+			vm->mods[i]->exit_done(vcpu);
+	}
+}
+
+static void before_run(struct vmm_vcpu *vcpu)
+{
+	const struct vmm_vm *vm = vcpu->vm;
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->before_run)
+			vm->mods[i]->before_run(vcpu);
+	}
+}
+
 static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t dt,
 		 uint64_t tsc_run, uint64_t tsc_ret)
 {
@@ -321,10 +375,10 @@ static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t dt,
 	else if (tsc_kick && tsc_kick <= tsc_ret)
 		k->exit += tsc_ret - tsc_kick;
 	tls_kick_tsc = 0;
-	vmm_pmu_after_run(vcpu, dt, t_ret, true);
+	after_run(vcpu, dt, t_ret, true);
 	tsc_acct = __rdtsc();
 	k->acct += tsc_acct - tsc_ret;
-	vmm_shared_update(vcpu);
+	exit_done(vcpu);
 	k->t_done = __rdtsc();
 	k->shared += k->t_done - tsc_acct;
 }
@@ -349,7 +403,7 @@ static void run_loop(struct vmm_vcpu *vcpu)
 
 	while (serve_requests(vcpu)) {
 		vcpu->kick.t_arm = 0;
-		vmm_pmu_before_run(vcpu);
+		before_run(vcpu);
 		tsc_run = __rdtsc();
 		kick_entered(&vcpu->kick, tsc_run);
 		t0      = vpmu_monotonic_ns(); /* run time starts here */
@@ -367,22 +421,35 @@ static void run_loop(struct vmm_vcpu *vcpu)
 			return;
 		}
 		count_exit(vcpu);
-		vmm_pmu_after_run(vcpu, dt, t1, false);
+		after_run(vcpu, dt, t1, false);
 		if (!handle_exit(vcpu))
 			return;
-		vmm_shared_update(vcpu);
+		exit_done(vcpu);
 	}
 }
 
 void *vmm_vcpu_thread(void *arg)
 {
-	struct vmm_vcpu *vcpu = arg;
+	struct vmm_vcpu *vcpu   = arg;
+	const struct vmm_vm *vm = vcpu->vm;
+	unsigned int i, started;
+	char why[96];
+	int ret = 0;
 
 	tls_run = vcpu->run;
 	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_RELEASE);
-	if (vmm_pmu_vcpu_start(vcpu)) {
-		fatal(vcpu, "cannot create the vPMU timer",
-		      VMM_STATUS_INTERNAL);
+	for (started = 0; !ret && started < vm->nr_mods; started++) {
+		if (vm->mods[started]->vcpu_start)
+			ret = vm->mods[started]->vcpu_start(vcpu);
+	}
+	if (ret) { /* e.g. pv's deadline timer */
+		snprintf(why, sizeof(why), "cannot start the vCPU's %s: %s",
+			 vm->mods[started - 1]->name, strerror(-ret));
+		for (i = started - 1; i-- > 0;) {
+			if (vm->mods[i]->vcpu_end)
+				vm->mods[i]->vcpu_end(vcpu);
+		}
+		fatal(vcpu, why, VMM_STATUS_INTERNAL);
 		return NULL;
 	}
 	/* Set up: from here on only the run loop's system calls. */
@@ -397,7 +464,10 @@ void *vmm_vcpu_thread(void *arg)
 		run_loop(vcpu);
 	}
 	vcpu->stats.cpu_ns = vmm_thread_cpu_ns(); /* for --stats */
-	vmm_pmu_vcpu_end(vcpu);
+	for (i = vm->nr_mods; i-- > 0;) {
+		if (vm->mods[i]->vcpu_end)
+			vm->mods[i]->vcpu_end(vcpu);
+	}
 	__atomic_store_n(&vcpu->tid, 0, __ATOMIC_RELEASE);
 	tls_run = NULL;
 	return NULL;

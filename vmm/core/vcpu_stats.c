@@ -32,7 +32,7 @@ static const char *const exit_names[VMM_EXIT_REASONS] = {
 /* Cycles -> us at the vCPU's TSC rate; NaN when the rate is unknown. */
 static double kick_us(const struct vmm_vcpu *vcpu, uint64_t cycles)
 {
-	uint64_t khz = vcpu->vm->pmu.tsc_khz;
+	uint64_t khz = vcpu->vm->tsc_khz;
 
 	if (!khz)
 		return __builtin_nan("");

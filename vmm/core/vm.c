@@ -4,9 +4,6 @@
  */
 #include "vmm_core_priv.h"
 
-#include "arch_msrs.h"
-
-#include "ctl_server.h"
 #include "vmm_snapshot.h"
 
 #include <errno.h>
@@ -65,6 +62,7 @@ static int null_port(struct vmm_vcpu *vcpu, uint16_t port, bool is_write,
 
 static int setup_devices(struct vmm_vm *vm)
 {
+	unsigned int i;
 	int ret;
 
 	ret = vmm_pio_register(vm, PVPMU_PORT_COM1, 8, vmm_uart_pio, &vm->uart);
@@ -74,8 +72,10 @@ static int setup_devices(struct vmm_vm *vm)
 		ret = vmm_pio_register(vm, PVPMU_PORT_NULL, 1, null_port, NULL);
 	if (!ret)
 		ret = vmm_hc_init(vm);
-	if (!ret)
-		ret = vmm_pv_init(vm);
+	for (i = 0; !ret && i < vm->nr_mods; i++) {
+		if (vm->mods[i]->vm_devices)
+			ret = vm->mods[i]->vm_devices(vm);
+	}
 	if (!ret)
 		ret = vmm_msr_init(vm);
 	return ret;
@@ -161,6 +161,8 @@ static int create_vcpus(struct vmm_vm *vm, char *err, size_t errlen)
 	unsigned int i;
 	int ret;
 
+	int khz;
+
 	ret = vmm_cpuid_get_supported(vm->kvm_fd, &cpuid);
 	if (ret)
 		return fail(err, errlen, ret, "KVM_GET_SUPPORTED_CPUID");
@@ -172,6 +174,10 @@ static int create_vcpus(struct vmm_vm *vm, char *err, size_t errlen)
 		}
 	}
 	free(cpuid);
+	if (!ret) { /* the rate --stats converts the kick path's cycles at */
+		khz         = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
+		vm->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
+	}
 	return ret;
 }
 
@@ -251,8 +257,50 @@ static void set_identity(struct vmm_vm *vm, const struct vmm_config *cfg)
 	}
 }
 
+int vmm_vm_add_module(struct vmm_vm *vm, const struct vmm_module *m)
+{
+	if (vmm_module_slot(vm, m) >= 0)
+		return -EEXIST;
+	if (vm->nr_mods == VMM_MODULES_MAX)
+		return -ENOSPC;
+	vm->mods[vm->nr_mods++] = m;
+	return 0;
+}
+
+void vmm_vcpu_accounted(struct vmm_vcpu *vcpu)
+{
+	const struct vmm_vm *vm = vcpu->vm;
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->vcpu_accounted)
+			vm->mods[i]->vcpu_accounted(vcpu);
+	}
+}
+
+void vmm_modules_image_set(struct vmm_vm *vm, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->image_set)
+			vm->mods[i]->image_set(vm, path);
+	}
+}
+
+void vmm_modules_vm_stopping(struct vmm_vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_mods; i++) {
+		if (vm->mods[i]->vm_stopping)
+			vm->mods[i]->vm_stopping(vm);
+	}
+}
+
 int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
-		  struct vmm_vm **out, char *err, size_t errlen)
+		  const struct vmm_module *const *modules, struct vmm_vm **out,
+		  char *err, size_t errlen)
 {
 	struct vmm_vm *vm;
 	unsigned int i;
@@ -276,8 +324,19 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 		ret = fail(err, errlen, -ENOMEM, "vcpus");
 		goto out_destroy;
 	}
-	for (i = 0; i < vm->nr_vcpus; i++)
-		vm->vcpus[i].fd = -1;
+	for (i = 0; i < vm->nr_vcpus;
+	     i++) { /* modules see them from the start */
+		vm->vcpus[i].vm    = vm;
+		vm->vcpus[i].index = i;
+		vm->vcpus[i].fd    = -1;
+	}
+	for (i = 0; modules && modules[i]; i++) {
+		ret = vmm_vm_add_module(vm, modules[i]);
+		if (ret) {
+			fail(err, errlen, ret, "module %s", modules[i]->name);
+			goto out_destroy;
+		}
+	}
 	known = detect_image(vm, cfg);
 	ret   = open_kvm(vm, err, errlen);
 	if (!ret)
@@ -291,21 +350,9 @@ int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
 	}
 	if (!ret)
 		ret = create_vcpus(vm, err, errlen);
-	if (!ret) {
-		ret = vmm_pmu_init(vm, cfg);
-		if (ret)
-			fail(err, errlen, ret, "vPMU");
-	}
-	if (!ret) { /* the architectural PMU model */
-		ret = vmm_arch_pmu_init(vm, cfg);
-		if (ret)
-			fail(err, errlen, ret, "PMU model %s", cfg->pmu_model);
-	}
-	/* Operator control socket state; started by vmm_vm_run. */
-	if (!ret) {
-		ret = vmm_control_init(vm, cfg);
-		if (ret)
-			fail(err, errlen, ret, "control");
+	for (i = 0; !ret && i < vm->nr_mods; i++) {
+		if (vm->mods[i]->vm_init)
+			ret = vm->mods[i]->vm_init(vm, cfg, err, errlen);
 	}
 	if (ret)
 		goto out_destroy;
@@ -346,7 +393,7 @@ int vmm_vm_load(struct vmm_vm *vm, const char *path, char *err, size_t errlen)
 				PVPMU_BOOT_IMAGE_MIN, &vm->entry, err, errlen);
 	if (ret)
 		return ret;
-	vmm_control_set_image(vm, path); /* for operators' symbols */
+	vmm_modules_image_set(vm, path); /* e.g. for operators' symbols */
 	write_boot_info(vm);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		ret = vmm_boot_setup_vcpu(&vm->vcpus[i], vm->entry,
@@ -370,10 +417,12 @@ void vmm_vm_destroy(struct vmm_vm *vm)
 
 	if (!vm)
 		return;
-	vmm_control_free(vm); /* host contexts go before the domain */
+	/* In reverse: a module may use the ones registered before it. */
+	for (i = vm->nr_mods; i-- > 0;) {
+		if (vm->mods[i]->vm_free)
+			vm->mods[i]->vm_free(vm);
+	}
 	vmm_snapshot_free(vm);
-	if (vm->pmu.domain)
-		vmm_pmu_destroy(vm);
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++) {
 		if (vm->vcpus[i].run)
 			munmap(vm->vcpus[i].run, vm->run_size);

@@ -5,7 +5,6 @@
  */
 #include "vmm_core_priv.h"
 
-#include "ctl_server.h"
 #include "vmm_sandbox.h"
 #include "vmm_snapshot.h"
 
@@ -24,7 +23,7 @@ void vmm_vm_stop(struct vmm_vm *vm, int status)
 	}
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
-	vmm_pmu_wake_waiters(vm);
+	vmm_modules_vm_stopping(vm);
 	for (i = 0; i < vm->nr_vcpus; i++)
 		vmm_vcpu_kick(&vm->vcpus[i], VMM_REQ_STOP);
 }
@@ -56,9 +55,11 @@ int vmm_vm_run(struct vmm_vm *vm)
 		}
 		vcpu->has_thread = true;
 	}
-	/* Operator control socket; failure only warns. */
-	if (!ret)
-		vmm_control_start(vm);
+	/* E.g. the operator control socket; failure only warns. */
+	for (i = 0; !ret && i < vm->nr_mods; i++) {
+		if (vm->mods[i]->run_start)
+			vm->mods[i]->run_start(vm);
+	}
 	pthread_sigmask(SIG_BLOCK, &kick, &old);
 	if (!ret)
 		vmm_snapshot_serve(vm); /* until the VM stops */
@@ -69,7 +70,10 @@ int vmm_vm_run(struct vmm_vm *vm)
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	vmm_control_stop(vm); /* host contexts, socket, entry */
+	for (i = 0; i < vm->nr_mods; i++) { /* e.g. the control socket */
+		if (vm->mods[i]->run_end)
+			vm->mods[i]->run_end(vm);
+	}
 	if (vm->uart.out)
 		fflush(vm->uart.out);
 	return ret ? ret : vm->status;

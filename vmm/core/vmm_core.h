@@ -340,6 +340,96 @@ uint64_t vmm_thread_cpu_ns(void);
 /* Print every vCPU's statistics to (out). */
 void vmm_stats_print(struct vmm_vm *vm, FILE *out);
 
+/* ---- Modules (vm.c) ---------------------------------------------------
+ *
+ * The core knows the KVM machine only. What runs on top of it (the guest
+ * PMU interfaces of vmm/pv, the control server of vmm/ctl) registers a
+ * struct vmm_module on the VM, as Solo5's hvt modules register with hvt:
+ * the core calls each hook at one fixed point of the VM's life or of the
+ * vCPU loop, in registration order (vm_free in reverse), and keeps one
+ * opaque per-VM and per-vCPU pointer per module (vmm_machine.h). Hooks
+ * are plain calls through a function pointer on the vCPU thread: no
+ * allocation, no lock added. Every hook may be NULL.
+ */
+#define VMM_MODULES_MAX 4
+
+struct vmm_snapshot_hooks; /* vmm_snapshot.h */
+
+struct vmm_module {
+	const char *name;
+	/* CPUID entries cpuid_add may append to a vCPU's list. */
+	unsigned int cpuid_extra;
+
+	/* ---- VM life, main thread ---- */
+	/*
+	 * With the built-in devices, after the core's hypercalls and before
+	 * the MSR filter is installed (claims ports, hypercalls, MSRs).
+	 */
+	int (*vm_devices)(struct vmm_vm *vm);
+	/* Once the vCPUs exist; on failure a message in (err). */
+	int (*vm_init)(struct vmm_vm *vm, const struct vmm_config *cfg,
+		       char *err, size_t errlen);
+	/* vmm_vm_destroy(); also after a failed or missing vm_init. */
+	void (*vm_free)(struct vmm_vm *vm);
+	/* The guest image (path) is loaded (its symbols). */
+	void (*image_set)(struct vmm_vm *vm, const char *path);
+	/* vmm_vm_run(): every vCPU thread started (failure only warns). */
+	int (*run_start)(struct vmm_vm *vm);
+	/* vmm_vm_run(): every vCPU thread joined. */
+	void (*run_end)(struct vmm_vm *vm);
+	/* The VM is stopping (any thread): wake what waits on the guest. */
+	void (*vm_stopping)(struct vmm_vm *vm);
+	/* The snapshot's sections for the module's state (one module). */
+	const struct vmm_snapshot_hooks *snapshot;
+
+	/* ---- vCPU thread ---- */
+	/* The thread starts (before the sandbox) and ends. */
+	int (*vcpu_start)(struct vmm_vcpu *vcpu);
+	void (*vcpu_end)(struct vmm_vcpu *vcpu);
+	/* Before every KVM_RUN (deadlines, interrupt injection). */
+	void (*before_run)(struct vmm_vcpu *vcpu);
+	/*
+	 * KVM_RUN returned at (t_ret) (CLOCK_MONOTONIC) after (run_ns) in
+	 * it: an exit (after the exit statistics count it), or (kicked).
+	 */
+	void (*after_run)(struct vmm_vcpu *vcpu, uint64_t run_ns,
+			  uint64_t t_ret, bool kicked);
+	/* The exit or the kick that after_run accounted is handled. */
+	void (*exit_done)(struct vmm_vcpu *vcpu);
+	/* Paused for a snapshot between a kick and the next KVM_RUN. */
+	void (*resumed)(struct vmm_vcpu *vcpu);
+	/*
+	 * Does an interrupt the module holds wake (vcpu) from HLT? Under
+	 * vm->lock. (deliverable): for the test whether the VM may end,
+	 * which also asks that the interrupt have somewhere to go.
+	 */
+	bool (*halt_wakes)(struct vmm_vcpu *vcpu, bool deliverable);
+	/* Claim the KVM_EXIT_MMIO in vcpu->run: true if handled. */
+	bool (*mmio)(struct vmm_vcpu *vcpu);
+	/* Rewrite a CPUID entry of (vcpu), then append up to cpuid_extra. */
+	void (*cpuid_entry)(struct vmm_vcpu *vcpu, struct kvm_cpuid_entry2 *e);
+	void (*cpuid_add)(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c);
+	/*
+	 * (vcpu) was accounted (its counts are current), or it blocked with
+	 * nothing left to account: vmm_vcpu_accounted().
+	 */
+	void (*vcpu_accounted)(struct vmm_vcpu *vcpu);
+};
+
+/*
+ * Register (m) on (vm), after those already registered: 0, -EEXIST
+ * when it is, -ENOSPC past VMM_MODULES_MAX. Its per-VM and per-vCPU
+ * pointers start NULL (vmm_machine.h sets and reads them).
+ */
+int vmm_vm_add_module(struct vmm_vm *vm, const struct vmm_module *m);
+
+/*
+ * (vcpu) was accounted: call every module's vcpu_accounted hook. For the
+ * module that accounts (on the vCPU thread), so that those above it see
+ * the counts at the exact point they became current.
+ */
+void vmm_vcpu_accounted(struct vmm_vcpu *vcpu);
+
 /* ---- VM and vCPUs (vm.c, vcpu_loop.c) --------------------------------------
  */
 
@@ -365,13 +455,15 @@ bool vmm_vcpu_is_self(const struct vmm_vcpu *vcpu);
 /*
  * Create a VM from (cfg): open /dev/kvm, create the VM and (cfg->nr_vcpus)
  * vCPUs in 64-bit mode, map RAM, set CPUID, install the console, exit and
- * null ports, trap the PMU MSR ranges. The guest image is loaded by
+ * null ports, and register the NULL-terminated (modules) (may be NULL),
+ * whose hooks set up the rest. The guest image is loaded by
  * vmm_vm_load(). (console) receives serial output (not closed by vmm).
  * Returns 0 and (*out), or -errno with a message in (err); on failure
  * nothing is left open.
  */
 int vmm_vm_create(const struct vmm_config *cfg, FILE *console,
-		  struct vmm_vm **out, char *err, size_t errlen);
+		  const struct vmm_module *const *modules, struct vmm_vm **out,
+		  char *err, size_t errlen);
 
 /*
  * Load the image (path) into RAM and point the vCPUs at its entry: a

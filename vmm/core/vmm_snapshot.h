@@ -23,9 +23,66 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <vpmu/vpmu.h>
+
 struct vmm_vm;
 struct vmm_vcpu;
 struct vmm_snap;
+
+/*
+ * The state a module keeps in a snapshot (docs/snapshot-format.md): the
+ * core writes the file and its sections, the module registered with
+ * snapshot hooks (struct vmm_module, vmm_core.h: the guest PMU glue of
+ * vmm/pv) fills and reads its fields.
+ */
+#define VMM_SNAP_MAPS_MAX 64
+
+/* A sampling buffer mapped into the guest, by its context (section VM). */
+struct vmm_snap_map {
+	int32_t fd;
+	uint32_t slot;
+	uint64_t gpa, size;
+};
+
+/* The PMU glue's part of a vCPU's section. */
+struct vmm_snap_vcpu_pmu {
+	uint32_t vector, pmi;
+	uint32_t irq_pending, lvtpc;
+	uint64_t shared_gpa;
+	uint64_t nr_pmi, nr_pmi_lost;
+	struct vpmu_arch_state arch;
+};
+
+struct vmm_snapshot_hooks {
+	/* "intel-v2", ... or "none": the PMU model the VM runs. */
+	const char *(*model)(const struct vmm_vm *vm);
+	/* Fill up to (max) mapped sampling buffers; how many. */
+	unsigned int (*maps)(struct vmm_vm *vm, struct vmm_snap_map *out,
+			     unsigned int max);
+	/*
+	 * Every vCPU paused: the blob of section vPMU (malloc'd), or -errno
+	 * with a message in (err). (*dropped): host contexts left out.
+	 */
+	int (*save)(struct vmm_vm *vm, void **blob, size_t *len,
+		    unsigned int *dropped, char *err, size_t errlen);
+	/* vCPU thread, paused: true if it saved an architectural model. */
+	bool (*vcpu_save)(struct vmm_vcpu *vcpu, struct vmm_snap_vcpu_pmu *out);
+	/*
+	 * Restore, in this order: each vCPU's glue ((has_arch): the
+	 * snapshot has a model), section vPMU, each vCPU's model, the maps.
+	 * 0, or -errno with a message in (err) (section vPMU: in (why)).
+	 */
+	int (*vcpu_restore)(struct vmm_vcpu *vcpu,
+			    const struct vmm_snap_vcpu_pmu *in, bool has_arch,
+			    char *err, size_t errlen);
+	int (*restore)(struct vmm_vm *vm, const void *blob, size_t len,
+		       char *why, size_t whylen);
+	int (*vcpu_restore_arch)(struct vmm_vcpu *vcpu,
+				 const struct vmm_snap_vcpu_pmu *in, char *err,
+				 size_t errlen);
+	int (*restore_map)(struct vmm_vm *vm, const struct vmm_snap_map *m,
+			   char *err, size_t errlen);
+};
 
 /* Request bit a pause kick posts (next to VMM_REQ_* of vmm_core.h). */
 #define VMM_REQ_PAUSE (1U << 3)

@@ -21,13 +21,13 @@
 #include <string.h>
 
 #include "pvpmu/catalog.h"
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 static const struct vpmu_caller host = {.owner = VPMU_OWNER_HOST};
 
 static struct vpmu_domain *dom(const struct vmm_ctl_call *x)
 {
-	return x->ctl->vm->pmu.domain;
+	return vmm_pv(x->ctl->vm)->domain;
 }
 
 struct vmm_ctl_hctx *vmm_ctl_hctx_find(struct vmm_ctl_client *c, int handle)
@@ -60,7 +60,7 @@ static unsigned int guest_contexts(struct vmm_vm *vm)
 	if (!snap)
 		return 0;
 	for (i = 0; i < vm->nr_vcpus && i < VMM_VCPUS_MAX; i++) {
-		if (vpmu_cpu_snapshot(vm->vcpus[i].pmu.cpu, snap))
+		if (vpmu_cpu_snapshot(vmm_pv_vcpu(&vm->vcpus[i])->cpu, snap))
 			continue;
 		for (j = 0; j < n && seen[j] != snap->fd; j++)
 			;
@@ -221,7 +221,7 @@ int vmm_ctl_do_create(struct vmm_ctl_call *x)
 
 void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 {
-	vpmu_ctx_destroy(ctl->vm->pmu.domain, &host, hc->handle);
+	vpmu_ctx_destroy(vmm_pv(ctl->vm)->domain, &host, hc->handle);
 	vmm_ctl_hctx_chains_off(ctl, hc);
 	free(hc->spill);
 	memset(hc, 0, sizeof(*hc));

@@ -21,8 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch_msrs.h"
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 #include "vmm_sandbox.h"
 #include "vpmu_common.h"
 
@@ -52,7 +51,15 @@ int vmm_control_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	}
 	snprintf(ctl->entry.pmu, sizeof(ctl->entry.pmu), "%s",
 		 cfg->pmu_model[0] ? cfg->pmu_model : "auto");
-	vm->ctl = ctl;
+	/* A VM built by hand (tests) has not registered the module yet. */
+	ret = vmm_vm_add_module(vm, &vmm_ctl_module);
+	if (ret && ret != -EEXIST) {
+		vmm_ctl_sync_free(ctl);
+		free(ctl);
+		return ret;
+	}
+	vmm_vm_set_module_priv(vm, &vmm_ctl_module, ctl);
+	vmm_pv_set_host_notify(vm, vmm_control_notify);
 	return 0;
 }
 
@@ -60,12 +67,12 @@ void vmm_control_set_image(struct vmm_vm *vm, const char *path)
 {
 	char *abs;
 
-	if (!vm->ctl)
+	if (!vmm_ctl(vm))
 		return;
 	/* Operators read the image later, maybe from another directory. */
 	abs = realpath(path, NULL);
-	snprintf(vm->ctl->entry.image, sizeof(vm->ctl->entry.image), "%s",
-		 abs ? abs : path);
+	snprintf(vmm_ctl(vm)->entry.image, sizeof(vmm_ctl(vm)->entry.image),
+		 "%s", abs ? abs : path);
 	free(abs);
 }
 
@@ -74,8 +81,8 @@ void vmm_control_notify(struct vmm_vm *vm, const struct vpmu_notify *n)
 	uint64_t one = 1;
 
 	(void)n;
-	if (vm->ctl && vm->ctl->wake_fd >= 0 &&
-	    write(vm->ctl->wake_fd, &one, sizeof(one)) < 0)
+	if (vmm_ctl(vm) && vmm_ctl(vm)->wake_fd >= 0 &&
+	    write(vmm_ctl(vm)->wake_fd, &one, sizeof(one)) < 0)
 		return; /* counter saturated: a wake is pending anyway */
 }
 
@@ -412,6 +419,7 @@ static void fill_entry(struct vmm_control *ctl)
 {
 	struct vmm_reg_entry *e = &ctl->entry;
 	struct vmm_vm *vm       = ctl->vm;
+	struct vmm_pv *pv       = vmm_pv(vm); /* NULL: a VM without pv */
 
 	uuid_unparse_lower(vm->uuid, e->uuid);
 	snprintf(e->name, sizeof(e->name), "%s", vm->name);
@@ -419,9 +427,8 @@ static void fill_entry(struct vmm_control *ctl)
 	ctl->euid   = geteuid();
 	e->nr_vcpus = vm->nr_vcpus;
 	/* The model the guest sees ("auto" resolved), "none" without one. */
-	snprintf(e->pmu, sizeof(e->pmu), "%s",
-		 vm->pmu.arch ? vpmu_arch_name(vm->pmu.arch->ops) : "none");
-	e->tsc_khz = vm->pmu.tsc_khz;
+	snprintf(e->pmu, sizeof(e->pmu), "%s", vmm_pv_model_name(vm));
+	e->tsc_khz = pv ? pv->tsc_khz : 0;
 	e->started = (int64_t)time(NULL);
 }
 
@@ -473,7 +480,7 @@ static void teardown(struct vmm_control *ctl)
 
 int vmm_control_start(struct vmm_vm *vm)
 {
-	struct vmm_control *ctl = vm->ctl;
+	struct vmm_control *ctl = vmm_ctl(vm);
 	int ret;
 
 	if (!ctl)
@@ -498,7 +505,7 @@ int vmm_control_start(struct vmm_vm *vm)
 
 void vmm_control_stop(struct vmm_vm *vm)
 {
-	struct vmm_control *ctl = vm->ctl;
+	struct vmm_control *ctl = vmm_ctl(vm);
 	uint64_t one            = 1;
 
 	if (!ctl || !ctl->has_thread)
@@ -513,10 +520,10 @@ void vmm_control_stop(struct vmm_vm *vm)
 
 void vmm_control_free(struct vmm_vm *vm)
 {
-	if (!vm->ctl)
+	if (!vmm_ctl(vm))
 		return;
 	vmm_control_stop(vm);
-	vmm_ctl_sync_free(vm->ctl);
-	free(vm->ctl);
-	vm->ctl = NULL;
+	vmm_ctl_sync_free(vmm_ctl(vm));
+	free(vmm_ctl(vm));
+	vmm_vm_set_module_priv(vm, &vmm_ctl_module, NULL);
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctl_server.h: a VM's control socket for host operators (internal to vmm/).
+ * ctl_server.h: a VM's control socket for host operators: vmm/ctl's
+ * interface to the VMM's program (vmm_ctl_module) and to its tests.
  *
  * One control thread per running VM (vmm_vm_run starts and joins it)
  * serves the protocol of ctl_proto.h on <runtime>/<uuid>.sock and
  * keeps the registry entry <runtime>/<uuid>.json (vm_registry.h). It owns the
  * operator's host contexts: only it calls libvpmu for them, so client and
  * context state need no lock. libvpmu's notification callback (vmm/pv/vm_pmu.c)
- * routes host-owned notifications to vmm_control_notify(), which only
+ * routes host-owned notifications to vmm_control_notify() (set by
+ * vmm_control_init, vmm_pv_set_host_notify), which only
  * wakes the thread (it runs with the domain lock held).
  */
 #ifndef VMM_CTL_SERVER_H
@@ -23,23 +25,20 @@
 
 #include "ctl_proto.h"
 #include "vm_registry.h"
+#include "vmm_pv.h"
 #include <vpmu/vpmu.h>
 
-struct vmm_vm;
-struct vmm_vcpu;
 struct vmm_config;
 
 #define VMM_CTL_CLIENTS_MAX 16
 #define VMM_CTL_CTX_MAX     64    /* host contexts per client */
 #define VMM_CTL_SPILL_MAX   65536 /* samples kept per context between drains */
 #define VMM_CTL_NVALS_MAX   64    /* (set, pmd) sample sizes tracked */
-/*
- * Host operators' share of a VM's PMU, apart from the guest's
- * (the config's limits): every context the clients can hold, and 64 MiB
- * of sampling buffers (`vpmu record` takes 256 KiB per vCPU by default).
- */
-#define VMM_CTL_HOST_CONTEXTS (VMM_CTL_CLIENTS_MAX * VMM_CTL_CTX_MAX)
-#define VMM_CTL_HOST_SMPL_MEM (64ULL << 20)
+/* Host operators' share of a VM's PMU, which pv sets (vmm_pv.h). */
+#define VMM_CTL_HOST_CONTEXTS VMM_PV_HOST_CONTEXTS
+#define VMM_CTL_HOST_SMPL_MEM VMM_PV_HOST_SMPL_MEM
+_Static_assert(VMM_CTL_CLIENTS_MAX *VMM_CTL_CTX_MAX == VMM_PV_HOST_CONTEXTS,
+	       "every context the clients can hold fits the host share");
 
 /* One sample copied out of a host sampling buffer. */
 struct vmm_ctl_sample {
@@ -161,8 +160,21 @@ struct vmm_control {
 };
 
 /*
+ * The module the assembler registers on a VM after vmm_pv_module
+ * (vmm_vm_create): the control server's life follows the VM's, and
+ * operators' reads complete at each vCPU's accounting.
+ */
+extern const struct vmm_module vmm_ctl_module;
+
+/* The control server of (vm), NULL before vmm_control_init(). */
+static inline struct vmm_control *vmm_ctl(const struct vmm_vm *vm)
+{
+	return (struct vmm_control *)vmm_vm_module_priv(vm, &vmm_ctl_module);
+}
+
+/*
  * Allocate (vm)'s control state from (cfg) (PMU model). Called by
- * vmm_vm_create(); nothing is created on disk yet. 0 or -ENOMEM.
+ * vmm_ctl_module's vm_init hook; nothing is created on disk yet. 0 or -ENOMEM.
  */
 int vmm_control_init(struct vmm_vm *vm, const struct vmm_config *cfg);
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 static const struct vpmu_caller host = {.owner = VPMU_OWNER_HOST};
 
@@ -33,7 +33,7 @@ struct session_setup {
 
 static struct vpmu_domain *dom(const struct vmm_ctl_call *x)
 {
-	return x->ctl->vm->pmu.domain;
+	return vmm_pv(x->ctl->vm)->domain;
 }
 
 int vmm_ctl_session_vcpus(struct json_object *req, unsigned int nr_vcpus,
@@ -211,14 +211,13 @@ static struct vmm_ctl_session *free_session(struct vmm_ctl_client *c,
 	return NULL;
 }
 
-/* Nanoseconds of (period) events of (code), 0 for a non-time event. */
 /* Units of a time event per second (0: not a time event). */
 static uint64_t units_per_s(const struct vmm_ctl_call *x, uint16_t code)
 {
 	if (code == PVPMU_EV_HV_RUN_NS)
 		return 1000000000ULL;
 	if (code == PVPMU_EV_HV_GUEST_CYCLES)
-		return x->ctl->vm->pmu.tsc_khz * 1000ULL;
+		return vmm_pv(x->ctl->vm)->tsc_khz * 1000ULL;
 	return 0;
 }
 
@@ -231,7 +230,7 @@ static uint64_t units_per_s(const struct vmm_ctl_call *x, uint16_t code)
  */
 static int check_rate(struct vmm_ctl_call *x, const struct session_setup *su)
 {
-	uint64_t max = x->ctl->vm->pmu.max_smpl_rate, ups, period, v;
+	uint64_t max = vmm_pv(x->ctl->vm)->max_smpl_rate, ups, period, v;
 	size_t i, j;
 	uint16_t code;
 
@@ -394,8 +393,8 @@ static int read_vcpu(struct vmm_ctl_call *x, const struct vmm_ctl_session *s,
 	/* PMIs injected into the guest on this vCPU, ever. */
 	json_object_object_add(
 		o, "pmis",
-		json_object_new_uint64(
-			atomic_load(&x->ctl->vm->vcpus[s->vcpu[i]].pmu.pmis)));
+		json_object_new_uint64(atomic_load(
+			&vmm_pv_vcpu(&x->ctl->vm->vcpus[s->vcpu[i]])->pmis)));
 	json_object_object_add(o, "stale",
 			       json_object_new_boolean(fresh->stale));
 	if (fresh->stale)

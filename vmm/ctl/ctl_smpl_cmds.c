@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 #define DFL_HDR sizeof(struct pfm_default_smpl_hdr)
 #define DFL_ENT sizeof(struct pfm_default_smpl_entry)
@@ -68,7 +68,7 @@ int vmm_ctl_hctx_chains(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 			 "callchain needs a sampling buffer (smpl_buf_size)");
 		return -EINVAL;
 	}
-	ret = vmm_chain_enable(&x->ctl->vm->vcpus[hc->vcpu]);
+	ret = vmm_pv_chain_enable(&x->ctl->vm->vcpus[hc->vcpu]);
 	if (ret) {
 		snprintf(x->err, sizeof(x->err), "no memory for call chains");
 		return ret;
@@ -80,7 +80,7 @@ int vmm_ctl_hctx_chains(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 void vmm_ctl_hctx_chains_off(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 {
 	if (hc->chain_depth)
-		vmm_chain_disable(&ctl->vm->vcpus[hc->vcpu]);
+		vmm_pv_chain_disable(&ctl->vm->vcpus[hc->vcpu]);
 	free(hc->chains);
 	hc->chains      = NULL;
 	hc->chain_depth = 0;
@@ -128,7 +128,7 @@ static void copy_samples(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 							? nv
 							: VMM_CTL_SAMPLE_VALS);
 			if (hc->chain_depth)
-				s->nr_chain = (uint16_t)vmm_chain_lookup(
+				s->nr_chain = (uint16_t)vmm_pv_chain_lookup(
 					&ctl->vm->vcpus[hc->vcpu], e.tstamp,
 					hc->chains + (size_t)(s - hc->spill) *
 							     hc->chain_depth,
@@ -143,7 +143,7 @@ static void copy_samples(struct vmm_control *ctl, struct vmm_ctl_hctx *hc,
 static void collect(struct vmm_control *ctl, struct vmm_ctl_hctx *hc)
 {
 	struct pfm_default_smpl_hdr *hdr = hc->buf;
-	struct vpmu_domain *d            = ctl->vm->pmu.domain;
+	struct vpmu_domain *d            = vmm_pv(ctl->vm)->domain;
 	struct vpmu_ctx_stats st;
 	uint64_t ovf, end;
 
@@ -229,7 +229,7 @@ static struct json_object *weight_json(const struct vmm_ctl_sample *s)
 void vmm_ctl_throttle_json(struct vmm_ctl_call *x, int handle,
 			   unsigned int vcpu, struct json_object *o)
 {
-	struct vpmu_domain *d = x->ctl->vm->pmu.domain;
+	struct vpmu_domain *d = vmm_pv(x->ctl->vm)->domain;
 	struct vpmu_cpu *cpu  = vpmu_cpu_get(d, vcpu);
 	struct vpmu_snapshot snap;
 	struct vpmu_ctx_stats st;

@@ -7,7 +7,7 @@
  * in the guest holds unaccounted time until its next exit. Before reading
  * (or loading) host contexts the control thread posts a request number in
  * the vCPU's (want), kicks it out of KVM_RUN, and sleeps on (sync_cond).
- * The vCPU thread, right after accounting (vmm_pmu_after_run) or when it
+ * The vCPU thread, right after accounting (vmm_pv_after_run) or when it
  * blocks (HLT, a message wait), copies (want) into (done) and signals the
  * condition. A vCPU already halted or blocked has nothing unaccounted: it
  * is not kicked. The wait is bounded (VMM_CTL_SYNC_WAIT_NS); a vCPU that
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 /* The test hook: a wait of 0 ns makes every running vCPU's read stale. */
 static uint64_t wait_from_env(void)
@@ -81,7 +81,7 @@ void vmm_ctl_sync_free(struct vmm_control *ctl)
 
 void vmm_control_vcpu_accounted(struct vmm_vcpu *vcpu)
 {
-	struct vmm_control *ctl = vcpu->vm->ctl;
+	struct vmm_control *ctl = vmm_ctl(vcpu->vm);
 	struct vmm_ctl_vcpu_sync *s;
 	uint64_t want;
 

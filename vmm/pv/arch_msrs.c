@@ -11,7 +11,7 @@
  * back as libvpmu notifications (vm_pmu.c routes owner ARCH here): the model
  * sets its status bits and, if the counter's interrupt bit is set, a PMI is
  * raised as the guest's LVT performance-counter entry says: a fixed vector
- * through KVM_INTERRUPT or an NMI through KVM_NMI (vmm_pmu_raise_pmi()), never
+ * through KVM_INTERRUPT or an NMI through KVM_NMI (vmm_pv_raise_pmi()), never
  * while LVTPC is masked. Intel models mask LVTPC on delivery, as KVM does for
  * Intel-compatible guests; AMD models do not.
  *
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 static struct vpmu_arch_pmu *model_of(struct vmm_vcpu *vcpu, void *opaque)
 {
@@ -91,8 +91,9 @@ static int claim_ranges(struct vmm_vm *vm, struct vmm_arch *a)
 	return 0;
 }
 
-int vmm_arch_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
+int vmm_pv_arch_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
+	struct vmm_pv *pv = vmm_pv(vm);
 	const struct vpmu_arch_ops *ops;
 	struct kvm_cpuid2 *cpuid;
 	struct vmm_arch *a;
@@ -109,13 +110,14 @@ int vmm_arch_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	ret = a ? 0 : -ENOMEM;
 	if (ret)
 		goto out_free;
-	a->ops       = ops;
-	a->nr_vcpus  = vm->nr_vcpus;
-	vm->pmu.arch = a;
+	a->ops      = ops;
+	a->nr_vcpus = vm->nr_vcpus;
+	pv->arch    = a;
 	for (i = 0; !ret && i < vm->nr_vcpus; i++) {
 		a->vcpu[i].lvtpc = VMM_LVT_MASKED;
-		ret = vpmu_arch_create(vm->pmu.domain, vm->vcpus[i].pmu.cpu,
-				       ops, &a->vcpu[i].pmu);
+		ret              = vpmu_arch_create(pv->domain,
+						    vmm_pv_vcpu(&vm->vcpus[i])->cpu, ops,
+						    &a->vcpu[i].pmu);
 	}
 	if (!ret)
 		ret = claim_ranges(vm, a);
@@ -127,9 +129,10 @@ out_free:
 	return ret;
 }
 
-void vmm_arch_pmu_destroy(struct vmm_vm *vm)
+void vmm_pv_arch_destroy(struct vmm_vm *vm)
 {
-	struct vmm_arch *a = vm->pmu.arch;
+	struct vmm_pv *pv  = vmm_pv(vm);
+	struct vmm_arch *a = pv->arch;
 	unsigned int i;
 
 	if (!a)
@@ -137,7 +140,7 @@ void vmm_arch_pmu_destroy(struct vmm_vm *vm)
 	for (i = 0; i < a->nr_vcpus; i++)
 		vpmu_arch_destroy(a->vcpu[i].pmu);
 	free(a);
-	vm->pmu.arch = NULL;
+	pv->arch = NULL;
 }
 
 /*
@@ -159,9 +162,9 @@ static void model_vendor(const struct vmm_vcpu *vcpu, const struct vmm_arch *a,
 	memcpy(&e->ecx, v + 8, 4);
 }
 
-void vmm_arch_pmu_cpuid(struct vmm_vcpu *vcpu, struct kvm_cpuid_entry2 *e)
+void vmm_pv_arch_cpuid(struct vmm_vcpu *vcpu, struct kvm_cpuid_entry2 *e)
 {
-	struct vmm_arch *a       = vcpu->vm->pmu.arch;
+	struct vmm_arch *a       = vmm_pv(vcpu->vm)->arch;
 	struct vpmu_arch_cpuid r = {e->eax, e->ebx, e->ecx, e->edx};
 
 	model_vendor(vcpu, a, e);
@@ -196,7 +199,7 @@ static void add_leaf(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c, uint32_t fn)
 		return;
 	memset(e, 0, sizeof(*e));
 	e->function = fn;
-	vmm_arch_pmu_cpuid(vcpu, e);
+	vmm_pv_arch_cpuid(vcpu, e);
 	if (!e->eax && !e->ebx && !e->ecx && !e->edx)
 		return;
 	c->nent++;
@@ -205,9 +208,9 @@ static void add_leaf(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c, uint32_t fn)
 		max->eax = fn;
 }
 
-void vmm_arch_pmu_cpuid_add(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c)
+void vmm_pv_arch_cpuid_add(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c)
 {
-	if (!vcpu->vm->pmu.arch)
+	if (!vmm_pv(vcpu->vm)->arch)
 		return;
 	add_leaf(vcpu, c, 0xa);
 	add_leaf(vcpu, c, 0x80000022);
@@ -221,7 +224,7 @@ static void deliver_pmi(struct vmm_vcpu *vcpu, struct vmm_arch *a,
 	uint32_t dm  = (lvt >> VMM_LVT_DM_SHIFT) & VMM_LVT_DM_MASK;
 
 	if (vcpu->vm->irqchip) { /* KVM's local APIC holds the LVTPC */
-		vmm_pmu_raise_pmi(vcpu, VMM_PMI_LVTPC);
+		vmm_pv_raise_pmi(vcpu, VMM_PV_PMI_LVTPC);
 		v->nr_pmi++;
 		return;
 	}
@@ -230,9 +233,9 @@ static void deliver_pmi(struct vmm_vcpu *vcpu, struct vmm_arch *a,
 		return;
 	}
 	if (dm == VMM_LVT_DM_NMI) {
-		vmm_pmu_raise_pmi(vcpu, VMM_PMI_NMI);
+		vmm_pv_raise_pmi(vcpu, VMM_PV_PMI_NMI);
 	} else if (dm == VMM_LVT_DM_FIXED && (lvt & VMM_LVT_VECTOR) >= 16) {
-		vmm_pmu_raise_pmi(vcpu, lvt & VMM_LVT_VECTOR);
+		vmm_pv_raise_pmi(vcpu, lvt & VMM_LVT_VECTOR);
 	} else {
 		v->nr_pmi_lost++;
 		return;
@@ -242,9 +245,9 @@ static void deliver_pmi(struct vmm_vcpu *vcpu, struct vmm_arch *a,
 		v->lvtpc |= VMM_LVT_MASKED;
 }
 
-void vmm_arch_pmu_notify(struct vmm_vm *vm, const struct vpmu_notify *n)
+void vmm_pv_arch_notify(struct vmm_vm *vm, const struct vpmu_notify *n)
 {
-	struct vmm_arch *a = vm->pmu.arch;
+	struct vmm_arch *a = vmm_pv(vm)->arch;
 	struct vmm_arch_vcpu *v;
 
 	if (!a || n->cpu_index >= a->nr_vcpus || !n->ovfl_pmds)

@@ -3,7 +3,7 @@
  * arch_msrs.h: the VMM side of the architectural PMU models:
  * the model of each vCPU (vpmu/arch/), the MSR ranges it claims, the
  * CPUID leaves it fills and the emulated LVT performance-counter register
- * of the local APIC (lapic_lvtpc.c) that routes its PMIs. Internal to vmm/.
+ * of the local APIC (lapic_lvtpc.c) that routes its PMIs. Private to vmm/pv.
  */
 #ifndef VMM_ARCH_MSRS_H
 #define VMM_ARCH_MSRS_H
@@ -30,7 +30,7 @@ struct vmm_config;
 #define VMM_LVT_MASKED     (1U << 16)
 #define VMM_LVTPC_WRITABLE (VMM_LVT_VECTOR | (0x7U << 8) | VMM_LVT_MASKED)
 
-/* Leaves vmm_arch_pmu_cpuid_add() may append. */
+/* Leaves vmm_pv_arch_cpuid_add() may append. */
 #define VMM_ARCH_CPUID_EXTRA 2
 
 struct vmm_arch_vcpu {
@@ -49,34 +49,34 @@ struct vmm_arch {
 /*
  * Build the model cfg->pmu_model ("auto" follows the host's CPUID vendor,
  * "none" builds nothing) for every vCPU of (vm): claim its MSR ranges and
- * set every vCPU's CPUID again with its leaves. Call after vmm_pmu_init().
- * Returns 0 or -errno (then vmm_arch_pmu_destroy() cleans up).
+ * set every vCPU's CPUID again with its leaves. Call after vmm_pv_create().
+ * Returns 0 or -errno (then vmm_pv_arch_destroy() cleans up).
  */
-int vmm_arch_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg);
+int vmm_pv_arch_init(struct vmm_vm *vm, const struct vmm_config *cfg);
 
-/* Free what vmm_arch_pmu_init() built; before the domain goes. */
-void vmm_arch_pmu_destroy(struct vmm_vm *vm);
+/* Free what vmm_pv_arch_init() built; before the domain goes. */
+void vmm_pv_arch_destroy(struct vmm_vm *vm);
 
 /* Rewrite CPUID entry (e) of (vcpu) for the VM's model (or none). */
-void vmm_arch_pmu_cpuid(struct vmm_vcpu *vcpu, struct kvm_cpuid_entry2 *e);
+void vmm_pv_arch_cpuid(struct vmm_vcpu *vcpu, struct kvm_cpuid_entry2 *e);
 
 /*
  * Append the PMU leaves the host's list lacks (at most
  * VMM_ARCH_CPUID_EXTRA entries of room after c->nent) and raise the max
  * leaf of their range.
  */
-void vmm_arch_pmu_cpuid_add(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c);
+void vmm_pv_arch_cpuid_add(struct vmm_vcpu *vcpu, struct kvm_cpuid2 *c);
 
 /*
  * A notification of an ARCH context (vm_pmu.c, domain lock held): status
  * bits, then a PMI through LVTPC.
  */
-void vmm_arch_pmu_notify(struct vmm_vm *vm, const struct vpmu_notify *n);
+void vmm_pv_arch_notify(struct vmm_vm *vm, const struct vpmu_notify *n);
 
 /*
  * lapic_lvtpc.c: serve a KVM_EXIT_MMIO inside the local APIC page when the VM
  * has a model. Returns false if the access is not for the APIC.
  */
-bool vmm_apic_mmio(struct vmm_vcpu *vcpu);
+bool vmm_pv_apic_mmio(struct vmm_vcpu *vcpu);
 
 #endif /* VMM_ARCH_MSRS_H */

@@ -9,23 +9,21 @@
  * ends the chain; nothing the guest puts in memory or registers can make the
  * walk read outside guest RAM.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "vmm_core_priv.h"
-
 #define CR0_PG   (1ULL << 31)
 #define CR4_LA57 (1ULL << 12)
 #define EFER_LMA (1ULL << 10)
 
-int vmm_chain_enable(struct vmm_vcpu *vcpu)
+int vmm_pv_chain_enable(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *p = &vcpu->pmu;
-	struct vmm_chain_ring *r;
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
+	struct vmm_pv_chain_ring *r;
 
 	if (!atomic_load(&p->chains)) {
 		r = calloc(1, sizeof(*r));
@@ -38,14 +36,15 @@ int vmm_chain_enable(struct vmm_vcpu *vcpu)
 	return 0;
 }
 
-void vmm_chain_disable(struct vmm_vcpu *vcpu)
+void vmm_pv_chain_disable(struct vmm_vcpu *vcpu)
 {
-	atomic_fetch_sub(&vcpu->pmu.chain_users, 1);
+	atomic_fetch_sub(&vmm_pv_vcpu(vcpu)->chain_users, 1);
 }
 
-void vmm_chain_free(struct vmm_vcpu *vcpu)
+void vmm_pv_chain_free(struct vmm_vcpu *vcpu)
 {
-	struct vmm_chain_ring *r = atomic_exchange(&vcpu->pmu.chains, NULL);
+	struct vmm_pv_chain_ring *r =
+		atomic_exchange(&vmm_pv_vcpu(vcpu)->chains, NULL);
 
 	if (r) {
 		pthread_mutex_destroy(&r->lock);
@@ -74,53 +73,53 @@ static bool guest_regs(struct vmm_vcpu *vcpu, uint64_t *rip, uint64_t *rbp,
 	return true;
 }
 
-void vmm_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp)
+void vmm_pv_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp)
 {
 	const struct vmm_gmem_view m = {.base = vcpu->vm->mem,
 					.size = vcpu->vm->mem_size};
-	uint64_t ret[VMM_CHAIN_DEPTH_MAX], rip, rbp, rsp, cr3;
+	uint64_t ret[VMM_PV_CHAIN_DEPTH_MAX], rip, rbp, rsp, cr3;
 	unsigned int n = 0;
 
-	if (!atomic_load(&vcpu->pmu.chains))
+	if (!atomic_load(&vmm_pv_vcpu(vcpu)->chains))
 		return;
 	if (guest_regs(vcpu, &rip, &rbp, &rsp, &cr3)) {
 		/* A frameless leaf's caller first, then the rbp chain. */
 		n = vmm_leaf_caller(&m, cr3, rip, rsp, ret) ? 1 : 0;
 		n += vmm_fp_unwind(&m, cr3, rbp, rsp, ret + n,
-				   VMM_CHAIN_DEPTH_MAX - n);
+				   VMM_PV_CHAIN_DEPTH_MAX - n);
 	}
-	vmm_chain_store(vcpu, tstamp, ret, n);
+	vmm_pv_chain_store(vcpu, tstamp, ret, n);
 }
 
-void vmm_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
-		     const uint64_t *ret, unsigned int n)
+void vmm_pv_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
+			const uint64_t *ret, unsigned int n)
 {
-	struct vmm_chain_ring *r = atomic_load(&vcpu->pmu.chains);
+	struct vmm_pv_chain_ring *r = atomic_load(&vmm_pv_vcpu(vcpu)->chains);
 
 	if (!r)
 		return;
-	if (n > VMM_CHAIN_DEPTH_MAX)
-		n = VMM_CHAIN_DEPTH_MAX;
+	if (n > VMM_PV_CHAIN_DEPTH_MAX)
+		n = VMM_PV_CHAIN_DEPTH_MAX;
 	pthread_mutex_lock(&r->lock);
 	r->slot[r->head].tstamp = tstamp;
 	r->slot[r->head].n      = n;
 	memcpy(r->slot[r->head].ret, ret, n * sizeof(ret[0]));
-	r->head = (r->head + 1) % VMM_CHAIN_RING;
+	r->head = (r->head + 1) % VMM_PV_CHAIN_RING;
 	pthread_mutex_unlock(&r->lock);
 }
 
-unsigned int vmm_chain_lookup(struct vmm_vcpu *vcpu, uint64_t tstamp,
-			      uint64_t *out, unsigned int max)
+unsigned int vmm_pv_chain_lookup(struct vmm_vcpu *vcpu, uint64_t tstamp,
+				 uint64_t *out, unsigned int max)
 {
-	struct vmm_chain_ring *r = atomic_load(&vcpu->pmu.chains);
+	struct vmm_pv_chain_ring *r = atomic_load(&vmm_pv_vcpu(vcpu)->chains);
 	unsigned int i, k, n = 0;
 
 	if (!r || !tstamp)
 		return 0;
 	pthread_mutex_lock(&r->lock);
 	/* Newest first: samples are drained soon after they are taken. */
-	for (i = 1; i <= VMM_CHAIN_RING; i++) {
-		k = (r->head + VMM_CHAIN_RING - i) % VMM_CHAIN_RING;
+	for (i = 1; i <= VMM_PV_CHAIN_RING; i++) {
+		k = (r->head + VMM_PV_CHAIN_RING - i) % VMM_PV_CHAIN_RING;
 		if (r->slot[k].tstamp == tstamp) {
 			n = r->slot[k].n < max ? r->slot[k].n : max;
 			memcpy(out, r->slot[k].ret, n * sizeof(*out));

@@ -8,15 +8,13 @@
  * copies the answer back once. Host errno values are mapped explicitly to
  * the ABI's status codes; a guest never sees anything else.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "vmm_core_priv.h"
 
 /* Formats one PVPMU_HC_FMT_INFO can see (built-in + run-time). */
 #define VMM_FMT_LIST_MAX 64
@@ -104,7 +102,7 @@ static struct vpmu_caller guest_caller(struct vmm_vcpu *vcpu, uint32_t tid,
 				       uint32_t gid)
 {
 	return (struct vpmu_caller){.owner = VPMU_OWNER_GUEST,
-				    .cpu   = vcpu->pmu.cpu,
+				    .cpu   = vmm_pv_vcpu(vcpu)->cpu,
 				    .tid   = tid,
 				    .gid   = gid};
 }
@@ -114,17 +112,18 @@ static int map_new_buffer(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 			  int fd)
 {
 	struct vmm_vm *vm = vcpu->vm;
+	struct vmm_pv *pv = vmm_pv(vm);
 	size_t size       = 0;
 	void *base        = NULL;
 	uint64_t gpa;
 	int ret;
 
-	ret = vpmu_ctx_smpl_buf(vm->pmu.domain, who, fd, &base, &size);
+	ret = vpmu_ctx_smpl_buf(pv->domain, who, fd, &base, &size);
 	if (ret || !base)
 		return ret;
-	ret = vmm_smpl_map(vm, fd, base, size, &gpa);
+	ret = vmm_pv_smpl_map(vm, fd, base, size, &gpa);
 	if (ret) {
-		vpmu_ctx_destroy(vm->pmu.domain, who, fd);
+		vpmu_ctx_destroy(pv->domain, who, fd);
 		return -ENOMEM;
 	}
 	return 0;
@@ -133,7 +132,7 @@ static int map_new_buffer(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 static int run_cmd(struct vmm_vcpu *vcpu, const struct pvpmu_hc_pfm *req,
 		   void *arg)
 {
-	struct vpmu_domain *d  = vcpu->vm->pmu.domain;
+	struct vpmu_domain *d  = vmm_pv(vcpu->vm)->domain;
 	struct vpmu_caller who = guest_caller(vcpu, req->tid, req->gid);
 	int n = req->nargs, fd = req->fd, ret;
 
@@ -218,7 +217,7 @@ static int check_arg(const struct pvpmu_hc_pfm *req, uint64_t max)
 
 static int hc_pfm(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 {
-	uint64_t max = vcpu->vm->pmu.arg_size_max;
+	uint64_t max = vmm_pv(vcpu->vm)->arg_size_max;
 	struct pvpmu_hc_pfm req;
 	void *arg = NULL;
 	int ret;
@@ -242,7 +241,7 @@ static int hc_pfm(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	ret = vmm_pv_status(run_cmd(vcpu, &req, arg));
 	/* 3.1.9: RESTART and UNLOAD wake a thread blocked by the context. */
 	if (!ret && (req.cmd == PFM_RESTART || req.cmd == PFM_UNLOAD_CONTEXT))
-		vmm_pmu_wake_waiters(vcpu->vm);
+		vmm_pv_wake_waiters(vcpu->vm);
 	/* Answers (OUT fields, RETFL flags) go back even on failure. */
 	if (arg && vmm_guest_write(vcpu->vm, req.arg_gpa, arg, req.arg_size))
 		ret = -PVPMU_EFAULT;
@@ -270,8 +269,9 @@ static int read_ctx_block(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *block,
 		return ret;
 	memcpy(fd, (char *)block + offsetof(struct pvpmu_hc_ctx, fd),
 	       sizeof(*fd));
-	return vmm_pv_status(vpmu_ctx_smpl_buf(vcpu->vm->pmu.domain, &who, *fd,
-					       &(void *){NULL}, &(size_t){0}));
+	return vmm_pv_status(vpmu_ctx_smpl_buf(vmm_pv(vcpu->vm)->domain, &who,
+					       *fd, &(void *){NULL},
+					       &(size_t){0}));
 }
 
 static int hc_close(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
@@ -285,9 +285,9 @@ static int hc_close(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 			     PVPMU_HC_CTX_SIZE_VER1, &fd);
 	if (ret)
 		return ret;
-	vmm_smpl_unmap(vcpu->vm, fd);
-	ret = vpmu_ctx_destroy(vcpu->vm->pmu.domain, &who, fd);
-	vmm_pmu_wake_waiters(vcpu->vm); /* a thread it blocked goes on */
+	vmm_pv_smpl_unmap(vcpu->vm, fd);
+	ret = vpmu_ctx_destroy(vmm_pv(vcpu->vm)->domain, &who, fd);
+	vmm_pv_wake_waiters(vcpu->vm); /* a thread it blocked goes on */
 	return vmm_pv_status(ret);
 }
 
@@ -337,7 +337,7 @@ static int hc_smpl_info(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 			     PVPMU_HC_SMPL_INFO_SIZE_VER1, &fd);
 	if (ret)
 		return ret;
-	if (vmm_smpl_lookup(vcpu->vm, fd, &req.gpa, &req.buf_size))
+	if (vmm_pv_smpl_lookup(vcpu->vm, fd, &req.gpa, &req.buf_size))
 		return -PVPMU_ENOENT;
 	return vmm_hc_write(vcpu, gpa, &req, sizeof(req));
 }
@@ -354,7 +354,7 @@ static int hc_set_vector(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 		return ret;
 	if (req.vector && (req.vector < 32 || req.vector > 255))
 		return -PVPMU_EINVAL;
-	vcpu->pmu.vector = req.vector;
+	vmm_pv_vcpu(vcpu)->vector = req.vector;
 	return 0;
 }
 
@@ -370,12 +370,12 @@ static int hc_shared(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 		return ret;
 	if (req.pad0)
 		return -PVPMU_EINVAL;
-	return vmm_pv_status(vmm_shared_register(vcpu, req.gpa));
+	return vmm_pv_status(vmm_pv_shared_register(vcpu, req.gpa));
 }
 
 static int hc_sched(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 {
-	struct vpmu_domain *d = vcpu->vm->pmu.domain;
+	struct vpmu_domain *d = vmm_pv(vcpu->vm)->domain;
 	struct pvpmu_hc_sched req;
 	struct vpmu_caller who;
 	int ret;
@@ -398,7 +398,7 @@ static int hc_sched(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	}
 }
 
-int vmm_pv_init(struct vmm_vm *vm)
+int vmm_pv_hc_init(struct vmm_vm *vm)
 {
 	static const struct {
 		unsigned int nr;
@@ -406,12 +406,12 @@ int vmm_pv_init(struct vmm_vm *vm)
 	} calls[] = {
 		{PVPMU_HC_PFM, hc_pfm},
 		{PVPMU_HC_CLOSE, hc_close},
-		{PVPMU_HC_READ_MSG, vmm_hc_read_msg},
+		{PVPMU_HC_READ_MSG, vmm_pv_hc_read_msg},
 		{PVPMU_HC_SMPL_INFO, hc_smpl_info},
 		{PVPMU_HC_SET_VECTOR, hc_set_vector},
 		{PVPMU_HC_SHARED, hc_shared},
 		{PVPMU_HC_SCHED, hc_sched},
-		{PVPMU_HC_BLOCK, vmm_hc_block},
+		{PVPMU_HC_BLOCK, vmm_pv_hc_block},
 		{PVPMU_HC_FMT_INFO, hc_fmt_info},
 	};
 	unsigned int i;

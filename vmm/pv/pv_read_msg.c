@@ -12,18 +12,16 @@
  * vCPU running means no overflow can ever come.
  *
  * The deadline is on CLOCK_MONOTONIC, and so is the condvar
- * (vmm_pmu_msg_init): a timed wait sleeps until it, however the wall
+ * (vmm_pv_msg_init): a timed wait sleeps until it, however the wall
  * clock is set (a condvar on the realtime clock timed out at
  * once and the vCPU spun until the deadline).
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <time.h>
 
-#include "vmm_core_priv.h"
-
-int vmm_pmu_msg_init(struct vmm_pmu *p)
+int vmm_pv_msg_init(struct vmm_pv *p)
 {
 	pthread_condattr_t attr;
 	int ret;
@@ -46,7 +44,7 @@ int vmm_pmu_msg_init(struct vmm_pmu *p)
 /* Sleep until the generation moves past (gen), (deadline) or a stop. */
 static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pv *p = vmm_pv(vm);
 	struct timespec ts;
 	int ret;
 
@@ -69,11 +67,12 @@ static void wait_msg(struct vmm_vm *vm, uint64_t gen, uint64_t deadline)
 
 static uint64_t generation(struct vmm_vm *vm)
 {
+	struct vmm_pv *pv = vmm_pv(vm);
 	uint64_t gen;
 
-	pthread_mutex_lock(&vm->pmu.msg_lock);
-	gen = vm->pmu.msg_gen;
-	pthread_mutex_unlock(&vm->pmu.msg_lock);
+	pthread_mutex_lock(&pv->msg_lock);
+	gen = pv->msg_gen;
+	pthread_mutex_unlock(&pv->msg_lock);
 	return gen;
 }
 
@@ -94,7 +93,7 @@ static int wait_until(struct vmm_vcpu *vcpu, uint64_t timeout_ns,
 {
 	struct vmm_vm *vm      = vcpu->vm;
 	struct vpmu_caller who = {.owner = VPMU_OWNER_GUEST,
-				  .cpu   = vcpu->pmu.cpu};
+				  .cpu   = vmm_pv_vcpu(vcpu)->cpu};
 	bool forever           = timeout_ns == PVPMU_WAIT_FOREVER;
 	uint64_t deadline =
 		forever ? UINT64_MAX : vpmu_monotonic_ns() + timeout_ns;
@@ -130,11 +129,11 @@ static int poll_msg(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 	struct read_arg *a = arg;
 	unsigned int nr;
 
-	return vpmu_ctx_read_msgs(vcpu->vm->pmu.domain, who, a->fd, a->msg, 1,
-				  &nr);
+	return vpmu_ctx_read_msgs(vmm_pv(vcpu->vm)->domain, who, a->fd, a->msg,
+				  1, &nr);
 }
 
-int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
+int vmm_pv_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 {
 	struct pvpmu_hc_read_msg req;
 	int ret;
@@ -158,13 +157,13 @@ int vmm_hc_read_msg(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 static int poll_unblocked(struct vmm_vcpu *vcpu, const struct vpmu_caller *who,
 			  void *arg)
 {
-	int ret = vpmu_thread_blocked(vcpu->vm->pmu.domain, who,
+	int ret = vpmu_thread_blocked(vmm_pv(vcpu->vm)->domain, who,
 				      *(const uint32_t *)arg);
 
 	return ret > 0 ? -EAGAIN : ret;
 }
 
-int vmm_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
+int vmm_pv_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 {
 	struct pvpmu_hc_block req;
 	int ret;
@@ -176,6 +175,6 @@ int vmm_hc_block(struct vmm_vcpu *vcpu, uint64_t gpa, void *opaque)
 		return ret;
 	ret = wait_until(vcpu, req.timeout_ns, poll_unblocked, &req.tid);
 	if (!ret) /* the guest kernel lets its thread go on */
-		vmm_pmu_mark_blocked(vcpu->vm, vcpu->index, false);
+		vmm_pv_mark_blocked(vcpu->vm, vcpu->index, false);
 	return vmm_pv_status(ret);
 }

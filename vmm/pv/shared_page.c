@@ -8,21 +8,19 @@
  * exactly: the PMD stood still from the exit to this entry, and advances
  * with the TSC from here. Only pid and tid are written by the guest.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <x86intrin.h>
 
-#include "vmm_core_priv.h"
-
 #define MSR_IA32_TSC     0x10
 #define TSC_OFFSET_TRIES 8
 
 static struct pvpmu_shared_page *page(struct vmm_vcpu *vcpu)
 {
-	return vmm_gpa_ptr(vcpu->vm, vcpu->pmu.shared_gpa,
+	return vmm_gpa_ptr(vcpu->vm, vmm_pv_vcpu(vcpu)->shared_gpa,
 			   sizeof(struct pvpmu_shared_page));
 }
 
@@ -62,30 +60,31 @@ static int64_t tsc_offset(struct vmm_vcpu *vcpu)
 	return ret;
 }
 
-int vmm_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa)
+int vmm_pv_shared_register(struct vmm_vcpu *vcpu, uint64_t gpa)
 {
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 	struct pvpmu_shared_page *p;
 
 	if (!gpa) {
-		vcpu->pmu.shared_gpa = 0;
+		pmu->shared_gpa = 0;
 		return 0;
 	}
 	if (gpa % 4096 || !vmm_gpa_ptr(vcpu->vm, gpa, 4096))
 		return -EFAULT;
-	vcpu->pmu.shared_gpa = gpa;
-	vcpu->pmu.tsc_offset = tsc_offset(vcpu);
-	p                    = page(vcpu);
+	pmu->shared_gpa = gpa;
+	pmu->tsc_offset = tsc_offset(vcpu);
+	p               = page(vcpu);
 	memset(p, 0, sizeof(*p));
 	p->abi = PVPMU_ABI_VERSION;
 	p->fd  = -1;
 	return 0;
 }
 
-void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid)
+void vmm_pv_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid)
 {
 	struct pvpmu_shared_page *p;
 
-	if (!vcpu->pmu.shared_gpa)
+	if (!vmm_pv_vcpu(vcpu)->shared_gpa)
 		return;
 	p    = page(vcpu);
 	*pid = __atomic_load_n(&p->pid, __ATOMIC_RELAXED);
@@ -97,7 +96,7 @@ void vmm_shared_guest_ids(struct vmm_vcpu *vcpu, int32_t *pid, int32_t *tid)
  * and for every event where the host's TSC is unstable (then time PMDs
  * are, like the others, values as of the last exit).
  */
-static void time_scale(uint16_t code, const struct vmm_pmu *pmu, uint32_t *mult,
+static void time_scale(uint16_t code, const struct vmm_pv *pmu, uint32_t *mult,
 		       uint32_t *shift)
 {
 	uint64_t tsc_khz = pmu->tsc_khz;
@@ -150,8 +149,8 @@ static void publish(struct vmm_vcpu *vcpu, struct pvpmu_shared_page *p,
 		if (!(s->pmd_mask & (1ULL << i)))
 			continue;
 		p->pmds[i].value = s->pmds[i];
-		time_scale(s->pmd_code[i], &vcpu->vm->pmu, &p->pmds[i].tsc_mult,
-			   &p->pmds[i].tsc_shift);
+		time_scale(s->pmd_code[i], vmm_pv(vcpu->vm),
+			   &p->pmds[i].tsc_mult, &p->pmds[i].tsc_shift);
 	}
 	p->nr_sets = s->nr_sets < PVPMU_SHARED_MAX_SETS ? s->nr_sets
 							: PVPMU_SHARED_MAX_SETS;
@@ -164,29 +163,31 @@ static void publish(struct vmm_vcpu *vcpu, struct pvpmu_shared_page *p,
 	seq_end(p);
 }
 
-void vmm_shared_update(struct vmm_vcpu *vcpu)
+void vmm_pv_shared_update(struct vmm_vcpu *vcpu)
 {
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 	struct pvpmu_shared_page *p;
 	struct vpmu_snapshot s;
 
-	if (!vcpu->pmu.shared_gpa)
+	if (!pmu->shared_gpa)
 		return;
 	p = page(vcpu);
-	if (vpmu_cpu_snapshot(vcpu->pmu.cpu, &s) && p->fd == -1)
+	if (vpmu_cpu_snapshot(pmu->cpu, &s) && p->fd == -1)
 		return; /* nothing loaded, and the page already says so */
 	publish(vcpu, p, &s);
 }
 
-void vmm_shared_stamp_entry(struct vmm_vcpu *vcpu)
+void vmm_pv_shared_stamp_entry(struct vmm_vcpu *vcpu)
 {
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
 	struct pvpmu_shared_page *p;
 
-	if (!vcpu->pmu.shared_gpa)
+	if (!pmu->shared_gpa)
 		return;
 	p = page(vcpu);
 	if (p->fd == -1)
 		return;
 	seq_begin(p);
-	p->tsc = __rdtsc() + (uint64_t)vcpu->pmu.tsc_offset;
+	p->tsc = __rdtsc() + (uint64_t)pmu->tsc_offset;
 	seq_end(p);
 }

@@ -9,13 +9,11 @@
  * VMM turns into a page fault in the guest: the buffer only changes by
  * the host, and the guest learns of its mistake.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
-
-#include "vmm_core_priv.h"
 
 static int set_slot(struct vmm_vm *vm, uint32_t slot, uint64_t gpa,
 		    uint64_t size, void *base)
@@ -33,16 +31,16 @@ static int set_slot(struct vmm_vm *vm, uint32_t slot, uint64_t gpa,
 }
 
 /* Lowest free GPA range of (size) bytes, or 0. Caller holds map_lock. */
-static uint64_t find_gpa(const struct vmm_pmu *p, uint64_t size)
+static uint64_t find_gpa(const struct vmm_pv *p, uint64_t size)
 {
-	uint64_t gpa = VMM_SMPL_GPA_BASE;
+	uint64_t gpa = VMM_PV_SMPL_GPA_BASE;
 	unsigned int i;
 	bool moved = true;
 
 	while (moved) {
 		moved = false;
-		for (i = 0; i < VMM_SMPL_MAPS_MAX; i++) {
-			const struct vmm_smpl_map *m = &p->maps[i];
+		for (i = 0; i < VMM_PV_SMPL_MAPS_MAX; i++) {
+			const struct vmm_pv_smpl_map *m = &p->maps[i];
 
 			if (m->fd >= 0 && gpa < m->gpa + m->size &&
 			    m->gpa < gpa + size) {
@@ -51,19 +49,19 @@ static uint64_t find_gpa(const struct vmm_pmu *p, uint64_t size)
 			}
 		}
 	}
-	return gpa + size <= VMM_SMPL_GPA_END ? gpa : 0;
+	return gpa + size <= VMM_PV_SMPL_GPA_END ? gpa : 0;
 }
 
-int vmm_smpl_map(struct vmm_vm *vm, int fd, void *base, uint64_t size,
-		 uint64_t *gpa)
+int vmm_pv_smpl_map(struct vmm_vm *vm, int fd, void *base, uint64_t size,
+		    uint64_t *gpa)
 {
-	struct vmm_pmu *p      = &vm->pmu;
-	struct vmm_smpl_map *m = NULL;
+	struct vmm_pv *p          = vmm_pv(vm);
+	struct vmm_pv_smpl_map *m = NULL;
 	unsigned int i;
 	int ret = -ENOSPC;
 
 	pthread_mutex_lock(&p->map_lock);
-	for (i = 0; i < VMM_SMPL_MAPS_MAX && !m; i++) {
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX && !m; i++) {
 		if (p->maps[i].fd < 0)
 			m = &p->maps[i];
 	}
@@ -72,7 +70,7 @@ int vmm_smpl_map(struct vmm_vm *vm, int fd, void *base, uint64_t size,
 	m->gpa = find_gpa(p, size);
 	if (!m->gpa)
 		goto out_unlock;
-	m->slot = VMM_SMPL_SLOT_BASE + (uint32_t)(m - p->maps);
+	m->slot = VMM_PV_SMPL_SLOT_BASE + (uint32_t)(m - p->maps);
 	ret     = set_slot(vm, m->slot, m->gpa, size, base);
 	if (ret)
 		goto out_unlock;
@@ -84,14 +82,14 @@ out_unlock:
 	return ret;
 }
 
-int vmm_smpl_lookup(struct vmm_vm *vm, int fd, uint64_t *gpa, uint64_t *size)
+int vmm_pv_smpl_lookup(struct vmm_vm *vm, int fd, uint64_t *gpa, uint64_t *size)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pv *p = vmm_pv(vm);
 	unsigned int i;
 	int ret = -ENOENT;
 
 	pthread_mutex_lock(&p->map_lock);
-	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++) {
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX; i++) {
 		if (p->maps[i].fd == fd) {
 			*gpa  = p->maps[i].gpa;
 			*size = p->maps[i].size;
@@ -103,14 +101,14 @@ int vmm_smpl_lookup(struct vmm_vm *vm, int fd, uint64_t *gpa, uint64_t *size)
 	return ret;
 }
 
-void vmm_smpl_unmap(struct vmm_vm *vm, int fd)
+void vmm_pv_smpl_unmap(struct vmm_vm *vm, int fd)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pv *p = vmm_pv(vm);
 	unsigned int i;
 
 	pthread_mutex_lock(&p->map_lock);
-	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++) {
-		struct vmm_smpl_map *m = &p->maps[i];
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX; i++) {
+		struct vmm_pv_smpl_map *m = &p->maps[i];
 
 		if (m->fd != fd)
 			continue;
@@ -121,15 +119,15 @@ void vmm_smpl_unmap(struct vmm_vm *vm, int fd)
 	pthread_mutex_unlock(&p->map_lock);
 }
 
-bool vmm_smpl_contains(struct vmm_vm *vm, uint64_t gpa)
+bool vmm_pv_smpl_contains(struct vmm_vm *vm, uint64_t gpa)
 {
-	struct vmm_pmu *p = &vm->pmu;
-	bool found        = false;
+	struct vmm_pv *p = vmm_pv(vm);
+	bool found       = false;
 	unsigned int i;
 
 	pthread_mutex_lock(&p->map_lock);
-	for (i = 0; i < VMM_SMPL_MAPS_MAX && !found; i++) {
-		const struct vmm_smpl_map *m = &p->maps[i];
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX && !found; i++) {
+		const struct vmm_pv_smpl_map *m = &p->maps[i];
 
 		found = m->fd >= 0 && gpa >= m->gpa && gpa - m->gpa < m->size;
 	}
@@ -142,7 +140,7 @@ bool vmm_smpl_contains(struct vmm_vm *vm, uint64_t gpa)
  * posted), so the fault is reported at the next instruction: precise
  * enough to name the culprit, and the write itself was dropped.
  */
-void vmm_smpl_write_fault(struct vmm_vcpu *vcpu, uint64_t gpa)
+void vmm_pv_smpl_write_fault(struct vmm_vcpu *vcpu, uint64_t gpa)
 {
 	struct kvm_vcpu_events ev;
 	struct kvm_sregs sregs;

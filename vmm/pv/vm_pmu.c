@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * vm_pmu.c: the logical PMU inside the VMM (see vm_pmu.h).
+ * vm_pmu.c: the logical PMU inside the VMM (see vmm_pv.h).
  *
  * Every KVM_RUN return (exit or kick) accounts the guest run time it
  * covered on the vCPU's vpmu cpu, after the exit itself was counted in the
@@ -13,7 +13,7 @@
  * cheap timer_settime), and an early kick that still happens accounts,
  * finds the deadline not reached and re-arms.
  */
-#include "vm_pmu.h"
+#include "vmm_pv.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -25,9 +25,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "ctl_server.h"
 #include "arch_msrs.h"
-#include "vmm_core_priv.h"
 
 #define VMM_TIMER_GRAN_NS  100000ULL /* set-switch granularity: 100 us */
 #define VMM_TIMER_MIN_NS   10000ULL  /* never arm shorter than 10 us */
@@ -94,19 +92,20 @@ static pid_t vcpu_tid(void *opaque, uint32_t cpu)
 static void notify(void *opaque, const struct vpmu_notify *n)
 {
 	struct vmm_vm *vm = opaque;
+	struct vmm_pv *pv = vmm_pv(vm);
 
 	/* The architectural PMU model's contexts (no messages). */
 	if (n->owner == VPMU_OWNER_ARCH) {
-		vmm_arch_pmu_notify(vm, n);
+		vmm_pv_arch_notify(vm, n);
 		return;
 	}
-	if (n->owner == VPMU_OWNER_HOST) /* operator contexts */
-		vmm_control_notify(vm, n);
+	if (n->owner == VPMU_OWNER_HOST && pv->host_notify)
+		pv->host_notify(vm, n); /* operator contexts */
 	if (n->owner == VPMU_OWNER_GUEST && (n->flags & VPMU_NOTIFY_BLOCK))
-		vmm_pmu_mark_blocked(vm, n->cpu_index, true);
-	if (vmm_pmu_notify_raises(n) && n->cpu_index < vm->nr_vcpus)
-		vmm_pmu_raise_irq(&vm->vcpus[n->cpu_index]);
-	vmm_pmu_wake_waiters(vm);
+		vmm_pv_mark_blocked(vm, n->cpu_index, true);
+	if (vmm_pv_notify_raises(n) && n->cpu_index < vm->nr_vcpus)
+		vmm_pv_raise_irq(&vm->vcpus[n->cpu_index]);
+	vmm_pv_wake_waiters(vm);
 }
 
 static const struct vpmu_host_ops host_ops = {
@@ -116,7 +115,7 @@ static const struct vpmu_host_ops host_ops = {
 	.notify   = notify,
 };
 
-void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked)
+void vmm_pv_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked)
 {
 	struct pvpmu_boot_info *bi;
 	uint64_t bit;
@@ -134,12 +133,13 @@ void vmm_pmu_mark_blocked(struct vmm_vm *vm, uint32_t cpu, bool blocked)
 		__atomic_and_fetch(&bi->block_vcpus, ~bit, __ATOMIC_RELEASE);
 }
 
-void vmm_pmu_wake_waiters(struct vmm_vm *vm)
+void vmm_pv_wake_waiters(struct vmm_vm *vm)
 {
-	pthread_mutex_lock(&vm->pmu.msg_lock);
-	vm->pmu.msg_gen++;
-	pthread_cond_broadcast(&vm->pmu.msg_cond);
-	pthread_mutex_unlock(&vm->pmu.msg_lock);
+	struct vmm_pv *pv = vmm_pv(vm);
+	pthread_mutex_lock(&pv->msg_lock);
+	pv->msg_gen++;
+	pthread_cond_broadcast(&pv->msg_cond);
+	pthread_mutex_unlock(&pv->msg_lock);
 }
 
 static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
@@ -148,8 +148,8 @@ static void set_limits(struct vpmu_limits *l, const struct vmm_config *cfg)
 	l->max_contexts  = cfg->limits.max_contexts; /* the guest's */
 	l->arch_contexts = cfg->nr_vcpus;            /* one per vCPU */
 	/* Operators never compete with the guest. */
-	l->host_contexts     = VMM_CTL_HOST_CONTEXTS;
-	l->host_smpl_mem_max = VMM_CTL_HOST_SMPL_MEM;
+	l->host_contexts     = VMM_PV_HOST_CONTEXTS;
+	l->host_smpl_mem_max = VMM_PV_HOST_SMPL_MEM;
 	l->max_sets          = cfg->limits.max_sets;
 	l->msgq_depth        = cfg->limits.max_msgs;
 	l->arg_size_max      = cfg->limits.max_arg_size;
@@ -173,7 +173,8 @@ static void fmt_refused(void *opaque, const char *msg)
  */
 static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
-	struct vpmu_format_info fi[VMM_FMTS_MAX + 8];
+	struct vmm_pv *pv = vmm_pv(vm);
+	struct vpmu_format_info fi[VMM_PV_FMTS_MAX + 8];
 	size_t before, after, i;
 	int ret;
 
@@ -185,9 +186,9 @@ static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 		return ret;
 	after = vpmu_format_list(fi, ARRAY_SIZE(fi));
 	for (i = before; i < after && i < ARRAY_SIZE(fi); i++) {
-		if (vm->pmu.nr_fmts == VMM_FMTS_MAX)
+		if (pv->nr_fmts == VMM_PV_FMTS_MAX)
 			break;
-		memcpy(vm->pmu.fmt_uuids[vm->pmu.nr_fmts++], fi[i].uuid, 16);
+		memcpy(pv->fmt_uuids[pv->nr_fmts++], fi[i].uuid, 16);
 		vmm_log(vm, VMM_LOG_INFO, "sampling format '%s' loaded from %s",
 			fi[i].name, fi[i].origin);
 	}
@@ -196,23 +197,29 @@ static int load_formats(struct vmm_vm *vm, const struct vmm_config *cfg)
 
 static void unload_formats(struct vmm_vm *vm)
 {
-	while (vm->pmu.nr_fmts)
-		vpmu_format_unload(vm->pmu.fmt_uuids[--vm->pmu.nr_fmts]);
+	struct vmm_pv *pv = vmm_pv(vm);
+
+	while (pv->nr_fmts)
+		vpmu_format_unload(pv->fmt_uuids[--pv->nr_fmts]);
 }
 
-int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
+int vmm_pv_create(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
-	struct vmm_pmu *p          = &vm->pmu;
 	struct vpmu_host_config hc = {
 		.ops = &host_ops, .opaque = vm, .kick_signo = SIGUSR1};
+	struct vmm_pv *p;
 	unsigned int i;
 	int ret, khz;
 
-	ret = vmm_pmu_msg_init(p);
+	ret = vmm_pv_attach(vm);
+	if (ret)
+		return ret;
+	p   = vmm_pv(vm);
+	ret = vmm_pv_msg_init(p);
 	if (ret)
 		return ret;
 	pthread_mutex_init(&p->map_lock, NULL);
-	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++)
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX; i++)
 		p->maps[i].fd = -1;
 	khz           = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 	p->tsc_khz    = khz > 0 ? (uint64_t)khz : 0;
@@ -229,25 +236,26 @@ int vmm_pmu_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 	if (ret)
 		return ret;
 	for (i = 0; i < vm->nr_vcpus; i++) {
-		ret = vpmu_cpu_create(p->domain, i, &vm->vcpus[i].pmu.cpu);
+		ret = vpmu_cpu_create(p->domain, i,
+				      &vmm_pv_vcpu(&vm->vcpus[i])->cpu);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-void vmm_pmu_destroy(struct vmm_vm *vm)
+void vmm_pv_destroy(struct vmm_vm *vm)
 {
-	struct vmm_pmu *p = &vm->pmu;
+	struct vmm_pv *p = vmm_pv(vm);
 	unsigned int i;
 
-	for (i = 0; i < VMM_SMPL_MAPS_MAX; i++) {
+	for (i = 0; i < VMM_PV_SMPL_MAPS_MAX; i++) {
 		if (p->maps[i].fd >= 0)
-			vmm_smpl_unmap(vm, p->maps[i].fd);
+			vmm_pv_smpl_unmap(vm, p->maps[i].fd);
 	}
-	vmm_arch_pmu_destroy(vm);
+	vmm_pv_arch_destroy(vm);
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++)
-		vmm_chain_free(&vm->vcpus[i]);
+		vmm_pv_chain_free(&vm->vcpus[i]);
 	vpmu_domain_destroy(p->domain);
 	p->domain = NULL;
 	unload_formats(vm); /* after the contexts that used them */
@@ -256,33 +264,36 @@ void vmm_pmu_destroy(struct vmm_vm *vm)
 	pthread_mutex_destroy(&p->msg_lock);
 }
 
-int vmm_pmu_vcpu_start(struct vmm_vcpu *vcpu)
+int vmm_pv_vcpu_start(struct vmm_vcpu *vcpu)
 {
-	struct sigevent sev = {
-		.sigev_notify = SIGEV_THREAD_ID,
-		.sigev_signo  = SIGUSR1,
-	};
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+	struct sigevent sev     = {
+		    .sigev_notify = SIGEV_THREAD_ID,
+		    .sigev_signo  = SIGUSR1,
+        };
 
 	sev._sigev_un._tid = gettid();
-	if (timer_create(CLOCK_MONOTONIC, &sev, &vcpu->pmu.timer) < 0)
+	if (timer_create(CLOCK_MONOTONIC, &sev, &pmu->timer) < 0)
 		return -errno;
-	vcpu->pmu.has_timer      = true;
-	vcpu->pmu.armed_deadline = VPMU_NO_DEADLINE;
+	pmu->has_timer      = true;
+	pmu->armed_deadline = VPMU_NO_DEADLINE;
 	return 0;
 }
 
-void vmm_pmu_vcpu_end(struct vmm_vcpu *vcpu)
+void vmm_pv_vcpu_end(struct vmm_vcpu *vcpu)
 {
-	if (vcpu->pmu.has_timer)
-		timer_delete(vcpu->pmu.timer);
-	vcpu->pmu.has_timer = false;
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+
+	if (pmu->has_timer)
+		timer_delete(pmu->timer);
+	pmu->has_timer = false;
 }
 
 /*
  * Time spent outside KVM_RUN since the timer was armed: the timer runs on
  * wall time, run time does not, so the timer would fire early by this.
  */
-static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
+static uint64_t drift_ns(const struct vmm_pv_vcpu *p, uint64_t wall,
 			 uint64_t run)
 {
 	uint64_t dw = wall - p->armed_wall_ns, dr = run - p->armed_run_ns;
@@ -292,10 +303,10 @@ static uint64_t drift_ns(const struct vmm_vcpu_pmu *p, uint64_t wall,
 
 static void arm_timer(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *p = &vcpu->pmu;
-	uint64_t deadline      = vpmu_cpu_next_deadline(p->cpu);
-	uint64_t now           = vpmu_cpu_run_ns(p->cpu), wall, rel, tsc;
-	struct itimerspec its  = {0};
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
+	uint64_t deadline     = vpmu_cpu_next_deadline(p->cpu);
+	uint64_t now          = vpmu_cpu_run_ns(p->cpu), wall, rel, tsc;
+	struct itimerspec its = {0};
 
 	if (!p->has_timer)
 		return;
@@ -350,61 +361,62 @@ static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
  */
 static bool inject_pmi(struct vmm_vcpu *vcpu)
 {
-	unsigned int pmi = atomic_load(&vcpu->pmu.pmi);
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+	unsigned int pmi        = atomic_load(&pmu->pmi);
 
 	if (!pmi)
 		return false;
-	if (pmi & VMM_PMI_LVTPC) { /* the guest's LVTPC decides, in KVM */
+	if (pmi & VMM_PV_PMI_LVTPC) { /* the guest's LVTPC decides, in KVM */
 		if (!vmm_irq_lvtpc_pmi(vcpu)) {
 			vcpu->stats.irqs++;
-			atomic_fetch_add(&vcpu->pmu.pmis, 1);
+			atomic_fetch_add(&pmu->pmis, 1);
 		}
-		atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
+		atomic_compare_exchange_strong(&pmu->pmi, &pmi, 0);
 		return false;
 	}
-	if (pmi == VMM_PMI_NMI ? ioctl(vcpu->fd, KVM_NMI, 0) != 0
-			       : !inject_vector(vcpu, pmi))
+	if (pmi == VMM_PV_PMI_NMI ? ioctl(vcpu->fd, KVM_NMI, 0) != 0
+				  : !inject_vector(vcpu, pmi))
 		return true;
-	if (pmi == VMM_PMI_NMI)
+	if (pmi == VMM_PV_PMI_NMI)
 		vcpu->stats.irqs++;
-	atomic_fetch_add(&vcpu->pmu.pmis, 1);
-	atomic_compare_exchange_strong(&vcpu->pmu.pmi, &pmi, 0);
+	atomic_fetch_add(&pmu->pmis, 1);
+	atomic_compare_exchange_strong(&pmu->pmi, &pmi, 0);
 	return false;
 }
 
 static void inject_irq(struct vmm_vcpu *vcpu)
 {
-	bool want = false;
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+	bool want               = false;
 
-	if (!atomic_load(&vcpu->pmu.irq_pending) &&
-	    !atomic_load(&vcpu->pmu.pmi))
+	if (!atomic_load(&pmu->irq_pending) && !atomic_load(&pmu->pmi))
 		return;
-	if (atomic_load(&vcpu->pmu.irq_pending)) {
-		if (!vcpu->pmu.vector) {
-			atomic_store(&vcpu->pmu.irq_pending, false);
-		} else if (inject_vector(vcpu, vcpu->pmu.vector)) {
-			atomic_store(&vcpu->pmu.irq_pending, false);
-			atomic_fetch_add(&vcpu->pmu.pmis, 1);
+	if (atomic_load(&pmu->irq_pending)) {
+		if (!pmu->vector) {
+			atomic_store(&pmu->irq_pending, false);
+		} else if (inject_vector(vcpu, pmu->vector)) {
+			atomic_store(&pmu->irq_pending, false);
+			atomic_fetch_add(&pmu->pmis, 1);
 		} else
 			want = true;
 	}
 	/* One interrupt per entry: a PMI after a notification waits. */
 	if (!want)
 		want = inject_pmi(vcpu);
-	else if (atomic_load(&vcpu->pmu.pmi) == VMM_PMI_NMI)
+	else if (atomic_load(&pmu->pmi) == VMM_PV_PMI_NMI)
 		inject_pmi(vcpu);
 	else
 		want = true;
 	vcpu->run->request_interrupt_window = want;
 }
 
-void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
+void vmm_pv_before_run(struct vmm_vcpu *vcpu)
 {
-	struct vmm_vcpu_pmu *p = &vcpu->pmu;
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
 
 	arm_timer(vcpu);
 	inject_irq(vcpu);
-	vmm_shared_stamp_entry(vcpu);
+	vmm_pv_shared_stamp_entry(vcpu);
 	/*
 	 * The rest of our timer's kick (shared page, requests,
 	 * timer re-arm) is monitoring cost too. The kernel's re-entry into
@@ -420,33 +432,35 @@ void vmm_pmu_before_run(struct vmm_vcpu *vcpu)
 	}
 }
 
-void vmm_pmu_resumed(struct vmm_vcpu *vcpu)
+void vmm_pv_resumed(struct vmm_vcpu *vcpu)
 {
-	if (vcpu->pmu.reentry_from)
-		vcpu->pmu.reentry_from = vpmu_monotonic_ns();
+	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+
+	if (pmu->reentry_from)
+		pmu->reentry_from = vpmu_monotonic_ns();
 }
 
-void vmm_pmu_raise_irq(struct vmm_vcpu *vcpu)
+void vmm_pv_raise_irq(struct vmm_vcpu *vcpu)
 {
-	atomic_store(&vcpu->pmu.irq_pending, true);
+	atomic_store(&vmm_pv_vcpu(vcpu)->irq_pending, true);
 	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
 		return; /* served before the next KVM_RUN anyway */
 	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
 }
 
-void vmm_pmu_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
+void vmm_pv_raise_pmi(struct vmm_vcpu *vcpu, unsigned int pmi)
 {
-	atomic_store(&vcpu->pmu.pmi, pmi);
+	atomic_store(&vmm_pv_vcpu(vcpu)->pmi, pmi);
 	if (vcpu->has_thread && pthread_equal(pthread_self(), vcpu->thread))
 		return; /* served before the next KVM_RUN anyway */
 	vmm_vcpu_kick(vcpu, VMM_REQ_IRQ);
 }
 
-bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
+bool vmm_pv_pmi_wakes(struct vmm_vcpu *vcpu)
 {
-	unsigned int pmi = atomic_load(&vcpu->pmu.pmi);
+	unsigned int pmi = atomic_load(&vmm_pv_vcpu(vcpu)->pmi);
 
-	return pmi == VMM_PMI_NMI || (pmi && vcpu->run->if_flag);
+	return pmi == VMM_PV_PMI_NMI || (pmi && vcpu->run->if_flag);
 }
 
 /*
@@ -457,7 +471,7 @@ bool vmm_pmu_pmi_wakes(struct vmm_vcpu *vcpu)
  * fired outside the guest: only KVM_RUN's immediate return counts, and
  * (*entered) is false (no world switch to charge twice).
  */
-static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0,
+static uint64_t kick_ns(const struct vmm_pv_vcpu *p, uint64_t t0,
 			uint64_t run_ns, bool *entered)
 {
 	uint64_t due, rel, start = t0 - run_ns;
@@ -475,18 +489,18 @@ static uint64_t kick_ns(const struct vmm_vcpu_pmu *p, uint64_t t0,
 	return t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
 }
 
-void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
-		       bool kicked)
+void vmm_pv_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
+		      bool kicked)
 {
 	struct vpmu_guest_state gs = {0};
-	struct vmm_vcpu_pmu *p     = &vcpu->pmu;
+	struct vmm_pv_vcpu *p      = vmm_pv_vcpu(vcpu);
 	bool timer                 = kicked && vcpu->kick.by_timer;
 	uint64_t now, exit_ns = 0;
 	bool entered = false;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
-	vmm_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
+	vmm_pv_shared_guest_ids(vcpu, &gs.pid, &gs.tid);
 	/*
 	 * When a sample is due (the timer's kick, or the run time
 	 * passes the predicted overflow), its call chain is stored first,
@@ -496,11 +510,11 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	if (atomic_load(&p->chain_users)) {
 		now = vpmu_cpu_run_ns(p->cpu) + run_ns;
 		if (kicked || now >= vpmu_cpu_next_deadline(p->cpu))
-			vmm_chain_capture(vcpu, now);
+			vmm_pv_chain_capture(vcpu, now);
 	}
 	vpmu_cpu_account(p->cpu, run_ns, &gs);
 	/* Complete an operator's pending read: its counts are now current. */
-	vmm_control_vcpu_accounted(vcpu);
+	vmm_vcpu_accounted(vcpu);
 	/*
 	 * Charge what monitoring cost this vCPU: the kick of our
 	 * timer and the accounting (samples written, chains walked) since
@@ -510,7 +524,7 @@ void vmm_pmu_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	if (timer)
 		exit_ns = kick_ns(p, t_ret, run_ns, &entered);
 	vpmu_cpu_charge(p->cpu, now - t_ret + exit_ns);
-	/* The rest of our timer's kick: charged by vmm_pmu_before_run(). */
+	/* The rest of our timer's kick: charged by vmm_pv_before_run(). */
 	p->reentry_from      = timer ? now : 0;
 	p->reentry_kernel_ns = entered ? exit_ns : 0;
 	if (!timer)

@@ -11,6 +11,11 @@
 #include <string.h>
 
 #include "vmm_core.h"
+#include "ctl_server.h"
+
+/* The VM vpmu-vmm assembles (vmm/vmm_main.c). */
+static const struct vmm_module *const vmm_modules[] = {&vmm_pv_module,
+						       &vmm_ctl_module, NULL};
 
 #define BENCH_FLOOR_MSR 0x00002fffU /* must match the guest */
 #define BENCH_GUEST     VPMU_BUILD_DIR "/guests/bench_arch_msr_guest.elf"
@@ -38,7 +43,7 @@ int main(int argc, char **argv)
 	snprintf(cfg.name, sizeof(cfg.name), "bench-arch-msr");
 	snprintf(cfg.pmu_model, sizeof(cfg.pmu_model), "%s",
 		 argc > 1 ? argv[1] : "auto");
-	ret = vmm_vm_create(&cfg, stdout, &vm, err, sizeof(err));
+	ret = vmm_vm_create(&cfg, stdout, vmm_modules, &vm, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "bench_arch_msr: %s\n", err);
 		return 1;

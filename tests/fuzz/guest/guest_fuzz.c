@@ -27,7 +27,7 @@
 #define NR_BUFS     4
 #define BLOCK_MAX   PVPMU_HC_BLOCK_MAX
 #define SMPL_HOLE_GPA                                                          \
-	0xc0000000ULL /* the VMM's sampling-buffer window (vmm/pv/vm_pmu.h) */
+	0xc0000000ULL /* the VMM's sampling-buffer window (vmm/pv/vmm_pv.h) */
 #define NR_OPS_DEFAULT 20000
 
 static uint64_t rng;

@@ -2,7 +2,7 @@
 /*
  * test_ctl_limits.c: a guest holding every context of its VM does not lock
  * host operators out, through the VMM's own wiring: the domain
- * vmm_pmu_init() builds from the default config (no KVM: the vCPU has no
+ * vmm_pv_create() builds from the default config (no KVM: the vCPU has no
  * fd), a guest that creates contexts until refused, then the control
  * server's ctx_create request for an operator, which must succeed with a
  * sampling buffer as `vpmu record` asks for.
@@ -14,7 +14,6 @@
 
 #include "ctl_priv.h"
 #include "vm_config.h"
-#include "vmm_core_priv.h"
 
 static struct vmm_vm vm;
 static struct vmm_vcpu vcpu;
@@ -29,20 +28,22 @@ static void setup(void)
 	vmm_config_defaults(&cfg);
 	vm.nr_vcpus = 1;
 	vm.vcpus    = &vcpu;
-	vm.ctl      = &ctl;
-	vcpu.vm     = &vm;
-	vcpu.fd     = -1;
-	ctl.vm      = &vm;
-	client.fd   = -1;
+	vmm_vm_add_module(&vm, &vmm_ctl_module);
+	vmm_vm_set_module_priv(&vm, &vmm_ctl_module, &ctl);
+	vcpu.vm   = &vm;
+	vcpu.fd   = -1;
+	ctl.vm    = &vm;
+	client.fd = -1;
 	for (i = 0; i < VMM_CTL_CTX_MAX; i++)
 		client.ctx[i].handle = -1;
-	cr_assert(eq(int, vmm_pmu_init(&vm, &cfg), 0));
+	cr_assert(eq(int, vmm_pv_create(&vm, &cfg), 0));
 }
 
 static void teardown(void)
 {
 	vmm_ctl_client_release(&ctl, &client);
-	vmm_pmu_destroy(&vm);
+	vmm_pv_destroy(&vm);
+	vmm_pv_detach(&vm);
 }
 
 TestSuite(vmm_ctl_limits, .init = setup, .fini = teardown);
@@ -76,7 +77,7 @@ static bool reply_ok(struct json_object *rep)
 Test(vmm_ctl_limits, operator_gets_contexts_when_the_guest_holds_all)
 {
 	struct vpmu_caller guest = {.owner = VPMU_OWNER_GUEST,
-				    .cpu   = vcpu.pmu.cpu};
+				    .cpu   = vmm_pv_vcpu(&vcpu)->cpu};
 	struct pfarg_ctx pc;
 	struct json_object *rep;
 	unsigned int n = 0;
@@ -84,7 +85,8 @@ Test(vmm_ctl_limits, operator_gets_contexts_when_the_guest_holds_all)
 
 	for (;;) {
 		memset(&pc, 0, sizeof(pc));
-		ret = vpmu_ctx_create(vm.pmu.domain, &guest, &pc, 1, NULL, 0);
+		ret = vpmu_ctx_create(vmm_pv(&vm)->domain, &guest, &pc, 1, NULL,
+				      0);
 		if (ret)
 			break;
 		cr_assert(lt(u32, ++n, 100000));
@@ -101,7 +103,7 @@ Test(vmm_ctl_limits, operator_gets_contexts_when_the_guest_holds_all)
 Test(vmm_ctl_limits, operator_limit_is_its_own)
 {
 	struct vpmu_caller guest = {.owner = VPMU_OWNER_GUEST,
-				    .cpu   = vcpu.pmu.cpu};
+				    .cpu   = vmm_pv_vcpu(&vcpu)->cpu};
 	struct pfarg_ctx pc      = {0};
 	struct json_object *rep;
 	unsigned int i;
@@ -114,7 +116,8 @@ Test(vmm_ctl_limits, operator_limit_is_its_own)
 			  json_object_to_json_string(rep));
 		json_object_put(rep);
 	}
-	cr_expect(eq(int,
-		     vpmu_ctx_create(vm.pmu.domain, &guest, &pc, 1, NULL, 0),
-		     0));
+	cr_expect(eq(
+		int,
+		vpmu_ctx_create(vmm_pv(&vm)->domain, &guest, &pc, 1, NULL, 0),
+		0));
 }

@@ -28,7 +28,6 @@
 
 #include "ctl_priv.h"
 #include "vm_config.h"
-#include "vmm_core_priv.h"
 #include "vmm_sandbox.h"
 
 #include "vpmu_common.h"
@@ -60,8 +59,8 @@ static void setup_with(uint64_t frame_ns, uint64_t stall_ns)
 	 */
 	vm.sandbox = true;
 	cr_assert(eq(int, vmm_sandbox_init(), 0));
-	vm.ctl->frame_timeout_ns = frame_ns;
-	vm.ctl->stall_timeout_ns = stall_ns;
+	vmm_ctl(&vm)->frame_timeout_ns = frame_ns;
+	vmm_ctl(&vm)->stall_timeout_ns = stall_ns;
 	cr_assert(eq(int, vmm_control_start(&vm), 0));
 }
 
@@ -88,7 +87,8 @@ static int connect_vm(void)
 	int fd                = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	cr_assert(ge(int, fd, 0));
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", vm.ctl->entry.socket);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s",
+		 vmm_ctl(&vm)->entry.socket);
 	cr_assert(eq(int, connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0),
 		  "connect %s: %s", sa.sun_path, strerror(errno));
 	return fd;
@@ -193,7 +193,7 @@ Test(vmm_ctl_server, pipelining_client_does_not_delay_others)
 		json_object_put(rep);
 	}
 	close(a.fd);
-	cr_expect(eq(u64, atomic_load(&vm.ctl->nr_dropped), 0));
+	cr_expect(eq(u64, atomic_load(&vmm_ctl(&vm)->nr_dropped), 0));
 }
 
 /* Read until EOF (bounded): true if the server closed the connection. */
@@ -240,8 +240,8 @@ Test(vmm_ctl_server, half_sent_frames_are_dropped, .init = short_frame_timeout)
 	sleep_ms(600);
 	cr_expect(eq(int, hello(fd, 2, 2000), 0));
 	close(fd);
-	cr_expect(
-		ge(u64, atomic_load(&vm.ctl->nr_dropped), VMM_CTL_CLIENTS_MAX));
+	cr_expect(ge(u64, atomic_load(&vmm_ctl(&vm)->nr_dropped),
+		     VMM_CTL_CLIENTS_MAX));
 }
 
 Test(vmm_ctl_server, silent_connection_is_dropped, .init = short_frame_timeout)
@@ -250,7 +250,7 @@ Test(vmm_ctl_server, silent_connection_is_dropped, .init = short_frame_timeout)
 
 	cr_expect(closed_by_server(fd, 5000));
 	close(fd);
-	cr_expect(eq(u64, atomic_load(&vm.ctl->nr_dropped), 1));
+	cr_expect(eq(u64, atomic_load(&vmm_ctl(&vm)->nr_dropped), 1));
 }
 
 static void short_stall_timeout(void)
@@ -277,7 +277,7 @@ Test(vmm_ctl_server, client_that_never_reads_is_dropped,
 	}
 	cr_expect(lt(int, got, a.n), "%d replies, then EOF", got);
 	close(a.fd);
-	cr_expect(eq(u64, atomic_load(&vm.ctl->nr_dropped), 1));
+	cr_expect(eq(u64, atomic_load(&vmm_ctl(&vm)->nr_dropped), 1));
 	cr_expect(eq(int, hello(b, 2, 1500), 0), "b is still served");
 	close(b);
 }
@@ -295,7 +295,8 @@ static int refused_as_nobody(void)
 	if (setgid(65534) || setuid(65534))
 		return 10;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", vm.ctl->entry.socket);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s",
+		 vmm_ctl(&vm)->entry.socket);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		return 11;
 	if (!vmm_ctl_recv(fd, &rep, 5000)) {
@@ -317,7 +318,7 @@ Test(vmm_ctl_server, other_uid_is_refused_in_the_sandbox)
 	if (geteuid() != 0)
 		cr_skip_test("needs root to act as another uid");
 	cr_assert(eq(int, chmod(dir, 0755), 0));
-	cr_assert(eq(int, chmod(vm.ctl->entry.socket, 0666), 0));
+	cr_assert(eq(int, chmod(vmm_ctl(&vm)->entry.socket, 0666), 0));
 	pid = fork();
 	cr_assert(ge(int, pid, 0));
 	if (pid == 0)
@@ -363,12 +364,12 @@ Test(vmm_ctl_server, idle_control_thread_makes_no_wakeups)
 
 	cr_assert(eq(int, hello(fd, 1, 5000), 0));
 	sleep_ms(50); /* the reply is out: the thread is back in poll */
-	tid = atomic_load(&vm.ctl->tid);
+	tid = atomic_load(&vmm_ctl(&vm)->tid);
 	cr_assert(lt(int, 0, tid));
-	w0 = vm.ctl->nr_wakeups;
+	w0 = vmm_ctl(&vm)->nr_wakeups;
 	v0 = voluntary_switches(tid);
 	sleep_ms(1000);
-	w1 = vm.ctl->nr_wakeups;
+	w1 = vmm_ctl(&vm)->nr_wakeups;
 	v1 = voluntary_switches(tid);
 	cr_expect(eq(u64, w1 - w0, 0), "%llu wake-ups in 1 s idle",
 		  (unsigned long long)(w1 - w0));
@@ -376,6 +377,6 @@ Test(vmm_ctl_server, idle_control_thread_makes_no_wakeups)
 		  v1 - v0);
 	/* Still served: one request is at least one wake-up. */
 	cr_assert(eq(int, hello(fd, 2, 5000), 0));
-	cr_expect(lt(u64, w1, vm.ctl->nr_wakeups));
+	cr_expect(lt(u64, w1, vmm_ctl(&vm)->nr_wakeups));
 	close(fd);
 }

@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include "ctl_priv.h"
-#include "vmm_core_priv.h"
 
 enum { HALTED, RESPONSIVE, STUCK, NR_VCPUS };
 
@@ -63,7 +62,8 @@ static void setup(void)
 	pthread_sigmask(SIG_BLOCK, &kick, NULL);
 	vm.nr_vcpus = NR_VCPUS;
 	vm.vcpus    = vcpus;
-	vm.ctl      = &ctl;
+	vmm_vm_add_module(&vm, &vmm_ctl_module);
+	vmm_vm_set_module_priv(&vm, &vmm_ctl_module, &ctl);
 	pthread_mutex_init(&vm.lock, NULL);
 	pthread_cond_init(&vm.cond, NULL);
 	ctl.vm = &vm;

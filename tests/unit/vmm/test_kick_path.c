@@ -18,6 +18,7 @@
 
 #include "vm_config.h"
 #include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 static struct vmm_vm vm;
 static struct vmm_vcpu vcpu;
@@ -38,13 +39,14 @@ static void setup(void)
 	vcpu.fd  = -1;
 	vcpu.run = calloc(1, sizeof(struct kvm_run));
 	cr_assert_not_null(vcpu.run);
-	cr_assert(eq(int, vmm_pmu_init(&vm, &cfg), 0));
+	cr_assert(eq(int, vmm_pv_create(&vm, &cfg), 0));
 	cr_assert(eq(int, vmm_vcpu_signal_init(), 0));
 }
 
 static void teardown(void)
 {
-	vmm_pmu_destroy(&vm);
+	vmm_pv_destroy(&vm);
+	vmm_pv_detach(&vm);
 	free(vcpu.run);
 }
 
@@ -80,7 +82,7 @@ Test(vmm_kick, handler_tells_the_timer_from_a_tgkill)
 
 Test(vmm_kick, only_the_timers_kick_rearms_it)
 {
-	struct vmm_vcpu_pmu *p = &vcpu.pmu;
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(&vcpu);
 
 	p->armed_deadline = 5000000; /* armed for 5 ms of run time */
 	p->armed_run_ns   = 0;
@@ -88,20 +90,20 @@ Test(vmm_kick, only_the_timers_kick_rearms_it)
 
 	/* An operator's read kicked: the timer stays armed as it was. */
 	vcpu.kick.by_timer = false;
-	vmm_pmu_after_run(&vcpu, 1000000, vpmu_monotonic_ns(), true);
+	vmm_pv_after_run(&vcpu, 1000000, vpmu_monotonic_ns(), true);
 	cr_expect(eq(u64, p->armed_deadline, 5000000));
 	cr_expect(eq(u64, vcpu.kick.early, 0));
 
 	/* The timer fired at 2 ms of run time: early, and re-armed. */
 	vcpu.kick.by_timer = true;
-	vmm_pmu_after_run(&vcpu, 1000000, vpmu_monotonic_ns(), true);
+	vmm_pv_after_run(&vcpu, 1000000, vpmu_monotonic_ns(), true);
 	cr_expect(eq(u64, p->armed_deadline, VPMU_NO_DEADLINE - 1),
 		  "forced to re-arm before the next run");
 	cr_expect(eq(u64, vcpu.kick.early, 1));
 
 	/* Fired at the deadline (6 ms >= 5 ms): re-armed, not early. */
 	p->armed_deadline = 5000000;
-	vmm_pmu_after_run(&vcpu, 4000000, vpmu_monotonic_ns(), true);
+	vmm_pv_after_run(&vcpu, 4000000, vpmu_monotonic_ns(), true);
 	cr_expect(eq(u64, p->armed_deadline, VPMU_NO_DEADLINE - 1));
 	cr_expect(eq(u64, vcpu.kick.early, 1));
 }
@@ -113,7 +115,7 @@ Test(vmm_kick, stats_print_the_means_in_us)
 	size_t len = 0;
 	FILE *out  = open_memstream(&text, &len);
 
-	vm.pmu.tsc_khz   = 1000000;
+	vm.tsc_khz       = 1000000;
 	vcpu.stats.kicks = 4;
 	vcpu.kick        = (struct vmm_kick_stats){.timer       = 3,
 						   .early       = 1,

@@ -4,7 +4,7 @@
  * its sampling timer (vm_pmu.c, vpmu_cpu_charge): the wait from the moment
  * the timer was due to KVM_RUN's return, the accounting, and the way back
  * to the next KVM_RUN (shared page, requests, timer re-arm), which
- * vmm_pmu_before_run() charges. An exit the timer did not cause charges
+ * vmm_pv_before_run() charges. An exit the timer did not cause charges
  * its accounting only. Without KVM: the VM's PMU state of fake_vms, no
  * vCPU thread, no timer.
  */
@@ -15,8 +15,7 @@
 #include <time.h>
 
 #include "vm_config.h"
-#include "vm_pmu.h"
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 #define MS 1000000ULL
 
@@ -39,12 +38,13 @@ static void setup(void)
 	vm.vcpus[0].fd  = -1;
 	vm.vcpus[0].run = calloc(1, sizeof(struct kvm_run));
 	cr_assert_not_null(vm.vcpus[0].run);
-	cr_assert(eq(int, vmm_pmu_init(&vm, &cfg), 0));
+	cr_assert(eq(int, vmm_pv_create(&vm, &cfg), 0));
 }
 
 static void teardown(void)
 {
-	vmm_pmu_destroy(&vm);
+	vmm_pv_destroy(&vm);
+	vmm_pv_detach(&vm);
 	free(vm.vcpus[0].run);
 	free(vm.vcpus);
 }
@@ -61,7 +61,7 @@ static void sleep_ns(uint64_t ns)
 }
 
 /* The timer of vCPU 0 armed so that it was due (ago) ns before now. */
-static void timer_was_due(struct vmm_vcpu_pmu *p, uint64_t ago)
+static void timer_was_due(struct vmm_pv_vcpu *p, uint64_t ago)
 {
 	p->armed_run_ns   = vpmu_cpu_run_ns(p->cpu);
 	p->armed_deadline = p->armed_run_ns + 20000;
@@ -70,18 +70,18 @@ static void timer_was_due(struct vmm_vcpu_pmu *p, uint64_t ago)
 
 Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
 {
-	struct vmm_vcpu *v     = &vm.vcpus[0];
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu *v    = &vm.vcpus[0];
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(v);
 	uint64_t c0, c1, c2;
 
 	timer_was_due(p, 200000); /* 200 us from due to KVM_RUN's return */
 	c0               = vpmu_cpu_cost_ns(p->cpu);
 	v->kick.by_timer = true; /* the kick includes our timer's signal */
-	vmm_pmu_after_run(v, MS, vpmu_monotonic_ns(), true);
+	vmm_pv_after_run(v, MS, vpmu_monotonic_ns(), true);
 	c1 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(le(u64, c0 + 200000, c1), "the kick's exit is charged");
 	sleep_ns(2 * MS); /* shared page, requests, re-arm... */
-	vmm_pmu_before_run(v);
+	vmm_pv_before_run(v);
 	c2 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(le(u64, c1 + 2 * MS, c2), "the way back to KVM_RUN too");
 	/* The kernel's re-entry, unseen: charged as long as the exit. */
@@ -91,15 +91,15 @@ Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
 
 Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
 {
-	struct vmm_vcpu *v     = &vm.vcpus[0];
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu *v    = &vm.vcpus[0];
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(v);
 	uint64_t c0, c1;
 
 	c0 = vpmu_cpu_cost_ns(p->cpu);
 	/* A guest I/O exit, say. */
-	vmm_pmu_after_run(v, 1000, vpmu_monotonic_ns(), false);
+	vmm_pv_after_run(v, 1000, vpmu_monotonic_ns(), false);
 	sleep_ns(100 * MS); /* handling the I/O */
-	vmm_pmu_before_run(v);
+	vmm_pv_before_run(v);
 	c1 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(lt(u64, c1 - c0, 100 * MS), "%llu ns charged",
 		  (unsigned long long)(c1 - c0));
@@ -112,16 +112,16 @@ Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
  */
 Test(vmm_pv_kick_cost, a_kick_before_kvm_run_charges_no_reentry)
 {
-	struct vmm_vcpu *v     = &vm.vcpus[0];
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu *v    = &vm.vcpus[0];
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(v);
 	uint64_t c0, c1, est0;
 
 	timer_was_due(p, 200000); /* due 200 us ago */
 	c0               = vpmu_cpu_cost_ns(p->cpu);
 	est0             = v->kick.reentry_est;
 	v->kick.by_timer = true;
-	vmm_pmu_after_run(v, 1000, vpmu_monotonic_ns(), true); /* 1 us run */
-	vmm_pmu_before_run(v);
+	vmm_pv_after_run(v, 1000, vpmu_monotonic_ns(), true); /* 1 us run */
+	vmm_pv_before_run(v);
 	c1 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(lt(u64, c1 - c0, 200000), "%llu ns charged",
 		  (unsigned long long)(c1 - c0));
@@ -131,17 +131,17 @@ Test(vmm_pv_kick_cost, a_kick_before_kvm_run_charges_no_reentry)
 /* A snapshot pause between a kick and the next KVM_RUN is not its cost. */
 Test(vmm_pv_kick_cost, a_pause_after_a_kick_is_not_charged)
 {
-	struct vmm_vcpu *v     = &vm.vcpus[0];
-	struct vmm_vcpu_pmu *p = &v->pmu;
+	struct vmm_vcpu *v    = &vm.vcpus[0];
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(v);
 	uint64_t c0, c1;
 
 	timer_was_due(p, 1000);
 	v->kick.by_timer = true;
-	vmm_pmu_after_run(v, MS, vpmu_monotonic_ns(), true);
+	vmm_pv_after_run(v, MS, vpmu_monotonic_ns(), true);
 	c0 = vpmu_cpu_cost_ns(p->cpu);
 	sleep_ns(100 * MS); /* paused for a snapshot */
-	vmm_pmu_resumed(v);
-	vmm_pmu_before_run(v);
+	vmm_pv_resumed(v);
+	vmm_pv_before_run(v);
 	c1 = vpmu_cpu_cost_ns(p->cpu);
 	cr_assert(lt(u64, c1 - c0, 100 * MS), "%llu ns charged",
 		  (unsigned long long)(c1 - c0));

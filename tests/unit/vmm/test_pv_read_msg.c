@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
 #include "vpmu_common.h"
 #include "vpmu_core.h"
@@ -39,20 +39,26 @@ static void setup(void)
 	vcpu.vm     = &vm;
 	pthread_mutex_init(&vm.lock, NULL);
 	pthread_cond_init(&vm.cond, NULL);
-	cr_assert(eq(int, vmm_pmu_msg_init(&vm.pmu), 0));
+	cr_assert(eq(int, vmm_pv_attach(&vm), 0));
+	cr_assert(eq(int, vmm_pv_msg_init(vmm_pv(&vm)), 0));
 	vpmu_limits_default(&cfg.limits);
-	cr_assert(eq(int, vpmu_domain_create(&cfg, &vm.pmu.domain), 0));
-	cr_assert(eq(int, vpmu_cpu_create(vm.pmu.domain, 0, &vcpu.pmu.cpu), 0));
-	guest.cpu = vcpu.pmu.cpu;
+	cr_assert(eq(int, vpmu_domain_create(&cfg, &vmm_pv(&vm)->domain), 0));
 	cr_assert(eq(int,
-		     vpmu_ctx_create(vm.pmu.domain, &guest, &pc, 1, NULL, 0),
+		     vpmu_cpu_create(vmm_pv(&vm)->domain, 0,
+				     &vmm_pv_vcpu(&vcpu)->cpu),
 		     0));
+	guest.cpu = vmm_pv_vcpu(&vcpu)->cpu;
+	cr_assert(eq(
+		int,
+		vpmu_ctx_create(vmm_pv(&vm)->domain, &guest, &pc, 1, NULL, 0),
+		0));
 	ctx_fd = pc.ctx_fd;
 }
 
 static void teardown(void)
 {
-	vpmu_domain_destroy(vm.pmu.domain);
+	vpmu_domain_destroy(vmm_pv(&vm)->domain);
+	vmm_pv_detach(&vm);
 	free(vm.mem);
 }
 
@@ -76,15 +82,15 @@ Test(vmm_read_msg, timed_wait_sleeps_until_the_deadline)
 
 	guest_request(timeout);
 	t0  = vpmu_monotonic_ns();
-	ret = vmm_hc_read_msg(&vcpu, BLOCK_GPA, NULL);
+	ret = vmm_pv_hc_read_msg(&vcpu, BLOCK_GPA, NULL);
 	dt  = vpmu_monotonic_ns() - t0;
 	cr_expect(eq(int, ret, vmm_pv_status(-ETIMEDOUT)));
 	cr_expect(ge(u64, dt, timeout), "returned after %llu ns",
 		  (unsigned long long)dt);
 	/* One sleep that times out; a spurious wake-up or two at most. */
-	cr_expect(le(u64, vm.pmu.msg_sleeps, 4),
+	cr_expect(le(u64, vmm_pv(&vm)->msg_sleeps, 4),
 		  "%llu condvar wake-ups in a %llu ns wait: it spun",
-		  (unsigned long long)vm.pmu.msg_sleeps,
+		  (unsigned long long)vmm_pv(&vm)->msg_sleeps,
 		  (unsigned long long)timeout);
 }
 
@@ -95,7 +101,7 @@ static void *stop_later(void *arg)
 	(void)arg;
 	nanosleep(&ts, NULL);
 	__atomic_store_n(&vm.stopping, true, __ATOMIC_RELEASE);
-	vmm_pmu_wake_waiters(&vm);
+	vmm_pv_wake_waiters(&vm);
 	return NULL;
 }
 
@@ -108,12 +114,12 @@ Test(vmm_read_msg, stop_ends_a_long_wait_at_once)
 	guest_request(20000000000ULL); /* 20 s */
 	cr_assert(eq(int, pthread_create(&t, NULL, stop_later, NULL), 0));
 	t0  = vpmu_monotonic_ns();
-	ret = vmm_hc_read_msg(&vcpu, BLOCK_GPA, NULL);
+	ret = vmm_pv_hc_read_msg(&vcpu, BLOCK_GPA, NULL);
 	dt  = vpmu_monotonic_ns() - t0;
 	pthread_join(t, NULL);
 	cr_expect(eq(int, ret, vmm_pv_status(-EINTR)));
 	cr_expect(lt(u64, dt, 10000000000ULL), "took %llu ns",
 		  (unsigned long long)dt);
-	cr_expect(le(u64, vm.pmu.msg_sleeps, 4), "%llu wake-ups",
-		  (unsigned long long)vm.pmu.msg_sleeps);
+	cr_expect(le(u64, vmm_pv(&vm)->msg_sleeps, 4), "%llu wake-ups",
+		  (unsigned long long)vmm_pv(&vm)->msg_sleeps);
 }

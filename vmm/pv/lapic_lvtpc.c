@@ -15,12 +15,12 @@
 
 #include <string.h>
 
-#include "vmm_core_priv.h"
+#include "vmm_pv.h"
 
-bool vmm_apic_mmio(struct vmm_vcpu *vcpu)
+bool vmm_pv_apic_mmio(struct vmm_vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
-	struct vmm_arch *a  = vcpu->vm->pmu.arch;
+	struct vmm_arch *a  = vmm_pv(vcpu->vm)->arch;
 	uint64_t addr       = run->mmio.phys_addr;
 	uint32_t val        = 0, off;
 	struct vmm_arch_vcpu *v;
