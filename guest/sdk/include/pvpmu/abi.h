@@ -5,8 +5,8 @@
  *
  * It is freestanding: fixed-width types only, no pointers and no size_t.
  * Guest addresses are u64 guest-physical addresses (GPAs). Every struct has
- * explicit padding and a _Static_assert on its size; tests/unit/sdk checks
- * the offsets too.
+ * explicit padding and a _Static_assert on its size; tests/unit/guest/sdk
+ * checks the offsets too.
  *
  * Sections:
  *   1. Boot protocol (VMM -> guest image)
