@@ -64,6 +64,15 @@ static int pvpmu_flush(struct file *f, fl_owner_t id)
 {
 	struct pvpmu_ctx *ctx = f->private_data;
 
+	/*
+	 * Only the monitored thread has work here, and only it can make
+	 * ctx->task equal current: any other closer returns without waiting
+	 * for the lock (a forked child that closes its copy while its parent
+	 * loads the context onto it must not return to user space, where
+	 * the scheduler hook is installed, before the parent's START).
+	 */
+	if (READ_ONCE(ctx->task) != current)
+		return 0;
 	mutex_lock(&ctx->lock);
 	/*
 	 * Not a thread that another loaded the context onto: its exec()
