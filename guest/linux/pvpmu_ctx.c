@@ -4,12 +4,15 @@
  * section 10): the PVPMU_IOC_PFM and PVPMU_IOC_INFO ioctls, read of
  * messages, poll, O_ASYNC, mmap of the sampling buffer and the shared
  * pages, and close. A forked child shares the file, so the context lives
- * until the last descriptor is closed (release).
+ * until the last descriptor is closed (release); a close by the
+ * self-monitoring thread unloads it for the others (flush).
  */
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -45,8 +48,39 @@ static int pvpmu_open(struct inode *inode, struct file *f)
 	ctx->hfd        = -1;
 	ctx->load_cpu   = -1;
 	ctx->sched_cpu  = -1;
+	ctx->last_cpu   = -1;
 	f->private_data = ctx;
 	pvpmu_ctx_list_add(ctx);
+	/* Spec 3.3.3: a stream of messages; lseek() gives ESPIPE. */
+	return stream_open(inode, f);
+}
+
+/*
+ * Every close() (spec 3.1.15, Fig. 3.10): when the self-monitoring thread
+ * closes, the context is unloaded, so that a process that still holds it
+ * (a forked child) may load it elsewhere. Its exit closes it too.
+ */
+static int pvpmu_flush(struct file *f, fl_owner_t id)
+{
+	struct pvpmu_ctx *ctx = f->private_data;
+
+	/*
+	 * Only the monitored thread has work here, and only it can make
+	 * ctx->task equal current: any other closer returns without waiting
+	 * for the lock (a forked child that closes its copy while its parent
+	 * loads the context onto it must not return to user space, where
+	 * the scheduler hook is installed, before the parent's START).
+	 */
+	if (READ_ONCE(ctx->task) != current)
+		return 0;
+	mutex_lock(&ctx->lock);
+	/*
+	 * Not a thread that another loaded the context onto: its exec()
+	 * closing an inherited O_CLOEXEC copy keeps it monitored (3.3.6).
+	 */
+	if (ctx->task == current && ctx->self)
+		pvpmu_sched_self_close(ctx);
+	mutex_unlock(&ctx->lock);
 	return 0;
 }
 
@@ -121,10 +155,17 @@ static int do_create(struct pvpmu_ctx *ctx, const struct pvpmu_ioc_pfm *r,
 	return 0;
 }
 
+/*
+ * Spec 3.1.7: attach to thread (pid), if the caller may monitor it
+ * (pvpmu_perm.c; EPERM). exec_update_lock is held from the check to the
+ * attachment, as perf_event_open() holds it: an exec that changes the
+ * target's credentials comes before the check or after the attachment.
+ */
 static int load_thread(struct pvpmu_ctx *ctx, const struct pvpmu_ioc_pfm *r,
 		       void *kbuf, pid_t pid)
 {
 	struct task_struct *task;
+	struct signal_struct *sig;
 	unsigned long flags;
 	int ret;
 
@@ -135,30 +176,61 @@ static int load_thread(struct pvpmu_ctx *ctx, const struct pvpmu_ioc_pfm *r,
 	rcu_read_unlock();
 	if (!task)
 		return -ESRCH;
+	/* Spec 3.3.6: a thread that exited no longer holds the context. */
+	pvpmu_sched_reap(ctx);
 	if (ctx->task && ctx->task != task) {
-		put_task_struct(task);
-		return -EBUSY; /* one monitored thread per context */
+		ret = -EBUSY; /* one monitored thread per context */
+		goto out_put;
 	}
-	ret = ctx_call(ctx, r, kbuf);
-	if (ret) {
-		put_task_struct(task);
-		return ret;
-	}
+	sig = task->signal;
+	ret = down_read_interruptible(&sig->exec_update_lock);
+	if (ret)
+		goto out_put;
+	ret = pvpmu_may_monitor_task(task);
+	if (!ret)
+		ret = ctx_call(ctx, r, kbuf);
+	if (ret)
+		goto out_unlock;
 	raw_spin_lock_irqsave(&ctx->hc_lock, flags);
 	ctx->loaded = true;
 	raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
-	if (!ctx->task) {
-		ret = pvpmu_sched_attach(ctx, task);
-		if (ret) {
-			ctx->task = NULL;
-			put_task_struct(task);
-			lx_hc_pfm(ctx->hfd, PFM_UNLOAD_CONTEXT, 0, NULL, 0, 0);
-			ctx->loaded = false;
-		}
-		return ret;
+	ctx->self = task == current;
+	if (ctx->task)
+		goto out_unlock; /* reloaded on the same thread */
+	ret = pvpmu_sched_attach(ctx, task);
+	if (!ret) {
+		task = NULL; /* the reference is ctx->task's now */
+		goto out_unlock;
 	}
-	put_task_struct(task);
-	return 0;
+	ctx->task = NULL;
+	lx_hc_pfm(ctx->hfd, PFM_UNLOAD_CONTEXT, 0, NULL, 0, 0);
+	raw_spin_lock_irqsave(&ctx->hc_lock, flags);
+	ctx->loaded = false;
+	raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
+out_unlock:
+	up_read(&sig->exec_update_lock);
+out_put:
+	if (task)
+		put_task_struct(task);
+	return ret;
+}
+
+/*
+ * A system-wide command that the VMM judges by the vCPU it comes from
+ * (spec 3.1.7 LOAD: on the caller's CPU, EINVAL elsewhere; 3.1.8 UNLOAD:
+ * from the bound CPU, EBUSY elsewhere): issued from the CPU the caller
+ * runs on, never moved to the bound one.
+ */
+static int call_here(struct pvpmu_ctx *ctx, const struct pvpmu_ioc_pfm *r,
+		     void *kbuf)
+{
+	int ret;
+
+	preempt_disable();
+	ret = lx_hc_pfm(ctx->hfd, r->cmd, r->nargs, kbuf, r->arg_size,
+			r->restart_arg);
+	preempt_enable();
+	return ret;
 }
 
 static int do_load(struct pvpmu_ctx *ctx, const struct pvpmu_ioc_pfm *r,
@@ -173,11 +245,13 @@ static int do_load(struct pvpmu_ctx *ctx, const struct pvpmu_ioc_pfm *r,
 		return -EINVAL;
 	if (!(ctx->flags & PFM_FL_SYSTEM_WIDE))
 		return load_thread(ctx, r, kbuf, (pid_t)ld->load_pid);
-	/* vCPU-wide: the VMM loads it on the vCPU that calls. */
+	/* A CPU: perf's capability for CPU-wide events (pvpmu_perm.c). */
+	ret = pvpmu_may_monitor_cpu();
+	if (ret)
+		return ret;
 	if (ld->load_pid >= nr_cpu_ids || !cpu_online(ld->load_pid))
 		return -EINVAL;
-	ret = lx_hc_pfm_on(ld->load_pid, ctx->hfd, r->cmd, r->nargs, kbuf,
-			   r->arg_size, 0);
+	ret = call_here(ctx, r, kbuf);
 	if (!ret) {
 		ctx->load_cpu = ld->load_pid;
 		ctx->loaded   = true;
@@ -207,7 +281,10 @@ static int dispatch(struct pvpmu_ctx *ctx, const struct pvpmu_ioc_pfm *r,
 	}
 	if (ctx->hfd < 0)
 		return -EBADF;
-	ret = ctx_call(ctx, r, kbuf);
+	if (r->cmd == PFM_UNLOAD_CONTEXT && ctx->load_cpu >= 0)
+		ret = call_here(ctx, r, kbuf);
+	else
+		ret = ctx_call(ctx, r, kbuf);
 	if (ret)
 		return ret;
 	if (r->cmd == PFM_RESTART) {
@@ -278,6 +355,29 @@ static long ioc_info(struct pvpmu_ctx *ctx, void __user *uarg)
 	return 0;
 }
 
+/*
+ * Spec 3.5.2: the list of formats, for any user (the device is 0666),
+ * one per call: (index) in, the format out; an index past the end fails
+ * with ENOENT and still tells how many there are (nr).
+ */
+static long ioc_fmt_info(void __user *uarg)
+{
+	struct pvpmu_hc_fmt_info fi;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < sizeof(fi))
+		return -EINVAL;
+	if (copy_from_user(&fi, uarg, sizeof(fi)))
+		return -EFAULT;
+	ret = lx_hc_fmt_info(fi.index, &fi);
+	if ((!ret || ret == -ENOENT) && copy_to_user(uarg, &fi, sizeof(fi)))
+		return -EFAULT;
+	return ret;
+}
+
 static long pvpmu_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	struct pvpmu_ctx *ctx = f->private_data;
@@ -288,12 +388,17 @@ static long pvpmu_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		return ioc_pfm(ctx, uarg);
 	case PVPMU_IOC_INFO:
 		return ioc_info(ctx, uarg);
+	case PVPMU_IOC_FMT_INFO:
+		return ioc_fmt_info(uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
-/* The spec's read(): one message per call (3.3.2). */
+/*
+ * The spec's read(): one message per call (3.3.3); a size that is not a
+ * multiple of the message size is EINVAL.
+ */
 static ssize_t pvpmu_read(struct file *f, char __user *buf, size_t n,
 			  loff_t *pos)
 {
@@ -301,7 +406,7 @@ static ssize_t pvpmu_read(struct file *f, char __user *buf, size_t n,
 	union pfm_msg m;
 	long ret;
 
-	if (n < sizeof(m))
+	if (n < sizeof(m) || n % sizeof(m))
 		return -EINVAL;
 	if (ctx->hfd < 0)
 		return -EBADF;
@@ -341,7 +446,29 @@ static int pvpmu_fasync(int fd, struct file *f, int on)
 	return fasync_helper(fd, f, on, &ctx->fasync);
 }
 
-static int map_smpl(struct pvpmu_ctx *ctx, struct vm_area_struct *vma)
+/* Does the caller's process map (f)'s sampling buffer already? */
+static bool smpl_mapped(struct file *f)
+{
+	struct vm_area_struct *v;
+	VMA_ITERATOR(vmi, current->mm, 0);
+
+	/* mmap_lock is held for writing; the new vma is not in the tree. */
+	for_each_vma(vmi, v)
+	{
+		if (v->vm_file == f &&
+		    v->vm_pgoff < (PVPMU_MMAP_SHARED >> PAGE_SHIFT))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Spec 3.5.4: the buffer is mapped shared, read-only, never executable,
+ * whole (ctx_smpl_buf_size, rounded to pages), from offset 0, once per
+ * process. A fork()ed child inherits the mapping.
+ */
+static int map_smpl(struct pvpmu_ctx *ctx, struct file *f,
+		    struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	u64 gpa, size;
@@ -349,11 +476,16 @@ static int map_smpl(struct pvpmu_ctx *ctx, struct vm_area_struct *vma)
 
 	if (ctx->hfd < 0)
 		return -EBADF;
+	if (!(vma->vm_flags & VM_SHARED) ||
+	    (vma->vm_flags & (VM_LOCKED | VM_GROWSDOWN)))
+		return -EINVAL;
 	ret = lx_hc_smpl(ctx->hfd, &gpa, &size);
 	if (ret)
 		return ret == -ENOENT ? -ENODEV : ret;
-	if (len > PAGE_ALIGN(size))
+	if (len != PAGE_ALIGN(size))
 		return -EINVAL;
+	if (smpl_mapped(f))
+		return -EBUSY;
 	return remap_pfn_range(vma, vma->vm_start, gpa >> PAGE_SHIFT, len,
 			       vma->vm_page_prot);
 }
@@ -375,20 +507,24 @@ static int map_shared(struct vm_area_struct *vma)
 	return 0;
 }
 
-/* Read-only mappings only: a ring-3 write faults (SIGSEGV). */
+/*
+ * Read-only, non-executable mappings only (spec 3.5.4: PROT_WRITE and
+ * PROT_EXEC are not supported, nor later by mprotect()): a ring-3 write
+ * faults (SIGSEGV).
+ */
 static int pvpmu_mmap(struct file *f, struct vm_area_struct *vma)
 {
 	struct pvpmu_ctx *ctx = f->private_data;
 	u64 off               = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	int ret;
 
-	if (vma->vm_flags & VM_WRITE)
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EACCES;
-	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	mutex_lock(&ctx->lock);
 	if (off == 0)
-		ret = map_smpl(ctx, vma);
+		ret = map_smpl(ctx, f, vma);
 	else if (off == PVPMU_MMAP_SHARED)
 		ret = map_shared(vma);
 	else
@@ -400,11 +536,12 @@ static int pvpmu_mmap(struct file *f, struct vm_area_struct *vma)
 const struct file_operations pvpmu_fops = {
 	.owner          = THIS_MODULE,
 	.open           = pvpmu_open,
+	.flush          = pvpmu_flush,
 	.release        = pvpmu_release,
 	.unlocked_ioctl = pvpmu_ioctl,
 	.read           = pvpmu_read,
 	.poll           = pvpmu_poll,
 	.fasync         = pvpmu_fasync,
 	.mmap           = pvpmu_mmap,
-	.llseek         = noop_llseek,
+	.llseek         = no_llseek,
 };

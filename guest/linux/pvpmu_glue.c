@@ -6,7 +6,7 @@
  * The doorbell carries a 32-bit guest-physical address, and kernel stacks
  * are virtually mapped (VMAP_STACK), so request blocks never reach the VMM
  * from the stack: the glue's call_block copies each into this CPU's
- * 64-byte slot in one page below 4 GiB, used with interrupts off (the
+ * 128-byte slot in one page below 4 GiB, used with interrupts off (the
  * notification interrupt issues hypercalls too). Argument arrays are
  * kmalloc()ed bounce buffers: physically contiguous, passed by their
  * 64-bit guest-physical address.
@@ -22,7 +22,7 @@
 #include "pvpmu_hc.h"
 #include "pvpmu_mod.h"
 
-#define SLOT_SIZE 64
+#define SLOT_SIZE 128 /* the largest block: pvpmu_hc_fmt_info, 80 bytes */
 
 union hc_block {
 	struct pvpmu_hc_pfm pfm;
@@ -32,6 +32,7 @@ union hc_block {
 	struct pvpmu_hc_vector vec;
 	struct pvpmu_hc_shared shared;
 	struct pvpmu_hc_sched sched;
+	struct pvpmu_hc_fmt_info fmt;
 };
 _Static_assert(sizeof(union hc_block) <= SLOT_SIZE, "a block fits its slot");
 
@@ -219,4 +220,9 @@ int lx_hc_shared(struct page *pg)
 int lx_hc_sched(int hfd, u32 op, u32 tid)
 {
 	return pvpmu_hc_sched(&lx_drv, hfd, op, tid);
+}
+
+int lx_hc_fmt_info(u32 index, struct pvpmu_hc_fmt_info *fi)
+{
+	return pvpmu_hc_fmt_info(&lx_drv, index, fi);
 }

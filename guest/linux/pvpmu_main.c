@@ -28,6 +28,9 @@ struct page **pvpmu_shared_pages;
 static LIST_HEAD(ctx_list);
 static DEFINE_SPINLOCK(ctx_list_lock);
 static bool own_vector;
+/* CPUs whose notification vector fired since the last drain_all. */
+static struct cpumask notified_cpus;
+static struct cpumask fired_cpus; /* ctx_list_lock */
 
 void pvpmu_ctx_list_add(struct pvpmu_ctx *ctx)
 {
@@ -46,9 +49,21 @@ void pvpmu_ctx_list_del(struct pvpmu_ctx *ctx)
 void pvpmu_drain_all(void)
 {
 	struct pvpmu_ctx *ctx;
+	unsigned int cpu;
 
 	spin_lock_irq(&ctx_list_lock);
-	list_for_each_entry(ctx, &ctx_list, node) pvpmu_ctx_drain(ctx);
+	cpumask_clear(&fired_cpus);
+	/* Each bit is taken once: the interrupt may set it again meanwhile. */
+	for_each_possible_cpu(cpu)
+	{
+		if (cpumask_test_and_clear_cpu(cpu, &notified_cpus))
+			cpumask_set_cpu(cpu, &fired_cpus);
+	}
+	list_for_each_entry(ctx, &ctx_list, node)
+	{
+		pvpmu_ctx_drain(ctx);
+		pvpmu_ctx_notified(ctx, &fired_cpus);
+	}
 	spin_unlock_irq(&ctx_list_lock);
 }
 
@@ -58,9 +73,14 @@ static void drain_fn(struct work_struct *w)
 }
 static DECLARE_WORK(drain_work, drain_fn);
 
-/* Hard interrupt (vector 0xf7): defer the hypercalls to a work item. */
+/*
+ * Hard interrupt (vector 0xf7): note the CPU (a notification without a
+ * message, PFM_FL_OVFL_NO_MSG, leaves no other trace) and defer the
+ * hypercalls to a work item.
+ */
 static void __maybe_unused notify_irq(void)
 {
+	cpumask_set_cpu(smp_processor_id(), &notified_cpus);
 	schedule_work(&drain_work);
 }
 

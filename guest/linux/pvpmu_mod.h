@@ -11,10 +11,12 @@
  *                release
  * pvpmu_sched.c  per-thread contexts: preempt notifiers, task works,
  *                messages, PFM_FL_NOTIFY_BLOCK
+ * pvpmu_perm.c   who may monitor a thread or a CPU (as perf and ptrace)
  */
 #ifndef PVPMU_MOD_H
 #define PVPMU_MOD_H
 
+#include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -50,9 +52,11 @@ struct pvpmu_ctx {
 	struct callback_head unreg_work; /* unregister in the task */
 	struct callback_head block_work; /* NOTIFY_BLOCK wait */
 	atomic_t block_queued;
+	bool self;       /* loaded by the monitored thread itself */
 	bool registered; /* pn is on task's list */
 	bool task_dead;  /* the task made its last switch */
 	int sched_cpu;   /* CPU it is scheduled in on, or -1 */
+	int last_cpu;    /* CPU of its latest SCHED_IN, or -1 */
 	u64 sched_outs;
 	raw_spinlock_t hc_lock; /* closed vs. hypercalls from the hooks */
 
@@ -85,6 +89,7 @@ int lx_hc_smpl(int hfd, u64 *gpa, u64 *size);
 int lx_hc_vector(u32 vector);
 int lx_hc_shared(struct page *pg); /* NULL: unregister */
 int lx_hc_sched(int hfd, u32 op, u32 tid);
+int lx_hc_fmt_info(u32 index, struct pvpmu_hc_fmt_info *fi);
 /* Run lx_hc_pfm() on (cpu) (system-wide contexts): same result. */
 int lx_hc_pfm_on(int cpu, int hfd, u32 cmd, int nargs, void *kbuf, u64 size,
 		 u64 restart_arg);
@@ -96,9 +101,17 @@ void pvpmu_ctx_put(struct pvpmu_ctx *ctx); /* atomic context is fine */
 /* pvpmu_sched.c */
 int pvpmu_sched_attach(struct pvpmu_ctx *ctx, struct task_struct *task);
 void pvpmu_sched_detach(struct pvpmu_ctx *ctx);
+void pvpmu_sched_reap(struct pvpmu_ctx *ctx);
+void pvpmu_sched_self_close(struct pvpmu_ctx *ctx);
 int pvpmu_ctx_drain(struct pvpmu_ctx *ctx);
 bool pvpmu_msg_pop(struct pvpmu_ctx *ctx, union pfm_msg *msg);
 bool pvpmu_msg_ready(struct pvpmu_ctx *ctx);
 void pvpmu_restarted(struct pvpmu_ctx *ctx);
+/* The notification vector fired on (fired) CPUs: OVFL_NO_MSG's SIGIO. */
+void pvpmu_ctx_notified(struct pvpmu_ctx *ctx, const struct cpumask *fired);
+
+/* pvpmu_perm.c: 0 or -EPERM. */
+int pvpmu_may_monitor_task(struct task_struct *task);
+int pvpmu_may_monitor_cpu(void);
 
 #endif /* PVPMU_MOD_H */

@@ -42,8 +42,10 @@ static void sched_in_locked(struct pvpmu_ctx *ctx, int cpu)
 	sp      = page_address(pvpmu_shared_pages[cpu]);
 	sp->pid = task_tgid_vnr(current);
 	sp->tid = task_pid_vnr(current);
-	if (!lx_hc_sched(ctx->hfd, PVPMU_SCHED_IN, task_pid_vnr(current)))
+	if (!lx_hc_sched(ctx->hfd, PVPMU_SCHED_IN, task_pid_vnr(current))) {
 		ctx->sched_cpu = cpu;
+		ctx->last_cpu  = cpu;
+	}
 }
 
 static void sched_out_locked(struct pvpmu_ctx *ctx)
@@ -188,6 +190,68 @@ void pvpmu_sched_detach(struct pvpmu_ctx *ctx)
 	}
 }
 
+/*
+ * The monitored thread exited and made its last switch (spec 3.3.6: the
+ * context is unloaded, END queued): let go of it, so that the context may
+ * be loaded onto another thread. ctx->lock held; sleeps.
+ */
+void pvpmu_sched_reap(struct pvpmu_ctx *ctx)
+{
+	struct task_struct *task;
+	unsigned long flags;
+	bool reg;
+
+	raw_spin_lock_irqsave(&ctx->hc_lock, flags);
+	if (!ctx->task || !ctx->task_dead) {
+		raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
+		return;
+	}
+	reg             = ctx->registered;
+	task            = ctx->task;
+	ctx->registered = false;
+	ctx->task       = NULL;
+	ctx->task_dead  = false;
+	ctx->sched_cpu  = -1;
+	raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
+	if (reg) {
+		/* Its last switch is over after a grace period. */
+		synchronize_rcu();
+		pvpmu_ctx_put(ctx); /* the notifier's; the file holds one */
+		module_put(THIS_MODULE);
+	}
+	put_task_struct(task);
+}
+
+/*
+ * Spec 3.1.15, Fig. 3.10: the self-monitoring thread closes its
+ * descriptor (current is the monitored thread). Another process may still
+ * hold the file: the context is unloaded and detached from this thread,
+ * so that the others may load it elsewhere. ctx->lock held.
+ */
+void pvpmu_sched_self_close(struct pvpmu_ctx *ctx)
+{
+	struct task_struct *task = ctx->task;
+	unsigned long flags;
+	bool loaded, reg;
+
+	raw_spin_lock_irqsave(&ctx->hc_lock, flags);
+	loaded = ctx->loaded && !ctx->closed;
+	reg    = ctx->registered;
+	raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
+	if (loaded)
+		lx_hc_pfm(ctx->hfd, PFM_UNLOAD_CONTEXT, 0, NULL, 0, 0);
+	raw_spin_lock_irqsave(&ctx->hc_lock, flags);
+	ctx->loaded    = false;
+	ctx->sched_cpu = -1; /* unloaded: no SCHED_OUT follows */
+	raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
+	if (reg)
+		do_unregister(ctx);
+	raw_spin_lock_irqsave(&ctx->hc_lock, flags);
+	ctx->task = NULL;
+	raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
+	put_task_struct(task);
+}
+
 /* --- messages --- */
 
 static bool push(struct pvpmu_ctx *ctx, const union pfm_msg *m)
@@ -246,15 +310,26 @@ static void block_fn(struct callback_head *cb)
 
 static void queue_block(struct pvpmu_ctx *ctx)
 {
-	if (!ctx->task || ctx->task_dead ||
-	    atomic_cmpxchg(&ctx->block_queued, 0, 1))
+	struct task_struct *task;
+	unsigned long flags;
+
+	/* ctx->task changes under hc_lock (reap, self-close): pin it. */
+	raw_spin_lock_irqsave(&ctx->hc_lock, flags);
+	task = ctx->task_dead ? NULL : ctx->task;
+	if (task)
+		get_task_struct(task);
+	raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
+	if (!task)
 		return;
-	kref_get(&ctx->ref);
-	init_task_work(&ctx->block_work, block_fn);
-	if (task_work_add(ctx->task, &ctx->block_work, TWA_RESUME)) {
-		atomic_set(&ctx->block_queued, 0);
-		pvpmu_ctx_put(ctx); /* not the last: the file holds one */
+	if (!atomic_cmpxchg(&ctx->block_queued, 0, 1)) {
+		kref_get(&ctx->ref);
+		init_task_work(&ctx->block_work, block_fn);
+		if (task_work_add(task, &ctx->block_work, TWA_RESUME)) {
+			atomic_set(&ctx->block_queued, 0);
+			pvpmu_ctx_put(ctx); /* not the last: the file's */
+		}
 	}
+	put_task_struct(task);
 }
 
 int pvpmu_ctx_drain(struct pvpmu_ctx *ctx)
@@ -280,6 +355,26 @@ int pvpmu_ctx_drain(struct pvpmu_ctx *ctx)
 	if (ovfl && (ctx->flags & PFM_FL_NOTIFY_BLOCK))
 		queue_block(ctx);
 	return n;
+}
+
+/*
+ * Spec 3.3.7, 3.4.3: with PFM_FL_OVFL_NO_MSG an overflow queues no
+ * message, yet the owner still gets its signal. The VMM raises the vector
+ * on the vCPU the context is loaded on (a thread's: where it was switched
+ * in), and this is the only trace of such a notification: every
+ * OVFL_NO_MSG context loaded on a CPU whose vector fired gets SIGIO.
+ */
+void pvpmu_ctx_notified(struct pvpmu_ctx *ctx, const struct cpumask *fired)
+{
+	int cpu;
+
+	if (!(ctx->flags & PFM_FL_OVFL_NO_MSG) || !READ_ONCE(ctx->loaded))
+		return;
+	cpu = READ_ONCE(ctx->load_cpu);
+	if (cpu < 0)
+		cpu = READ_ONCE(ctx->last_cpu);
+	if (cpu >= 0 && cpumask_test_cpu(cpu, fired))
+		kill_fasync(&ctx->fasync, SIGIO, POLL_IN);
 }
 
 void pvpmu_restarted(struct pvpmu_ctx *ctx)

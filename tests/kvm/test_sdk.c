@@ -221,8 +221,9 @@ Test(sdk_kvm, demo)
 /*
  * The perfmon2 behaviours a conformance check found missing, from a guest
  * through libpvpmu (image sdk_conform, 2 vCPUs):
- * 3.5.2 the format list, 3.3.7 OVFL_NO_MSG still raises the vector, 3.1.8
- * a vCPU-wide context is unloaded only from its vCPU, 3.1.9 NOTIFY_BLOCK
+ * 3.5.2 the format list, 3.3.7 OVFL_NO_MSG still raises the vector, 3.1.7
+ * a vCPU-wide context is loaded only from the vCPU it names, 3.1.8 and
+ * unloaded only from its vCPU, 3.1.9 NOTIFY_BLOCK
  * freezes the monitored thread from the notification to PFM_RESTART.
  */
 Test(sdk_kvm, perfmon2_conformance_items)
@@ -231,6 +232,7 @@ Test(sdk_kvm, perfmon2_conformance_items)
 	STATUS(0);
 	HAS(res.out, "sdk_conform: format default (built-in)");
 	HAS(res.out, "OVFL_NO_MSG notified without a message");
+	HAS(res.out, "vCPU-wide load refused for another vCPU");
 	HAS(res.out, "vCPU-wide unload refused off its vCPU");
 	HAS(res.out, "blocked cycle 1: frozen at");
 	HAS(res.out, "sdk_conform: ok (");

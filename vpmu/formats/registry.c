@@ -138,8 +138,13 @@ int vpmu_smpl_fmt_check(const struct vpmu_smpl_fmt *fmt, char *err,
 		why = "has no handler (required, spec 3.5.8)";
 	else if (fmt->arg_size > VPMU_FORMAT_ARG_MAX)
 		why = "wants more than 4096 bytes of arguments";
-	else if (fmt->msgq_depth < 1 || fmt->msgq_depth > VPMU_FORMAT_MSGQ_MAX)
-		why = "has a msgq_depth outside 1..1024";
+	/*
+	 * §3.5.7: "fmt_msgq_depth ... <1 forced to 1": a depth of 0 is not
+	 * an error. Every context queue holds at least one message
+	 * (limits.msgq_depth >= 1, domain.c), so 0 needs no rewriting.
+	 */
+	else if (fmt->msgq_depth > VPMU_FORMAT_MSGQ_MAX)
+		why = "has a msgq_depth above 1024";
 	else if (fmt->flags & ~VPMU_SMPL_FMTFL_NOSET)
 		why = "sets unknown flags";
 	if (!why)

@@ -8,6 +8,8 @@
  *           built-in and run-time; the "last-n" format (formats/lastn/)
  *           is used when the VMM loaded it (VM name "fmts");
  *   3.3.7   PFM_FL_OVFL_NO_MSG: the notification vector fires, no message;
+ *   3.1.7   a vCPU-wide context is loaded only from the vCPU it names
+ *           (EINVAL from vCPU 0 for vCPU 1);
  *   3.1.8   a vCPU-wide context is unloaded only from its vCPU (EBUSY from
  *           vCPU 0 for vCPU 1's context);
  *   3.1.9   PFM_FL_NOTIFY_BLOCK: vCPU 1's thread (tid 77, monitored by
@@ -167,6 +169,19 @@ static void go(int p)
 	__atomic_store_n(&phase, p, __ATOMIC_RELEASE);
 }
 
+/* 3.1.7: "load_pid must be the calling thread": not vCPU 1 from vCPU 0. */
+static void load_elsewhere(void)
+{
+	pfarg_ctx_t ctx = {.ctx_flags = PFM_FL_SYSTEM_WIDE};
+	pfarg_load_t ld = {.load_pid = 1};
+
+	EXPECT(&c, "create", pfm_create_context(&ctx, 0, 0), 0);
+	EXPECT(&c, "3.1.7: load for another vCPU",
+	       pfm_load_context(ctx.ctx_fd, &ld), -PVPMU_EINVAL);
+	EXPECT(&c, "close", pfm_close(ctx.ctx_fd), 0);
+	uprintf("sdk_conform: vCPU-wide load refused for another vCPU\n");
+}
+
 /* 3.1.8: vCPU 1's vCPU-wide context cannot be unloaded from vCPU 0. */
 static void unload_elsewhere(void)
 {
@@ -267,6 +282,7 @@ int user_main(unsigned int vcpu)
 	formats();
 	no_msg();
 	if (user_boot_info()->nr_vcpus >= 2) {
+		load_elsewhere();
 		unload_elsewhere();
 		blocking();
 	} else {

@@ -7,7 +7,9 @@
  * check of the driver and exits with its number of failures
  * (`vpmutest=pvpmuclose`: only the module and `pvpmu-checks close-hold`,
  * for the host's `vpmu list`; `vpmutest=pvpmusmp`: only the module and
- * `pvpmu-checks smp`, the checks that need two CPUs). The files are in
+ * `pvpmu-checks smp`, the checks that need two CPUs; `vpmutest=pvpmuspec`:
+ * only the module and `pvpmu-checks spec`, the spec's descriptor
+ * semantics and permissions). The files are in
  * the initrd that scripts/build-linux.sh builds.
  */
 #include "init.h"
@@ -113,9 +115,17 @@ static enum result check_smp_programs(struct report *r)
 	return program_check(r, "/bin/pvpmu-checks", "smp", 1);
 }
 
+/* `vpmutest=pvpmuspec`: the spec's descriptor semantics, permissions. */
+static enum result check_spec_programs(struct report *r)
+{
+	return program_check(r, "/bin/pvpmu-checks", "spec", 1);
+}
+
 const struct check pvpmu_checks[] = {
-	{"pvpmu-module-load", GROUP_PVPMU | GROUP_PVPMU_CLOSE | GROUP_PVPMU_SMP,
+	{"pvpmu-module-load",
+	 GROUP_PVPMU | GROUP_PVPMU_CLOSE | GROUP_PVPMU_SMP | GROUP_PVPMU_SPEC,
 	 check_module_load},
+	{"pvpmu-checks-spec", GROUP_PVPMU_SPEC, check_spec_programs},
 	{"pvpmu-close-hold", GROUP_PVPMU_CLOSE, check_close_hold},
 	{"pvpmu-checks-smp", GROUP_PVPMU_SMP, check_smp_programs},
 	{"pvpmu-pfinfo", GROUP_PVPMU, check_pfinfo},

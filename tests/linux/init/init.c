@@ -36,6 +36,7 @@ static const struct selection selections[] = {
 	{"pvpmu", GROUP_BOOT | GROUP_PVPMU},
 	{"pvpmuclose", GROUP_BOOT | GROUP_PVPMU_CLOSE},
 	{"pvpmusmp", GROUP_BOOT | GROUP_PVPMU_SMP},
+	{"pvpmuspec", GROUP_BOOT | GROUP_PVPMU_SPEC},
 };
 
 struct totals {
@@ -175,7 +176,7 @@ int main(int argc, char **argv, char **envp)
 	if (!sel) {
 		say("vpmu-init: unknown vpmutest=%s "
 		    "(boot|sys|perf|mp|all|panic|hold|poweroff|pvpmu|"
-		    "pvpmuclose|pvpmusmp)\n",
+		    "pvpmuclose|pvpmusmp|pvpmuspec)\n",
 		    name);
 		end_vm(2, 0);
 	}

@@ -30,6 +30,7 @@ enum result {
 #define GROUP_PVPMU       (1U << 6) /* the pvpmu.ko driver and libpvpmu */
 #define GROUP_PVPMU_CLOSE (1U << 7) /* contexts held for `vpmu list` */
 #define GROUP_PVPMU_SMP   (1U << 8) /* pvpmu checks that need 2 CPUs */
+#define GROUP_PVPMU_SPEC  (1U << 9) /* pvpmu descriptor semantics */
 #define GROUP_ALL         (GROUP_BOOT | GROUP_SYS | GROUP_PERF | GROUP_MP)
 
 /* The detail text of one check, printed after its result. */

@@ -10,6 +10,9 @@
  *   pvpmu-checks            run every check (one CPU is enough)
  *   pvpmu-checks smp        the checks that need two CPUs or more
  *                           (per-thread contexts across CPUs)
+ *   pvpmu-checks spec       the spec's descriptor semantics: permissions,
+ *                           close, END, OVFL_NO_MSG, read/lseek, mmap,
+ *                           formats, system-wide CPU rules (two CPUs)
  *   pvpmu-checks hc N       make N PVPMU_HC_NOP hypercalls from ring 3
  *                           (the workload pfstat measures)
  *   pvpmu-checks close-hold open a context, close it, let a child exit
@@ -852,6 +855,416 @@ static enum result check_efault(struct report *r)
 	return e1 == EFAULT && e2 == EFAULT ? PASS : FAIL;
 }
 
+/* --- the spec's descriptor semantics (pvpmu-checks spec) --- */
+
+#define NOBODY_ID 1000 /* an unprivileged user and group of the guest */
+
+/*
+ * Run (fn) in a child turned into user NOBODY_ID (no capabilities): its
+ * exit status, or -1 if it did not exit.
+ */
+static int as_user(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setgid(NOBODY_ID) || setuid(NOBODY_ID))
+			_exit(120);
+		_exit(fn(arg));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* An errno for a report: "ok" for 0. */
+static const char *errstr(int e)
+{
+	return e ? strerror(e) : "ok";
+}
+
+/* The errno of a perfmon2 call as an exit status: 0, or 1..119. */
+static int err_status(int ret)
+{
+	return ret >= 0 ? 0 : -ret < 120 ? -ret : 119;
+}
+
+/* What an unprivileged user got, in memory shared with the check. */
+struct perm_res {
+	int root, self, cpu; /* errno of each LOAD, 0 on success */
+};
+
+/*
+ * As user NOBODY_ID: LOAD a NOTIFY_BLOCK context (which could hold the
+ * thread) onto the root process that forked it, a context onto itself
+ * (without NOTIFY_BLOCK: a thread cannot block itself, Table 3.2), and a
+ * system-wide context onto CPU 0.
+ */
+static int perm_as_user(void *arg)
+{
+	struct perm_res *res = arg;
+	pfarg_load_t ld      = {.load_pid = (pvpmu_u32)getppid()};
+	int fd, ret;
+
+	ret = make_ctx(PFM_FL_NOTIFY_BLOCK, 0, 0, &fd);
+	if (ret)
+		return 1;
+	res->root = err_status(pfm_load_context(fd, &ld));
+	pfm_close(fd);
+	ret = make_ctx(0, 0, 0, &fd);
+	if (ret)
+		return 2;
+	ld.load_pid = (pvpmu_u32)getpid();
+	res->self   = err_status(pfm_load_context(fd, &ld));
+	pfm_close(fd);
+	ret = pin(0, 0);
+	if (!ret)
+		ret = make_ctx(PFM_FL_SYSTEM_WIDE, 0, 0, &fd);
+	if (ret)
+		return 3;
+	ld.load_pid = 0;
+	res->cpu    = err_status(pfm_load_context(fd, &ld));
+	pfm_close(fd);
+	return 0;
+}
+
+/*
+ * spec 3.1.7 (permission on the target: EPERM): an unprivileged user may
+ * not load a context onto a root process, nor a system-wide one onto a
+ * CPU, but may onto itself.
+ */
+static enum result check_perm_load(struct report *r)
+{
+	struct perm_res *res;
+	int st;
+
+	res = mmap(0, sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED)
+		return fail(r, "mmap", -errno);
+	*res = (struct perm_res){-1, -1, -1};
+	st   = as_user(perm_as_user, res);
+	detail(r,
+	       "user %d (status %d): load onto root pid %d: %s; onto itself: "
+	       "%s; system-wide onto CPU 0: %s",
+	       NOBODY_ID, st, (int)getpid(), errstr(res->root),
+	       errstr(res->self), errstr(res->cpu));
+	st = st == 0 && res->root == EPERM && res->self == 0 &&
+	     res->cpu == EPERM;
+	munmap(res, sizeof(*res));
+	return st ? PASS : FAIL;
+}
+
+/*
+ * spec 3.1.15, Fig. 3.10: the self-monitoring process closes its
+ * descriptor while a forked child still holds it: the context becomes
+ * unloaded and the child may load it onto itself.
+ */
+static enum result check_close_self(struct report *r)
+{
+	int go[2], fd, ret, status;
+	pid_t pid;
+	char c;
+
+	ret = make_ctx(0, 0, 0, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	ret = load_start(fd, getpid());
+	if (ret) {
+		pfm_close(fd);
+		return fail(r, "load on self", ret);
+	}
+	if (pipe(go))
+		return fail(r, "pipe", -errno);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(119);
+		_exit(err_status(pfm_load_context(
+			fd, &(pfarg_load_t){.load_pid = (pvpmu_u32)getpid()})));
+	}
+	close(go[0]);
+	pfm_close(fd);
+	if (write(go[1], "g", 1) != 1)
+		return fail(r, "pipe", -errno);
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 119;
+	detail(r, "the child's LOAD onto itself after the parent closed: %s",
+	       errstr(status));
+	return status == 0 ? PASS : FAIL;
+}
+
+/*
+ * spec 3.3.6: the monitored thread exits, the context is unloaded and
+ * PFM_MSG_END queued; it may then be loaded onto another thread.
+ */
+static enum result check_end_reload(struct report *r)
+{
+	int go[2], fd, ret, status, reload = -1;
+	pfm_msg_t msg = {0};
+	pid_t pid;
+
+	ret = make_ctx(0, 0, 0, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	if (pipe(go))
+		return fail(r, "pipe", -errno);
+	pid = spawn_worker(fd, go, 10, -1);
+	close(go[0]);
+	ret = load_start(fd, pid);
+	if (write(go[1], "g", 1) != 1 && !ret)
+		ret = -errno;
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	if (!ret)
+		ret = pfm_read_msg(fd, &msg, 5000000000ULL);
+	if (!ret)
+		reload = pfm_load_context(
+			fd, &(pfarg_load_t){.load_pid = (pvpmu_u32)getpid()});
+	pfm_close(fd);
+	if (ret)
+		return fail(r, "END message", ret);
+	detail(r, "msg_type %u (END %u); LOAD onto another thread: %s",
+	       msg.msg_type, PFM_MSG_END, pvpmu_strerror(reload));
+	return msg.msg_type == PFM_MSG_END && reload == 0 ? PASS : FAIL;
+}
+
+/*
+ * A child that closes its copy of (ctx_fd), waits for a byte on (go),
+ * makes (n) hypercalls, and exits only once (go) is closed: its exit
+ * (PFM_MSG_END) comes after whatever the parent checks meanwhile.
+ */
+static pid_t spawn_holder(int ctx_fd, int go[2], unsigned int n)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid)
+		return pid;
+	close(ctx_fd);
+	close(go[1]);
+	if (read(go[0], &c, 1) != 1)
+		_exit(2);
+	hc_nops(n);
+	while (read(go[0], &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * spec 3.3.7, 3.4.3: with PFM_FL_OVFL_NO_MSG an overflow queues no
+ * message, but O_ASYNC still delivers SIGIO; a RESTART is still needed.
+ */
+static enum result check_nomsg_sigio(struct report *r)
+{
+	int go[2], fd, ret, status, waited = 0, rd = 0;
+	pfm_msg_t msg;
+	pid_t pid;
+
+	ret = make_ctx(PFM_FL_OVFL_NO_MSG, (pvpmu_u64)-10,
+		       PFM_REGFL_OVFL_NOTIFY, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	signal(SIGIO, on_sigio);
+	got_sigio = 0;
+	fcntl(fd, F_SETOWN, getpid());
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+	if (pipe(go))
+		return fail(r, "pipe", -errno);
+	pid = spawn_holder(fd, go, 20);
+	close(go[0]);
+	ret = load_start(fd, pid);
+	if (write(go[1], "g", 1) != 1 && !ret)
+		ret = -errno;
+	while (!ret && !got_sigio && waited < 500) {
+		usleep(10000);
+		waited++;
+	}
+	if (!ret)
+		rd = pfm_read_msg(fd, &msg, 0);
+	if (!ret && got_sigio)
+		ret = pfm_restart(fd);
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	pfm_close(fd);
+	if (ret)
+		return fail(r, "load/restart", ret);
+	detail(r, "SIGIO %s after ~%d ms; read: %s",
+	       got_sigio ? "arrived" : "never came", waited * 10,
+	       pvpmu_strerror(rd));
+	return got_sigio && rd == -PVPMU_EAGAIN ? PASS : FAIL;
+}
+
+/*
+ * spec 3.3.3: a read whose size is not a multiple of the message size is
+ * EINVAL (a multiple, with nothing queued and O_NONBLOCK: EAGAIN); lseek()
+ * is not supported (ESPIPE).
+ */
+static enum result check_read_lseek(struct report *r)
+{
+	char buf[2 * sizeof(pfm_msg_t) + 1];
+	int fd, ret, e_odd, e_two, e_seek;
+
+	ret = make_ctx(0, 0, 0, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	e_odd  = read(fd, buf, sizeof(pfm_msg_t) + 1) < 0 ? errno : 0;
+	e_two  = read(fd, buf, 2 * sizeof(pfm_msg_t)) < 0 ? errno : 0;
+	e_seek = lseek(fd, 0, SEEK_CUR) < 0 ? errno : 0;
+	pfm_close(fd);
+	detail(r, "read of %zu bytes: %s; of %zu: %s; lseek: %s",
+	       sizeof(pfm_msg_t) + 1, errstr(e_odd), 2 * sizeof(pfm_msg_t),
+	       errstr(e_two), errstr(e_seek));
+	return e_odd == EINVAL && e_two == EAGAIN && e_seek == ESPIPE ? PASS
+								      : FAIL;
+}
+
+/* mmap of (fd)'s sampling buffer: 0 or the errno. */
+static int map_err(int fd, size_t len, int prot, int flags, void **out)
+{
+	void *p = mmap(0, len, prot, flags, fd, 0);
+
+	*out = p == MAP_FAILED ? NULL : p;
+	return p == MAP_FAILED ? errno : 0;
+}
+
+/*
+ * spec 3.5.4: the buffer is mapped read-only, shared, whole
+ * (ctx_smpl_buf_size), once per process: MAP_PRIVATE, another size,
+ * PROT_EXEC and a second mapping are refused; after munmap() it maps
+ * again.
+ */
+static enum result check_smpl_mmap(struct report *r)
+{
+	static const pvpmu_u8 uuid[16] = PFM_DEFAULT_SMPL_UUID;
+	pfm_default_smpl_arg_t arg     = {.buf_size = 8192};
+	pfarg_ctx_t ctx                = {0};
+	int e_priv, e_size, e_exec, e_ok, e_twice, e_again, e_mprot = 0;
+	void *p, *q = NULL, *x;
+	size_t len, bad;
+	int ret;
+
+	memcpy(ctx.ctx_smpl_buf_id, uuid, sizeof(uuid));
+	ret = pfm_create_context(&ctx, &arg, sizeof(arg));
+	if (ret)
+		return fail(r, "PFM_CREATE_CONTEXT", ret);
+	len    = (ctx.ctx_smpl_buf_size + 4095) & ~(size_t)4095;
+	bad    = len > 4096 ? len - 4096 : len + 4096;
+	e_priv = map_err(ctx.ctx_fd, len, PROT_READ, MAP_PRIVATE, &x);
+	if (x)
+		munmap(x, len);
+	e_size = map_err(ctx.ctx_fd, bad, PROT_READ, MAP_SHARED, &x);
+	if (x)
+		munmap(x, bad);
+	e_exec =
+		map_err(ctx.ctx_fd, len, PROT_READ | PROT_EXEC, MAP_SHARED, &x);
+	if (x)
+		munmap(x, len);
+	e_ok = map_err(ctx.ctx_fd, len, PROT_READ, MAP_SHARED, &p);
+	if (p)
+		e_mprot = mprotect(p, len, PROT_READ | PROT_EXEC) ? errno : 0;
+	e_twice = map_err(ctx.ctx_fd, len, PROT_READ, MAP_SHARED, &x);
+	if (x)
+		munmap(x, len);
+	if (p)
+		munmap(p, len);
+	e_again = map_err(ctx.ctx_fd, len, PROT_READ, MAP_SHARED, &q);
+	if (q)
+		munmap(q, len);
+	pfm_close(ctx.ctx_fd);
+	detail(r,
+	       "MAP_PRIVATE: %s; %zu of %zu bytes: %s; PROT_EXEC: %s; "
+	       "valid: %s; mprotect(PROT_EXEC): %s; second: %s; after "
+	       "munmap: %s",
+	       errstr(e_priv), bad, len, errstr(e_size), errstr(e_exec),
+	       errstr(e_ok), errstr(e_mprot), errstr(e_twice), errstr(e_again));
+	return e_priv && e_size && e_exec && !e_ok && e_mprot && e_twice &&
+			       !e_again
+		       ? PASS
+		       : FAIL;
+}
+
+static int formats_as_user(void *arg)
+{
+	static const pvpmu_u8 dfl[16] = PFM_DEFAULT_SMPL_UUID;
+	pfm_format_info_t f[16];
+	int n = pfm_getinfo_formats(f, 16), i, found = 0;
+
+	if (n < 0)
+		return err_status(n);
+	for (i = 0; i < n && i < 16; i++)
+		found |= !memcmp(f[i].uuid, dfl, 16) &&
+			 !strcmp((const char *)f[i].name, "default");
+	*(int *)arg = n;
+	return found ? 0 : 119;
+}
+
+/*
+ * spec 3.5.2: the list of formats (UUID and name) is there for any user:
+ * pfm_getinfo_formats() as an unprivileged user lists the default format.
+ */
+static enum result check_formats(struct report *r)
+{
+	int n = 0, st = as_user(formats_as_user, &n);
+
+	detail(r, "pfm_getinfo_formats() as user %d: %s%s", NOBODY_ID,
+	       st == 119 ? "no default format" : errstr(st),
+	       st == 0 ? ", lists the default format" : "");
+	return st == 0 ? PASS : FAIL;
+}
+
+/*
+ * spec 3.1.7, 3.1.8: a system-wide context is loaded onto the CPU the
+ * caller runs on (another: EINVAL) and unloaded from its CPU only (from
+ * another: EBUSY). Needs 2 CPUs.
+ */
+static enum result check_syswide_cpu(struct report *r)
+{
+	const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int fd, ret, l_other = 0, l_here = 0, u_other = 0, u_here = 0;
+
+	if (ncpu < 2) {
+		detail(r, "%ld CPU online: needs 2", ncpu);
+		return SKIP;
+	}
+	ret = make_ctx(PFM_FL_SYSTEM_WIDE, 0, 0, &fd);
+	if (ret)
+		return fail(r, "context", ret);
+	ret = pin(0, 1);
+	if (!ret)
+		l_other = pfm_load_context(fd, &(pfarg_load_t){.load_pid = 0});
+	if (!ret && !l_other)
+		pfm_unload_context(fd); /* the old driver loaded it */
+	if (!ret)
+		ret = pin(0, 0);
+	if (!ret)
+		l_here = pfm_load_context(fd, &(pfarg_load_t){.load_pid = 0});
+	if (!ret)
+		ret = pin(0, 1);
+	if (!ret)
+		u_other = pfm_unload_context(fd);
+	if (!ret)
+		ret = pin(0, 0);
+	if (!ret && u_other)
+		u_here = pfm_unload_context(fd);
+	pfm_close(fd);
+	if (ret)
+		return fail(r, "sched_setaffinity", ret);
+	detail(r,
+	       "LOAD for CPU 0 from CPU 1: %s; from CPU 0: %s; UNLOAD from "
+	       "CPU 1: %s; from CPU 0: %s",
+	       pvpmu_strerror(l_other), pvpmu_strerror(l_here),
+	       pvpmu_strerror(u_other), pvpmu_strerror(u_here));
+	return l_other == -PVPMU_EINVAL && !l_here && u_other == -PVPMU_EBUSY &&
+			       !u_here
+		       ? PASS
+		       : FAIL;
+}
+
 struct check {
 	const char *name;
 	enum result (*run)(struct report *r);
@@ -870,6 +1283,21 @@ static const struct check checks[] = {
 	{"pvpmu-smpl-readonly", check_smpl_readonly},
 	{"pvpmu-emul64", check_emul64},
 	{"pvpmu-pfrecord", check_pfrecord},
+};
+
+/*
+ * `pvpmu-checks spec`: the spec's descriptor semantics, permissions and
+ * format list, in a guest with two CPUs (pvpmu-syswide-cpu needs them).
+ */
+static const struct check spec_checks[] = {
+	{"pvpmu-perm-load", check_perm_load},
+	{"pvpmu-close-self", check_close_self},
+	{"pvpmu-end-reload", check_end_reload},
+	{"pvpmu-nomsg-sigio", check_nomsg_sigio},
+	{"pvpmu-read-lseek", check_read_lseek},
+	{"pvpmu-smpl-mmap", check_smpl_mmap},
+	{"pvpmu-formats", check_formats},
+	{"pvpmu-syswide-cpu", check_syswide_cpu},
 };
 
 /* `pvpmu-checks smp`: in a guest with two CPUs or more. */
@@ -1033,6 +1461,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, 0, _IONBF, 0);
 	if (argc == 2 && !strcmp(argv[1], "close-hold"))
 		return close_hold();
+	if (argc == 2 && !strcmp(argv[1], "spec"))
+		return (int)run_table(spec_checks,
+				      sizeof(spec_checks) /
+					      sizeof(spec_checks[0]));
 	if (argc == 2 && !strcmp(argv[1], "smp"))
 		return (int)run_table(
 			smp_checks, sizeof(smp_checks) / sizeof(smp_checks[0]));

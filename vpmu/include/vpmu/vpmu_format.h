@@ -27,8 +27,8 @@
  *   - a name of 1..VPMU_FORMAT_NAME_MAX-1 printable characters, a UUID
  *     that is not all zero, a handler (§3.5.8: name, UUID and handler are
  *     required; validate, getsize, init, restart and exit are optional);
- *   - arg_size <= VPMU_FORMAT_ARG_MAX, 1 <= msgq_depth <=
- *     VPMU_FORMAT_MSGQ_MAX, no unknown flags;
+ *   - arg_size <= VPMU_FORMAT_ARG_MAX, msgq_depth <= VPMU_FORMAT_MSGQ_MAX
+ *     (0 counts as 1, §3.5.7), no unknown flags;
  *   - a UUID no other format (built-in or loaded) has (§3.5.8: EBUSY).
  * A file that fails is refused with one message naming it and the
  * problem; the VM still runs with the other formats.
@@ -117,7 +117,7 @@ struct vpmu_smpl_fmt {
 	const char *name;    /* logical name, listed to guests (§3.5.2) */
 	uint8_t uuid[16];    /* identity (§3.5.2), not all zero */
 	size_t arg_size;     /* bytes of per-context arguments; 0 if none */
-	uint32_t msgq_depth; /* messages the format may need queued (>= 1) */
+	uint32_t msgq_depth; /* messages the format may need queued (0: 1) */
 	uint32_t flags;      /* VPMU_SMPL_FMTFL_* */
 
 	/*

@@ -1022,7 +1022,9 @@ PVPMU_HC_SIZE_CHECK(pvpmu_hc_fmt_info, PVPMU_HC_FMT_INFO_SIZE_VER1);
  * pointer gives EFAULT. After PFM_CREATE_CONTEXT, ctx_fd holds the VMM's
  * context handle (the SDK overwrites it with the descriptor).
  * PVPMU_IOC_INFO describes the file's context. Both blocks follow the size
- * rule of section 5.1.
+ * rule of section 5.1. PVPMU_IOC_FMT_INFO is PVPMU_HC_FMT_INFO (the
+ * format list, spec 3.5.2) on any open file: size and index in, the
+ * format out; an index past the end fails with ENOENT and still writes nr.
  *
  * mmap offsets: 0 maps the sampling buffer (smpl_size bytes), read-only;
  * PVPMU_MMAP_SHARED maps nr_cpus pages read-only, page i being CPU i's
@@ -1059,10 +1061,11 @@ struct pvpmu_ioc_info {
 };
 _Static_assert(sizeof(struct pvpmu_ioc_info) == 40, "pvpmu_ioc_info is ABI");
 
-/* Linux _IOWR('v', 1, ...) and _IOWR('v', 2, ...), spelled out. */
+/* Linux _IOWR('v', 1..3, ...), spelled out. */
 #define PVPMU_IOC(nr, size)                                                    \
 	((3U << 30) | ((pvpmu_u32)(size) << 16) | ((pvpmu_u32)'v' << 8) | (nr))
-#define PVPMU_IOC_PFM  PVPMU_IOC(1, sizeof(struct pvpmu_ioc_pfm))
-#define PVPMU_IOC_INFO PVPMU_IOC(2, sizeof(struct pvpmu_ioc_info))
+#define PVPMU_IOC_PFM      PVPMU_IOC(1, sizeof(struct pvpmu_ioc_pfm))
+#define PVPMU_IOC_INFO     PVPMU_IOC(2, sizeof(struct pvpmu_ioc_info))
+#define PVPMU_IOC_FMT_INFO PVPMU_IOC(3, sizeof(struct pvpmu_hc_fmt_info))
 
 #endif /* PVPMU_ABI_H */

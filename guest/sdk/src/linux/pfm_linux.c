@@ -311,3 +311,38 @@ int pvpmu_shared_attach(struct pvpmu_shared_page *page)
 	(void)page;
 	return -PVPMU_ENOTSUP;
 }
+
+/* One format of the list (spec 3.5.2) through the module. */
+static int fmt_info(int fd, pvpmu_u32 index, pfm_format_info_t *fi)
+{
+	memset(fi, 0, sizeof(*fi));
+	fi->size  = sizeof(*fi);
+	fi->index = index;
+	return ioctl(fd, PVPMU_IOC_FMT_INFO, fi) < 0 ? -errno : 0;
+}
+
+int pfm_getinfo_formats(pfm_format_info_t *fmts, int max)
+{
+	pfm_format_info_t fi;
+	pvpmu_u32 i, nr;
+	int fd, ret;
+
+	if (max < 0 || (max > 0 && !fmts))
+		return -PVPMU_EFAULT;
+	fd = dev_global();
+	if (fd < 0)
+		return fd;
+	ret = fmt_info(fd, 0, &fi);
+	if (ret && ret != -PVPMU_ENOENT)
+		return ret;
+	nr = fi.nr;
+	for (i = 0; i < nr && i < (pvpmu_u32)max; i++) {
+		if (i) {
+			ret = fmt_info(fd, i, &fi);
+			if (ret)
+				return ret;
+		}
+		fmts[i] = fi;
+	}
+	return (int)nr;
+}

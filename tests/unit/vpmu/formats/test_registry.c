@@ -258,3 +258,40 @@ Test(vpmu_smpl_create, format_without_callbacks_gets_no_buffer)
 	cr_assert(eq(int, vpmu_smpl_create(NULL, &a, &b), -EINVAL));
 	cr_assert(eq(int, vpmu_smpl_create(&log_fmt, &a, &b), -EINVAL));
 }
+
+static int depth_handler(struct vpmu_smpl_buf *buf,
+			 const struct vpmu_smpl_ovfl_arg *arg,
+			 uint32_t *ovfl_ctrl)
+{
+	(void)buf;
+	(void)arg;
+	(void)ovfl_ctrl;
+	return 0;
+}
+
+/*
+ * §3.5.7: "fmt_msgq_depth ... values < 1 are forced to 1": a format asking
+ * for a queue of 0 messages registers (and gets the one message every
+ * context queue holds); above VPMU_FORMAT_MSGQ_MAX is still refused.
+ */
+Test(vpmu_smpl_registry, msgq_depth_below_one_is_forced_to_one)
+{
+	static struct vpmu_smpl_fmt f = {
+		.name = "depth-zero",
+		.uuid = {0x5e, 0x1d, 0x0e, 0x7a, 0x11, 0x22, 0x43, 0x33, 0x84,
+			 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0x00},
+		.handler = depth_handler,
+	};
+	char err[160] = "";
+
+	f.msgq_depth = 0;
+	cr_assert(eq(int, vpmu_smpl_fmt_check(&f, err, sizeof(err)), 0), "%s",
+		  err);
+	cr_assert(eq(int,
+		     vpmu_smpl_fmt_register(&f, NULL, "test", err, sizeof(err)),
+		     0),
+		  "%s", err);
+	cr_assert(eq(int, vpmu_smpl_fmt_unregister(f.uuid, NULL), 0));
+	f.msgq_depth = VPMU_FORMAT_MSGQ_MAX + 1;
+	cr_assert(eq(int, vpmu_smpl_fmt_check(&f, err, sizeof(err)), -EINVAL));
+}
