@@ -4,9 +4,9 @@
  * vpmu's CPUID leaves), the configuration (PFM_GET_CONFIG, spec 3.1.17),
  * every implemented PMC and PMD (PFM_GETINFO_PMCS/PMDS, spec 3.1.13-14:
  * type, default value, reserved bits, hardware index), the sampling
- * formats (spec 3.5.2; bare only, see tool_formats()), and the event catalogue
- * with each event's availability on this host, found by writing it into a PMC
- * of a scratch context: an event the host cannot count is refused there with
+ * formats (spec 3.5.2), and the event catalogue with each event's
+ * availability on this host, found by writing it into a PMC of a scratch
+ * context: an event the host cannot count is refused there with
  * PFM_REG_RETFL_NOTAVAIL.
  *
  *   pfinfo [-h]
@@ -153,12 +153,7 @@ static int show_formats(void)
 	pfm_format_info_t fmts[PFINFO_MAX_FORMATS];
 	int i, k, n;
 
-	n = tool_formats(fmts, PFINFO_MAX_FORMATS);
-	if (n == -PVPMU_ENOSYS) {
-		tool_printf("pfinfo: sampling formats: not listed here (no "
-			    "call for them in this libpvpmu)\n");
-		return 0;
-	}
+	n = pfm_getinfo_formats(fmts, PFINFO_MAX_FORMATS);
 	if (n < 0)
 		return tool_err("pfinfo", "pfm_getinfo_formats", n);
 	tool_printf("pfinfo: %d sampling formats\n", n);

@@ -140,13 +140,6 @@ void tool_syms_unload(void);
  */
 int tool_show_platform(const char *tool);
 
-/*
- * The sampling formats the VMM offers (pfm_getinfo_formats(), spec
- * 3.5.2): bare asks the VMM; libpvpmu for Linux has no call for them
- * (pvpmu.ko does not forward it): -PVPMU_ENOSYS.
- */
-int tool_formats(pfm_format_info_t *fmts, int max);
-
 /* The driver's own hypercalls in the counts (Linux: sched-outs), or -1. */
 int64_t tool_driver_hypercalls(int fd);
 

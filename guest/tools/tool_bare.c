@@ -204,11 +204,6 @@ int tool_show_platform(const char *tool)
 	return tool_err(tool, "cpuid", ret);
 }
 
-int tool_formats(pfm_format_info_t *fmts, int max)
-{
-	return pfm_getinfo_formats(fmts, max);
-}
-
 int64_t tool_driver_hypercalls(int fd)
 {
 	(void)fd;

@@ -360,13 +360,6 @@ int tool_show_platform(const char *tool)
 	return 0;
 }
 
-int tool_formats(pfm_format_info_t *fmts, int max)
-{
-	(void)fmts;
-	(void)max;
-	return -PVPMU_ENOSYS;
-}
-
 int64_t tool_driver_hypercalls(int fd)
 {
 	struct pvpmu_ioc_info info = {.size = sizeof(info)};
