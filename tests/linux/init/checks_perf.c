@@ -20,8 +20,9 @@
  * Cycle samples per second. Where the guest kernel is slow (PVM: ring 0
  * emulated, every PMU MSR access an exit) perf's PMI handler takes about
  * 2 ms: at 1 kHz the handler's own cycles overflow the counter again and
- * nearly every sample lands in it (10 user samples of 431 in 60 s), and
- * perf throttles. At 100 Hz the handler is a fifth of the period at most.
+ * nearly every sample lands in it (10 user samples against 421 in the kernel in
+ * 60 s), and perf throttles. At 100 Hz the handler is a fifth of the period at
+ * most.
  */
 #define SAMPLE_HZ      100ULL
 #define MS_PER_SEC     1000ULL
