@@ -14,50 +14,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vpmu_common.h>
+
 static int check_header(const Elf64_Ehdr *eh, size_t file_size, char *err,
 			size_t errlen)
 {
 	if (file_size < EI_NIDENT || memcmp(eh->e_ident, ELFMAG, SELFMAG))
-		return vmm_image_reject(err, errlen,
-					"not an ELF file (bad magic)");
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "not an ELF file (bad magic)");
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return vmm_image_reject(err, errlen,
-					"not a 64-bit ELF file (class %u)",
-					eh->e_ident[EI_CLASS]);
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "not a 64-bit ELF file (class %u)",
+				 eh->e_ident[EI_CLASS]);
 	if (file_size < sizeof(*eh))
-		return vmm_image_reject(err, errlen,
-					"truncated ELF header (%zu bytes)",
-					file_size);
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "truncated ELF header (%zu bytes)", file_size);
 	if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
-		return vmm_image_reject(err, errlen,
-					"not a little-endian ELF file");
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "not a little-endian ELF file");
 	if (eh->e_ident[EI_VERSION] != EV_CURRENT)
-		return vmm_image_reject(err, errlen, "unknown ELF version %u",
-					eh->e_ident[EI_VERSION]);
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "unknown ELF version %u",
+				 eh->e_ident[EI_VERSION]);
 	if (eh->e_machine != EM_X86_64)
-		return vmm_image_reject(err, errlen, "machine %u is not x86-64",
-					eh->e_machine);
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "machine %u is not x86-64", eh->e_machine);
 	if (eh->e_type != ET_EXEC)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"ELF type %u is not a static executable (ET_EXEC)",
 			eh->e_type);
 	if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		return vmm_image_reject(err, errlen,
-					"program header size %u, expected %zu",
-					eh->e_phentsize, sizeof(Elf64_Phdr));
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "program header size %u, expected %zu",
+				 eh->e_phentsize, sizeof(Elf64_Phdr));
 	if (eh->e_phnum == 0 || eh->e_phnum == PN_XNUM)
-		return vmm_image_reject(err, errlen, "no program headers");
+		return vpmu_fail(err, errlen, -ENOEXEC, "no program headers");
 	if (eh->e_phoff > file_size ||
 	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
 		    file_size - eh->e_phoff)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"truncated file: program headers end past %zu bytes",
 			file_size);
 	if (eh->e_phoff % 8)
-		return vmm_image_reject(err, errlen,
-					"misaligned program headers");
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "misaligned program headers");
 	return 0;
 }
 
@@ -68,24 +70,24 @@ static int check_segment(const Elf64_Phdr *ph, unsigned int i, size_t file_size,
 	uint64_t end;
 
 	if (ph->p_filesz > ph->p_memsz)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"segment %u: file size 0x%llx > memory size 0x%llx", i,
 			(unsigned long long)ph->p_filesz,
 			(unsigned long long)ph->p_memsz);
 	if (ph->p_offset > file_size || ph->p_filesz > file_size - ph->p_offset)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"truncated file: segment %u needs bytes up to "
 			"0x%llx, file has 0x%zx",
 			i, (unsigned long long)(ph->p_offset + ph->p_filesz),
 			file_size);
 	if (__builtin_add_overflow(ph->p_paddr, ph->p_memsz, &end))
-		return vmm_image_reject(
-			err, errlen, "segment %u: address range overflows", i);
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "segment %u: address range overflows", i);
 	if (ph->p_paddr < min_gpa || end > mem_size)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"segment %u: [0x%llx, 0x%llx) is outside guest "
 			"memory [0x%llx, 0x%llx)",
 			i, (unsigned long long)ph->p_paddr,
@@ -123,8 +125,8 @@ static int check_segments(const Elf64_Ehdr *eh, const Elf64_Phdr *ph,
 
 	for (i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type == PT_INTERP || ph[i].p_type == PT_DYNAMIC)
-			return vmm_image_reject(
-				err, errlen,
+			return vpmu_fail(
+				err, errlen, -ENOEXEC,
 				"segment %u: dynamically linked images are "
 				"not supported",
 				i);
@@ -137,17 +139,17 @@ static int check_segments(const Elf64_Ehdr *eh, const Elf64_Phdr *ph,
 			return ret;
 		for (j = 0; j < i; j++) {
 			if (ph[j].p_type == PT_LOAD && overlaps(&ph[i], &ph[j]))
-				return vmm_image_reject(
-					err, errlen,
+				return vpmu_fail(
+					err, errlen, -ENOEXEC,
 					"segment %u overlaps segment %u", i, j);
 		}
 	}
 	if (!nr_load)
-		return vmm_image_reject(err, errlen,
-					"no loadable (PT_LOAD) segment");
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "no loadable (PT_LOAD) segment");
 	if (!entry_in_text(ph, eh->e_phnum, eh->e_entry))
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"entry point 0x%llx is not in an executable segment",
 			(unsigned long long)eh->e_entry);
 	return 0;

@@ -10,12 +10,13 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <vpmu_common.h>
 
 #define IMAGE_FILE_MAX   (1ULL << 30)
 #define BZ_HDRS_OFFSET   0x202
@@ -28,16 +29,6 @@ static const char *const kind_names[] = {
 	[VMM_IMAGE_VMLINUX] = "Linux vmlinux",
 	[VMM_IMAGE_BZIMAGE] = "Linux bzImage",
 };
-
-int vmm_image_reject(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -ENOEXEC;
-}
 
 const char *vmm_image_kind_name(enum vmm_image_kind kind)
 {

@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <vpmu_common.h>
+
 #define HDRS_MAGIC         0x53726448U /* "HdrS" */
 #define BOOT_FLAG_MAGIC    0xaa55
 #define BOOT_VERSION_MIN   0x020c /* xloadflags (XLF_KERNEL_64) */
@@ -75,8 +77,8 @@ static int plan_bzimage(const struct vmm_linux_image *img, uint64_t mem_size,
 	uint64_t offset = (sects + 1) * SECTOR, need;
 
 	if (h->version < BOOT_VERSION_MIN || !(h->xloadflags & XLF_KERNEL_64))
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"bzImage has no 64-bit entry point (boot protocol "
 			"%u.%02u, xloadflags XLF_KERNEL_64 %s): a "
 			"16/32-bit-only kernel; vpmu enters Linux in "
@@ -84,12 +86,12 @@ static int plan_bzimage(const struct vmm_linux_image *img, uint64_t mem_size,
 			h->version >> 8, h->version & 0xff,
 			h->version < BOOT_VERSION_MIN ? "absent" : "clear");
 	if (!(h->loadflags & LOADED_HIGH))
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"bzImage is a zImage (loadflags LOADED_HIGH clear)");
 	if (offset >= img->kernel_size)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"bzImage is truncated: %llu setup sectors, %zu "
 			"bytes in all",
 			(unsigned long long)sects, img->kernel_size);
@@ -130,8 +132,8 @@ static int plan_memory(const struct vmm_linux_image *img, uint64_t mem_size,
 	uint64_t top = mem_size, len = strlen(img->cmdline) + 1;
 
 	if (p->kernel_end > mem_size)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"the kernel needs guest RAM up to %llu MiB "
 			"(0x%llx), the guest has %llu MiB: raise --mem",
 			(unsigned long long)(p->kernel_end + (1 << 20) - 1) >>
@@ -139,8 +141,8 @@ static int plan_memory(const struct vmm_linux_image *img, uint64_t mem_size,
 			(unsigned long long)p->kernel_end,
 			(unsigned long long)mem_size >> 20);
 	if (len > p->cmdline_max || len > VMM_CMDLINE_MAX)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"the command line is %llu bytes; this kernel "
 			"accepts at most %llu",
 			(unsigned long long)len - 1,
@@ -154,8 +156,8 @@ static int plan_memory(const struct vmm_linux_image *img, uint64_t mem_size,
 		top = p->initrd_max + 1;
 	if (img->initrd_size > top ||
 	    ((top - img->initrd_size) & PAGE_MASK_4K) < p->kernel_end)
-		return vmm_image_reject(
-			err, errlen,
+		return vpmu_fail(
+			err, errlen, -ENOEXEC,
 			"the initrd (%zu bytes) does not fit: guest RAM "
 			"between the kernel's end (0x%llx) and 0x%llx "
 			"holds %llu bytes; raise --mem",
@@ -233,15 +235,15 @@ int vmm_linux_load(const struct vmm_linux_image *img, void *mem,
 	int ret;
 
 	if (mem_size <= BIOS_AREA_END)
-		return vmm_image_reject(err, errlen,
-					"guest RAM of %llu bytes is too small",
-					(unsigned long long)mem_size);
+		return vpmu_fail(err, errlen, -ENOEXEC,
+				 "guest RAM of %llu bytes is too small",
+				 (unsigned long long)mem_size);
 	if (img->kind == VMM_IMAGE_BZIMAGE)
 		ret = plan_bzimage(img, mem_size, &p, err, errlen);
 	else if (img->kind == VMM_IMAGE_VMLINUX)
 		ret = plan_vmlinux(img, &p, err, errlen);
 	else
-		ret = vmm_image_reject(err, errlen, "not a Linux image");
+		ret = vpmu_fail(err, errlen, -ENOEXEC, "not a Linux image");
 	if (!ret)
 		ret = plan_memory(img, mem_size, &p, err, errlen);
 	if (ret)

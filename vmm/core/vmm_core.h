@@ -84,10 +84,6 @@ enum vmm_image_kind {
 	VMM_IMAGE_BZIMAGE, /* Linux bzImage, entered at its 64-bit entry */
 };
 
-/* The loaders' refusal: format (fmt) into (err), return -ENOEXEC. */
-__attribute__((format(printf, 3, 4))) int
-vmm_image_reject(char *err, size_t errlen, const char *fmt, ...);
-
 /* "freestanding ELF", "Linux vmlinux", "Linux bzImage". */
 const char *vmm_image_kind_name(enum vmm_image_kind kind);
 
