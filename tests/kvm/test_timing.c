@@ -316,8 +316,9 @@ static unsigned long long kicks(void)
  * A loop that exits every ~50 us: run time lags the wall-clock timer by
  * the time spent handling exits, so the timer fires early, the deadline
  * is not reached yet and a second kick would follow; the VMM re-arms the
- * timer once that drift passes 20 us, so both loops get about one kick
- * per switch (asserted when the vCPU had the CPU to itself).
+ * timer once that drift passes 20 us, and re-arms it without a kick when
+ * it fires while an exit is handled, so both loops get at most about one
+ * kick per switch (asserted when the vCPU had the CPU to itself).
  */
 Test(timing, kicks_per_set_switch)
 {
@@ -350,7 +351,8 @@ Test(timing, kicks_per_set_switch)
 		k, sw, share);
 	/*
 	 * Exits push the wall-clock timer early; the VMM re-arms it once the
-	 * drift passes 20 us, so frequent exits must not double the kicks.
+	 * drift passes 20 us, or when it fired during an exit's handling, so
+	 * frequent exits must not double the kicks.
 	 * A preempted vCPU misses deadlines and takes extra kicks: only a
 	 * run with the CPU to itself is judged.
 	 */

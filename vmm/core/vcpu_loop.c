@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -28,9 +29,11 @@
 #define VMM_KICK_SIGNAL SIGUSR1
 
 static _Thread_local struct kvm_run *tls_run;
-/* The TSC when the handler last ran, and whether our timer sent. */
+/* The TSC when the handler last ran, and whether our timer sent, or
+ * anyone else (a tgkill: requests are posted first). */
 static _Thread_local volatile uint64_t tls_kick_tsc;
 static _Thread_local volatile sig_atomic_t tls_kick_timer;
+static _Thread_local volatile sig_atomic_t tls_kick_other;
 
 static void kick_handler(int sig, siginfo_t *si, void *uc)
 {
@@ -41,6 +44,8 @@ static void kick_handler(int sig, siginfo_t *si, void *uc)
 	/* Sticky until the run loop takes it: a tgkill may come first. */
 	if (si && si->si_code == SI_TIMER)
 		tls_kick_timer = 1;
+	else
+		tls_kick_other = 1;
 	tls_kick_tsc = __rdtsc(); /* no system call, signal-safe */
 }
 
@@ -317,6 +322,23 @@ bool vmm_vcpu_take_timer_kick(void)
 	return __atomic_exchange_n(&tls_kick_timer, 0, __ATOMIC_SEQ_CST) != 0;
 }
 
+bool vmm_vcpu_absorb_timer_kick(struct vmm_vcpu *vcpu)
+{
+	if (!tls_kick_timer || tls_kick_other)
+		return false;
+	tls_kick_timer            = 0;
+	tls_kick_tsc              = 0;
+	vcpu->run->immediate_exit = 0;
+	/*
+	 * The handler runs on this thread: a tgkill before the store above
+	 * left tls_kick_other set, one after it sets immediate_exit again.
+	 */
+	atomic_signal_fence(memory_order_seq_cst);
+	if (tls_kick_other || tls_kick_timer)
+		vcpu->run->immediate_exit = 1;
+	return true;
+}
+
 /*
  * A kick ended KVM_RUN at (t_ret) (CLOCK_MONOTONIC) after (dt) in it.
  * The same system calls as a bare KVM_RUN loop kicked by a timer
@@ -368,6 +390,7 @@ static void kick(struct vmm_vcpu *vcpu, uint64_t t_ret, uint64_t dt,
 
 	vcpu->run->immediate_exit = 0;
 	k->by_timer               = vmm_vcpu_take_timer_kick();
+	tls_kick_other            = 0; /* its requests are served next */
 	vcpu->stats.kicks++;
 	k->timer += k->by_timer;
 	if (tsc_kick && tsc_kick < tsc_run)

@@ -50,6 +50,12 @@ static void print_kicks(const struct vmm_vcpu *vcpu, FILE *out)
 		"(kicks)", (unsigned long long)vcpu->stats.kicks,
 		(unsigned long long)k->timer, (unsigned long long)k->early,
 		(unsigned long long)k->outside, (unsigned long long)k->rearms);
+	if (k->absorbed)
+		fprintf(out,
+			"  %-16s %12llu  (timer fired while an exit was "
+			"handled: re-armed, no kick)\n",
+			"(timer between exits)",
+			(unsigned long long)k->absorbed);
 	fprintf(out,
 		"  kick path, mean us: exit %.2f, accounting %.2f, shared page "
 		"%.2f, to re-entry %.2f (timer_settime %.2f, requests and "

@@ -67,10 +67,11 @@ struct vmm_uart {
  * printed as means in us; diagnostics only, not part of a snapshot.
  */
 struct vmm_kick_stats {
-	uint64_t timer;   /* kicks by the vPMU deadline timer (SI_TIMER) */
-	uint64_t early;   /* timer kicks before the run-time deadline */
-	uint64_t outside; /* signal taken outside KVM_RUN (immediate exit) */
-	uint64_t rearms;  /* timer_settime calls on the kick path */
+	uint64_t timer;    /* kicks by the vPMU deadline timer (SI_TIMER) */
+	uint64_t early;    /* timer kicks before the run-time deadline */
+	uint64_t outside;  /* signal taken outside KVM_RUN (immediate exit) */
+	uint64_t rearms;   /* timer_settime calls on the kick path */
+	uint64_t absorbed; /* timer signals between exits: re-armed, no kick */
 	/* Cycles: signal handler -> KVM_RUN returned -> accounting -> shared
 	 * page -> requests and next deadline -> timer re-armed -> KVM_RUN. */
 	uint64_t exit, acct, shared, deadline, arm, entry;
@@ -219,6 +220,14 @@ int vmm_cpuid_get_supported(int kvm_fd, struct kvm_cpuid2 **out);
  * the call: the timer is one-shot, so only then is it armed again.
  */
 bool vmm_vcpu_take_timer_kick(void);
+/*
+ * vcpu_loop.c, on (vcpu)'s thread between two KVM_RUNs: if the only kick
+ * signal since the last KVM_RUN was the deadline timer's, cancel the
+ * immediate exit it set and return true (the timer is no longer armed).
+ * A timer due while the VMM handles an exit has nothing to interrupt: the
+ * exit's accounting already served every deadline the run time reached.
+ */
+bool vmm_vcpu_absorb_timer_kick(struct vmm_vcpu *vcpu);
 /*
  * Mark (vcpu) as blocked (halted, or waiting for a message forever) and
  * back. The last vCPU to block ends the VM with status 0.

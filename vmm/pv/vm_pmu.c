@@ -10,8 +10,10 @@
  * to the vCPU thread then. Run time only advances inside KVM_RUN, so the
  * timer can only fire early (by the time spent handling exits). So the
  * timer is re-armed whenever that drift passes VMM_TIMER_DRIFT_NS (one
- * cheap timer_settime), and an early kick that still happens accounts,
- * finds the deadline not reached and re-arms.
+ * timer_settime); when it still fires during an exit's handling, it is
+ * re-armed before the next KVM_RUN without a kick; and an early kick that
+ * interrupts the guest accounts, finds the deadline not reached and
+ * re-arms.
  */
 #include "vmm_pv.h"
 
@@ -308,8 +310,20 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 	uint64_t now          = vpmu_cpu_run_ns(p->cpu), wall, rel, tsc;
 	struct itimerspec its = {0};
 
+	bool absorbed;
+
 	if (!p->has_timer)
 		return;
+	/*
+	 * Our timer fired while the VMM handled an exit (about half of the
+	 * early ones where the guest exits every ~50 us): re-arm it here
+	 * rather than take an empty KVM_RUN round trip as a kick.
+	 */
+	absorbed = vmm_vcpu_absorb_timer_kick(vcpu);
+	if (absorbed) {
+		p->armed_deadline = VPMU_NO_DEADLINE - 1;
+		vcpu->kick.absorbed++;
+	}
 	if (deadline == p->armed_deadline) {
 		/* Re-arm only once exits have pushed it noticeably early. */
 		if (deadline == VPMU_NO_DEADLINE)
@@ -333,6 +347,8 @@ static void arm_timer(struct vmm_vcpu *vcpu)
 	tsc = __rdtsc();
 	timer_settime(p->timer, 0, &its, NULL);
 	vcpu->kick.t_arm = __rdtsc() - tsc; /* --stats */
+	if (absorbed) /* monitoring cost, as a kick's re-arm is */
+		vpmu_cpu_charge(p->cpu, vpmu_monotonic_ns() - wall);
 }
 
 static bool inject_vector(struct vmm_vcpu *vcpu, uint32_t vector)
