@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <dirent.h>
 #include <limits.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl_client.h"
@@ -74,10 +75,11 @@ static void start_vm(unsigned int i, const char *image, const char *name,
 		  "VM %s never became ready", name);
 }
 
-/* The CSV row "...,<vm>,<uuid>,<vcpu>,<event>,count,..." of (vm, vcpu). */
-static long long csv_count(const char *out, const char *vm, const char *vcpu)
+/* The count of the CSV row "...,<vm>,<uuid>,<vcpu>,<event>,count,...". */
+static long long csv_event(const char *out, const char *vm, const char *vcpu,
+			   const char *event)
 {
-	char want[128];
+	char want[128], ev[64];
 	const char *p;
 
 	snprintf(want, sizeof(want), ",%s,", vm);
@@ -87,12 +89,17 @@ static long long csv_count(const char *out, const char *vm, const char *vcpu)
 		long long c;
 
 		if (uuid_end &&
-		    sscanf(uuid_end + 1, "%15[^,],hv_hypercalls,%lld", cpu,
-			   &c) == 2 &&
-		    !strcmp(cpu, vcpu))
+		    sscanf(uuid_end + 1, "%15[^,],%63[^,],%lld", cpu, ev, &c) ==
+			    3 &&
+		    !strcmp(cpu, vcpu) && !strcmp(ev, event))
 			return c;
 	}
 	return -1;
+}
+
+static long long csv_count(const char *out, const char *vm, const char *vcpu)
+{
+	return csv_event(out, vm, vcpu, "hv_hypercalls");
 }
 
 static int64_t info_field(struct ops_client *c, const char *key);
@@ -286,6 +293,108 @@ Test(operator, record_at_the_maximum_rate_accepted)
 	cr_expect(not(eq(ptr, strstr(res.err, "maximum sample rate of 100000"),
 			 NULL)),
 		  "%s", res.err);
+}
+
+/* The thread named (comm) of process (pid), or 0. */
+static pid_t thread_named(pid_t pid, const char *comm)
+{
+	char path[PATH_MAX], name[32];
+	struct dirent *d;
+	pid_t tid = 0;
+	DIR *dp;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dp = opendir(path);
+	while (dp && !tid && (d = readdir(dp))) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", pid,
+			 d->d_name);
+		if (!slurp_file(path, name, sizeof(name)) &&
+		    !strncmp(name, comm, strlen(comm)) &&
+		    name[strlen(comm)] == '\n')
+			tid = atoi(d->d_name);
+	}
+	if (dp)
+		closedir(dp);
+	return tid;
+}
+
+/*
+ * The CPU time of thread (tid) of (pid) by the kernel, ns: utime + stime
+ * of /proc/PID/task/TID/stat (fields 14 and 15, in clock ticks: the
+ * scheduler's precise figure cut to ticks). 0 if none.
+ */
+static uint64_t proc_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64], buf[1024];
+	unsigned long long ut, st;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (slurp_file(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')'); /* the comm may hold spaces */
+	if (!p || sscanf(p + 2,
+			 "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
+			 "%llu",
+			 &ut, &st) != 2)
+		return 0;
+	return (ut + st) * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+/*
+ * hv_cpu_ns as an operator reads it is the vCPU thread's CPU time in the
+ * window, checked against the kernel's figure for the same thread
+ * (/proc/PID/task/TID/stat) read around the whole command, give or take
+ * a clock tick at each end: every interval and the total within it, and
+ * above 0 for a vCPU that never stops.
+ */
+static void cpu_time_within_proc_stat(const char *guest, const char *ready)
+{
+	const char *stat[] = {"stat",       "-m", "cpu", "-e", "hv_cpu_ns",
+			      "--per-vcpu", "-x", ",",   "-I", "300",
+			      "--",         "1",  NULL};
+	static struct vpmu_result res;
+	unsigned long long last = 0, rows = 0;
+	uint64_t s0, s1, tick;
+	char image[PATH_MAX];
+	const char *p;
+	pid_t tid;
+
+	snprintf(image, sizeof(image), "%s/guests/%s.elf", VPMU_BUILD_DIR,
+		 guest);
+	start_vm(0, image, "cpu", 1, ready, 1);
+	tid = thread_named(vms[0].pid, "vpmu-vcpu0");
+	cr_assert(gt(int, tid, 0), "no thread vpmu-vcpu0 in VMM %d",
+		  vms[0].pid);
+	s0 = proc_cpu_ns(vms[0].pid, tid);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
+	s1   = proc_cpu_ns(vms[0].pid, tid);
+	tick = 1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_log_info("%s: the kernel's %llu ns (+- %llu) over the command\n%s",
+		    guest, (unsigned long long)(s1 - s0),
+		    (unsigned long long)tick, res.out);
+	/* Every interval row, then the total (the last row). */
+	for (p = strstr(res.out, ",hv_cpu_ns,"); p;
+	     p = strstr(p + 1, ",hv_cpu_ns,"), rows++) {
+		last = strtoull(p + strlen(",hv_cpu_ns,"), NULL, 10);
+		cr_expect(le(u64, last, s1 - s0 + 2 * tick),
+			  "%s: a row above the kernel's %llu ns:\n%s", guest,
+			  (unsigned long long)(s1 - s0), res.out);
+	}
+	cr_assert(ge(u64, rows, 2), "%s", res.out);
+	cr_expect(gt(u64, last, 0), "%s: %s", guest, res.out);
+}
+
+Test(operator, vcpu_cpu_time_of_a_spinning_vcpu)
+{
+	cpu_time_within_proc_stat("op_hot", "op_hot: ready");
+}
+
+/* Its vCPU polls the console, exiting at every read. */
+Test(operator, vcpu_cpu_time_of_a_vcpu_polling_the_console)
+{
+	cpu_time_within_proc_stat("op_calls", "op_calls: ready");
 }
 
 static int raw_connect(const char *path)

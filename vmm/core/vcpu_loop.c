@@ -460,6 +460,9 @@ void *vmm_vcpu_thread(void *arg)
 	int ret = 0;
 
 	tls_run = vcpu->run;
+	/* As `top -H` and `ps -L` show it (QEMU's are "CPU n/KVM"). */
+	snprintf(why, sizeof(why), "vpmu-vcpu%u", vcpu->index);
+	pthread_setname_np(pthread_self(), why);
 	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_RELEASE);
 	for (started = 0; !ret && started < vm->nr_mods; started++) {
 		if (vm->mods[started]->vcpu_start)

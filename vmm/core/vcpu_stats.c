@@ -15,6 +15,26 @@ uint64_t vmm_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The kernel's per-thread CPU clock of (tid), as pthread_getcpuclockid()
+ * makes it (CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD); by tid, which stays
+ * valid for a thread that already ended (EINVAL), unlike its pthread_t. */
+static clockid_t thread_cpu_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned int)tid) << 3) | 2 | 4;
+}
+
+uint64_t vmm_vcpu_cpu_ns(const struct vmm_vcpu *vcpu)
+{
+	pid_t tid = __atomic_load_n(&vcpu->tid, __ATOMIC_ACQUIRE);
+	struct timespec ts;
+
+	if (vmm_vcpu_is_self(vcpu))
+		return vmm_thread_cpu_ns();
+	if (!tid || clock_gettime(thread_cpu_clock(tid), &ts))
+		return vcpu->stats.cpu_ns; /* not started, or ended */
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static const char *const exit_names[VMM_EXIT_REASONS] = {
 	[KVM_EXIT_UNKNOWN]        = "unknown",
 	[KVM_EXIT_IO]             = "io",

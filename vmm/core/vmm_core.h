@@ -319,7 +319,7 @@ struct vmm_vcpu_stats {
 	uint64_t halted_ns;    /* time blocked in HLT */
 	uint64_t irqs;         /* interrupts injected */
 	uint64_t steal_ns;     /* runnable, not running (host) */
-	uint64_t cpu_ns;       /* the thread's CPU time, after each KVM_RUN */
+	uint64_t cpu_ns;       /* the thread's CPU time when it ended */
 	uint64_t kicks;        /* KVM_RUN interrupted by a kick */
 	uint64_t guest_errors; /* bad hypercalls, #GP on MSRs */
 	uint64_t quirks;       /* host-refused instructions finished (PVM) */
@@ -327,11 +327,16 @@ struct vmm_vcpu_stats {
 
 /*
  * CPU time the calling thread has received, ns (CLOCK_THREAD_CPUTIME_ID).
- * A system call: read into stats.cpu_ns only when an hv_cpu_ns event is
- * accounted on the vCPU's own thread (vm_pmu.c; not after every
- * KVM_RUN), and when the vCPU thread ends (--stats).
+ * A system call: read only for an hv_cpu_ns event (vm_pmu.c; not after
+ * every KVM_RUN), and into stats.cpu_ns when the vCPU thread ends.
  */
 uint64_t vmm_thread_cpu_ns(void);
+/*
+ * CPU time (vcpu)'s thread has received, ns, read from any thread of the
+ * VMM (an operator's read on the control thread): its kernel clock while
+ * it runs, the figure it left when it ended.
+ */
+uint64_t vmm_vcpu_cpu_ns(const struct vmm_vcpu *vcpu);
 
 /* Print every vCPU's statistics to (out). */
 void vmm_stats_print(struct vmm_vm *vm, FILE *out);

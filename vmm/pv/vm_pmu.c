@@ -62,11 +62,13 @@ static uint64_t hv_stat(void *opaque, uint32_t cpu, unsigned int stat)
 	if (cpu >= vm->nr_vcpus || stat >= VPMU_HV_NR_STATS)
 		return 0;
 	/*
-	 * The thread's CPU time costs a system call: read when an hv_cpu_ns
-	 * event is accounted on the vCPU's own thread.
+	 * The thread's CPU time costs a system call: read only for an
+	 * hv_cpu_ns event, from the vCPU thread's own clock even when an
+	 * operator reads on another thread (the last figure the vCPU
+	 * stored could be a whole run old).
 	 */
-	if (stat == VPMU_HV_STAT_CPU_NS && vmm_vcpu_is_self(&vm->vcpus[cpu]))
-		vm->vcpus[cpu].stats.cpu_ns = vmm_thread_cpu_ns();
+	if (stat == VPMU_HV_STAT_CPU_NS)
+		return vmm_vcpu_cpu_ns(&vm->vcpus[cpu]);
 	s = &vm->vcpus[cpu].stats;
 	if (stat >= VPMU_HV_STAT_EXIT_REASON)
 		return s->exits[stat - VPMU_HV_STAT_EXIT_REASON];
