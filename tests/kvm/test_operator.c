@@ -364,7 +364,7 @@ static void cpu_time_within_proc_stat(const char *guest, const char *ready)
 		 guest);
 	start_vm(0, image, "cpu", 1, ready, 1);
 	tid = thread_named(vms[0].pid, "vpmu-vcpu0");
-	cr_assert(gt(int, tid, 0), "no thread vpmu-vcpu0 in VMM %d",
+	cr_assert(lt(int, 0, tid), "no thread vpmu-vcpu0 in VMM %d",
 		  vms[0].pid);
 	s0 = proc_cpu_ns(vms[0].pid, tid);
 	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
@@ -383,7 +383,7 @@ static void cpu_time_within_proc_stat(const char *guest, const char *ready)
 			  (unsigned long long)(s1 - s0), res.out);
 	}
 	cr_assert(ge(u64, rows, 2), "%s", res.out);
-	cr_expect(gt(u64, last, 0), "%s: %s", guest, res.out);
+	cr_expect(lt(u64, 0, last), "%s: %s", guest, res.out);
 }
 
 Test(operator, vcpu_cpu_time_of_a_spinning_vcpu)
