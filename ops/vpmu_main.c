@@ -214,6 +214,14 @@ static int cmd_run_restore(int argc, char **argv)
 	exec_vmm(&cfg, o.file);
 }
 
+/* Where scratch images of folder disks go: $TMPDIR, else /var/tmp. */
+static const char *scratch_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] ? t : "/var/tmp";
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	char err[VMM_CONFIG_ERR_LEN];
@@ -230,7 +238,8 @@ static int cmd_run(int argc, char **argv)
 	cli_rest_free(&rest);
 	vmm_config_defaults(&cfg);
 	if (vmm_config_parse_run_args(&cfg, argc, argv, err, sizeof(err)) ||
-	    vmm_config_validate(&cfg, err, sizeof(err)))
+	    vmm_config_validate(&cfg, err, sizeof(err)) ||
+	    vmm_config_disk_images(&cfg, scratch_dir(), err, sizeof(err)))
 		vpmu_die("%s", err);
 	exec_vmm(&cfg, NULL);
 }

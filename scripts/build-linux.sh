@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # build-linux.sh: build the vpmu Linux guest: a small x86-64 kernel from
 # Debian's linux-source-6.1 (config fragment and patches in
-# guest/linux-kernel/), the nolibc test init (tests/linux/init/) and
-# an uncompressed newc initrd holding it.
+# guest/linux-kernel/), the nolibc test init (tests/linux/init/), an
+# uncompressed newc initrd holding it, and an ext4 root file system with a
+# shell and Linux perf (guest/linux-rootfs/).
 #
 # Cached: the kernel's key is the sha256 of the source package version, the
 # fragment and every patch. A kernel lives in
@@ -45,6 +46,7 @@ PROGRESS_SECS=30
 PACKAGES=(
 	"$SRC_PKG" build-essential flex bison bc libelf-dev libssl-dev
 	cpio xz-utils lz4 musl-tools cmake pkg-config
+	busybox-static linux-perf e2fsprogs
 )
 
 log() {
@@ -325,6 +327,53 @@ build_initrd() {
 	"$dir/src/usr/gen_init_cpio" "$out/initrd.list" >"$out/initrd.cpio"
 }
 
+# The root file system of `vpmu run --disk build/linux/rootfs.ext4`: ext4
+# made by mke2fs -d (no root needed) from a staging folder holding busybox
+# (Debian's busybox-static), Linux perf (linux-perf, the guest kernel's
+# version) with exactly the libraries ldd names, pvpmu.ko, the SDK tools,
+# the pfrecord workload and guest/linux-rootfs/init as /sbin/init. Made
+# anew on every run (seconds); 256 MiB free for the user's files.
+build_rootfs() {
+	local out=$1 st=$1/rootfs.d perf lib applet kib
+
+	log "building the root file system (busybox, perf, pvpmu.ko, SDK)"
+	rm -rf "$st"
+	mkdir -p "$st"/{bin,sbin,usr/bin,usr/sbin,lib/modules,etc,dev,proc} \
+		"$st"/{sys,tmp,mnt,root}
+	chmod 1777 "$st/tmp"
+	chmod 0700 "$st/root"
+	cp /bin/busybox "$st/bin/busybox"
+	for applet in $(/bin/busybox --list-full); do
+		# /sbin/init is ours; a path busybox has twice is linked once.
+		[ "$applet" = sbin/init ] || [ -e "$st/$applet" ] ||
+			ln -s /bin/busybox "$st/$applet"
+	done
+	install -m 0755 "$ROOT/guest/linux-rootfs/init" "$st/sbin/init"
+	musl-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
+		-I "$ROOT/guest/sdk/include" -o "$st/sbin/vpmu-exit" \
+		"$ROOT/guest/linux-rootfs/vpmu-exit.c"
+	strip "$st/sbin/vpmu-exit"
+	perf=$(readlink -f /usr/bin/perf)
+	cp "$perf" "$st/usr/bin/perf"
+	for lib in $(ldd "$perf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+			$1 ~ /^\// { print $1 }'); do
+		mkdir -p "$st$(dirname "$lib")"
+		cp -L "$lib" "$st$lib"
+	done
+	cp "$out/pvpmu.ko" "$st/lib/modules/pvpmu.ko"
+	cp "$out/sdk-root/bin/"{pfinfo,pfstat,pffast,pfrecord} "$st/usr/bin/"
+	cp "$out/pvpmu-hot" "$out/pvpmu-checks" "$st/usr/bin/"
+	echo "root:x:0:0:root:/root:/bin/sh" >"$st/etc/passwd"
+	echo "root:x:0:" >"$st/etc/group"
+	echo "vpmu" >"$st/etc/hostname"
+	kib=$(($(du -sk "$st" | cut -f1) + 256 * 1024))
+	rm -f "$out/rootfs.ext4.tmp"
+	mke2fs -q -F -t ext4 -L vpmu-root -E root_owner=0:0 -d "$st" \
+		"$out/rootfs.ext4.tmp" "${kib}k" >/dev/null ||
+		die "mke2fs of the root file system failed"
+	mv -f "$out/rootfs.ext4.tmp" "$out/rootfs.ext4"
+}
+
 publish() {
 	local dir=$1 key=$2 f
 
@@ -369,7 +418,8 @@ main() {
 	build_init "$dir" "$OUT_DIR"
 	build_pvpmu "$dir" "$OUT_DIR"
 	build_initrd "$dir" "$OUT_DIR"
-	log "done in $(elapsed): $OUT_DIR/{vmlinux,bzImage,initrd.cpio}" \
+	build_rootfs "$OUT_DIR"
+	log "done in $(elapsed): $OUT_DIR/{vmlinux,bzImage,initrd.cpio,rootfs.ext4}" \
 		"($(cat "$dir/kernelrelease"))"
 }
 

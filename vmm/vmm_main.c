@@ -10,6 +10,7 @@
  */
 #include "ctl_server.h"
 #include "vmm_core.h"
+#include "vmm_disk.h"
 #include "vmm_pv.h"
 #include "vm_registry.h"
 #include "vmm_handover.h"
@@ -215,11 +216,11 @@ static void print_boot(const struct vmm_vm *vm, const char *image)
 
 /*
  * The VMM is assembled here: the core runs the machine, and the modules on
- * top of it hook into its VM life and vCPU loop in this order (pv's
- * accounting before the control server's completions).
+ * top of it hook into its VM life and vCPU loop in this order (the disks,
+ * then pv's accounting before the control server's completions).
  */
-static const struct vmm_module *const modules[] = {&vmm_pv_module,
-						   &vmm_ctl_module, NULL};
+static const struct vmm_module *const modules[] = {
+	&vmm_disk_module, &vmm_pv_module, &vmm_ctl_module, NULL};
 
 int main(int argc, char **argv)
 {

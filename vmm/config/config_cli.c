@@ -29,6 +29,7 @@ enum opt_id {
 	OPT_KERNEL,
 	OPT_INITRD,
 	OPT_APPEND,
+	OPT_DISK,
 	OPT_NO_SANDBOX,
 	OPT_FORMAT_DIR,
 	OPT_MAX_RATE,
@@ -65,6 +66,9 @@ const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS] = {
 		"boot a Linux vmlinux or bzImage"),
 	RUN_OPT(OPT_INITRD, "initrd", "FILE", "Linux initial ramdisk"),
 	RUN_OPT(OPT_APPEND, "append", "CMDLINE", "Linux kernel command line"),
+	RUN_OPT(OPT_DISK, "disk", "FILE[,ro]",
+		"a virtio disk (/dev/vda, then vdb...); the first\n"
+		"is the root unless --append names one (repeatable)"),
 	RUN_OPT(OPT_NO_SANDBOX, "no-sandbox", NULL,
 		"no seccomp filter on the vCPU and control\n"
 		"threads (debugging; docs/security.md)"),
@@ -82,8 +86,27 @@ const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS] = {
 /* What the command line said; values point into argv. NULL: not given. */
 struct run_args {
 	const char *value[NR_OPTIONS];
-	const char *target; /* IMAGE or CONFIG.xml */
+	const char *target;               /* IMAGE or CONFIG.xml */
+	const char *disks[VMM_DISKS_MAX]; /* every --disk, in order */
+	unsigned int nr_disks;
 };
+
+/* --disk adds a disk each time it is given; other options replace. */
+static int take_value(struct run_args *ra, int id, const char *value, char *err,
+		      size_t errlen)
+{
+	if (id != OPT_DISK) {
+		ra->value[id] = value;
+		return 0;
+	}
+	if (ra->nr_disks >= VMM_DISKS_MAX) {
+		vmm_config_errf(err, errlen, "--disk: more than %u disks",
+				VMM_DISKS_MAX);
+		return -EINVAL;
+	}
+	ra->disks[ra->nr_disks++] = value;
+	return 0;
+}
 
 static int find_option(const char *name, size_t len)
 {
@@ -134,10 +157,8 @@ static int take_option(struct run_args *ra, int argc, char **argv, int *i,
 		ra->value[id] = "";
 		return 0;
 	}
-	if (eq) {
-		ra->value[id] = eq + 1;
-		return 0;
-	}
+	if (eq)
+		return take_value(ra, id, eq + 1, err, errlen);
 	/* "--console --stats" is a forgotten value, not a file "--stats". */
 	if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
 		vmm_config_errf(err, errlen, "option '--%s' needs a value",
@@ -145,8 +166,7 @@ static int take_option(struct run_args *ra, int argc, char **argv, int *i,
 		return -EINVAL;
 	}
 	*i += 1;
-	ra->value[id] = argv[*i];
-	return 0;
+	return take_value(ra, id, argv[*i], err, errlen);
 }
 
 static int take_target(struct run_args *ra, const char *arg, char *err,
@@ -250,12 +270,39 @@ static int apply_u32(const char *opt, const char *text, uint32_t max,
 	return 0;
 }
 
+/* "FILE" or "FILE,ro" (the only flag; a path may not hold a comma). */
+static int apply_disk(struct vmm_config *cfg, const char *spec, char *err,
+		      size_t errlen)
+{
+	const char *comma = strchr(spec, ',');
+	char path[PATH_MAX];
+
+	if (!comma)
+		return vmm_config_add_disk("--disk", cfg, spec, false, err,
+					   errlen);
+	if (strcmp(comma, ",ro") != 0) {
+		vmm_config_errf(err, errlen,
+				"--disk: '%s': after the file only ',ro' may "
+				"follow",
+				spec);
+		return -EINVAL;
+	}
+	if ((size_t)(comma - spec) >= sizeof(path)) {
+		vmm_config_errf(err, errlen, "--disk: path too long");
+		return -EINVAL;
+	}
+	memcpy(path, spec, (size_t)(comma - spec));
+	path[comma - spec] = '\0';
+	return vmm_config_add_disk("--disk", cfg, path, true, err, errlen);
+}
+
 /* Command-line options override whatever the file or defaults said. */
 static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
 			 char *err, size_t errlen)
 {
 	const char *const *v = ra->value;
-	int ret              = 0;
+	unsigned int i;
+	int ret = 0;
 
 	if (v[OPT_VCPUS])
 		ret = vmm_config_check_vcpus("--vcpus", v[OPT_VCPUS],
@@ -293,6 +340,8 @@ static int apply_options(struct vmm_config *cfg, const struct run_args *ra,
 					  err, errlen);
 	if (!ret && v[OPT_APPEND])
 		cfg->has_cmdline = true;
+	for (i = 0; !ret && i < ra->nr_disks; i++)
+		ret = apply_disk(cfg, ra->disks[i], err, errlen);
 	if (!ret && v[OPT_NO_SANDBOX])
 		cfg->no_sandbox = true; /* vmm/sandbox: debugging only */
 	if (!ret && v[OPT_FORMAT_DIR])

@@ -8,7 +8,7 @@
  *      in it expands, and memory stays bounded; no network access;
  *   2. vpmu's own reading of the elements it uses (<name>, <uuid>,
  *      <memory>/<currentMemory>, <vcpu>, <os><type>/<kernel>/<initrd>/
- *      <cmdline>, and its
+ *      <cmdline>, <devices><disk>, and its
  *      settings in VMM_CONFIG_XMLNS under <metadata>);
  *   3. libvirt's RelaxNG domain schema, so the file stays a libvirt domain.
  * Gate 2 runs before gate 3 only because its messages are precise ("<vcpu>:
@@ -368,6 +368,80 @@ static int read_os(const struct vmm_xml_src *src, xmlNode *dom,
 	return ret;
 }
 
+/* The attribute (name) of (n) is (want), or it is absent and (want) is
+ * the default. */
+static bool attr_is(const xmlNode *n, const char *name, const char *want,
+		    bool absent_ok)
+{
+	xmlChar *v = xmlGetProp(n, x(name));
+	bool ok    = v ? strcmp(s(v), want) == 0 : absent_ok;
+
+	xmlFree(v);
+	return ok;
+}
+
+/*
+ * <disk type='file|block' device='disk'> with <source file=|dev=>,
+ * <target bus='virtio'>, a raw <driver> if any, and <readonly/>: a virtio
+ * disk. Anything else a disk can be (a cdrom, a qcow2 image, another bus)
+ * is refused by name rather than booted without it.
+ */
+static int read_disk(const struct vmm_xml_src *src, xmlNode *disk,
+		     struct vmm_config *cfg)
+{
+	xmlNode *source = child(disk, "source"),
+		*target = child(disk, "target");
+	xmlNode *driver = child(disk, "driver");
+	bool block      = attr_is(disk, "type", "block", false);
+	char w[VMM_CONFIG_ERR_LEN];
+	xmlChar *path;
+	int ret;
+
+	if (!block && !attr_is(disk, "type", "file", false))
+		return vmm_config_xml_fail(src, disk,
+					   "only type='file' and type='block' "
+					   "disks are supported");
+	if (!attr_is(disk, "device", "disk", true))
+		return vmm_config_xml_fail(src, disk,
+					   "only device='disk' is supported "
+					   "(no cdrom, floppy or lun)");
+	if (driver && !attr_is(driver, "type", "raw", true))
+		return vmm_config_xml_fail(
+			src, driver, "only raw disk images are supported");
+	if (!target || !attr_is(target, "bus", "virtio", false))
+		return vmm_config_xml_fail(src, target ? target : disk,
+					   "disks need <target bus='virtio'>: "
+					   "vpmu's disks are virtio-blk");
+	path = source ? xmlGetProp(source, x(block ? "dev" : "file")) : NULL;
+	if (!path) {
+		ret = vmm_config_xml_fail(src, source ? source : disk,
+					  "a disk needs <source %s='...'>",
+					  block ? "dev" : "file");
+		return ret;
+	}
+	vmm_config_xml_where(src, source, w, sizeof(w));
+	ret = vmm_config_add_disk(w, cfg, s(path),
+				  child(disk, "readonly") != NULL, src->err,
+				  src->errlen);
+	xmlFree(path);
+	return ret;
+}
+
+/* Every <devices><disk>, in document order (vda, vdb, ...). */
+static int read_disks(const struct vmm_xml_src *src, xmlNode *dom,
+		      struct vmm_config *cfg)
+{
+	xmlNode *devices = child(dom, "devices"), *c;
+	int ret          = 0;
+
+	for (c = devices ? devices->children : NULL; c && !ret; c = c->next) {
+		if (c->type == XML_ELEMENT_NODE && !c->ns &&
+		    strcmp(s(c->name), "disk") == 0)
+			ret = read_disk(src, c, cfg);
+	}
+	return ret;
+}
+
 static int read_domain(const struct vmm_xml_src *src, xmlNode *dom,
 		       struct vmm_config *cfg)
 {
@@ -386,6 +460,8 @@ static int read_domain(const struct vmm_xml_src *src, xmlNode *dom,
 		ret = read_vcpus(src, dom, cfg);
 	if (!ret)
 		ret = read_os(src, dom, cfg);
+	if (!ret)
+		ret = read_disks(src, dom, cfg);
 	md = child(dom, "metadata");
 	if (!ret && md)
 		ret = vmm_config_xml_read_metadata(src, md, cfg);

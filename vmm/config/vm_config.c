@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vm_config_priv.h"
 
@@ -233,6 +235,57 @@ int vmm_config_copy_str(const char *where, char *dst, size_t dstlen,
 	return 0;
 }
 
+int vmm_config_add_disk(const char *where, struct vmm_config *cfg,
+			const char *path, bool read_only, char *err,
+			size_t errlen)
+{
+	struct vmm_disk_config *d;
+	struct stat st;
+
+	if (cfg->nr_disks >= VMM_DISKS_MAX) {
+		vmm_config_errf(err, errlen, "%s: more than %u disks", where,
+				VMM_DISKS_MAX);
+		return -EINVAL;
+	}
+	d = &cfg->disks[cfg->nr_disks];
+	if (vmm_config_copy_str(where, d->path, sizeof(d->path), path, err,
+				errlen))
+		return -EINVAL;
+	if (!path[0] || stat(path, &st)) {
+		vmm_config_errf(err, errlen, "%s: '%s': %s", where, path,
+				path[0] ? strerror(errno) : "no file named");
+		return -EINVAL;
+	}
+	if (S_ISDIR(st.st_mode)) { /* the files of a scratch image */
+		if (access(path, R_OK | X_OK)) {
+			vmm_config_errf(err, errlen, "%s: '%s': %s", where,
+					path, strerror(errno));
+			return -EINVAL;
+		}
+		d->read_only = read_only;
+		d->from_dir  = true;
+		cfg->nr_disks++;
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		vmm_config_errf(err, errlen,
+				"%s: '%s' is not a file, a block device or a "
+				"folder",
+				where, path);
+		return -EINVAL;
+	}
+	if (access(path, read_only ? R_OK : R_OK | W_OK)) {
+		vmm_config_errf(err, errlen, "%s: '%s': %s%s", where, path,
+				strerror(errno),
+				read_only ? ""
+					  : " (',ro' attaches it read-only)");
+		return -EINVAL;
+	}
+	d->read_only = read_only;
+	cfg->nr_disks++;
+	return 0;
+}
+
 static int check_limits(const struct vmm_pmu_limits *l, char *err,
 			size_t errlen)
 {
@@ -298,5 +351,18 @@ int vmm_config_validate(const struct vmm_config *cfg, char *err, size_t errlen)
 					 errlen);
 	if (ret)
 		return ret;
+	if (cfg->nr_disks > VMM_DISKS_MAX) {
+		vmm_config_errf(err, errlen, "more than %u disks",
+				VMM_DISKS_MAX);
+		return -EINVAL;
+	}
+	for (n = 0; n < cfg->nr_disks; n++) {
+		if (!memchr(cfg->disks[n].path, '\0',
+			    sizeof(cfg->disks[n].path))) {
+			vmm_config_errf(err, errlen, "disk %u: not terminated",
+					n);
+			return -EINVAL;
+		}
+	}
 	return check_limits(&cfg->limits, err, errlen);
 }

@@ -50,6 +50,24 @@
 #define VMM_CONFIG_SCHEMA     "/usr/share/libvirt/schemas/domain.rng"
 #define VMM_CONFIG_SCHEMA_ENV "VPMU_LIBVIRT_SCHEMA"
 
+/*
+ * Disks: virtio block devices over MMIO, /dev/vda, /dev/vdb, ... in the
+ * order given (the first is the root file system unless the command line
+ * names another root).
+ */
+#define VMM_DISKS_MAX 4
+
+struct vmm_disk_config {
+	char path[PATH_MAX]; /* a regular file, a block device or a folder */
+	bool read_only;      /* the guest sees VIRTIO_BLK_F_RO */
+	/*
+	 * (path) is a folder: `vpmu run` makes a scratch ext4 image of it
+	 * (vmm_config_disk_image) before the VM starts.
+	 */
+	bool from_dir;
+	bool remove_after_open; /* (path) is that scratch image */
+};
+
 /* Host limits of the logical PMU (perfmon2 "host limits"), per VM. */
 struct vmm_pmu_limits {
 	uint32_t max_contexts;     /* contexts per VM */
@@ -77,7 +95,9 @@ struct vmm_config {
 	char pmu_model[VMM_PMU_MODEL_LEN]; /* "auto", "intel-v2", ... */
 	struct vmm_pmu_limits limits;
 	char format_dir[PATH_MAX]; /* run-time sampling formats, "" none */
-	char source[PATH_MAX];     /* config file read, "" for the CLI */
+	struct vmm_disk_config disks[VMM_DISKS_MAX];
+	unsigned int nr_disks;
+	char source[PATH_MAX]; /* config file read, "" for the CLI */
 };
 
 /*
@@ -85,6 +105,15 @@ struct vmm_config {
  * console on stdout, no stats, PMU model "auto", VMM_LIMIT_* limits.
  */
 void vmm_config_defaults(struct vmm_config *cfg);
+
+/*
+ * Replace every folder disk of (cfg) by a scratch ext4 image of its files
+ * (mke2fs -d, run as a child process; its own message goes to stderr),
+ * made as a new file in the folder (dir); the VMM removes each image once
+ * it has opened it. 0, or -errno with a message in (err).
+ */
+int vmm_config_disk_images(struct vmm_config *cfg, const char *dir, char *err,
+			   size_t errlen);
 
 /*
  * Parse a size such as "64M", "1G", "65536", "512K" or "2MiB" into bytes:
@@ -108,7 +137,7 @@ struct vmm_run_opt {
 	const char *help; /* one sentence; '\n' continues on a new line */
 };
 
-#define VMM_RUN_NR_OPTS 13 /* rows of vmm_run_opts[] */
+#define VMM_RUN_NR_OPTS 14 /* rows of vmm_run_opts[] */
 
 /* The options of `vpmu run`, in the order the usage lists them. */
 extern const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS];
@@ -120,7 +149,8 @@ extern const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS];
  * "--opt=value" (a flag takes no value) and spelt in full.
  * --kernel names the image instead of the positional argument (one of the
  * two, not both, unless the positional argument is a CONFIG.xml, whose
- * <kernel> it then replaces). --initrd and --append are for Linux images.
+ * <kernel> it then replaces). --initrd, --append and --disk are for Linux
+ * images; each --disk adds a disk after those of the config file.
  * Options may come before or after the one positional argument; "--" ends
  * the options. A repeated option takes its last value. A positional
  * argument ending in ".xml" is loaded with vmm_config_load_xml(); options

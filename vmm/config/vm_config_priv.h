@@ -10,6 +10,7 @@
 #ifndef VMM_VM_CONFIG_PRIV_H
 #define VMM_VM_CONFIG_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,15 @@ int vmm_config_check_pmu_model(const char *where, const char *model, char *err,
  */
 int vmm_config_copy_str(const char *where, char *dst, size_t dstlen,
 			const char *src, char *err, size_t errlen);
+
+/*
+ * Add the disk (path) to (cfg), read-only or not: at most VMM_DISKS_MAX,
+ * (path) a readable regular file or block device (and writable unless
+ * read-only), checked now so that a missing disk is named before boot.
+ */
+int vmm_config_add_disk(const char *where, struct vmm_config *cfg,
+			const char *path, bool read_only, char *err,
+			size_t errlen);
 
 /*
  * The XML reader's state (config_xml.c, config_meta.c): the file being read

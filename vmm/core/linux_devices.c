@@ -66,26 +66,42 @@ int vmm_linux_devices_init(struct vmm_vm *vm)
 	return ret;
 }
 
+int vmm_vm_add_linux_params(struct vmm_vm *vm, const char *words)
+{
+	size_t at = strlen(vm->linux_params), n = strlen(words);
+
+	if (at + !!at + n + 1 > sizeof(vm->linux_params))
+		return -ENAMETOOLONG;
+	if (at)
+		vm->linux_params[at++] = ' ';
+	memcpy(vm->linux_params + at, words, n + 1);
+	return 0;
+}
+
 /*
  * The command line: as configured, else the default; either way with the
  * parameters this host needs that it does not already give (a PVM host's,
- * without which Linux dies at its first XSAVE).
+ * without which Linux dies at its first XSAVE), and those of the modules'
+ * devices (a disk's virtio_mmio.device=).
  */
 static int build_cmdline(struct vmm_vm *vm, char *buf, size_t len, char *err,
 			 size_t errlen)
 {
 	const char *line = vm->has_cmdline ? vm->cmdline : default_cmdline;
+	const char *host = vmm_host_linux_params(&vm->host);
+	char needed[2 * VMM_CMDLINE_MAX];
 	int ret;
 
-	ret = vmm_cmdline_merge(line, vmm_host_linux_params(&vm->host), buf,
-				len, vm->cmdline_added,
+	snprintf(needed, sizeof(needed), "%s%s%s", host,
+		 host[0] && vm->linux_params[0] ? " " : "", vm->linux_params);
+	ret = vmm_cmdline_merge(line, needed, buf, len, vm->cmdline_added,
 				sizeof(vm->cmdline_added));
 	if (ret)
 		snprintf(err, errlen,
 			 "the command line and the parameters this %s host "
-			 "needs (%s) do not fit in %zu bytes",
-			 vmm_host_kind_name(vm->host.kind),
-			 vmm_host_linux_params(&vm->host), len - 1);
+			 "and the VM's devices need (%.200s) do not fit in "
+			 "%zu bytes",
+			 vmm_host_kind_name(vm->host.kind), needed, len - 1);
 	return ret;
 }
 

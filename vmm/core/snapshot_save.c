@@ -375,6 +375,11 @@ int vmm_snapshot_request(struct vmm_vm *vm, const char *path, bool stop,
 		snprintf(err, errlen, "snapshots are not available in this VM");
 		return -ENOTSUP;
 	}
+	if (vm->snapshot_refusal) {
+		snprintf(err, errlen, "snapshots of this VM are refused: %s",
+			 vm->snapshot_refusal);
+		return -ENOTSUP;
+	}
 	if (!path || path[0] != '/' ||
 	    strlen(path) >= sizeof(s->req_path) - 32) {
 		snprintf(err, errlen, "the file must be an absolute path");

@@ -257,6 +257,11 @@ static void set_identity(struct vmm_vm *vm, const struct vmm_config *cfg)
 	}
 }
 
+void vmm_vm_refuse_snapshots(struct vmm_vm *vm, const char *why)
+{
+	vm->snapshot_refusal = why;
+}
+
 int vmm_vm_add_module(struct vmm_vm *vm, const struct vmm_module *m)
 {
 	if (vmm_module_slot(vm, m) >= 0)

@@ -22,8 +22,6 @@ int vmm_uart_start_input(struct vmm_uart *uart, int fd);
 
 /* irqchip.c: Linux guests' interrupt controllers, all in KVM. */
 int vmm_irqchip_create(struct vmm_vm *vm);
-/* Set ISA interrupt line (irq) to (level): 0, or -ENODEV without irqchip. */
-int vmm_irq_line(struct vmm_vm *vm, unsigned int irq, bool level);
 
 /* linux_devices.c: the legacy ports Linux touches, reset port 0x64. */
 int vmm_linux_devices_init(struct vmm_vm *vm);

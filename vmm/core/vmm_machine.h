@@ -131,6 +131,10 @@ struct vmm_vm {
 	struct vmm_host host; /* probed once, at creation */
 	/* Linux: the host's parameters added to the command line. */
 	char cmdline_added[VMM_CMDLINE_MAX];
+	/* Linux: the modules' devices' parameters (vmm_vm_add_linux_params). */
+	char linux_params[VMM_CMDLINE_MAX];
+	/* Why snapshots are refused (vmm_vm_refuse_snapshots), or NULL. */
+	const char *snapshot_refusal;
 
 	/* Run state, under (lock). */
 	pthread_mutex_t lock;
@@ -202,6 +206,23 @@ static inline void *vmm_vcpu_module_priv(const struct vmm_vcpu *vcpu,
 
 /* irqchip.c: deliver fixed (vector) to (vcpu)'s local APIC (any thread). */
 int vmm_irq_vector(struct vmm_vcpu *vcpu, unsigned int vector);
+/*
+ * irqchip.c: set ISA interrupt line (irq) of a Linux guest's I/O APIC and
+ * PIC to (level) (any thread): 0, or -ENODEV without the irqchip.
+ */
+int vmm_irq_line(struct vmm_vm *vm, unsigned int irq, bool level);
+/*
+ * linux_devices.c: add kernel parameters (words, space-separated) a
+ * module's devices need to a Linux guest's command line, from vm_init;
+ * like the host's, each is added unless the user's line names it. 0, or
+ * -ENAMETOOLONG.
+ */
+int vmm_vm_add_linux_params(struct vmm_vm *vm, const char *words);
+/*
+ * vm.c: refuse every snapshot of (vm), saying (why) (a static string):
+ * for a module whose devices' state a snapshot would not hold.
+ */
+void vmm_vm_refuse_snapshots(struct vmm_vm *vm, const char *why);
 /*
  * Raise the architectural PMI on (vcpu) as the guest's LVTPC says (vCPU
  * thread, outside KVM_RUN): 0 delivered, -EAGAIN masked (dropped),

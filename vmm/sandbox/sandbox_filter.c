@@ -60,6 +60,11 @@ static const struct rule rules[] = {
 	{SCMP_SYS(readv), BOTH, ANY, 0},
 	{SCMP_SYS(writev), BOTH, ANY, 0},
 	{SCMP_SYS(lseek), BOTH, ANY, 0},
+	/* Disks (vmm/disk): a vCPU serves the virtio-blk queue it notified. */
+	{SCMP_SYS(preadv), VCPU, ANY, 0},
+	{SCMP_SYS(pwritev), VCPU, ANY, 0},
+	{SCMP_SYS(pwrite64), VCPU, ANY, 0},
+	{SCMP_SYS(fdatasync), VCPU, ANY, 0},
 	{SCMP_SYS(close), BOTH, ANY, 0},
 	{SCMP_SYS(fstat), BOTH, ANY, 0},
 	{SCMP_SYS(newfstatat), BOTH, ANY, 0},

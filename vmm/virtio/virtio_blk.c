@@ -302,7 +302,7 @@ int vmm_virtio_blk_create(const struct vmm_virtio_blk_params *p,
 			  struct vmm_virtio_dev **out)
 {
 	struct virtio_blk *b;
-	uint64_t size;
+	uint64_t size = 0;
 	int ret;
 
 	if (!p || p->fd < 0 || !out)

@@ -8,7 +8,12 @@
 #include <criterion/new/assert.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vm_config.h"
 
@@ -201,17 +206,20 @@ Test(vmm_config_cli, bad_command_lines_name_the_option)
 		ROW(.argv = {"g.elf", "--cpus", "2"},
 		    .msg  = "unknown option '--cpus' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox, --format-dir, "
+			    "--initrd, --append, --disk, --no-sandbox, "
+			    "--format-dir, "
 			    "--max-sample-rate, --max-overhead)"),
 		ROW(.argv = {"g.elf", "--vcpu=2"},
 		    .msg  = "unknown option '--vcpu' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox, --format-dir, "
+			    "--initrd, --append, --disk, --no-sandbox, "
+			    "--format-dir, "
 			    "--max-sample-rate, --max-overhead)"),
 		ROW(.argv = {"g.elf", "-v"},
 		    .msg  = "unknown option '-v' (options: --vcpus, --mem, "
 			    "--name, --console, --stats, --pmu, --kernel, "
-			    "--initrd, --append, --no-sandbox, --format-dir, "
+			    "--initrd, --append, --disk, --no-sandbox, "
+			    "--format-dir, "
 			    "--max-sample-rate, --max-overhead)"),
 		ROW(.argv = {"g.elf", "--vcpus"},
 		    .msg  = "option '--vcpus' needs a value"),
@@ -380,4 +388,155 @@ Test(vmm_config_cli, no_sandbox_flag)
 				 err, sizeof(err)),
 			 0)),
 		  "the flag takes no value");
+}
+
+/* A disk file of this test (data/ holds only XML): created on demand. */
+static const char *disk_file(const char *name, mode_t mode)
+{
+	static char path[4][256];
+	static unsigned int n;
+	char *p = path[n++ % 4];
+	FILE *f;
+
+	snprintf(p, sizeof(path[0]), "%s/vpmu-test-disk-%d-%s",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(),
+		 name);
+	f = fopen(p, "w");
+	cr_assert(not(eq(ptr, f, NULL)), "%s", p);
+	fclose(f);
+	cr_assert(eq(int, chmod(p, mode), 0));
+	return p;
+}
+
+static int parse(struct vmm_config *cfg, const char *const *argv, char *err)
+{
+	char *args[MAX_ARGS];
+
+	memcpy(args, argv, sizeof(args));
+	return vmm_config_parse_run_args(cfg, argc_of(argv), args, err,
+					 VMM_CONFIG_ERR_LEN);
+}
+
+Test(vmm_config_cli, disks_in_order_read_only_or_not)
+{
+	const char *a = disk_file("a", 0644), *b = disk_file("b", 0644);
+	char spec[300], err[VMM_CONFIG_ERR_LEN]  = "";
+	struct vmm_config cfg;
+
+	snprintf(spec, sizeof(spec), "%s,ro", b);
+	cr_assert(eq(int,
+		     parse(&cfg,
+			   (const char *[MAX_ARGS]){"--kernel", "bz", "--disk",
+						    a, "--disk", spec, NULL},
+			   err),
+		     0),
+		  "%s", err);
+	cr_assert(eq(uint, cfg.nr_disks, 2));
+	cr_expect(eq(str, cfg.disks[0].path, (char *)a));
+	cr_expect(not(cfg.disks[0].read_only));
+	cr_expect(eq(str, cfg.disks[1].path, (char *)b));
+	cr_expect(cfg.disks[1].read_only);
+	unlink(a);
+	unlink(b);
+}
+
+Test(vmm_config_cli, bad_disks_are_named)
+{
+	const char *a  = disk_file("c", 0644);
+	const char *ro = disk_file("d", 0444);
+	char spec[300], err[VMM_CONFIG_ERR_LEN] = "";
+	struct vmm_config cfg;
+
+	snprintf(spec, sizeof(spec), "%s,rw", a);
+	cr_expect(eq(int,
+		     parse(&cfg,
+			   (const char *[MAX_ARGS]){"--kernel", "bz", "--disk",
+						    spec, NULL},
+			   err),
+		     -EINVAL));
+	cr_expect(not(eq(ptr, strstr(err, "only ',ro' may follow"), NULL)),
+		  "%s", err);
+	cr_expect(eq(
+		int,
+		parse(&cfg,
+		      (const char *[MAX_ARGS]){"--kernel", "bz", "--disk",
+					       "/nonexistent/disk.img", NULL},
+		      err),
+		-EINVAL));
+	cr_expect(eq(str, err,
+		     "--disk: '/nonexistent/disk.img': No such file or "
+		     "directory"));
+	cr_expect(eq(int,
+		     parse(&cfg,
+			   (const char *[MAX_ARGS]){"--kernel", "bz", "--disk",
+						    "/dev/null", NULL},
+			   err),
+		     -EINVAL));
+	cr_expect(not(eq(ptr,
+			 strstr(err, "not a file, a block device or a folder"),
+			 NULL)),
+		  "%s", err);
+	/* Root may write anywhere: only judged where access() says so. */
+	if (access(ro, W_OK)) {
+		cr_expect(eq(int,
+			     parse(&cfg,
+				   (const char *[MAX_ARGS]){"--kernel", "bz",
+							    "--disk", ro, NULL},
+				   err),
+			     -EINVAL));
+		cr_expect(not(eq(ptr, strstr(err, "',ro' attaches it"), NULL)),
+			  "%s", err);
+	}
+	cr_expect(eq(int,
+		     parse(&cfg,
+			   (const char *[MAX_ARGS]){
+				   "--kernel", "bz", "--disk", a, "--disk", a,
+				   "--disk", a, "--disk", a, "--disk", a, NULL},
+			   err),
+		     -EINVAL));
+	cr_expect(eq(str, err, "--disk: more than 4 disks"));
+	unlink(a);
+	unlink(ro);
+}
+
+/* A folder given as a disk becomes an ext4 image holding its files. */
+Test(vmm_config_cli, a_folder_disk_becomes_a_scratch_image)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char dir[256], file[300], cmd[PATH_MAX + 64], out[64] = "";
+	char err[VMM_CONFIG_ERR_LEN] = "";
+	struct vmm_config cfg;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/vpmu-test-dir-XXXXXX", tmp);
+	cr_assert(not(eq(ptr, mkdtemp(dir), NULL)));
+	snprintf(file, sizeof(file), "%s/hello.txt", dir);
+	f = fopen(file, "w");
+	cr_assert(not(eq(ptr, f, NULL)));
+	fputs("from the host\n", f);
+	fclose(f);
+	cr_assert(eq(int,
+		     parse(&cfg,
+			   (const char *[MAX_ARGS]){"--kernel", "bz", "--disk",
+						    dir, NULL},
+			   err),
+		     0),
+		  "%s", err);
+	cr_assert(cfg.disks[0].from_dir);
+	cr_assert(
+		eq(int, vmm_config_disk_images(&cfg, tmp, err, sizeof(err)), 0),
+		"%s", err);
+	cr_expect(not(cfg.disks[0].from_dir));
+	cr_expect(cfg.disks[0].remove_after_open);
+	cr_expect(not(eq(ptr, strstr(cfg.disks[0].path, ".ext4"), NULL)));
+	snprintf(cmd, sizeof(cmd), "debugfs -R 'cat /hello.txt' %s 2>/dev/null",
+		 cfg.disks[0].path);
+	f = popen(cmd, "r");
+	cr_assert(not(eq(ptr, f, NULL)));
+	cr_expect(not(eq(ptr, fgets(out, sizeof(out), f), NULL)));
+	pclose(f);
+	cr_expect(eq(str, out, "from the host\n"), "%s", cmd);
+	unlink(cfg.disks[0].path);
+	unlink(file);
+	rmdir(dir);
 }

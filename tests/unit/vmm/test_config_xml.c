@@ -566,3 +566,109 @@ Test(vmm_config_xml, formats_dir_empty_is_refused)
 	cr_assert(not(eq(ptr, strstr(err, "names no directory"), NULL)), "%s",
 		  err);
 }
+
+/*
+ * A domain whose <devices> is (devices), with "@DISK@" replaced by the
+ * path of an existing empty file, written to a temporary file; loaded.
+ */
+static int load_devices(const char *devices, struct vmm_config *cfg)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char xml[4096], disk[256], path[256], body[2048];
+	const char *at = strstr(devices, "@DISK@");
+	FILE *f;
+	int ret;
+
+	snprintf(disk, sizeof(disk), "%s/vpmu-xml-disk-%d.img", dir,
+		 (int)getpid());
+	f = fopen(disk, "w");
+	cr_assert(not(eq(ptr, f, NULL)));
+	fclose(f);
+	body[0] = '\0';
+	for (; at;
+	     devices = at + strlen("@DISK@"), at = strstr(devices, "@DISK@"))
+		snprintf(body + strlen(body), sizeof(body) - strlen(body),
+			 "%.*s%s", (int)(at - devices), devices, disk);
+	snprintf(body + strlen(body), sizeof(body) - strlen(body), "%s",
+		 devices);
+	snprintf(xml, sizeof(xml),
+		 "<domain type='kvm'>\n"
+		 "  <name>disks</name>\n"
+		 "  <memory unit='MiB'>256</memory>\n"
+		 "  <os>\n"
+		 "    <type arch='x86_64'>hvm</type>\n"
+		 "    <kernel>/opt/vpmu/linux/bzImage</kernel>\n"
+		 "  </os>\n"
+		 "  <devices>\n%s  </devices>\n"
+		 "</domain>\n",
+		 body);
+	snprintf(path, sizeof(path), "%s/vpmu-xml-disks-%d.xml", dir,
+		 (int)getpid());
+	f = fopen(path, "w");
+	cr_assert(not(eq(ptr, f, NULL)));
+	fputs(xml, f);
+	fclose(f);
+	ret = load(path, cfg);
+	unlink(path);
+	unlink(disk);
+	return ret;
+}
+
+Test(vmm_config_xml, virtio_disks_read_in_order)
+{
+	struct vmm_config cfg;
+
+	cr_assert(eq(int,
+		     load_devices("<disk type='file' device='disk'>"
+				  "<driver name='qemu' type='raw'/>"
+				  "<source file='@DISK@'/>"
+				  "<target dev='vda' bus='virtio'/></disk>\n"
+				  "<disk type='file'><source file='@DISK@'/>"
+				  "<target dev='vdb' bus='virtio'/><readonly/>"
+				  "</disk>\n",
+				  &cfg),
+		     0),
+		  "%s", err);
+	cr_assert(eq(uint, cfg.nr_disks, 2));
+	cr_expect(not(cfg.disks[0].read_only));
+	cr_expect(cfg.disks[1].read_only);
+	cr_expect(not(
+		eq(ptr, strstr(cfg.disks[1].path, "vpmu-xml-disk-"), NULL)));
+}
+
+Test(vmm_config_xml, disks_vpmu_cannot_honour_are_refused_by_name)
+{
+	static const struct {
+		const char *devices, *msg;
+	} cases[] = {
+		{"<disk type='file' device='cdrom'><source file='@DISK@'/>"
+		 "<target dev='hdc' bus='virtio'/></disk>",
+		 "only device='disk' is supported"},
+		{"<disk type='file'><driver name='qemu' type='qcow2'/>"
+		 "<source file='@DISK@'/><target dev='vda' bus='virtio'/>"
+		 "</disk>",
+		 "only raw disk images are supported"},
+		{"<disk type='file'><source file='@DISK@'/>"
+		 "<target dev='sda' bus='sata'/></disk>",
+		 "disks need <target bus='virtio'>"},
+		{"<disk type='network'><source protocol='nbd' name='x'/>"
+		 "<target dev='vda' bus='virtio'/></disk>",
+		 "only type='file' and type='block' disks"},
+		{"<disk type='file'><target dev='vda' bus='virtio'/></disk>",
+		 "a disk needs <source file='...'>"},
+		{"<disk type='file'><source file='/nonexistent/vpmu.img'/>"
+		 "<target dev='vda' bus='virtio'/></disk>",
+		 "<source>: '/nonexistent/vpmu.img': No such file or "
+		 "directory"},
+	};
+	struct vmm_config cfg;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_expect(
+			eq(int, load_devices(cases[i].devices, &cfg), -EINVAL),
+			"case %zu", i);
+		cr_expect(not(eq(ptr, strstr(err, cases[i].msg), NULL)),
+			  "case %zu: '%s' lacks '%s'", i, err, cases[i].msg);
+	}
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_rootfs.c: the Linux guest a user gets (label "linux"): the test
+ * kernel boots the root file system scripts/build-linux.sh makes
+ * (build/linux/rootfs.ext4: busybox, Linux perf, pvpmu.ko, the SDK tools)
+ * from a virtio disk, and the programs a user would run measure
+ * themselves inside it: `perf stat` and `perf record`/`perf report` on
+ * the Intel and AMD models, `pfstat` through pvpmu.ko. A read-write disk
+ * keeps what the guest wrote; a read-only one refuses writes.
+ *
+ * The root's /sbin/init runs the command after "--" on the kernel command
+ * line (here `sh -c "..."`) and ends the VM with its exit status.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvm_harness.h"
+#include "vm_bg.h"
+
+#define LINUX_DIR VPMU_BUILD_DIR "/linux/"
+#define VMLINUX   LINUX_DIR "vmlinux"
+#define ROOTFS    LINUX_DIR "rootfs.ext4"
+#define BASE_LINE "console=ttyS0 panic=-1 reboot=k "
+#define BOOT_SECS 900 /* perf starting under an emulated ring 0 is slow */
+
+static struct vpmu_result res;
+
+static void rootfs_require(void)
+{
+	kvm_require();
+	cr_assert(eq(int, access(VMLINUX, R_OK), 0),
+		  "%s is missing: scripts/build-linux.sh builds it", VMLINUX);
+	cr_assert(eq(int, access(ROOTFS, R_OK), 0),
+		  "%s is missing: scripts/build-linux.sh builds it", ROOTFS);
+}
+
+TestSuite(linux_rootfs, .init = rootfs_require, .timeout = BOOT_SECS + 60);
+
+/* The line of (out) after the line (marker), or "". */
+static const char *line_after(const char *out, const char *marker, char *line,
+			      size_t len)
+{
+	const char *p = strstr(out, marker), *end;
+
+	line[0] = '\0';
+	if (!p || !(p = strchr(p, '\n')))
+		return line;
+	p++;
+	end = strchr(p, '\n');
+	snprintf(line, len, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+	return line;
+}
+
+/*
+ * perf in the guest on the model (pmu): `perf stat` counts cycles and
+ * says what the host cannot count, more events than counters are
+ * multiplexed and scaled, `perf record` at 100 Hz then `perf report` put
+ * pvpmu-hot's hot_work first; pfstat counts through pvpmu.ko; the disk is
+ * read-only to the guest.
+ */
+static void perf_in_the_guest(const char *pmu)
+{
+	char line[256];
+
+	RUN_FOR(BOOT_SECS, "run", "--kernel", VMLINUX, "--disk", ROOTFS ",ro",
+		"--mem", "256M", "--pmu", pmu, "--append",
+		BASE_LINE "-- sh -c \"echo ==stat==;"
+			  " perf stat -e cycles,instructions -- pvpmu-hot 2>&1;"
+			  " echo ==mux==;"
+			  " perf stat -e cycles,cycles,cycles,cycles,cycles,"
+			  "cycles,cycles,cycles -- pvpmu-hot 2>&1;"
+			  " echo ==record==;"
+			  " perf record -F 100 -e cycles -o /tmp/perf.data"
+			  " -- pvpmu-hot 2>&1 &&"
+			  " echo ==report== &&"
+			  " perf report -i /tmp/perf.data --stdio --sort sym"
+			  " 2>/dev/null | grep -m1 %;"
+			  " echo ==pfstat==;"
+			  " pfstat -e hv_hypercalls -- true 2>&1 || exit 3;"
+			  " echo ==ro==; touch /rw-check 2>&1; true\"");
+	cr_log_info("%s", res.out);
+	STATUS(0);
+	HAS(res.err, "root=/dev/vda");
+	HAS(res.out, "virtio_blk virtio0: [vda]");
+	HAS(res.out, "vpmu-init: running: sh -c");
+	HAS(res.out, "Performance counter stats for 'pvpmu-hot'");
+	HAS(res.out, " cycles");
+	HAS(res.out, " instructions");
+	cr_expect(eq(ptr, strstr(res.out, "<not counted>      cycles"), NULL),
+		  "cycles not counted:\n%s", res.out);
+	/* Multiplexed: perf prints the share of time each one ran. */
+	cr_expect(not(eq(ptr, strstr(strstr(res.out, "==mux=="), "%)"), NULL)),
+		  "no multiplexing shown:\n%s", res.out);
+	HAS(res.out, "[ perf record: Captured and wrote");
+	line_after(res.out, "==report==", line, sizeof(line));
+	cr_expect(not(eq(ptr, strstr(line, "hot_work"), NULL)),
+		  "the top symbol is not hot_work: '%s'\n%s", line, res.out);
+	HAS(res.out, "hv_hypercalls");
+	HAS(res.out, "Read-only file system");
+	HAS(res.out, "vpmu-init: exit status 0");
+}
+
+Test(linux_rootfs, perf_stat_record_and_pfstat_on_the_intel_model)
+{
+	perf_in_the_guest("intel-v2");
+}
+
+Test(linux_rootfs, perf_stat_record_and_pfstat_on_the_amd_model)
+{
+	perf_in_the_guest("amd-v2");
+}
+
+/* A file written on a read-write disk is on the host's image afterwards. */
+Test(linux_rootfs, files_written_on_a_read_write_disk_reach_the_host)
+{
+	char dir[64], img[128], cmd[512], disk[160];
+	static char out[4096];
+	FILE *p;
+	size_t n;
+
+	cr_assert(eq(int, rundir_make(dir, sizeof(dir)), 0));
+	snprintf(img, sizeof(img), "%s/root.ext4", dir);
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always %s %s", ROOTFS, img);
+	cr_assert(eq(int, system(cmd), 0), "%s", cmd);
+	snprintf(disk, sizeof(disk), "%s", img);
+	RUN_FOR(BOOT_SECS, "run", "--kernel", VMLINUX, "--disk", disk, "--mem",
+		"256M", "--append",
+		BASE_LINE "-- sh -c \"echo vpmu-was-here > /root/note"
+			  " && exit 7\"");
+	cr_log_info("%s", res.out);
+	/* The init ends the VM with the command's own exit status. */
+	STATUS(7);
+	snprintf(cmd, sizeof(cmd), "debugfs -R 'cat /root/note' %s 2>/dev/null",
+		 img);
+	p = popen(cmd, "r");
+	cr_assert(not(eq(ptr, p, NULL)));
+	n      = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	cr_expect(eq(str, out, "vpmu-was-here\n"), "%s", cmd);
+	unlink(img);
+	rundir_remove(dir);
+}
+
+Test(linux_rootfs, disks_are_refused_for_vpmus_own_images)
+{
+	RUN("run", VPMU_BUILD_DIR "/guests/tm_switch.elf", "--disk", ROOTFS);
+	STATUS(1);
+	HAS(res.err, "disks are for Linux images");
+}
