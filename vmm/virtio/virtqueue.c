@@ -149,22 +149,34 @@ static void walk(const struct virtq *q, const struct vmm_virtio_host *h,
 	}
 }
 
-int virtq_pop(struct virtq *q, const struct vmm_virtio_host *h,
+int virtq_avail_end(const struct virtq *q, const struct vmm_virtio_host *h,
+		    uint16_t *end)
+{
+	struct vring_avail *avail = avail_ring(q, h);
+	uint16_t idx;
+
+	if (!avail)
+		return -EFAULT;
+	/* Acquire: the ring entries we read next were written before idx. */
+	idx = le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE));
+	/* More entries than the ring holds: the driver lost count. */
+	if ((uint16_t)(idx - q->last_avail) > q->num)
+		return -EINVAL;
+	*end = idx;
+	return 0;
+}
+
+int virtq_pop(struct virtq *q, const struct vmm_virtio_host *h, uint16_t end,
 	      struct virtq_chain *c)
 {
 	const struct vring_desc *table = desc_table(q, h);
 	struct vring_avail *avail      = avail_ring(q, h);
-	uint16_t avail_idx, head;
+	uint16_t head;
 
+	if (q->last_avail == end)
+		return -ENOENT;
 	if (!table || !avail)
 		return -EFAULT;
-	/* Acquire: the ring entries we read next were written before idx. */
-	avail_idx = le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE));
-	if (avail_idx == q->last_avail)
-		return -ENOENT;
-	/* More entries than the ring holds: the driver lost count. */
-	if ((uint16_t)(avail_idx - q->last_avail) > q->num)
-		return -EINVAL;
 	head = le16toh(__atomic_load_n(
 		&avail->ring[q->last_avail & (q->num - 1)], __ATOMIC_RELAXED));
 	if (head >= q->num)

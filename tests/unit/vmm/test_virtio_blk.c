@@ -51,12 +51,18 @@ static uint32_t qnum;      /* the driver's queue size */
 static uint16_t avail_idx; /* the driver's next avail->idx */
 static bool irq_level;
 static unsigned int nr_irq_raises;
+static unsigned int producer_left; /* chains "another vCPU" still adds */
+
+static void produce(void);
 
 static void *fake_gpa_ptr(void *opaque, uint64_t gpa, uint64_t len)
 {
 	(void)opaque;
 	if (gpa < RAM_BASE || len > RAM_SIZE || gpa - RAM_BASE > RAM_SIZE - len)
 		return NULL;
+	/* The device looks at the available ring: another vCPU adds one. */
+	if (producer_left && gpa == AVAIL_GPA)
+		produce();
 	return ram + (gpa - RAM_BASE);
 }
 
@@ -272,6 +278,19 @@ static void kick(uint16_t head)
 	avail_idx++;
 	__atomic_store_n(&a->idx, htole16(avail_idx), __ATOMIC_RELEASE);
 	wr(VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+}
+
+/* Another vCPU adds chain 0 again, without notifying, if there is room. */
+static void produce(void)
+{
+	struct vring_avail *a = gpa(AVAIL_GPA);
+
+	if ((uint16_t)(avail_idx - used_idx()) >= qnum)
+		return;
+	producer_left--;
+	a->ring[avail_idx % qnum] = 0;
+	avail_idx++;
+	__atomic_store_n(&a->idx, htole16(avail_idx), __ATOMIC_RELEASE);
 }
 
 static void put_hdr(uint32_t type, uint64_t sector)
@@ -567,33 +586,36 @@ Test(vmm_virtio_blk, beyond_capacity_or_partial_sector_is_ioerr)
 
 Test(vmm_virtio_blk, data_outside_ram_is_ioerr_and_untouched)
 {
-	uint64_t tail = RAM_BASE + RAM_SIZE - SECTOR / 2;
+	static const uint64_t bad[] = {
+		RAM_BASE + RAM_SIZE - SECTOR / 2, /* half past the end */
+		RAM_BASE - SECTOR,                /* below RAM */
+		UINT64_MAX - 8,                   /* end wraps around */
+	};
+	uint8_t *good = gpa(DATA_GPA);
+	size_t i;
 
 	start(128);
-	/* Half the buffer in RAM, half past its end. */
-	memset(gpa(tail), 0x11, SECTOR / 2);
-	put_hdr(VIRTIO_BLK_T_IN, 0);
-	*status() = 0xff;
-	set_desc(0, HDR_GPA, 16, VRING_DESC_F_NEXT, 1);
-	set_desc(1, tail, SECTOR, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
-	set_desc(2, STATUS_GPA, 1, VRING_DESC_F_WRITE, 0);
-	kick(0);
-	cr_assert(eq(u8, *status(), VIRTIO_BLK_S_IOERR));
-	cr_assert(eq(u32, last_used().len, 1));
-	cr_assert(eq(u8, *(uint8_t *)gpa(tail), 0x11));
-	cr_assert(guards_intact());
-
-	/* Below RAM, and an address whose end wraps around. */
-	set_desc(1, RAM_BASE - SECTOR, SECTOR,
-		 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
-	kick(0);
-	cr_assert(eq(u8, *status(), VIRTIO_BLK_S_IOERR));
-	set_desc(1, UINT64_MAX - 8, SECTOR,
-		 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
-	kick(0);
-	cr_assert(eq(u8, *status(), VIRTIO_BLK_S_IOERR));
+	memset(gpa(bad[0]), 0x11, SECTOR / 2);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* A good sector, then one not (or not all) in RAM. */
+		memset(good, 0x22, SECTOR);
+		put_hdr(VIRTIO_BLK_T_IN, 0);
+		*status() = 0xff;
+		set_desc(0, HDR_GPA, 16, VRING_DESC_F_NEXT, 1);
+		set_desc(1, DATA_GPA, SECTOR,
+			 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
+		set_desc(2, bad[i], SECTOR,
+			 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 3);
+		set_desc(3, STATUS_GPA, 1, VRING_DESC_F_WRITE, 0);
+		kick(0);
+		cr_assert(eq(u8, *status(), VIRTIO_BLK_S_IOERR), "row %zu", i);
+		cr_assert(eq(u32, last_used().len, 1), "row %zu", i);
+		/* The request was not started: not even the good part. */
+		cr_assert(eq(u8, good[0], 0x22), "row %zu", i);
+		cr_assert(eq(u8, *(uint8_t *)gpa(bad[0]), 0x11), "row %zu", i);
+		cr_assert(guards_intact(), "row %zu", i);
+	}
 	cr_assert(eq(u16, used_idx(), 3));
-	cr_assert(guards_intact());
 	cr_assert(not(needs_reset()), "the device can go on");
 }
 
@@ -901,4 +923,100 @@ Test(vmm_virtio_blk, cmdline_declares_the_window)
 		     -ENOSPC));
 	cr_assert(eq(int, vmm_virtio_mmio_cmdline(buf, sizeof(buf), 0x800, 5),
 		     -EINVAL));
+}
+
+Test(vmm_virtio_blk, a_notify_serves_what_was_there_when_it_came)
+{
+	unsigned int i;
+
+	start(8);
+	producer_left = 100;
+	request(VIRTIO_BLK_T_FLUSH, 0, 0);
+	/*
+	 * The device serves what was there when it read avail->idx, at most
+	 * the queue size; what the other vCPU adds later waits for its own
+	 * notify, so this vCPU comes back to its guest.
+	 */
+	cr_assert(le(u16, used_idx(), 8));
+	cr_assert(lt(u16, used_idx(), avail_idx));
+	for (i = 0; i < 1000 && used_idx() != avail_idx; i++)
+		wr(VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	cr_assert(eq(u32, producer_left, 0));
+	cr_assert(eq(u16, used_idx(), avail_idx));
+	cr_assert(eq(u16, used_idx(), 101));
+	cr_assert(not(needs_reset()));
+}
+
+/* xorshift64*: the same sequence on every run. */
+static uint64_t rnd(void)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* Addresses a hostile driver would try, its own rings included. */
+static uint64_t rnd_addr(void)
+{
+	switch (rnd() % 9) {
+	case 0:
+		return RAM_BASE + rnd() % RAM_SIZE;
+	case 1:
+		return RAM_BASE + RAM_SIZE - rnd() % 1024;
+	case 2:
+		return RAM_BASE - 1 - rnd() % 1024;
+	case 3:
+		return UINT64_MAX - rnd() % 1024;
+	case 4:
+		return DESC_GPA + rnd() % 0x3000;
+	case 5:
+		return HDR_GPA;
+	case 6:
+		return STATUS_GPA;
+	default:
+		return DATA_GPA + rnd() % 0x8000;
+	}
+}
+
+static uint32_t rnd_len(void)
+{
+	static const uint32_t lens[] = {0, 1, 8, 16, 17, 512, 1024, 4096};
+
+	if (rnd() % 8 == 0)
+		return (uint32_t)rnd();
+	return lens[rnd() % 8];
+}
+
+Test(vmm_virtio_blk, random_chains_stay_in_ram_and_end)
+{
+	static const uint32_t types[] = {
+		VIRTIO_BLK_T_IN,     VIRTIO_BLK_T_OUT,     VIRTIO_BLK_T_FLUSH,
+		VIRTIO_BLK_T_GET_ID, VIRTIO_BLK_T_DISCARD, 0x80000000,
+	};
+	unsigned int round, i, n, nr_served = 0, nr_resets = 0;
+	uint16_t before;
+
+	for (round = 0; round < 20000; round++) {
+		if (round == 0 || needs_reset()) {
+			nr_resets += round != 0;
+			start(1U << (rnd() % 9));
+		}
+		put_hdr(types[rnd() % 6],
+			rnd() % 4 ? rnd() % (NR_SECTORS + 2) : rnd());
+		n = (unsigned int)(rnd() % qnum) + 1;
+		for (i = 0; i < n; i++)
+			set_desc((uint16_t)(rnd() % qnum), rnd_addr(),
+				 rnd_len(), (uint16_t)(rnd() % 8),
+				 (uint16_t)(rnd() % (qnum + 1)));
+		before = used_idx();
+		kick((uint16_t)(rnd() % (qnum + 1)));
+		cr_assert(guards_intact(), "round %u", round);
+		nr_served += used_idx() != before;
+	}
+	/* Both outcomes happened: the walk is not trivially refusing. */
+	cr_assert(gt(u32, nr_served, 1000));
+	cr_assert(gt(u32, nr_resets, 1000));
 }
