@@ -184,18 +184,6 @@ static void write_status(struct vmm_virtio_dev *d, uint32_t v)
 		    (d->status & VIRTIO_CONFIG_S_NEEDS_RESET);
 }
 
-static void write_drv_features(struct vmm_virtio_dev *d, uint32_t v)
-{
-	/* Negotiation is over once FEATURES_OK stuck. */
-	if (d->status & VIRTIO_CONFIG_S_FEATURES_OK)
-		return;
-	if (d->drv_features_sel == 0)
-		d->drv_features = (d->drv_features & ~0xffffffffULL) | v;
-	else if (d->drv_features_sel == 1)
-		d->drv_features =
-			(d->drv_features & 0xffffffffULL) | ((uint64_t)v << 32);
-}
-
 static void set_lo(uint64_t *reg, uint32_t v)
 {
 	*reg = (*reg & ~0xffffffffULL) | v;
@@ -204,6 +192,17 @@ static void set_lo(uint64_t *reg, uint32_t v)
 static void set_hi(uint64_t *reg, uint32_t v)
 {
 	*reg = (*reg & 0xffffffffULL) | ((uint64_t)v << 32);
+}
+
+static void write_drv_features(struct vmm_virtio_dev *d, uint32_t v)
+{
+	/* Negotiation is over once FEATURES_OK stuck. */
+	if (d->status & VIRTIO_CONFIG_S_FEATURES_OK)
+		return;
+	if (d->drv_features_sel == 0)
+		set_lo(&d->drv_features, v);
+	else if (d->drv_features_sel == 1)
+		set_hi(&d->drv_features, v);
 }
 
 static void write_queue_ready(struct vmm_virtio_dev *d, struct virtq *q,

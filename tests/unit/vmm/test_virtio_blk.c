@@ -900,15 +900,23 @@ Test(vmm_virtio_blk, create_refuses_bad_parameters)
 	struct vmm_virtio_blk_params p = {.fd = disk_fd};
 	struct vmm_virtio_host no_irq  = {.gpa_ptr = fake_gpa_ptr};
 	struct vmm_virtio_dev *d       = NULL;
+	int pipe_fd[2];
 
 	cr_assert(eq(int, vmm_virtio_blk_create(&p, &no_irq, &d), -EINVAL));
 	p.fd = -1;
 	cr_assert(eq(int, vmm_virtio_blk_create(&p, &host, &d), -EINVAL));
 	cr_assert(eq(ptr, d, NULL));
+	/* Neither a file nor a block device: no size to serve. */
+	cr_assert(eq(int, pipe(pipe_fd), 0));
+	p.fd = pipe_fd[0];
+	cr_assert(eq(int, vmm_virtio_blk_create(&p, &host, &d), -EINVAL));
+	close(pipe_fd[0]);
+	close(pipe_fd[1]);
 	/* Less than one sector. */
 	cr_assert(eq(int, ftruncate(disk_fd, 100), 0));
 	p.fd = disk_fd;
 	cr_assert(eq(int, vmm_virtio_blk_create(&p, &host, &d), -EINVAL));
+	cr_assert(eq(ptr, d, NULL));
 }
 
 Test(vmm_virtio_blk, cmdline_declares_the_window)
