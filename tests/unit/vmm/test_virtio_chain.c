@@ -75,7 +75,7 @@ Test(vmm_virtio_chain, data_outside_ram_is_ioerr_and_untouched)
 	cr_assert(not(vd_needs_reset()), "the device can go on");
 }
 
-Test(vmm_virtio_chain, header_outside_ram_or_short_is_ioerr)
+Test(vmm_virtio_chain, header_missing_outside_ram_or_short_is_ioerr)
 {
 	vd_start(128);
 	*vd_status() = 0xff;
@@ -84,12 +84,27 @@ Test(vmm_virtio_chain, header_outside_ram_or_short_is_ioerr)
 	vd_kick(0);
 	cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_IOERR));
 
-	vd_put_hdr(VIRTIO_BLK_T_IN, 0);
+	/* 8 of the header's 16 bytes. */
+	vd_put_hdr(VIRTIO_BLK_T_FLUSH, 0);
 	*vd_status() = 0xff;
 	vd_set_desc(0, HDR_GPA, 8, VRING_DESC_F_NEXT, 1);
 	vd_kick(0);
 	cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_IOERR));
 	cr_assert(eq(u32, vd_last_used().len, 1));
+
+	/* No header at all: the chain is the status byte alone. */
+	*vd_status() = 0xff;
+	vd_kick(1);
+	cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_IOERR));
+
+	/* The header flagged device-writable is no header either. */
+	*vd_status() = 0xff;
+	vd_set_desc(0, HDR_GPA, 16, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 1);
+	vd_kick(0);
+	cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_IOERR));
+	cr_assert(eq(u32, vd_last_used().len, 1));
+	cr_assert(eq(u16, vd_used_idx(), 4));
+	cr_assert(not(vd_needs_reset()));
 	cr_assert(vd_guards_intact());
 }
 
