@@ -11,6 +11,7 @@
 #include <criterion/new/assert.h>
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,4 +277,43 @@ Test(vmm_virtio_mmio, cmdline_declares_the_window)
 		     -ENOSPC));
 	cr_assert(eq(int, vmm_virtio_mmio_cmdline(buf, sizeof(buf), 0x800, 5),
 		     -EINVAL));
+}
+
+static bool handler_stop;
+
+/* Another vCPU in Linux's vm_interrupt: read InterruptStatus, ACK it. */
+static void *irq_handler(void *arg)
+{
+	uint32_t isr;
+
+	(void)arg;
+	while (!__atomic_load_n(&handler_stop, __ATOMIC_ACQUIRE)) {
+		isr = vd_rd(VIRTIO_MMIO_INTERRUPT_STATUS);
+		if (isr)
+			vd_wr(VIRTIO_MMIO_INTERRUPT_ACK, isr);
+		(void)vd_cfg32(0);
+	}
+	return NULL;
+}
+
+Test(vmm_virtio_mmio, two_vcpus_at_once_keep_the_line_and_the_ring_right)
+{
+	pthread_t t;
+	unsigned int i;
+
+	vd_start(128);
+	cr_assert(eq(int, pthread_create(&t, NULL, irq_handler, NULL), 0));
+	for (i = 0; i < 3000; i++) {
+		vd_request(VIRTIO_BLK_T_FLUSH, 0, 0);
+		cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_OK), "request %u",
+			  i);
+	}
+	__atomic_store_n(&handler_stop, true, __ATOMIC_RELEASE);
+	cr_assert(eq(int, pthread_join(t, NULL), 0));
+	cr_assert(eq(u16, vd_used_idx(), 3000));
+	cr_assert(eq(u32, vd_nr_irq_raises, 3000));
+	/* The line is up exactly while a bit is pending. */
+	cr_assert(eq(int, vd_rd(VIRTIO_MMIO_INTERRUPT_STATUS) != 0,
+		     vd_irq_level));
+	cr_assert(not(vd_needs_reset()));
 }
