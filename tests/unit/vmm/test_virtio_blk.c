@@ -9,6 +9,7 @@
 #include <criterion/new/assert.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,4 +186,38 @@ Test(vmm_virtio_blk, beyond_capacity_or_partial_sector_is_ioerr)
 	vd_request(VIRTIO_BLK_T_IN, NR_SECTORS - 1, SECTOR);
 	cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_OK));
 	cr_assert(not(vd_needs_reset()));
+}
+
+Test(vmm_virtio_blk, host_io_errors_are_ioerr)
+{
+	struct vmm_virtio_blk_params p = {.serial = SERIAL};
+	char path[64];
+	int ro_fd;
+
+	/* The file shrinks under the device: a short read, then EOF. */
+	vd_start(128);
+	cr_assert(eq(int, ftruncate(vd_disk_fd, 2 * SECTOR + SECTOR / 2), 0));
+	vd_request(VIRTIO_BLK_T_IN, 1, 2 * SECTOR);
+	cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_IOERR));
+	cr_assert(eq(u32, vd_last_used().len, 1));
+
+	/* A writable disk on a descriptor opened read-only: EBADF. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", vd_disk_fd);
+	ro_fd = open(path, O_RDONLY);
+	cr_assert(ge(int, ro_fd, 0));
+	p.fd = ro_fd;
+	vmm_virtio_dev_destroy(vd_dev);
+	vd_dev = NULL;
+	cr_assert(eq(int, vmm_virtio_blk_create(&p, &vd_host, &vd_dev), 0));
+	vd_start(128);
+	vd_request(VIRTIO_BLK_T_OUT, 0, SECTOR);
+	cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_IOERR));
+	/* Reads still work, and the device goes on. */
+	vd_request(VIRTIO_BLK_T_IN, 0, SECTOR);
+	cr_assert(eq(u8, *vd_status(), VIRTIO_BLK_S_OK));
+	cr_assert(eq(u8, ((uint8_t *)vd_gpa(DATA_GPA))[1], vd_disk_byte(1)));
+	cr_assert(not(vd_needs_reset()));
+	vmm_virtio_dev_destroy(vd_dev);
+	vd_dev = NULL;
+	close(ro_fd);
 }
