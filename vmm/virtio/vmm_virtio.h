@@ -30,7 +30,10 @@
  * through gpa_ptr before it is used; a request the device cannot parse
  * is completed with an error status, or when even that is impossible,
  * the device sets DEVICE_NEEDS_RESET and stops serving until the driver
- * resets it. Nothing the guest writes makes these functions fail.
+ * resets it. An access the transport does not define (size, alignment)
+ * returns -EINVAL for the caller to count and is otherwise ignored; no
+ * guest action stops the device for good or reaches memory outside what
+ * gpa_ptr returned.
  *
  * Errors: 0 or -errno.
  */
