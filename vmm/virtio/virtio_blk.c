@@ -82,19 +82,23 @@ static uint64_t total(const struct iovec *iov, unsigned int n)
 	return sum;
 }
 
-/* The first (len) bytes of the stream over (n) segments (iov) into (dst). */
-static void gather(const struct iovec *iov, unsigned int n, void *dst,
+/*
+ * The first (len) bytes of the stream over (n) segments (iov) into (dst),
+ * each read exactly once (volatile: the compiler may not go back to guest
+ * memory for a byte later, where another vCPU may have changed it).
+ */
+static void gather(const struct iovec *iov, unsigned int n, uint8_t *dst,
 		   size_t len)
 {
+	const volatile uint8_t *src;
 	unsigned int i;
-	size_t take;
+	size_t j, take;
 
 	for (i = 0; i < n && len; i++) {
 		take = iov[i].iov_len < len ? iov[i].iov_len : len;
-		if (!take)
-			continue;
-		memcpy(dst, iov[i].iov_base, take);
-		dst = (char *)dst + take;
+		src  = iov[i].iov_base;
+		for (j = 0; j < take; j++)
+			*dst++ = src[j];
 		len -= take;
 	}
 }
@@ -248,7 +252,7 @@ static int blk_handle(struct vmm_virtio_dev *d, unsigned int q,
 		goto out_status;
 	}
 	/* Copy the header once: the guest may change it while we serve. */
-	gather(c->iov, c->nr_out, &hdr, sizeof(hdr));
+	gather(c->iov, c->nr_out, (uint8_t *)&hdr, sizeof(hdr));
 	st = blk_request(b, c, &hdr, in_len, written);
 
 out_status:

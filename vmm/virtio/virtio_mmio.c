@@ -100,8 +100,11 @@ static struct virtq *selected_queue(struct vmm_virtio_dev *d)
 }
 
 /*
- * Serve every chain the driver made available on queue (qi). A chain the
- * device type cannot answer at all, or a broken ring, stops the queue
+ * Serve the chains the driver had made available on queue (qi) when it
+ * notified: at most the queue size, so the calling vCPU returns to its
+ * guest even while another vCPU keeps adding (the driver notifies again
+ * for what it adds later: VRING_USED_F_NO_NOTIFY is never set). A chain
+ * the device type cannot answer at all, or a broken ring, stops the queue
  * with DEVICE_NEEDS_RESET: what follows in a ring the driver got wrong
  * cannot be trusted either.
  */
@@ -111,10 +114,15 @@ static void serve_queue(struct vmm_virtio_dev *d, unsigned int qi)
 	struct virtq_chain *c = &d->chain;
 	bool used             = false;
 	uint32_t written;
+	uint16_t end;
 	int ret;
 
+	if (virtq_avail_end(q, &d->host, &end)) {
+		needs_reset(d);
+		return;
+	}
 	for (;;) {
-		ret = virtq_pop(q, &d->host, c);
+		ret = virtq_pop(q, &d->host, end, c);
 		if (ret == -ENOENT)
 			break;
 		if (ret) {
@@ -176,18 +184,6 @@ static void write_status(struct vmm_virtio_dev *d, uint32_t v)
 		    (d->status & VIRTIO_CONFIG_S_NEEDS_RESET);
 }
 
-static void write_drv_features(struct vmm_virtio_dev *d, uint32_t v)
-{
-	/* Negotiation is over once FEATURES_OK stuck. */
-	if (d->status & VIRTIO_CONFIG_S_FEATURES_OK)
-		return;
-	if (d->drv_features_sel == 0)
-		d->drv_features = (d->drv_features & ~0xffffffffULL) | v;
-	else if (d->drv_features_sel == 1)
-		d->drv_features =
-			(d->drv_features & 0xffffffffULL) | ((uint64_t)v << 32);
-}
-
 static void set_lo(uint64_t *reg, uint32_t v)
 {
 	*reg = (*reg & ~0xffffffffULL) | v;
@@ -196,6 +192,17 @@ static void set_lo(uint64_t *reg, uint32_t v)
 static void set_hi(uint64_t *reg, uint32_t v)
 {
 	*reg = (*reg & 0xffffffffULL) | ((uint64_t)v << 32);
+}
+
+static void write_drv_features(struct vmm_virtio_dev *d, uint32_t v)
+{
+	/* Negotiation is over once FEATURES_OK stuck. */
+	if (d->status & VIRTIO_CONFIG_S_FEATURES_OK)
+		return;
+	if (d->drv_features_sel == 0)
+		set_lo(&d->drv_features, v);
+	else if (d->drv_features_sel == 1)
+		set_hi(&d->drv_features, v);
 }
 
 static void write_queue_ready(struct vmm_virtio_dev *d, struct virtq *q,

@@ -65,11 +65,20 @@ struct virtq_chain {
 int virtq_check(const struct virtq *q, const struct vmm_virtio_host *h);
 
 /*
- * Pop the next available chain of (q) into (c): 0 when one was popped
- * (check (c)->err), -ENOENT when the ring is empty, -EFAULT or -EINVAL
- * when the ring itself is unusable (the device then needs a reset).
+ * Read (q)'s avail->idx once into (*end): the chains before it are the
+ * ones to serve now. 0, -EFAULT if the ring is not guest RAM, -EINVAL if
+ * it claims more chains than the ring holds (the device needs a reset).
  */
-int virtq_pop(struct virtq *q, const struct vmm_virtio_host *h,
+int virtq_avail_end(const struct virtq *q, const struct vmm_virtio_host *h,
+		    uint16_t *end);
+
+/*
+ * Pop the next available chain of (q) before (end) into (c): 0 when one
+ * was popped (check (c)->err), -ENOENT when none is left before (end),
+ * -EFAULT or -EINVAL when the ring itself is unusable (the device then
+ * needs a reset).
+ */
+int virtq_pop(struct virtq *q, const struct vmm_virtio_host *h, uint16_t end,
 	      struct virtq_chain *c);
 
 /*

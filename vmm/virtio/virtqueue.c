@@ -99,6 +99,20 @@ static void *seg_ptr(const struct vmm_virtio_host *h, uint64_t addr,
 }
 
 /*
+ * Copy descriptor (src) once. Each field is one relaxed atomic load: with
+ * a plain copy the compiler may legally read guest memory again later
+ * (it assumes no other thread writes it), and the guest's other vCPUs
+ * could change a length between its check and its use.
+ */
+static void read_desc(const struct vring_desc *src, struct vring_desc *dst)
+{
+	dst->addr  = __atomic_load_n(&src->addr, __ATOMIC_RELAXED);
+	dst->len   = __atomic_load_n(&src->len, __ATOMIC_RELAXED);
+	dst->flags = __atomic_load_n(&src->flags, __ATOMIC_RELAXED);
+	dst->next  = __atomic_load_n(&src->next, __ATOMIC_RELAXED);
+}
+
+/*
  * Fill (c) from the chain starting at (head) in (table). A chain may be
  * as long as the queue (every descriptor once); one more means a loop.
  */
@@ -118,8 +132,7 @@ static void walk(const struct virtq *q, const struct vmm_virtio_host *h,
 			c->err = -ELOOP;
 			return;
 		}
-		/* Read once: the guest may rewrite it while we look. */
-		memcpy(&desc, &table[idx], sizeof(desc));
+		read_desc(&table[idx], &desc);
 		flags = le16toh(desc.flags);
 		if (flags & VRING_DESC_F_INDIRECT) {
 			c->err = -EINVAL;
@@ -149,22 +162,34 @@ static void walk(const struct virtq *q, const struct vmm_virtio_host *h,
 	}
 }
 
-int virtq_pop(struct virtq *q, const struct vmm_virtio_host *h,
+int virtq_avail_end(const struct virtq *q, const struct vmm_virtio_host *h,
+		    uint16_t *end)
+{
+	struct vring_avail *avail = avail_ring(q, h);
+	uint16_t idx;
+
+	if (!avail)
+		return -EFAULT;
+	/* Acquire: the ring entries we read next were written before idx. */
+	idx = le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE));
+	/* More entries than the ring holds: the driver lost count. */
+	if ((uint16_t)(idx - q->last_avail) > q->num)
+		return -EINVAL;
+	*end = idx;
+	return 0;
+}
+
+int virtq_pop(struct virtq *q, const struct vmm_virtio_host *h, uint16_t end,
 	      struct virtq_chain *c)
 {
 	const struct vring_desc *table = desc_table(q, h);
 	struct vring_avail *avail      = avail_ring(q, h);
-	uint16_t avail_idx, head;
+	uint16_t head;
 
+	if (q->last_avail == end)
+		return -ENOENT;
 	if (!table || !avail)
 		return -EFAULT;
-	/* Acquire: the ring entries we read next were written before idx. */
-	avail_idx = le16toh(__atomic_load_n(&avail->idx, __ATOMIC_ACQUIRE));
-	if (avail_idx == q->last_avail)
-		return -ENOENT;
-	/* More entries than the ring holds: the driver lost count. */
-	if ((uint16_t)(avail_idx - q->last_avail) > q->num)
-		return -EINVAL;
 	head = le16toh(__atomic_load_n(
 		&avail->ring[q->last_avail & (q->num - 1)], __ATOMIC_RELAXED));
 	if (head >= q->num)

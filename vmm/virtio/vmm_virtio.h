@@ -30,7 +30,10 @@
  * through gpa_ptr before it is used; a request the device cannot parse
  * is completed with an error status, or when even that is impossible,
  * the device sets DEVICE_NEEDS_RESET and stops serving until the driver
- * resets it. Nothing the guest writes makes these functions fail.
+ * resets it. An access the transport does not define (size, alignment)
+ * returns -EINVAL for the caller to count and is otherwise ignored; no
+ * guest action stops the device for good or reaches memory outside what
+ * gpa_ptr returned.
  *
  * Errors: 0 or -errno.
  */
@@ -63,7 +66,9 @@ struct vmm_virtio_host {
 	/*
 	 * Host address of guest-physical [gpa, gpa + len), or NULL unless the
 	 * whole range is guest RAM the device may read and write. (len) is
-	 * at least 1. The pointer stays valid while the device lives.
+	 * at least 1. The device uses the pointer only until the call into
+	 * it returns and asks again next time, so the memory map may change
+	 * between calls.
 	 */
 	void *(*gpa_ptr)(void *opaque, uint64_t gpa, uint64_t len);
 	/*
@@ -99,7 +104,8 @@ struct vmm_virtio_blk_params {
  * copied. It offers VIRTIO_F_VERSION_1, VIRTIO_BLK_F_FLUSH,
  * VIRTIO_BLK_F_BLK_SIZE (512), VIRTIO_BLK_F_SEG_MAX and, when
  * (p)->read_only, VIRTIO_BLK_F_RO; one request queue.
- * Returns 0 and fills (*out), or -EINVAL (bad parameters, a file smaller
+ * Returns 0 and fills (*out), or -EINVAL (bad parameters or host
+ * callbacks, (p)->fd neither a regular file nor a block device, smaller
  * than one sector), -errno of fstat/lseek, -ENOMEM. Free with
  * vmm_virtio_dev_destroy().
  */
