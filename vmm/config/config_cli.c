@@ -66,9 +66,10 @@ const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS] = {
 		"boot a Linux vmlinux or bzImage"),
 	RUN_OPT(OPT_INITRD, "initrd", "FILE", "Linux initial ramdisk"),
 	RUN_OPT(OPT_APPEND, "append", "CMDLINE", "Linux kernel command line"),
-	RUN_OPT(OPT_DISK, "disk", "FILE[,ro]",
-		"a virtio disk (/dev/vda, then vdb...); the first\n"
-		"is the root unless --append names one (repeatable)"),
+	RUN_OPT(OPT_DISK, "disk", "DISK[,ro]",
+		"a virtio disk: a raw image, a block device, or a\n"
+		"folder (copied into a scratch ext4 image); /dev/vda,\n"
+		"then vdb...; the first is the root (repeatable)"),
 	RUN_OPT(OPT_NO_SANDBOX, "no-sandbox", NULL,
 		"no seccomp filter on the vCPU and control\n"
 		"threads (debugging; docs/security.md)"),

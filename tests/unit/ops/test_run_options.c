@@ -116,6 +116,7 @@ static const char *value_for(const struct doc_opt *o)
 		{"IMAGE", "g.elf"},
 		{"CMDLINE", "console=ttyS0"},
 		{"DIR", "/tmp"},
+		{"DISK", "/tmp"}, /* a folder: its image is made later */
 		{"HZ", "1000"},
 		{"PCT", "10"},
 	};
