@@ -413,12 +413,10 @@ static int read_disk(const struct vmm_xml_src *src, xmlNode *disk,
 					   "disks need <target bus='virtio'>: "
 					   "vpmu's disks are virtio-blk");
 	path = source ? xmlGetProp(source, x(block ? "dev" : "file")) : NULL;
-	if (!path) {
-		ret = vmm_config_xml_fail(src, source ? source : disk,
-					  "a disk needs <source %s='...'>",
-					  block ? "dev" : "file");
-		return ret;
-	}
+	if (!path)
+		return vmm_config_xml_fail(src, source ? source : disk,
+					   "a disk needs <source %s='...'>",
+					   block ? "dev" : "file");
 	vmm_config_xml_where(src, source, w, sizeof(w));
 	ret = vmm_config_add_disk(w, cfg, s(path),
 				  child(disk, "readonly") != NULL, src->err,

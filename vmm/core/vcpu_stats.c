@@ -6,13 +6,23 @@
 
 #include <time.h>
 
-uint64_t vmm_thread_cpu_ns(void)
+/* (clock) in ns into (*ns): 0, or -1 when the kernel refuses it. */
+static int clock_ns(clockid_t clock, uint64_t *ns)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (clock_gettime(clock, &ts))
+		return -1;
+	*ns = (uint64_t)ts.tv_sec * VPMU_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+uint64_t vmm_thread_cpu_ns(void)
+{
+	uint64_t ns = 0;
+
+	clock_ns(CLOCK_THREAD_CPUTIME_ID, &ns);
+	return ns;
 }
 
 /* The kernel's per-thread CPU clock of (tid), as pthread_getcpuclockid()
@@ -26,13 +36,13 @@ static clockid_t thread_cpu_clock(pid_t tid)
 uint64_t vmm_vcpu_cpu_ns(const struct vmm_vcpu *vcpu)
 {
 	pid_t tid = __atomic_load_n(&vcpu->tid, __ATOMIC_ACQUIRE);
-	struct timespec ts;
+	uint64_t ns;
 
 	if (vmm_vcpu_is_self(vcpu))
 		return vmm_thread_cpu_ns();
-	if (!tid || clock_gettime(thread_cpu_clock(tid), &ts))
+	if (!tid || clock_ns(thread_cpu_clock(tid), &ns))
 		return vcpu->stats.cpu_ns; /* not started, or ended */
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return ns;
 }
 
 static const char *const exit_names[VMM_EXIT_REASONS] = {
