@@ -64,8 +64,9 @@ static const char usage[] =
 	"Exit status: PROGRAM's, or 1 when recording (or a check) failed.\n";
 
 struct hist {
-	uint64_t key; /* symbol pointer or IP */
-	uint64_t n;   /* periods: a sample, and the ones it missed */
+	uint64_t key;     /* symbol pointer or IP */
+	uint64_t n;       /* periods: a sample, and the ones it missed */
+	uint64_t samples; /* samples alone: one each, however late */
 };
 
 struct rec {
@@ -73,6 +74,7 @@ struct rec {
 	unsigned int nr_funcs, nr_ips;
 	uint64_t nr_samples, nr_periods, nr_lost, exits, nr_msgs, nr_fills;
 	uint64_t nr_bad, nr_rearms, nr_irqs;
+	uint64_t max_weight, max_weight_ip; /* the latest sample's periods */
 	const char *event;
 	uint64_t period;
 	int poll;
@@ -91,6 +93,7 @@ static void bump(struct hist *h, unsigned int *nr, unsigned int max,
 	for (i = 0; i < *nr; i++) {
 		if (h[i].key == key) {
 			h[i].n += n;
+			h[i].samples++;
 			return;
 		}
 	}
@@ -98,7 +101,7 @@ static void bump(struct hist *h, unsigned int *nr, unsigned int max,
 		*lost += n;
 		return;
 	}
-	h[*nr] = (struct hist){.key = key, .n = n};
+	h[*nr] = (struct hist){.key = key, .n = n, .samples = 1};
 	(*nr)++;
 }
 
@@ -116,6 +119,10 @@ static void add(struct rec *p, const struct pvpmu_smpl *s)
 
 	p->nr_samples++;
 	p->nr_periods += w;
+	if (w > p->max_weight) {
+		p->max_weight    = w;
+		p->max_weight_ip = e->ip;
+	}
 	/* The first sample follows the initial value, not a reset. */
 	if (e->ovfl_pmd != 0 || e->set != 0 ||
 	    (!p->t->argv && e->cpu != p->t->vcpu) ||
@@ -372,14 +379,15 @@ static const char *func_name(uint64_t key)
 	return s ? s->name : "[unknown]";
 }
 
-static uint64_t count_of(const struct rec *p, const char *name)
+/* The samples (not periods) that fell in function (name). */
+static uint64_t samples_of(const struct rec *p, const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < p->nr_funcs; i++) {
 		if (p->funcs[i].key &&
 		    tool_streq(func_name(p->funcs[i].key), name))
-			return p->funcs[i].n;
+			return p->funcs[i].samples;
 	}
 	return 0;
 }
@@ -412,8 +420,13 @@ static void report(struct rec *p, int nr_syms, const char *file)
 			    "times (overflow accounted more than a period "
 			    "late)\n",
 			    (unsigned long long)p->nr_rearms);
+	if (p->max_weight > 1)
+		tool_printf("pfrecord: the latest sample carried %llu periods "
+			    "(at 0x%llx)\n",
+			    (unsigned long long)p->max_weight,
+			    (unsigned long long)p->max_weight_ip);
 	tool_printf("pfrecord: flat profile by function:\n");
-	tool_printf(" %10s %8s  %s\n", "samples", "percent", "function");
+	tool_printf(" %10s %8s  %s\n", "periods", "percent", "function");
 	for (i = 0; i < p->nr_funcs; i++)
 		tool_printf(" %10llu %7s%%  %s\n",
 			    (unsigned long long)p->funcs[i].n,
@@ -434,27 +447,37 @@ static void report(struct rec *p, int nr_syms, const char *file)
 	}
 }
 
-/* The built-in workload's profile must be 6:3:1 from PMD0 samples. */
+/*
+ * The built-in workload's profile must be 6:3:1 from PMD0 samples. Judged
+ * by samples, not periods: a time event counts while the host has the
+ * vCPU thread preempted, and the one sample taken when it runs again
+ * carries every period of the wait at a single IP (337 of 1081 periods at
+ * one instruction of work_warm, once, in a loaded CI run). The time at
+ * which a sample is taken is what follows the workload's 6:3:1.
+ */
 static int check(const struct rec *p)
 {
-	uint64_t hot  = count_of(p, "work_hot");
-	uint64_t warm = count_of(p, "work_warm");
-	uint64_t cold = count_of(p, "work_cold");
+	uint64_t hot  = samples_of(p, "work_hot");
+	uint64_t warm = samples_of(p, "work_warm");
+	uint64_t cold = samples_of(p, "work_cold");
 
 	if (p->nr_bad || !p->nr_fills || hot <= warm || warm <= cold ||
 	    hot * 100 < (hot + warm + cold) * 45) {
-		tool_printf("pfrecord: check FAILED: hot %llu warm %llu cold "
-			    "%llu, %llu bad samples, %llu fills\n",
+		tool_printf("pfrecord: check FAILED: samples in hot %llu "
+			    "warm %llu cold %llu, %llu bad samples, %llu "
+			    "fills\n",
 			    (unsigned long long)hot, (unsigned long long)warm,
 			    (unsigned long long)cold,
 			    (unsigned long long)p->nr_bad,
 			    (unsigned long long)p->nr_fills);
 		return 1;
 	}
-	tool_printf("pfrecord: check ok: work_hot > work_warm > work_cold, "
-		    "every sample from PMD0 on vcpu %u, buffer refilled %llu "
-		    "times\n",
-		    p->t->vcpu, (unsigned long long)p->nr_fills);
+	tool_printf("pfrecord: check ok: work_hot > work_warm > work_cold "
+		    "(samples %llu, %llu, %llu), every sample from PMD0 on "
+		    "vcpu %u, buffer refilled %llu times\n",
+		    (unsigned long long)hot, (unsigned long long)warm,
+		    (unsigned long long)cold, p->t->vcpu,
+		    (unsigned long long)p->nr_fills);
 	return 0;
 }
 
