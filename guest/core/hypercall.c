@@ -185,7 +185,7 @@ int pvpmu_shared_register(const struct pvpmu_drv *drv,
 }
 
 int pvpmu_hc_sched(const struct pvpmu_drv *drv, int fd, pvpmu_u32 op,
-		   pvpmu_u32 tid)
+		   pvpmu_u32 tid, pvpmu_u32 *counting)
 {
 	struct pvpmu_hc_sched req = {
 		.size = sizeof(req),
@@ -193,8 +193,11 @@ int pvpmu_hc_sched(const struct pvpmu_drv *drv, int fd, pvpmu_u32 op,
 		.op   = op,
 		.tid  = tid,
 	};
+	int ret = pvpmu_call(drv, PVPMU_HC_SCHED, &req, sizeof(req));
 
-	return pvpmu_call(drv, PVPMU_HC_SCHED, &req, sizeof(req));
+	if (counting)
+		*counting = ret ? 0 : req.counting;
+	return ret;
 }
 
 int pvpmu_hc_block(const struct pvpmu_drv *drv, pvpmu_u32 tid,

@@ -165,9 +165,13 @@ int pvpmu_hc_set_vector(const struct pvpmu_drv *drv, pvpmu_u32 vector);
 int pvpmu_shared_register(const struct pvpmu_drv *drv,
 			  struct pvpmu_shared_page *page);
 
-/* PVPMU_HC_SCHED: thread (tid) of context (fd) goes (op) PVPMU_SCHED_*. */
+/*
+ * PVPMU_HC_SCHED: thread (tid) of context (fd) goes (op) PVPMU_SCHED_*.
+ * (counting), unless NULL, gets the answer's counting field: 1 when a
+ * SCHED_OUT was counted by the context's hv_* events.
+ */
 int pvpmu_hc_sched(const struct pvpmu_drv *drv, int fd, pvpmu_u32 op,
-		   pvpmu_u32 tid);
+		   pvpmu_u32 tid, pvpmu_u32 *counting);
 
 /*
  * PVPMU_HC_BLOCK: wait (at most (timeout_ns)) while guest thread (tid) (0:

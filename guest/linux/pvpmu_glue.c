@@ -217,9 +217,9 @@ int lx_hc_shared(struct page *pg)
 	return pvpmu_shared_register(&lx_drv, pg ? page_address(pg) : NULL);
 }
 
-int lx_hc_sched(int hfd, u32 op, u32 tid)
+int lx_hc_sched(int hfd, u32 op, u32 tid, u32 *counting)
 {
-	return pvpmu_hc_sched(&lx_drv, hfd, op, tid);
+	return pvpmu_hc_sched(&lx_drv, hfd, op, tid, counting);
 }
 
 int lx_hc_fmt_info(u32 index, struct pvpmu_hc_fmt_info *fi)

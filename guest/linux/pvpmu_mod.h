@@ -88,7 +88,7 @@ int lx_hc_msg(int hfd, union pfm_msg *msg);
 int lx_hc_smpl(int hfd, u64 *gpa, u64 *size);
 int lx_hc_vector(u32 vector);
 int lx_hc_shared(struct page *pg); /* NULL: unregister */
-int lx_hc_sched(int hfd, u32 op, u32 tid);
+int lx_hc_sched(int hfd, u32 op, u32 tid, u32 *counting);
 int lx_hc_fmt_info(u32 index, struct pvpmu_hc_fmt_info *fi);
 /* Run lx_hc_pfm() on (cpu) (system-wide contexts): same result. */
 int lx_hc_pfm_on(int cpu, int hfd, u32 cmd, int nargs, void *kbuf, u64 size,

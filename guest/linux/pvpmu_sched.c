@@ -42,18 +42,27 @@ static void sched_in_locked(struct pvpmu_ctx *ctx, int cpu)
 	sp      = page_address(pvpmu_shared_pages[cpu]);
 	sp->pid = task_tgid_vnr(current);
 	sp->tid = task_pid_vnr(current);
-	if (!lx_hc_sched(ctx->hfd, PVPMU_SCHED_IN, task_pid_vnr(current))) {
+	if (!lx_hc_sched(ctx->hfd, PVPMU_SCHED_IN, task_pid_vnr(current),
+			 NULL)) {
 		ctx->sched_cpu = cpu;
 		ctx->last_cpu  = cpu;
 	}
 }
 
+/*
+ * Only the calls the context counted (started, not masked) are ours in its
+ * counts: a switch-out between PFM_LOAD_CONTEXT and PFM_START is not.
+ */
 static void sched_out_locked(struct pvpmu_ctx *ctx)
 {
+	u32 counting = 0;
+
 	if (ctx->closed || ctx->sched_cpu < 0)
 		return;
-	lx_hc_sched(ctx->hfd, PVPMU_SCHED_OUT, task_pid_vnr(current));
-	ctx->sched_outs++;
+	lx_hc_sched(ctx->hfd, PVPMU_SCHED_OUT, task_pid_vnr(current),
+		    &counting);
+	if (counting)
+		ctx->sched_outs++;
 	ctx->sched_cpu = -1;
 }
 
@@ -79,7 +88,7 @@ static void hook_out(struct preempt_notifier *pn, struct task_struct *next)
 		/* The thread's last switch (spec 3.3.6: unload, END msg). */
 		if (!ctx->closed && ctx->loaded)
 			lx_hc_sched(ctx->hfd, PVPMU_SCHED_EXIT,
-				    task_pid_vnr(current));
+				    task_pid_vnr(current), NULL);
 		ctx->loaded    = false;
 		ctx->task_dead = true;
 	}

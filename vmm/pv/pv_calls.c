@@ -378,6 +378,7 @@ static int hc_sched(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	struct vpmu_domain *d = vmm_pv(vcpu->vm)->domain;
 	struct pvpmu_hc_sched req;
 	struct vpmu_caller who;
+	bool counting;
 	int ret;
 
 	(void)opaque;
@@ -385,12 +386,18 @@ static int hc_sched(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 			  PVPMU_HC_SCHED_SIZE_VER1);
 	if (ret)
 		return ret;
+	if (req.pad0)
+		return -PVPMU_EINVAL;
 	who = guest_caller(vcpu, req.tid, 0);
 	switch (req.op) {
 	case PVPMU_SCHED_IN:
 		return vmm_pv_status(vpmu_ctx_sched_in(d, &who, req.fd));
 	case PVPMU_SCHED_OUT:
-		return vmm_pv_status(vpmu_ctx_sched_out(d, &who, req.fd));
+		ret = vpmu_ctx_sched_out(d, &who, req.fd, &counting);
+		if (ret)
+			return vmm_pv_status(ret);
+		req.counting = counting;
+		return vmm_hc_write(vcpu, gpa, &req, sizeof(req));
 	case PVPMU_SCHED_EXIT:
 		return vmm_pv_status(vpmu_ctx_thread_exit(d, &who, req.fd));
 	default:

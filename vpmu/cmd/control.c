@@ -326,18 +326,21 @@ int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
 static int sched_out(struct vpmu_ctx *ctx, const struct vpmu_caller *who,
 		     const void *arg)
 {
+	bool *counting = (bool *)arg;
+
 	(void)who;
-	(void)arg;
 	if (ctx->state != VPMU_CTX_LOADED || !ctx->cpu)
 		return -EBUSY;
+	if (counting)
+		*counting = ctx->is_active && !ctx->is_masked;
 	vpmu_cpu_detach(ctx->cpu, ctx);
 	return 0;
 }
 
 int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
-		       int fd)
+		       int fd, bool *counting)
 {
-	return ctx_run(d, who, fd, thread_ctx, sched_out, NULL);
+	return ctx_run(d, who, fd, thread_ctx, sched_out, counting);
 }
 
 /* 3.3.6: save, detach, then append PFM_MSG_END (non-self per-thread). */

@@ -125,7 +125,7 @@ int pfm_getinfo_formats(pfm_format_info_t *fmts, int max)
 
 int pvpmu_sched(int fd, pvpmu_u32 op, pvpmu_u32 tid)
 {
-	return pvpmu_hc_sched(sdk_drv(), fd, op, tid);
+	return pvpmu_hc_sched(sdk_drv(), fd, op, tid, 0);
 }
 
 int pvpmu_shared_attach(struct pvpmu_shared_page *page)

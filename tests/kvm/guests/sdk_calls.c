@@ -350,6 +350,7 @@ static void per_thread(void)
 	pfarg_load_t ld = {.load_pid = 7};
 	pfarg_pmc_t pmc = {.reg_num = 0};
 	pfarg_pmd_t pmd = {.reg_num = 0};
+	pvpmu_u32 counting;
 	pfm_msg_t msg;
 	int fd;
 
@@ -367,12 +368,26 @@ static void per_thread(void)
 	EXPECT(&c, "sched in twice", pvpmu_sched(fd, PVPMU_SCHED_IN, 7),
 	       -PVPMU_EBUSY);
 	EXPECT(&c, "sched bad op", pvpmu_sched(fd, 99, 7), -PVPMU_EINVAL);
-	EXPECT(&c, "sched out", pvpmu_sched(fd, PVPMU_SCHED_OUT, 7), 0);
+	EXPECT(&c, "sched out",
+	       pvpmu_hc_sched(pvpmu_driver(), fd, PVPMU_SCHED_OUT, 7,
+			      &counting),
+	       0);
+	EXPECT(&c, "sched out while started: counted", counting, 1);
 	nops(NR_NOPS);
 	EXPECT(&c, "read_pmds per-thread", pfm_read_pmds(fd, &pmd, 1), 0);
 	/* The NOPs while in, the 2 failed SCHED calls and SCHED OUT itself. */
 	EXPECT(&c, "counted only while scheduled in", pmd.reg_value,
 	       NR_NOPS + 3);
+	/* Stopped, a switch-out is not in the counts, and says so. */
+	EXPECT(&c, "stop per-thread", pfm_stop(fd), 0);
+	EXPECT(&c, "sched in stopped", pvpmu_sched(fd, PVPMU_SCHED_IN, 7), 0);
+	EXPECT(&c, "sched out stopped",
+	       pvpmu_hc_sched(pvpmu_driver(), fd, PVPMU_SCHED_OUT, 7,
+			      &counting),
+	       0);
+	EXPECT(&c, "sched out while stopped: not counted", counting, 0);
+	EXPECT(&c, "read_pmds stopped", pfm_read_pmds(fd, &pmd, 1), 0);
+	EXPECT(&c, "nothing counted while stopped", pmd.reg_value, NR_NOPS + 3);
 	EXPECT(&c, "thread exit", pvpmu_sched(fd, PVPMU_SCHED_EXIT, 7), 0);
 	EXPECT(&c, "PFM_MSG_END queued", pfm_read_msg(fd, &msg, 0), 0);
 	EXPECT(&c, "message type", msg.msg_type, PFM_MSG_END);

@@ -278,10 +278,35 @@ Test(vpmu_ctx, per_thread_counts_while_scheduled_in)
 	cr_assert(eq(int, vpmu_ctx_sched_in(H.d, &H.guest, fd), 0));
 	cr_assert(eq(int, vpmu_ctx_sched_in(H.d, &H.guest, fd), -EBUSY));
 	h_run(40);
-	cr_assert(eq(int, vpmu_ctx_sched_out(H.d, &H.guest, fd), 0));
-	cr_assert(eq(int, vpmu_ctx_sched_out(H.d, &H.guest, fd), -EBUSY));
+	cr_assert(eq(int, vpmu_ctx_sched_out(H.d, &H.guest, fd, NULL), 0));
+	cr_assert(eq(int, vpmu_ctx_sched_out(H.d, &H.guest, fd, NULL), -EBUSY));
 	h_run(100);
 	cr_assert(eq(u64, h_val(fd, 0, 0), 40));
+}
+
+/*
+ * A switch-out says whether the context was counting (the exit carrying
+ * it is then in the counts): started yes, loaded but stopped no.
+ */
+Test(vpmu_ctx, sched_out_says_whether_it_was_counted)
+{
+	struct pfarg_load l = {.load_pid = 201};
+	int fd              = h_ctx(0);
+	bool counting       = false;
+
+	h_pmc(fd, 0, 0, H_EVSEL(0), 0);
+	cr_assert(eq(int, vpmu_ctx_load(H.d, &H.guest, fd, &l, 1), 0));
+	cr_assert(eq(int, vpmu_ctx_sched_in(H.d, &H.guest, fd), 0));
+	cr_assert(eq(int, vpmu_ctx_sched_out(H.d, &H.guest, fd, &counting), 0));
+	cr_assert(not(counting), "loaded, not started");
+	h_start(fd);
+	cr_assert(eq(int, vpmu_ctx_sched_in(H.d, &H.guest, fd), 0));
+	cr_assert(eq(int, vpmu_ctx_sched_out(H.d, &H.guest, fd, &counting), 0));
+	cr_assert(counting, "started");
+	cr_assert(eq(int, vpmu_ctx_stop(H.d, &H.guest, fd), 0));
+	cr_assert(eq(int, vpmu_ctx_sched_in(H.d, &H.guest, fd), 0));
+	cr_assert(eq(int, vpmu_ctx_sched_out(H.d, &H.guest, fd, &counting), 0));
+	cr_assert(not(counting), "stopped");
 }
 
 /* 3.1.7: a thread has at most one context; a vCPU one vCPU-wide one. */
@@ -473,7 +498,7 @@ static int trun(int fd, enum tcmd c)
 	case T_SCHED_IN:
 		return vpmu_ctx_sched_in(H.d, &H.guest, fd);
 	case T_SCHED_OUT:
-		return vpmu_ctx_sched_out(H.d, &H.guest, fd);
+		return vpmu_ctx_sched_out(H.d, &H.guest, fd, NULL);
 	case T_EXIT:
 		return vpmu_ctx_thread_exit(H.d, &H.guest, fd);
 	case T_UNLOAD:

@@ -201,11 +201,14 @@ int vpmu_ctx_sched_in(struct vpmu_domain *d, const struct vpmu_caller *who,
 
 /*
  * Schedule per-thread context (fd) out of the vCPU it is on: its last
- * counts are folded in and its events closed; it stays loaded. Errors:
- * -EBADF, -EINVAL (vCPU-wide), -EBUSY (not loaded or not scheduled in).
+ * counts are folded in and its events closed; it stays loaded. (counting),
+ * unless NULL, says whether the context was counting (started and not
+ * masked), so that the exit which carried this call is in its counts.
+ * Errors: -EBADF, -EINVAL (vCPU-wide), -EBUSY (not loaded or not
+ * scheduled in).
  */
 int vpmu_ctx_sched_out(struct vpmu_domain *d, const struct vpmu_caller *who,
-		       int fd);
+		       int fd, bool *counting);
 
 /*
  * The monitored guest thread of per-thread context (fd) exited (3.3.6):

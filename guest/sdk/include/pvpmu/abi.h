@@ -299,17 +299,25 @@ _Static_assert(sizeof(struct pvpmu_hc_shared) == 16, "pvpmu_hc_shared is ABI");
  * PVPMU_HC_SCHED: the guest driver tells the VMM that the guest thread of
  * per-thread context (fd) starts (IN) or stops (OUT) running on the calling
  * vCPU, or has exited (EXIT: the context is unloaded, PFM_MSG_END queued).
+ * The hypercall itself is an exit like any other: SCHED_OUT is counted by
+ * the context's hv_* events when the context was counting (started, not
+ * masked), and its answer says whether it was, so that a driver can tell
+ * its own calls apart from its thread's (struct pvpmu_ioc_info).
  */
 #define PVPMU_SCHED_IN   1
 #define PVPMU_SCHED_OUT  2
 #define PVPMU_SCHED_EXIT 3
 struct pvpmu_hc_sched {
-	pvpmu_u32 size; /* IN: sizeof(struct pvpmu_hc_sched), §5.1 */
-	pvpmu_s32 fd;   /* IN: context handle */
-	pvpmu_u32 op;   /* IN: PVPMU_SCHED_* */
-	pvpmu_u32 tid;  /* IN: the guest thread */
+	pvpmu_u32 size;     /* IN: sizeof(struct pvpmu_hc_sched), §5.1 */
+	pvpmu_s32 fd;       /* IN: context handle */
+	pvpmu_u32 op;       /* IN: PVPMU_SCHED_* */
+	pvpmu_u32 tid;      /* IN: the guest thread */
+	pvpmu_u32 counting; /* OUT: SCHED_OUT: 1 if the context was counting,
+			       so that its active set's hv_* events count
+			       this call; else 0 */
+	pvpmu_u32 pad0;     /* IN: must be zero */
 };
-_Static_assert(sizeof(struct pvpmu_hc_sched) == 16, "pvpmu_hc_sched is ABI");
+_Static_assert(sizeof(struct pvpmu_hc_sched) == 24, "pvpmu_hc_sched is ABI");
 
 /*
  * PVPMU_HC_BLOCK (spec 3.1.9, 3.4.3): with PFM_FL_NOTIFY_BLOCK, the
@@ -1054,8 +1062,9 @@ struct pvpmu_ioc_info {
 	pvpmu_u32 nr_cpus;    /* OUT: shared pages at PVPMU_MMAP_SHARED */
 	pvpmu_u64 smpl_size;  /* OUT: sampling buffer bytes, 0 if none */
 	pvpmu_u64 sched_outs; /* OUT: PVPMU_SCHED_OUT hypercalls the driver
-				 made for the monitored thread; hv events
-				 of the context count each of them */
+				 made for the monitored thread while the
+				 context was counting: its hv events
+				 count each of them, and no other */
 	pvpmu_s32 load_pid;   /* OUT: monitored thread, or -1 */
 	pvpmu_s32 load_cpu;   /* OUT: CPU of a system-wide context, or -1 */
 };

@@ -77,11 +77,13 @@ static struct layout_row rows[] = {
 	OFF(struct pvpmu_hc_shared, pad0, 4),
 	OFF(struct pvpmu_hc_shared, gpa, 8),
 
-	SIZE(struct pvpmu_hc_sched, 16),
+	SIZE(struct pvpmu_hc_sched, 24),
 	OFF(struct pvpmu_hc_sched, size, 0),
 	OFF(struct pvpmu_hc_sched, fd, 4),
 	OFF(struct pvpmu_hc_sched, op, 8),
 	OFF(struct pvpmu_hc_sched, tid, 12),
+	OFF(struct pvpmu_hc_sched, counting, 16),
+	OFF(struct pvpmu_hc_sched, pad0, 20),
 
 	SIZE(struct pvpmu_shared_pmd, 16),
 	OFF(struct pvpmu_shared_pmd, value, 0),
