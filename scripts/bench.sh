@@ -50,3 +50,10 @@ echo "== control plane: vpmu record, CPU per sample of smpl_drain in JSON vs pac
 # Snapshot and restore time and file size, 64 MiB and 1 GiB.
 echo "== snapshot / restore of idle 64 MiB and 1 GiB guests (sparse)"
 scripts/bench_snapshot.sh "$B"
+
+# The Linux guest: boot from the root file system vs the initramfs test
+# init, virtio-blk sequential read vs host dd, in-guest perf record
+# -F 1000 vs the same workload unmonitored. Needs /dev/kvm and
+# scripts/build-linux.sh's images (exit 77: skipped).
+echo "== Linux guest: boot, virtio-blk read, perf record in the guest"
+scripts/bench_linux.sh "$B" || [ $? = 77 ]
