@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -19,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int serve_parse_listen(const char *s, struct sockaddr_storage *sa, char *err,
 		       size_t errlen)
@@ -377,15 +380,25 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-/* The whole file (path) as a NUL-terminated string, or NULL (err set). */
+/*
+ * The whole file (path) as a NUL-terminated string, or NULL (err set).
+ * Only a regular file: a FIFO would block the open, and then the daemon.
+ */
 static char *slurp(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
 	char *buf;
+	FILE *f;
 	long n;
 
-	if (!f) {
+	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
 		return NULL;
 	}
 	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || n > (1 << 20) ||

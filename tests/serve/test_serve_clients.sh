@@ -171,6 +171,14 @@ echo "ok: go tool pprof -top of vpmu report --pprof: $F first, with chains"
 [ "$(wc -l <"$T/clear.log")" = 1 ] && grep -q -- '--tls-cert' "$T/clear.log" ||
 	fail "one line saying how: $(cat "$T/clear.log")"
 echo "ok: 0.0.0.0 without TLS refused: $(cat "$T/clear.log")"
+# A FIFO named as a certificate is refused at once, not waited on.
+mkfifo "$T/cert.fifo"
+timeout 10 "$VPMU" serve --listen 127.0.0.1:0 --tls-cert "$T/cert.fifo" \
+	--tls-key "$T/cert.fifo" 2>"$T/fifo.log"
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q 'cert.fifo: not a regular file' "$T/fifo.log" ||
+	fail "a FIFO as --tls-cert (status $rc): $(cat "$T/fifo.log")"
+echo "ok: a FIFO as --tls-cert refused: $(cat "$T/fifo.log")"
 cd "$T" || fail cd
 ossl() { openssl "$@" >/dev/null 2>&1 || fail "openssl $*"; }
 ossl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=test-ca

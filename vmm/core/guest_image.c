@@ -112,7 +112,8 @@ int vmm_image_map(const char *path, struct vmm_image_file *f, char *err,
 	struct stat st;
 	int fd, ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A FIFO must not block the open: it is refused just below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: cannot open: %s", path,

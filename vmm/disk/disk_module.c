@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "vmm_machine.h"
@@ -76,6 +77,7 @@ static int disk_open(struct vmm_vm *vm, struct disks *ds,
 	struct vmm_virtio_host host     = {
 		    .gpa_ptr = disk_gpa_ptr, .irq = disk_irq, .opaque = d};
 	char serial[VMM_VIRTIO_BLK_SERIAL_MAX + 1], words[96];
+	struct stat st;
 	int ret;
 
 	if (c->from_dir) { /* `vpmu run` makes the image (vm_config.h) */
@@ -86,11 +88,21 @@ static int disk_open(struct vmm_vm *vm, struct disks *ds,
 	d->vm   = vm;
 	d->irq  = vmm_disk_irq[ds->nr];
 	d->base = VMM_DISK_MMIO_BASE + ds->nr * VMM_VIRTIO_MMIO_SIZE;
-	d->fd   = open(c->path, (c->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	/* Checked again once open: the path may have changed since. */
+	d->fd = open(c->path, (c->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC |
+				      O_NOCTTY | O_NONBLOCK);
 	if (d->fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "disk %s: %s", c->path, strerror(-ret));
 		return ret;
+	}
+	if (fstat(d->fd, &st) ||
+	    (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))) {
+		snprintf(err, errlen, "disk %s: not a file or a block device",
+			 c->path);
+		close(d->fd);
+		d->fd = -1;
+		return -EINVAL;
 	}
 	if (c->remove_after_open) /* a scratch image of a folder */
 		unlink(c->path);

@@ -288,7 +288,8 @@ int vmm_snap_open(const char *path, const struct vmm_snap_expect *exp,
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A FIFO must not block the open: it is refused just below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		ret = fd < 0 ? -errno : -EINVAL;
 		if (fd >= 0)

@@ -8,8 +8,11 @@
 #include <criterion/parameterized.h>
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "elf_exec.h"
 #include "vmm_core.h"
@@ -244,6 +247,26 @@ Test(vmm_elf, missing_file_names_path)
 				       LOAD_GPA, &entry, err, sizeof(err)),
 		     -ENOENT));
 	cr_assert(not(eq(ptr, strstr(err, "/nonexistent/guest.elf"), NULL)));
+}
+
+/* A FIFO is refused at once: opening it must not wait for a writer. */
+Test(vmm_elf, a_fifo_is_refused_at_once, .timeout = 10)
+{
+	char dir[] = "/tmp/vpmu_test_XXXXXX", fifo[64], err[256] = "";
+	uint64_t entry;
+
+	cr_assert(not(eq(ptr, mkdtemp(dir), NULL)));
+	snprintf(fifo, sizeof(fifo), "%s/guest.elf", dir);
+	cr_assert(eq(int, mkfifo(fifo, 0600), 0));
+	cr_expect(eq(int,
+		     vmm_elf_load_file(fifo, mem, MEM_SIZE, LOAD_GPA, &entry,
+				       err, sizeof(err)),
+		     -EINVAL));
+	cr_expect(not(eq(ptr, strstr(err, "guest.elf: not a regular file"),
+			 NULL)),
+		  "%s", err);
+	unlink(fifo);
+	rmdir(dir);
 }
 
 Test(vmm_elf, rejects_non_elf_file)

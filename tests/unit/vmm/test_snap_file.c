@@ -189,6 +189,23 @@ Test(snap_file, unfinished_file_refused)
 	refused(file, file_len, NULL, "not finished");
 }
 
+/* A FIFO is refused at once: opening it must not wait for a writer. */
+Test(snap_file, a_fifo_is_refused_at_once, .timeout = 10)
+{
+	char dir[] = "/tmp/vpmu_test_XXXXXX", fifo[64], err[256] = "";
+	struct vmm_snap s;
+
+	cr_assert(not(eq(ptr, mkdtemp(dir), NULL)));
+	snprintf(fifo, sizeof(fifo), "%s/snap", dir);
+	cr_assert(eq(int, mkfifo(fifo, 0600), 0));
+	cr_expect(eq(int, vmm_snap_open(fifo, NULL, &s, err, sizeof(err)),
+		     -EINVAL));
+	cr_expect(not(eq(ptr, strstr(err, "snap: not a regular file"), NULL)),
+		  "%s", err);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 Test(snap_file, open_names_the_file)
 {
 	struct vmm_snap s;
