@@ -74,7 +74,7 @@ struct rec {
 	unsigned int nr_funcs, nr_ips;
 	uint64_t nr_samples, nr_periods, nr_lost, exits, nr_msgs, nr_fills;
 	uint64_t nr_bad, nr_rearms, nr_irqs;
-	uint64_t max_weight, max_weight_ip; /* the latest sample's periods */
+	uint64_t max_weight, max_weight_ip; /* most periods in one sample */
 	const char *event;
 	uint64_t period;
 	int poll;
@@ -421,8 +421,8 @@ static void report(struct rec *p, int nr_syms, const char *file)
 			    "late)\n",
 			    (unsigned long long)p->nr_rearms);
 	if (p->max_weight > 1)
-		tool_printf("pfrecord: the latest sample carried %llu periods "
-			    "(at 0x%llx)\n",
+		tool_printf("pfrecord: the most periods one sample carried: "
+			    "%llu (at 0x%llx)\n",
 			    (unsigned long long)p->max_weight,
 			    (unsigned long long)p->max_weight_ip);
 	tool_printf("pfrecord: flat profile by function:\n");
