@@ -116,8 +116,9 @@
 #define VMM_CTL_PATH_MAX           4000 /* bytes of a snapshot path */
 #define VMM_CTL_SMPL_BUF_MAX       (64LL << 20)
 #define VMM_CTL_DRAIN_MAX          65536 /* samples in one smpl_drain reply */
-#define VMM_CTL_SAMPLE_VALS        16 /* PMD values a drained sample carries */
-#define VMM_CTL_CHAIN_MAX          32 /* callers a drained sample carries */
+#define VMM_CTL_SAMPLE_VALS        16  /* PMD values a drained sample carries */
+#define VMM_CTL_CHAIN_MAX          32  /* callers a drained sample carries */
+#define VMM_CTL_TASKS_MAX          256 /* guest task records in one reply */
 #define VMM_CTL_SET_TIMEOUT_MAX_NS (3600LL * 1000000000LL)
 
 /* Field types of the request tables. */
@@ -162,6 +163,7 @@ enum vmm_ctl_cmd_id {
 	VMM_CTL_CMD_SESSION_READ,
 	VMM_CTL_CMD_SESSION_CLOSE,
 	VMM_CTL_CMD_SNAPSHOT,
+	VMM_CTL_CMD_GUEST_TASKS,
 	VMM_CTL_NR_CMDS
 };
 

@@ -130,6 +130,9 @@ static const struct vmm_ctl_field f_session[] = {SESSION, F_END};
 static const struct vmm_ctl_field f_snapshot[] = {
 	F_STR("path", 2, VMM_CTL_PATH_MAX), F_INT("stop", false, 0, 1), F_END};
 
+static const struct vmm_ctl_field f_guest_tasks[] = {F_U64("since", false),
+						     F_END};
+
 #define CMD(id_, name_, fields_)                                               \
 	[VMM_CTL_CMD_##id_] = {                                                \
 		.name = (name_), .id = VMM_CTL_CMD_##id_, .fields = (fields_)}
@@ -154,6 +157,7 @@ const struct vmm_ctl_cmd vmm_ctl_cmds[VMM_CTL_NR_CMDS] = {
 	CMD(SESSION_READ, "session_read", f_session),
 	CMD(SESSION_CLOSE, "session_close", f_session),
 	CMD(SNAPSHOT, "snapshot", f_snapshot),
+	CMD(GUEST_TASKS, "guest_tasks", f_guest_tasks),
 };
 
 const struct vmm_ctl_cmd *vmm_ctl_cmd_find(const char *name)

@@ -225,6 +225,12 @@ int pvpmu_hc_fmt_info(const struct pvpmu_drv *drv, pvpmu_u32 index,
 	return ret;
 }
 
+int pvpmu_hc_task(const struct pvpmu_drv *drv, struct pvpmu_hc_task *req)
+{
+	req->size = sizeof(*req);
+	return pvpmu_call(drv, PVPMU_HC_TASK, req, sizeof(*req));
+}
+
 int pvpmu_hc_nop(const struct pvpmu_drv *drv)
 {
 	return pvpmu_call(drv, PVPMU_HC_NOP, 0, 0);

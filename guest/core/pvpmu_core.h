@@ -188,6 +188,8 @@ int pvpmu_hc_block(const struct pvpmu_drv *drv, pvpmu_u32 tid,
  */
 int pvpmu_hc_fmt_info(const struct pvpmu_drv *drv, pvpmu_u32 index,
 		      struct pvpmu_hc_fmt_info *out);
+/* PVPMU_HC_TASK: one process record (abi.h); its size is filled in. */
+int pvpmu_hc_task(const struct pvpmu_drv *drv, struct pvpmu_hc_task *req);
 
 /* PVPMU_HC_NOP and PVPMU_HC_ECHO ((*out) = ~in). */
 int pvpmu_hc_nop(const struct pvpmu_drv *drv);

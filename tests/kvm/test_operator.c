@@ -1068,3 +1068,78 @@ Test(operator, throttle_engages_at_configured_budget)
 	cr_expect(not(eq(ptr, strstr(res.out, "# throttled "), NULL)), "%s",
 		  res.out);
 }
+
+/*
+ * A guest kernel that lies in its process records (PVPMU_HC_TASK) is
+ * refused, record by record, and a flood is cut at the VMM's rate and
+ * table: the guest (pv_tasks) counts the answers it got, and the VMM's
+ * counters, read by an operator with guest_tasks, must agree with them
+ * exactly; the well-behaved process's records, sent first, are intact.
+ */
+Test(operator, hostile_process_records_are_refused_and_counted)
+{
+	unsigned int sent = 0, refused = 0, taken = 0, dropped = 0, nr, i;
+	struct json_object *rep, *req, *tasks, *o, *v;
+	struct vmm_reg_entry *e;
+	struct ops_client c;
+	const char *line;
+
+	start_vm(0, GUEST("pv_tasks"), "tasks", 1, "pv_tasks: sent", 1);
+	cr_assert(eq(int, slurp_file(vms[0].console, text, sizeof(text)), 0));
+	line = strstr(text, "pv_tasks: sent");
+	cr_assert(eq(int,
+		     sscanf(line,
+			    "pv_tasks: sent %u, refused %u, taken %u, "
+			    "dropped %u",
+			    &sent, &refused, &taken, &dropped),
+		     4),
+		  "%s", text);
+	cr_expect(eq(u32, refused, 8), "%s", text);
+	cr_expect(lt(u32, 0, dropped), "%s", text);
+	cr_assert(eq(int, ops_client_discover(rundir, &e, &nr, NULL), 0));
+	cr_assert(eq(u32, nr, 1));
+	cr_assert(eq(int, ops_client_connect(&c, e[0].socket), 0), "%s", c.err);
+	free(e);
+	req = ops_client_req("guest_tasks");
+	json_object_object_add(req, "since", json_object_new_uint64(0));
+	cr_assert(eq(int, ops_client_call(&c, req, &rep), 0), "%s", c.err);
+	json_object_object_get_ex(rep, "refused", &v);
+	cr_expect(eq(u64, json_object_get_uint64(v), refused));
+	json_object_object_get_ex(rep, "dropped", &v);
+	cr_expect(eq(u64, json_object_get_uint64(v), dropped));
+	json_object_object_get_ex(rep, "taken", &v);
+	cr_expect(eq(u64, json_object_get_uint64(v), taken));
+	json_object_object_get_ex(rep, "held", &v);
+	cr_expect(le(u64, json_object_get_uint64(v), 4096));
+	json_object_object_get_ex(rep, "more", &v);
+	cr_expect(json_object_get_boolean(v), "a reply holds at most 256");
+	cr_assert(json_object_object_get_ex(rep, "tasks", &tasks));
+	cr_assert(eq(u64, json_object_array_length(tasks), 256));
+	o = json_object_array_get_idx(tasks, 0);
+	cr_expect(eq(str,
+		     (char *)json_object_get_string(
+			     json_object_object_get(o, "comm")),
+		     "victim"));
+	o = json_object_array_get_idx(tasks, 1);
+	cr_expect(eq(str,
+		     (char *)json_object_get_string(
+			     json_object_object_get(o, "path")),
+		     "/bin/victim"));
+	cr_expect(eq(int, json_object_get_int(json_object_object_get(o, "pid")),
+		     7));
+	for (i = 2; i < 256; i++) {
+		o = json_object_array_get_idx(tasks, i);
+		cr_expect(eq(str,
+			     (char *)json_object_get_string(
+				     json_object_object_get(o, "comm")),
+			     "flood"),
+			  "record %u", i);
+	}
+	json_object_put(rep);
+	ops_client_close(&c);
+	cr_assert(eq(int, vm_bg_input(&vms[0], "q"), 0));
+	cr_assert(eq(int, vpmu_bg_wait(vms[0].pid, 10000), 0));
+	vms[0].pid = 0; /* reaped */
+	cr_assert(eq(int, slurp_file(vms[0].console, text, sizeof(text)), 0));
+	cr_expect(not(eq(ptr, strstr(text, "pv_tasks: ok"), NULL)), "%s", text);
+}

@@ -38,6 +38,7 @@ static const struct vmm_ctl_handler handlers[] = {
 	ROW(SESSION_READ, vmm_ctl_do_session_read, false),
 	ROW(SESSION_CLOSE, vmm_ctl_do_session_close, false),
 	ROW(SNAPSHOT, vmm_ctl_do_snapshot, false),
+	ROW(GUEST_TASKS, vmm_ctl_do_guest_tasks, false),
 };
 
 /*

@@ -61,6 +61,9 @@ int vmm_ctl_do_session_close(struct vmm_ctl_call *x);
 /* ctl_snapshot_cmd.c: snapshot the VM into a file. */
 int vmm_ctl_do_snapshot(struct vmm_ctl_call *x);
 
+/* ctl_tasks_cmd.c: the guest's process names and mappings (pv_tasks.c). */
+int vmm_ctl_do_guest_tasks(struct vmm_ctl_call *x);
+
 /*
  * The vCPUs a session_open request (req) names in "vcpus" (checked: each
  * below (nr_vcpus), none twice), or all (nr_vcpus) when it names none, into

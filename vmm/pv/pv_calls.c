@@ -405,6 +405,31 @@ static int hc_sched(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	}
 }
 
+/*
+ * The path is copied once out of guest RAM into a buffer of ours before
+ * anything looks at it; pv_tasks.c validates the copy.
+ */
+static int hc_task(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
+{
+	char path[PVPMU_TASK_PATH_MAX];
+	struct pvpmu_hc_task req;
+	const void *src = NULL;
+	int ret;
+
+	(void)opaque;
+	ret = vmm_hc_read(vcpu, gpa, &req, sizeof(req),
+			  PVPMU_HC_TASK_SIZE_VER1);
+	if (ret)
+		return ret;
+	if (req.op == PVPMU_TASK_MMAP && req.path_len &&
+	    req.path_len <= sizeof(path))
+		src = vmm_gpa_ptr(vcpu->vm, req.path_gpa, req.path_len);
+	if (src)
+		memcpy(path, src, req.path_len);
+	return vmm_pv_task_add(vcpu->vm, &req, src ? path : NULL,
+			       vpmu_monotonic_ns());
+}
+
 int vmm_pv_hc_init(struct vmm_vm *vm)
 {
 	static const struct {
@@ -420,6 +445,7 @@ int vmm_pv_hc_init(struct vmm_vm *vm)
 		{PVPMU_HC_SCHED, hc_sched},
 		{PVPMU_HC_BLOCK, vmm_pv_hc_block},
 		{PVPMU_HC_FMT_INFO, hc_fmt_info},
+		{PVPMU_HC_TASK, hc_task},
 	};
 	unsigned int i;
 	int ret;

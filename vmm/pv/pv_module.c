@@ -53,6 +53,7 @@ void vmm_pv_detach(struct vmm_vm *vm)
 		return;
 	for (i = 0; vm->vcpus && i < vm->nr_vcpus; i++)
 		vm->vcpus[i].mod_priv[s] = NULL;
+	vmm_pv_tasks_free(vm);
 	vm->mod_priv[s] = NULL;
 	free(p->vcpus);
 	free(p);

@@ -82,6 +82,9 @@ struct vmm_pv {
 
 	struct vmm_arch *arch; /* PMU model, NULL for "none" */
 
+	/* The guest's process names and code mappings (pv_tasks.c). */
+	struct vmm_pv_tasks *tasks;
+
 	/* Run-time sampling formats this VM loaded (unloaded at destroy). */
 	unsigned int nr_fmts;
 	uint8_t fmt_uuids[VMM_PV_FMTS_MAX][16];
@@ -188,6 +191,57 @@ void vmm_pv_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp);
 void vmm_pv_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
 			const uint64_t *ret, unsigned int n);
 void vmm_pv_chain_free(struct vmm_vcpu *vcpu);
+
+/*
+ * The guest's processes (pv_tasks.c, PVPMU_HC_TASK): names and executable
+ * mappings its kernel reported, kept so that an operator who starts
+ * profiling later still learns the processes already running. Bounded:
+ * at most VMM_PV_TASKS_MAX records, taken at most VMM_PV_TASK_RATE per
+ * second (bursts of VMM_PV_TASK_BURST); a process's records stay
+ * VMM_PV_TASK_KEEP_NS after it exits or exec()s, then make room.
+ */
+#define VMM_PV_TASKS_MAX    4096
+#define VMM_PV_TASK_RATE    2000
+#define VMM_PV_TASK_BURST   4096
+#define VMM_PV_TASK_KEEP_NS (10ULL * 1000000000ULL)
+
+struct vmm_pv_task_rec {
+	uint64_t gen; /* 1, 2, ... in the order the VMM took them */
+	uint32_t op;  /* PVPMU_TASK_* */
+	uint32_t flags;
+	int32_t pid, tid;
+	uint64_t start, len, pgoff;
+	char comm[PVPMU_TASK_COMM_LEN];
+	char *path;       /* MMAP: NUL-terminated copy; else NULL */
+	uint64_t dead_ns; /* when it stopped describing a live process */
+};
+
+struct vmm_pv_task_stats {
+	uint64_t gen;     /* the newest record's */
+	uint64_t taken;   /* records accepted */
+	uint64_t refused; /* malformed (-PVPMU_EINVAL, -PVPMU_EFAULT) */
+	uint64_t dropped; /* over the rate or the table (EAGAIN, ENOSPC) */
+	unsigned int held;
+};
+
+/*
+ * Validate and take one record, whose path (MMAP) the hypercall copied
+ * once out of guest RAM into (path) (path_len bytes, not NUL-terminated).
+ * (now_ns) is CLOCK_MONOTONIC. 0 or -PVPMU_E*, each refusal counted.
+ */
+int vmm_pv_task_add(struct vmm_vm *vm, const struct pvpmu_hc_task *req,
+		    const char *path, uint64_t now_ns);
+
+/*
+ * Call (fn) for up to (max) records newer than generation (since), in
+ * order; fill (st). Returns how many (fn) saw.
+ */
+unsigned int
+vmm_pv_tasks_since(struct vmm_vm *vm, uint64_t since, unsigned int max,
+		   void (*fn)(void *opaque, const struct vmm_pv_task_rec *r),
+		   void *opaque, struct vmm_pv_task_stats *st);
+
+void vmm_pv_tasks_free(struct vmm_vm *vm);
 
 /* Before KVM_RUN: arm the deadline timer, inject a pending interrupt. */
 void vmm_pv_before_run(struct vmm_vcpu *vcpu);

@@ -196,6 +196,7 @@ enum pvpmu_status {
 #define PVPMU_HC_SCHED      9  /* struct pvpmu_hc_sched: thread in/out/exit */
 #define PVPMU_HC_BLOCK      10 /* struct pvpmu_hc_block: wait while blocked */
 #define PVPMU_HC_FMT_INFO   11 /* struct pvpmu_hc_fmt_info: list formats */
+#define PVPMU_HC_TASK       12 /* struct pvpmu_hc_task: process names, maps */
 
 /* The largest request block a VMM accepts (section 5.1): one page. */
 #define PVPMU_HC_BLOCK_MAX 4096
@@ -214,6 +215,7 @@ enum pvpmu_status {
 #define PVPMU_HC_READ_MSG_SIZE_VER1  48
 #define PVPMU_HC_BLOCK_SIZE_VER1     16
 #define PVPMU_HC_FMT_INFO_SIZE_VER1  80
+#define PVPMU_HC_TASK_SIZE_VER1      72
 
 /* PVPMU_HC_ECHO */
 struct pvpmu_hc_echo {
@@ -362,6 +364,44 @@ _Static_assert(sizeof(struct pvpmu_hc_fmt_info) == 80,
 	       "pvpmu_hc_fmt_info is ABI");
 
 /*
+ * PVPMU_HC_TASK: what a host profile needs to name the guest's processes
+ * and their code (`vpmu report --sort comm,pid,dso,sym`). The guest kernel
+ * tells the VMM, as they happen:
+ *   COMM (pid, tid, comm): the thread is named comm; with PVPMU_TASK_EXEC
+ *        the process has just exec()ed, and its earlier mappings are gone;
+ *   MMAP (pid, start, len, pgoff, path): the process maps the executable
+ *        file (path) at [start, start + len) from byte (pgoff) of the file;
+ *   EXIT (pid): the process has exited.
+ * Which process runs is in the shared page (pid, tid), written by the
+ * guest at each context switch, so a sample costs no extra exit. The path
+ * is (path_len) bytes at (path_gpa), without NUL, absolute (starts with
+ * '/'); comm is NUL-terminated. The VMM refuses a malformed record
+ * (-PVPMU_EINVAL, or -PVPMU_EFAULT for a path outside RAM) and, to bound
+ * what a guest can make it hold, a record over its rate or its table
+ * (-PVPMU_EAGAIN, -PVPMU_ENOSPC); each is counted for the operator.
+ */
+#define PVPMU_TASK_COMM     1
+#define PVPMU_TASK_MMAP     2
+#define PVPMU_TASK_EXIT     3
+#define PVPMU_TASK_EXEC     (1U << 0) /* COMM flags: named by an exec() */
+#define PVPMU_TASK_COMM_LEN 16
+#define PVPMU_TASK_PATH_MAX 1024
+struct pvpmu_hc_task {
+	pvpmu_u32 size;     /* IN: sizeof(struct pvpmu_hc_task), §5.1 */
+	pvpmu_u32 op;       /* IN: PVPMU_TASK_COMM, _MMAP or _EXIT */
+	pvpmu_s32 pid;      /* IN: process (thread group) id, > 0 */
+	pvpmu_s32 tid;      /* IN: COMM: the thread, > 0; else 0 */
+	pvpmu_u32 flags;    /* IN: COMM: PVPMU_TASK_EXEC or 0; else 0 */
+	pvpmu_u32 path_len; /* IN: MMAP: 1..PVPMU_TASK_PATH_MAX; else 0 */
+	pvpmu_u64 start;    /* IN: MMAP: page-aligned user address; else 0 */
+	pvpmu_u64 len;      /* IN: MMAP: page-aligned, > 0; else 0 */
+	pvpmu_u64 pgoff;    /* IN: MMAP: page-aligned file offset; else 0 */
+	pvpmu_u64 path_gpa; /* IN: MMAP: guest-physical address of the path */
+	pvpmu_u8 comm[PVPMU_TASK_COMM_LEN]; /* IN: COMM; else zero */
+};
+_Static_assert(sizeof(struct pvpmu_hc_task) == 72, "pvpmu_hc_task is ABI");
+
+/*
  * The per-vCPU shared page (PVPMU_HC_SHARED), written by the VMM at every
  * exit of the vCPU while a started context is loaded on it, read by the
  * guest without an exit (the SDK's fast read):
@@ -378,7 +418,8 @@ _Static_assert(sizeof(struct pvpmu_hc_fmt_info) == 80,
  *   value_now = value + (((rdtsc() - tsc) * tsc_mult) >> tsc_shift).
  * Every other PMD is stale by at most the time since the vCPU's last exit,
  * which the VMM bounds by its timer tick (docs/benchmarks.md: the fast read).
- * The guest writes only pid and tid, for sample attribution.
+ * The guest writes only pid and tid, for sample attribution: at each
+ * context switch of its vCPU when it reports tasks (PVPMU_HC_TASK).
  */
 #define PVPMU_SHARED_MAX_SETS 16
 struct pvpmu_shared_pmd {
@@ -924,6 +965,7 @@ PVPMU_HC_SIZE_CHECK(pvpmu_hc_sched, PVPMU_HC_SCHED_SIZE_VER1);
 PVPMU_HC_SIZE_CHECK(pvpmu_hc_read_msg, PVPMU_HC_READ_MSG_SIZE_VER1);
 PVPMU_HC_SIZE_CHECK(pvpmu_hc_block, PVPMU_HC_BLOCK_SIZE_VER1);
 PVPMU_HC_SIZE_CHECK(pvpmu_hc_fmt_info, PVPMU_HC_FMT_INFO_SIZE_VER1);
+PVPMU_HC_SIZE_CHECK(pvpmu_hc_task, PVPMU_HC_TASK_SIZE_VER1);
 
 /*
  * 9. Event catalogue codes
