@@ -302,6 +302,14 @@ build_pvpmu() {
 	# pfrecord's workload keeps its .symtab (the profile names functions).
 	musl-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -no-pie \
 		-o "$out/pvpmu-hot" "$ROOT/tests/linux/pvpmu/hot.c"
+	# The host-profile test's two programs: static non-PIE, and a PIE
+	# linked against musl's shared libc (its loader, in the rootfs).
+	musl-gcc -std=gnu11 -O2 -fno-omit-frame-pointer -Wall -Wextra \
+		-Werror -static -no-pie -DSPIN_NAME=alpha \
+		-o "$out/pvpmu-alpha" "$ROOT/tests/linux/pvpmu/spin.c"
+	musl-gcc -std=gnu11 -O2 -fno-omit-frame-pointer -Wall -Wextra \
+		-Werror -pie -fPIE -DSPIN_NAME=beta \
+		-o "$out/pvpmu-beta" "$ROOT/tests/linux/pvpmu/spin.c"
 }
 
 # newc cpio with /dev/console (init's first fds), /dev, /proc, /init, and
@@ -362,7 +370,9 @@ build_rootfs() {
 	done
 	cp "$out/pvpmu.ko" "$st/lib/modules/pvpmu.ko"
 	cp "$out/sdk-root/bin/"{pfinfo,pfstat,pffast,pfrecord} "$st/usr/bin/"
-	cp "$out/pvpmu-hot" "$out/pvpmu-checks" "$st/usr/bin/"
+	cp "$out/pvpmu-hot" "$out/pvpmu-checks" "$out/pvpmu-alpha" \
+		"$out/pvpmu-beta" "$st/usr/bin/"
+	cp -L /lib/ld-musl-x86_64.so.1 "$st/lib/ld-musl-x86_64.so.1"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$st/etc/passwd"
 	echo "root:x:0:" >"$st/etc/group"
 	echo "vpmu" >"$st/etc/hostname"

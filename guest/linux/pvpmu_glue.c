@@ -33,6 +33,7 @@ union hc_block {
 	struct pvpmu_hc_shared shared;
 	struct pvpmu_hc_sched sched;
 	struct pvpmu_hc_fmt_info fmt;
+	struct pvpmu_hc_task task;
 };
 _Static_assert(sizeof(union hc_block) <= SLOT_SIZE, "a block fits its slot");
 
@@ -225,4 +226,9 @@ int lx_hc_sched(int hfd, u32 op, u32 tid, u32 *counting)
 int lx_hc_fmt_info(u32 index, struct pvpmu_hc_fmt_info *fi)
 {
 	return pvpmu_hc_fmt_info(&lx_drv, index, fi);
+}
+
+int lx_hc_task(struct pvpmu_hc_task *req)
+{
+	return pvpmu_hc_task(&lx_drv, req);
 }

@@ -200,6 +200,11 @@ static int __init pvpmu_init(void)
 	ret = misc_register(&pvpmu_dev);
 	if (ret)
 		goto err_dev;
+	/* Host profiles without process names are still profiles. */
+	ret = pvpmu_tasks_start();
+	if (ret)
+		pr_warn("pvpmu: no process records for host profiles (%d)\n",
+			ret);
 	pr_info("pvpmu: vpmu ABI %u, /dev/pvpmu, notifications on vector "
 		"0x%x%s\n",
 		f.abi, X86_PLATFORM_IPI_VECTOR,
@@ -221,6 +226,7 @@ err_pages:
 
 static void __exit pvpmu_exit(void)
 {
+	pvpmu_tasks_stop();
 	misc_deregister(&pvpmu_dev);
 	on_each_cpu(cpu_detach, NULL, 1);
 	cancel_delayed_work_sync(&poll_work);

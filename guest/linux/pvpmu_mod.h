@@ -12,6 +12,9 @@
  * pvpmu_sched.c  per-thread contexts: preempt notifiers, task works,
  *                messages, PFM_FL_NOTIFY_BLOCK
  * pvpmu_perm.c   who may monitor a thread or a CPU (as perf and ptrace)
+ * pvpmu_tasks.c  what host profiles need to name processes: the running
+ *                thread in the shared page at each switch, names and
+ *                executable mappings (PVPMU_HC_TASK) at exec and exit
  */
 #ifndef PVPMU_MOD_H
 #define PVPMU_MOD_H
@@ -90,6 +93,7 @@ int lx_hc_vector(u32 vector);
 int lx_hc_shared(struct page *pg); /* NULL: unregister */
 int lx_hc_sched(int hfd, u32 op, u32 tid, u32 *counting);
 int lx_hc_fmt_info(u32 index, struct pvpmu_hc_fmt_info *fi);
+int lx_hc_task(struct pvpmu_hc_task *req);
 /* Run lx_hc_pfm() on (cpu) (system-wide contexts): same result. */
 int lx_hc_pfm_on(int cpu, int hfd, u32 cmd, int nargs, void *kbuf, u64 size,
 		 u64 restart_arg);
@@ -109,6 +113,10 @@ bool pvpmu_msg_ready(struct pvpmu_ctx *ctx);
 void pvpmu_restarted(struct pvpmu_ctx *ctx);
 /* The notification vector fired on (fired) CPUs: OVFL_NO_MSG's SIGIO. */
 void pvpmu_ctx_notified(struct pvpmu_ctx *ctx, const struct cpumask *fired);
+
+/* pvpmu_tasks.c: after the shared pages are registered; 0 or -errno. */
+int pvpmu_tasks_start(void);
+void pvpmu_tasks_stop(void);
 
 /* pvpmu_perm.c: 0 or -EPERM. */
 int pvpmu_may_monitor_task(struct task_struct *task);
