@@ -178,6 +178,7 @@ int ops_start_sampling(struct ops_session *s, uint64_t period,
 /* A sample as drained. */
 struct ops_sample {
 	unsigned int vm, vcpu, set, ovfl_pmd;
+	int32_t pid, tid; /* the guest's thread (0: unknown, or idle) */
 	uint64_t tstamp, ip;
 	unsigned int nr_vals;
 	uint64_t vals[VMM_CTL_SAMPLE_VALS];
@@ -206,6 +207,32 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
  * (s)'s events replaced by "event 'NAME'" (the name the user gave; the set
  * added when the events are multiplexed), into (out).
  */
+/* One record of the guest's processes (guest_tasks, abi.h PVPMU_HC_TASK). */
+struct ops_task {
+	unsigned int vm;
+	uint64_t gen;
+	uint32_t op; /* PVPMU_TASK_* */
+	int32_t pid, tid;
+	bool exec;
+	uint64_t start, len, pgoff;
+	const char *comm, *path; /* valid during the call only */
+};
+
+struct ops_task_stats {
+	uint64_t gen, taken, refused, dropped;
+};
+
+typedef int (*ops_task_fn_t)(void *opaque, const struct ops_task *t);
+
+/*
+ * Fetch VM (vm)'s process records newer than (*since), calling (fn) for
+ * each in order and moving (*since) on; the stream's counters in (st).
+ * 0, -ENOSYS (a VMM without the command), or -errno (the VM is then
+ * marked gone).
+ */
+int ops_guest_tasks(struct ops_session *s, unsigned int vm, uint64_t *since,
+		    ops_task_fn_t fn, void *opaque, struct ops_task_stats *st);
+
 void ops_name_pmcs(const struct ops_session *s, const char *err, char *out,
 		   size_t len);
 

@@ -101,6 +101,37 @@ static int read_symbols(struct symtab *t)
 	return dyn ? collect(t, dyn, &dsh) : 0;
 }
 
+static void read_loads(struct symtab *t)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(t->elf, &n))
+		return;
+	for (i = 0; i < n && t->nr_loads < SYMTAB_LOADS_MAX; i++) {
+		if (!gelf_getphdr(t->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		t->loads[t->nr_loads].offset   = ph.p_offset;
+		t->loads[t->nr_loads].vaddr    = ph.p_vaddr;
+		t->loads[t->nr_loads++].filesz = ph.p_filesz;
+	}
+}
+
+int symtab_vaddr_of(const struct symtab *t, uint64_t offset, uint64_t *vaddr)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_loads; i++) {
+		if (offset >= t->loads[i].offset &&
+		    offset - t->loads[i].offset < t->loads[i].filesz) {
+			*vaddr =
+				offset - t->loads[i].offset + t->loads[i].vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int symtab_load(struct symtab *t, const char *path)
 {
 	const void *id;
@@ -123,6 +154,7 @@ int symtab_load(struct symtab *t, const char *path)
 	close(fd);
 	if (ret)
 		goto fail;
+	read_loads(t);
 	n = dwelf_elf_gnu_build_id(t->elf, &id);
 	if (n > 0 && (size_t)n <= sizeof(t->build_id)) {
 		memcpy(t->build_id, id, (size_t)n);

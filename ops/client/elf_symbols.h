@@ -24,6 +24,8 @@ struct sym {
 	const char *name; /* valid until symtab_free() */
 };
 
+#define SYMTAB_LOADS_MAX 16 /* PT_LOAD segments kept */
+
 struct symtab {
 	struct sym *syms; /* sorted by addr */
 	size_t nr;
@@ -32,6 +34,10 @@ struct symtab {
 	struct Dwarf *dwarf; /* libdw handle, NULL without debug info */
 	unsigned char build_id[SYMTAB_BUILD_ID_MAX];
 	size_t build_id_len; /* 0: the image has no build-id note */
+	struct {
+		uint64_t offset, vaddr, filesz;
+	} loads[SYMTAB_LOADS_MAX]; /* its PT_LOAD segments */
+	unsigned int nr_loads;
 };
 
 /*
@@ -48,6 +54,13 @@ int symtab_load(struct symtab *t, const char *path);
  * (no line parses).
  */
 int symtab_load_map(struct symtab *t, const char *path);
+
+/*
+ * The link-time address of byte (offset) of the file (a process maps
+ * the file at page offsets: a sample's address - the mapping's start +
+ * its offset), through the PT_LOAD segment holding it. 0 or -ENOENT.
+ */
+int symtab_vaddr_of(const struct symtab *t, uint64_t offset, uint64_t *vaddr);
 
 /* The function containing (ip), or NULL. */
 const struct sym *symtab_find(const struct symtab *t, uint64_t ip);

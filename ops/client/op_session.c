@@ -595,8 +595,10 @@ static void emit_samples(struct json_object *arr, struct json_object *w,
 			json_object_get_uint64(json_object_array_get_idx(a, 3));
 		smp.ip =
 			json_object_get_uint64(json_object_array_get_idx(a, 4));
-		vals = json_object_array_get_idx(a, 7);
-		nv   = json_object_array_length(vals);
+		smp.pid = json_object_get_int(json_object_array_get_idx(a, 5));
+		smp.tid = json_object_get_int(json_object_array_get_idx(a, 6));
+		vals    = json_object_array_get_idx(a, 7);
+		nv      = json_object_array_length(vals);
 		if (nv > VMM_CTL_SAMPLE_VALS)
 			nv = VMM_CTL_SAMPLE_VALS;
 		for (k = 0; k < nv; k++)
@@ -644,6 +646,8 @@ static int emit_packed(const unsigned char *buf, size_t len, unsigned int vm,
 		smp.ovfl_pmd = r.ovfl_pmd;
 		smp.tstamp   = r.tstamp;
 		smp.ip       = r.ip;
+		smp.pid      = r.pid;
+		smp.tid      = r.tid;
 		smp.nr_vals  = r.nr_vals;
 		smp.nr_chain = r.nr_chain;
 		smp.missed   = r.nr_missed;

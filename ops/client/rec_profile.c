@@ -8,9 +8,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SAMPLES_MAX (1ULL << 28) /* bounded memory for any file */
-
 /* Periods of the header's period sample (s) stands for. */
 uint64_t rec_weight(const struct rec_header *h, const struct rec_sample *s)
 {
@@ -21,6 +21,13 @@ uint64_t rec_weight(const struct rec_header *h, const struct rec_sample *s)
 	if (w > (1ULL << 40))
 		w = 1ULL << 40; /* any file stays summable */
 	return w ? (uint64_t)w : 1;
+}
+
+static int add_task(void *opaque, const struct rec_task *t)
+{
+	struct rec_profile *p = opaque;
+
+	return guest_procs_add(&p->procs, t, p->nr);
 }
 
 static int add(void *opaque, const struct rec_sample *s)
@@ -55,6 +62,8 @@ static int add(void *opaque, const struct rec_sample *s)
 		       s->nr_chain * sizeof(*s->chain));
 	p->smp[p->nr++] = (struct rec_psample){.vm       = s->vm,
 					       .cpu      = s->cpu,
+					       .pid      = s->pid,
+					       .tid      = s->tid,
 					       .ip       = s->ip,
 					       .nr_chain = s->nr_chain,
 					       .chain    = p->nr_chains,
@@ -81,6 +90,12 @@ static const char *image_of(const struct rec_profile *p, unsigned int i,
 	if (!o || !o->symfs)
 		return v->image;
 	if (snprintf(buf, len, "%s/%s", o->symfs, v->image) >= (int)len)
+		return v->image;
+	/*
+	 * A Linux guest's kernel is a host file, its programs are under
+	 * the guest's root: the image is found where it was booted from.
+	 */
+	if (access(buf, F_OK) && !access(v->image, F_OK))
 		return v->image;
 	return buf;
 }
@@ -119,17 +134,19 @@ int rec_profile_load(struct rec_profile *p, const char *path,
 		     const struct rec_sym_opts *o, FILE *warn, char *err,
 		     size_t errlen)
 {
-	const struct rec_read_args a = {.path   = path,
-					.flags  = REC_READ_PARTIAL,
-					.fn     = add,
-					.opaque = p,
-					.err    = err,
-					.errlen = errlen};
+	const struct rec_read_args a = {.path    = path,
+					.flags   = REC_READ_PARTIAL,
+					.fn      = add,
+					.task_fn = add_task,
+					.opaque  = p,
+					.err     = err,
+					.errlen  = errlen};
 	unsigned int i;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	ret = rec_read_ex(&a, &p->h);
+	p->procs.symfs = o ? o->symfs : NULL;
+	ret            = rec_read_ex(&a, &p->h);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
 	if (ret)
@@ -178,15 +195,25 @@ int rec_profile_srcline(const struct rec_profile *p, uint32_t vm, uint64_t ip,
 			     : -ENOENT;
 }
 
+void rec_profile_where(struct rec_profile *p, const struct rec_psample *s,
+		       uint64_t ip, struct rec_where *w)
+{
+	guest_procs_where(&p->procs, s->vm, s->pid, s->tid, ip,
+			  (size_t)(s - p->smp),
+			  s->vm < p->nr_st ? &p->st[s->vm] : NULL,
+			  p->h.vms[s->vm].image, w);
+}
+
 void rec_profile_free(struct rec_profile *p)
 {
-	unsigned int i;
+	size_t i;
 
 	for (i = 0; i < p->nr_st; i++)
 		symtab_free(&p->st[i]);
 	free(p->st);
 	free(p->smp);
 	free(p->chains);
+	guest_procs_free(&p->procs);
 	rec_header_free(&p->h);
 	memset(p, 0, sizeof(*p));
 }

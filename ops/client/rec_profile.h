@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "elf_symbols.h"
+#include "guest_procs.h"
 #include "record_file.h"
 
 #define REC_IMAGES_MAX 16
@@ -32,6 +33,7 @@ struct rec_sym_opts {
 
 struct rec_psample {
 	uint32_t vm, cpu;
+	int32_t pid, tid; /* the guest thread, 0: unknown or idle */
 	uint64_t ip;
 	uint32_t nr_chain;
 	size_t chain; /* offset in rec_profile.chains */
@@ -44,6 +46,7 @@ struct rec_psample {
 
 struct rec_profile {
 	struct rec_header h;
+	struct guest_procs procs; /* from the file's process notes */
 	struct rec_psample *smp;
 	size_t nr, cap;
 	uint64_t *chains; /* callers of every sample, innermost first */
@@ -73,6 +76,14 @@ const char *rec_profile_name(const struct rec_profile *p, uint32_t vm,
 /* Source file and line of (ip) in VM (vm): 0 or -ENOENT. */
 int rec_profile_srcline(const struct rec_profile *p, uint32_t vm, uint64_t ip,
 			const char **file, int *line);
+
+/*
+ * Where address (ip) of sample (s) (its IP, or one of its callers) is
+ * (guest_procs.h): the process's mappings at that sample decide; an
+ * address none covers is looked up in the VM's image.
+ */
+void rec_profile_where(struct rec_profile *p, const struct rec_psample *s,
+		       uint64_t ip, struct rec_where *w);
 
 /* The callers of sample (s), innermost first. */
 static inline const uint64_t *rec_profile_chain(const struct rec_profile *p,

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <pvpmu/abi.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,9 @@ int rec_sample(struct rec_writer *w, const struct rec_sample *s)
 		n = fprintf(w->f, ",\"m\":%llu", (unsigned long long)s->missed);
 	if (n >= 0 && s->period && s->period != w->period)
 		n = fprintf(w->f, ",\"p\":%llu", (unsigned long long)s->period);
+	if (n >= 0 && (s->pid > 0 || s->tid > 0))
+		n = fprintf(w->f, ",\"pid\":%d,\"tid\":%d", (int)s->pid,
+			    (int)s->tid);
 	if (n >= 0)
 		n = fputs("}\n", w->f);
 	if (n < 0)
@@ -133,6 +137,38 @@ int rec_note(struct rec_writer *w, unsigned int vm, const char *msg)
 	json_object_object_add(o, "note", json_object_new_string("vm_gone"));
 	json_object_object_add(o, "vm", json_object_new_int((int)vm));
 	json_object_object_add(o, "msg", json_object_new_string(msg));
+	return put_line(w, o);
+}
+
+int rec_task_note(struct rec_writer *w, const struct rec_task *t)
+{
+	static const char *const kinds[] = {[PVPMU_TASK_COMM] = "comm",
+					    [PVPMU_TASK_MMAP] = "mmap",
+					    [PVPMU_TASK_EXIT] = "exit"};
+	struct json_object *o;
+
+	if (t->op < PVPMU_TASK_COMM || t->op > PVPMU_TASK_EXIT)
+		return -EINVAL;
+	o = json_object_new_object();
+	json_object_object_add(o, "note", json_object_new_string(kinds[t->op]));
+	json_object_object_add(o, "vm", json_object_new_int((int)t->vm));
+	json_object_object_add(o, "pid", json_object_new_int(t->pid));
+	if (t->op == PVPMU_TASK_COMM) {
+		json_object_object_add(o, "tid", json_object_new_int(t->tid));
+		json_object_object_add(o, "exec",
+				       json_object_new_boolean(t->exec));
+		json_object_object_add(o, "comm",
+				       json_object_new_string(t->comm));
+	} else if (t->op == PVPMU_TASK_MMAP) {
+		json_object_object_add(o, "start",
+				       json_object_new_uint64(t->start));
+		json_object_object_add(o, "len",
+				       json_object_new_uint64(t->len));
+		json_object_object_add(o, "pgoff",
+				       json_object_new_uint64(t->pgoff));
+		json_object_object_add(o, "path",
+				       json_object_new_string(t->path));
+	}
 	return put_line(w, o);
 }
 
@@ -171,6 +207,14 @@ int rec_finish(struct rec_writer *w, uint64_t lost, uint64_t duration_ns,
 		json_object_object_add(e, "missed",
 				       json_object_new_uint64(w->missed));
 	}
+	if (w->tasks_refused || w->tasks_dropped) {
+		json_object_object_add(
+			e, "tasks_refused",
+			json_object_new_uint64(w->tasks_refused));
+		json_object_object_add(
+			e, "tasks_dropped",
+			json_object_new_uint64(w->tasks_dropped));
+	}
 	json_object_object_add(o, "end", e);
 	ret = put_line(w, o);
 	if (!ret && (fflush(w->f) || fsync(fileno(w->f))))
@@ -199,6 +243,7 @@ struct reader {
 	const char *path;
 	unsigned long line;
 	uint64_t lost, throttled, missed;
+	uint64_t tasks_refused, tasks_dropped;
 	char *err;
 	size_t errlen;
 };
@@ -349,6 +394,10 @@ static int parse_sample(struct reader *r, struct json_object *o,
 		return reader_fail(r, "sample: bad 'p'");
 	if (a && json_object_is_type(a, json_type_int))
 		s->period = json_object_get_uint64(a);
+	if (get(o, "pid", json_type_int, &a))
+		s->pid = json_object_get_int(a);
+	if (get(o, "tid", json_type_int, &a))
+		s->tid = json_object_get_int(a);
 	if (!json_object_object_get_ex(o, "chain", &a))
 		return 0;
 	if (!json_object_is_type(a, json_type_array) ||
@@ -365,16 +414,66 @@ static int parse_sample(struct reader *r, struct json_object *o,
 	return 0;
 }
 
+static const char *opt_str(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return get(o, k, json_type_string, &v) ? json_object_get_string(v)
+					       : NULL;
+}
+
+static uint64_t opt_u64(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return get(o, k, json_type_int, &v) ? json_object_get_uint64(v) : 0;
+}
+
+/* A comm, mmap or exit note, checked, to (a->task_fn). */
+static int parse_task(struct reader *r, struct json_object *o,
+		      const struct rec_header *h, uint32_t op,
+		      const struct rec_read_args *a)
+{
+	struct rec_task t = {.op = op};
+	struct json_object *v;
+
+	if (!get(o, "vm", json_type_int, &v) ||
+	    json_object_get_uint64(v) >= h->nr_vms ||
+	    !get(o, "pid", json_type_int, &v) || json_object_get_int(v) <= 0)
+		return reader_fail(r, "process note: bad 'vm' or 'pid'");
+	t.vm  = (unsigned int)opt_u64(o, "vm");
+	t.pid = json_object_get_int(v);
+	t.tid = (int32_t)opt_u64(o, "tid");
+	if (get(o, "exec", json_type_boolean, &v))
+		t.exec = json_object_get_boolean(v);
+	t.start = opt_u64(o, "start");
+	t.len   = opt_u64(o, "len");
+	t.pgoff = opt_u64(o, "pgoff");
+	t.comm  = opt_str(o, "comm");
+	t.path  = opt_str(o, "path");
+	if ((op == PVPMU_TASK_COMM && !t.comm) ||
+	    (op == PVPMU_TASK_MMAP && (!t.path || !t.len)))
+		return reader_fail(r, "process note: missing 'comm' or 'path'");
+	return a->task_fn && a->task_fn(a->opaque, &t) ? -ECANCELED : 0;
+}
+
 /*
- * A note: "snapshot" adds to its VM's pause counts; other notes
- * are skipped. 0 or -EINVAL.
+ * A note: "snapshot" adds to its VM's pause counts; process notes go to
+ * (a->task_fn); other notes are skipped. 0 or -EINVAL.
  */
 static int parse_note(struct reader *r, struct json_object *o,
-		      const struct rec_header *h, const char *kind)
+		      const struct rec_header *h, const char *kind,
+		      const struct rec_read_args *a)
 {
 	struct json_object *v;
 	uint64_t vm;
 
+	if (!strcmp(kind, "comm"))
+		return parse_task(r, o, h, PVPMU_TASK_COMM, a);
+	if (!strcmp(kind, "mmap"))
+		return parse_task(r, o, h, PVPMU_TASK_MMAP, a);
+	if (!strcmp(kind, "exit"))
+		return parse_task(r, o, h, PVPMU_TASK_EXIT, a);
 	if (strcmp(kind, "snapshot"))
 		return 0;
 	if (!get(o, "vm", json_type_int, &v) ||
@@ -390,7 +489,7 @@ static int parse_note(struct reader *r, struct json_object *o,
 /* One line after the header. 1 at the end line, 0 to go on, -EINVAL. */
 static int parse_line(struct reader *r, struct json_object *o,
 		      const struct rec_header *h, uint64_t *count,
-		      rec_sample_fn_t fn, void *opaque)
+		      const struct rec_read_args *a)
 {
 	struct json_object *e, *v;
 	struct rec_sample s;
@@ -410,15 +509,17 @@ static int parse_line(struct reader *r, struct json_object *o,
 			r->throttled = json_object_get_uint64(v);
 		if (get(e, "missed", json_type_int, &v))
 			r->missed = json_object_get_uint64(v);
+		r->tasks_refused = opt_u64(e, "tasks_refused");
+		r->tasks_dropped = opt_u64(e, "tasks_dropped");
 		return 1;
 	}
 	if (get(o, "note", json_type_string, &v))
-		return parse_note(r, o, h, json_object_get_string(v));
+		return parse_note(r, o, h, json_object_get_string(v), a);
 	ret = parse_sample(r, o, h, &s);
 	if (ret)
 		return ret;
 	(*count)++;
-	return fn && fn(opaque, &s) ? -ECANCELED : 0;
+	return a->fn && a->fn(a->opaque, &s) ? -ECANCELED : 0;
 }
 
 /* stdin for "-" (not closed by us), else the named file. */
@@ -444,7 +545,7 @@ static int one_line(struct reader *r, const struct rec_read_args *a,
 	else if (r->line == 1)
 		ret = parse_header(r, o, h);
 	else
-		ret = parse_line(r, o, h, count, a->fn, a->opaque);
+		ret = parse_line(r, o, h, count, a);
 	json_object_put(o);
 	if (!ret && r->line == 1 && a->hdr_fn && a->hdr_fn(a->opaque, h))
 		ret = -ECANCELED;
@@ -502,10 +603,12 @@ int rec_read_ex(const struct rec_read_args *a, struct rec_header *h)
 		r.line++;
 		ret = reader_fail(&r, "data after the end line");
 	}
-	h->lost      = r.lost;
-	h->throttled = r.throttled;
-	h->missed    = r.missed;
-	h->lines     = r.line;
+	h->lost          = r.lost;
+	h->throttled     = r.throttled;
+	h->missed        = r.missed;
+	h->tasks_refused = r.tasks_refused;
+	h->tasks_dropped = r.tasks_dropped;
+	h->lines         = r.line;
 	free(line);
 	fclose(f);
 	if (ret)

@@ -17,13 +17,25 @@
  *             that elapsed unsampled; the sample stands for 1 + m),
  *             "p":PERIOD (optional: the sample's period when
  *             it differs from the header's, e.g. raised by the
- *             throttle in frequency mode)}
+ *             throttle in frequency mode),
+ *             "pid":P, "tid":T (optional: the guest thread that ran,
+ *             as its kernel reported it; absent when unknown or idle)}
  *             vm indexes header.vms; t is the vCPU
  *             run time in ns at the overflow (per-vCPU, increasing);
  *             pmd are the values of the header's events at the sample;
  *             chain are the return addresses of the callers, innermost
  *             first (from `vpmu record -g`; empty when none was found)
  *   notes    {"note":"vm_gone", "vm":I, "msg":TEXT}
+ *            {"note":"comm", "vm":I, "pid":P, "tid":T, "exec":B,
+ *             "comm":NAME} (the guest's thread T of process P is named
+ *             NAME from here on; "exec": the process exec()ed, its
+ *             earlier mappings are gone)
+ *            {"note":"mmap", "vm":I, "pid":P, "start":A, "len":L,
+ *             "pgoff":O, "path":PATH} (process P maps the executable
+ *             file PATH, byte O of it at address A, L bytes)
+ *            {"note":"exit", "vm":I, "pid":P}
+ *            (these three as the guest's kernel reported them, in order,
+ *            before the samples they name)
  *            {"note":"snapshot", "vm":I, "pauses":N, "pause_ns":NS}
  *            (optional: the VM was paused N times for
  *            `vpmu snapshot` during the recording, NS ns in all;
@@ -31,7 +43,9 @@
  *   last     {"end":{"samples":N, "lost":L, "duration_ns":D,
  *             "reason":TEXT, "throttled":T, "missed":M (both optional:
  *             samples the VMs' throttle did not take, periods
- *             carried by later samples)}}
+ *             carried by later samples), "tasks_refused":R,
+ *             "tasks_dropped":D (optional: process records the VMs
+ *             refused as malformed, or dropped over their limits)}}
  * Readers ignore keys they do not know, so the optional keys
  * keep version 1: older files read as "m" 0, "p" the header's period,
  * "throttled" and "missed" 0.
@@ -83,6 +97,7 @@ struct rec_header {
 	bool torn_line;             /* and its last line was cut and dropped */
 	uint64_t lost;              /* from the end line */
 	uint64_t throttled, missed; /* from the end line */
+	uint64_t tasks_refused, tasks_dropped; /* from the end line */
 	unsigned long lines;
 };
 
@@ -93,8 +108,19 @@ struct rec_sample {
 	uint64_t vals[REC_VALS_MAX];
 	unsigned int nr_chain;
 	uint64_t chain[REC_CHAIN_MAX];
-	uint64_t missed; /* "m" */
-	uint64_t period; /* "p", 0 when the header's */
+	uint64_t missed;  /* "m" */
+	uint64_t period;  /* "p", 0 when the header's */
+	int32_t pid, tid; /* 0: unknown */
+};
+
+/* A "comm", "mmap" or "exit" note (op: PVPMU_TASK_*). */
+struct rec_task {
+	unsigned int vm;
+	uint32_t op;
+	int32_t pid, tid;
+	bool exec;
+	uint64_t start, len, pgoff;
+	const char *comm, *path; /* valid during the callback only */
 };
 
 struct rec_writer {
@@ -102,8 +128,9 @@ struct rec_writer {
 	char path[PATH_MAX];
 	char tmp[PATH_MAX + 8];
 	uint64_t samples;
-	uint64_t period;            /* the header's */
-	uint64_t throttled, missed; /* written in the end line */
+	uint64_t period;                       /* the header's */
+	uint64_t throttled, missed;            /* written in the end line */
+	uint64_t tasks_refused, tasks_dropped; /* idem */
 };
 
 /* Create (path).tmp and write the header (h). 0 or -errno. */
@@ -113,6 +140,8 @@ int rec_open(struct rec_writer *w, const char *path,
 /* Append one sample / note. 0 or -errno (e.g. -ENOSPC). */
 int rec_sample(struct rec_writer *w, const struct rec_sample *s);
 int rec_note(struct rec_writer *w, unsigned int vm, const char *msg);
+/* A process record of the guest (comm, mmap or exit note). */
+int rec_task_note(struct rec_writer *w, const struct rec_task *t);
 /* VM (vm) was paused (pauses) times, (pause_ns) ns in all. */
 int rec_snap_note(struct rec_writer *w, unsigned int vm, uint64_t pauses,
 		  uint64_t pause_ns);
@@ -140,6 +169,9 @@ int ops_file_create_new(const char *path);
 /* Called for every sample in file order; non-zero stops the read. */
 typedef int (*rec_sample_fn_t)(void *opaque, const struct rec_sample *s);
 
+/* Called for every comm, mmap and exit note in file order. */
+typedef int (*rec_task_fn_t)(void *opaque, const struct rec_task *t);
+
 /* Called once, after the header, before any sample; non-zero stops. */
 typedef int (*rec_header_fn_t)(void *opaque, const struct rec_header *h);
 
@@ -160,6 +192,7 @@ struct rec_read_args {
 	unsigned int flags;     /* REC_READ_* */
 	rec_header_fn_t hdr_fn; /* may be NULL */
 	rec_sample_fn_t fn;     /* may be NULL */
+	rec_task_fn_t task_fn;  /* may be NULL */
 	void *opaque;
 	char *err;
 	size_t errlen;

@@ -47,7 +47,15 @@ struct record {
 	int write_err;
 	uint64_t lost, t0;
 	uint64_t *vm_lost;
-	uint64_t *vm_samples; /* samples written per VM */
+	uint64_t *vm_samples;       /* samples written per VM */
+	struct record_tasks *tasks; /* per VM */
+};
+
+/* A VM's process records: the newest one written, the stream's counts. */
+struct record_tasks {
+	uint64_t gen;
+	struct ops_task_stats st;
+	bool unsupported; /* an older VMM */
 };
 
 static void put_sample(void *opaque, const struct ops_sample *smp)
@@ -62,6 +70,8 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 		.nr_vals = smp->nr_vals,
 		.missed  = smp->missed,
 		.period  = smp->period,
+		.pid     = smp->pid,
+		.tid     = smp->tid,
 	};
 
 	memcpy(rs.vals, smp->vals, sizeof(rs.vals));
@@ -72,6 +82,44 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 		r->write_err = rec_sample(&r->w, &rs);
 	if (!r->write_err && smp->vm < r->s.nr_vms)
 		r->vm_samples[smp->vm]++;
+}
+
+static int put_task(void *opaque, const struct ops_task *t)
+{
+	struct record *r         = opaque;
+	const struct rec_task rt = {.vm    = t->vm,
+				    .op    = t->op,
+				    .pid   = t->pid,
+				    .tid   = t->tid,
+				    .exec  = t->exec,
+				    .start = t->start,
+				    .len   = t->len,
+				    .pgoff = t->pgoff,
+				    .comm  = t->comm,
+				    .path  = t->path};
+
+	if (!r->write_err)
+		r->write_err = rec_task_note(&r->w, &rt);
+	return r->write_err;
+}
+
+/*
+ * The guest processes' names and mappings reported since the last call,
+ * written before the samples that name them.
+ */
+static void tasks_all(struct record *r)
+{
+	struct record_tasks *t;
+	unsigned int vm;
+
+	for (vm = 0; vm < r->s.nr_vms; vm++) {
+		t = &r->tasks[vm];
+		if (r->s.vms[vm].gone || t->unsupported)
+			continue;
+		if (ops_guest_tasks(&r->s, vm, &t->gen, put_task, r, &t->st) ==
+		    -ENOSYS)
+			t->unsupported = true;
+	}
 }
 
 /*
@@ -321,6 +369,7 @@ static const char *run(struct record *r)
 		if (now >= end)
 			break;
 		if (now >= next) {
+			tasks_all(r);
 			drain_all(r);
 			next += DRAIN_NS;
 			if (next <= now) /* a slow drain: no burst after it */
@@ -333,6 +382,7 @@ static const char *run(struct record *r)
 		ops_wait_end(&w);
 	if (isatty(STDERR_FILENO))
 		fputc('\n', stderr);
+	tasks_all(r);
 	drain_all(r); /* what the VMs still hold */
 	if (stop_flag)
 		return "interrupted";
@@ -394,6 +444,21 @@ static int finish(struct record *r, const char *why)
 	int ret;
 
 	for (i = 0; i < r->s.nr_vms; i++) {
+		const struct ops_task_stats *st = &r->tasks[i].st;
+
+		r->w.tasks_refused += st->refused;
+		r->w.tasks_dropped += st->dropped;
+		if (st->refused || st->dropped)
+			fprintf(stderr,
+				"vpmu record: VM '%s': its kernel's process "
+				"records: %llu taken, %llu refused as "
+				"malformed, %llu dropped over the limits "
+				"(samples of those processes may show no "
+				"name or symbol)\n",
+				r->s.vms[i].e.name,
+				(unsigned long long)st->taken,
+				(unsigned long long)st->refused,
+				(unsigned long long)st->dropped);
 		r->lost += r->vm_lost[i];
 		print_rate(r, i, wall_s);
 		if (r->s.vms[i].snap_pauses && !r->write_err)
@@ -433,10 +498,12 @@ int ops_cmd_record(int argc, char **argv)
 		return 1;
 	r.vm_lost    = calloc(r.s.nr_vms, sizeof(*r.vm_lost));
 	r.vm_samples = calloc(r.s.nr_vms, sizeof(*r.vm_samples));
+	r.tasks      = calloc(r.s.nr_vms, sizeof(*r.tasks));
 	/* Signals only stop the loop: the file is always finished. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	ret = !r.vm_lost || !r.vm_samples || period_of(&r) || open_file(&r);
+	ret = !r.vm_lost || !r.vm_samples || !r.tasks || period_of(&r) ||
+	      open_file(&r);
 	if (!ret && ops_start_sampling(&r.s, r.o.period, r.o.buf_kib << 10)) {
 		rec_abort(&r.w);
 		fprintf(stderr, "vpmu record: no VM could be sampled\n");
@@ -446,6 +513,7 @@ int ops_cmd_record(int argc, char **argv)
 		ops_close(&r.s);
 		free(r.vm_lost);
 		free(r.vm_samples);
+		free(r.tasks);
 		return 1;
 	}
 	r.t0 = vpmu_monotonic_ns();
@@ -454,5 +522,6 @@ int ops_cmd_record(int argc, char **argv)
 	ops_close(&r.s);
 	free(r.vm_lost);
 	free(r.vm_samples);
+	free(r.tasks);
 	return ret;
 }

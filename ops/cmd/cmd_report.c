@@ -28,11 +28,24 @@ struct entry {
 	uint64_t n;
 };
 
+/* The keys of --sort, in the order given (perf's names). */
+enum sort_key { KEY_COMM, KEY_PID, KEY_DSO, KEY_SYM, KEY_SRC, NR_KEYS };
+
+static const struct {
+	const char *name, *column;
+} sort_keys[NR_KEYS] = {
+	[KEY_COMM] = {"comm", "COMMAND"},       [KEY_PID] = {"pid", "PID"},
+	[KEY_DSO] = {"dso", "SHARED OBJECT"},   [KEY_SYM] = {"sym", "FUNCTION"},
+	[KEY_SRC] = {"srcline", "SOURCE:LINE"},
+};
+
 struct report {
 	struct rec_profile p;
 	struct rec_sym_opts so;
 	const char *file;
-	bool folded, stdio, sort_sym, sort_src;
+	bool folded, stdio;
+	enum sort_key keys[NR_KEYS];
+	unsigned int nr_keys;
 	enum graph_mode graph;
 	double min_pct;
 	const char *pprof; /* --pprof OUT: converted by ops/pprof */
@@ -40,53 +53,123 @@ struct report {
 	size_t nr;
 };
 
-static int label_of(const struct report *r, uint32_t vm, uint64_t ip, bool sym,
-		    bool src, char **out)
+/* Columns are two spaces apart; a function and its line, one. */
+static const char *sep_before(const struct report *r, unsigned int k)
 {
-	const char *file = NULL, *slash;
-	int line         = 0;
+	if (!k)
+		return "";
+	return r->keys[k] == KEY_SRC && r->keys[k - 1] == KEY_SYM ? " " : "  ";
+}
 
-	if (!src || rec_profile_srcline(&r->p, vm, ip, &file, &line)) {
-		file = NULL;
-		line = 0;
+static const char *sym_name(const struct rec_where *w)
+{
+	return w->sym ? w->sym->name : "[unknown]";
+}
+
+static void comm_text(const struct rec_where *w, char *buf, size_t len)
+{
+	if (w->comm)
+		snprintf(buf, len, "%s", w->comm);
+	else if (w->pid > 0)
+		snprintf(buf, len, ":%d", (int)w->pid); /* as perf says it */
+	else
+		snprintf(buf, len, "[unknown]");
+}
+
+/* The columns of the sort keys, or the function alone (folded). */
+static int label_of(struct report *r, const struct rec_psample *s,
+		    bool sym_only, char **out)
+{
+	char col[NR_KEYS][PATH_MAX + 32], comm[32];
+	const char *file = NULL, *slash;
+	struct rec_where w;
+	size_t len = 1, at = 0;
+	unsigned int k;
+	int line = 0;
+
+	rec_profile_where(&r->p, s, s->ip, &w);
+	if (sym_only)
+		return asprintf(out, "%s", sym_name(&w));
+	for (k = 0; k < r->nr_keys; k++) {
+		switch (r->keys[k]) {
+		case KEY_COMM:
+			comm_text(&w, comm, sizeof(comm));
+			snprintf(col[k], sizeof(col[k]), "%-15s", comm);
+			break;
+		case KEY_PID:
+			snprintf(col[k], sizeof(col[k]), "%7d", (int)w.pid);
+			break;
+		case KEY_DSO:
+			snprintf(col[k], sizeof(col[k]), "%-20s", w.dso);
+			break;
+		case KEY_SYM:
+			snprintf(col[k], sizeof(col[k]), "%s", sym_name(&w));
+			break;
+		default:
+			if (!w.st || symtab_srcline(w.st, w.addr, &file, &line))
+				file = NULL;
+			slash = file ? strrchr(file, '/') : NULL;
+			if (slash)
+				file = slash + 1;
+			snprintf(col[k], sizeof(col[k]), "%s:%d",
+				 file ? file : "??", file ? line : 0);
+		}
+		len += strlen(col[k]) + 2;
 	}
-	slash = file ? strrchr(file, '/') : NULL;
-	if (slash)
-		file = slash + 1;
-	if (sym && src)
-		return asprintf(out, "%s %s:%d",
-				rec_profile_name(&r->p, vm, ip),
-				file ? file : "??", line);
-	if (src)
-		return asprintf(out, "%s:%d", file ? file : "??", line);
-	return asprintf(out, "%s", rec_profile_name(&r->p, vm, ip));
+	*out = malloc(len);
+	if (!*out)
+		return -1;
+	for (k = 0; k < r->nr_keys; k++)
+		at += (size_t)sprintf(*out + at, "%s%s", sep_before(r, k),
+				      col[k]);
+	(*out)[at] = '\0';
+	return 0;
 }
 
 /*
  * The callers' function names, innermost first, joined by ';'. A return
  * address follows its call: the call itself is at (address - 1).
  */
-static char *stack_of(const struct report *r, const struct rec_psample *s)
+static char *stack_of(struct report *r, const struct rec_psample *s)
 {
 	const uint64_t *c = rec_profile_chain(&r->p, s);
 	size_t len = 1, at = 0;
+	struct rec_where w;
 	uint32_t i;
 	char *buf;
 
-	for (i = 0; i < s->nr_chain; i++)
-		len += strlen(rec_profile_name(&r->p, s->vm, c[i] - 1)) + 1;
+	for (i = 0; i < s->nr_chain; i++) {
+		rec_profile_where(&r->p, s, c[i] - 1, &w);
+		len += strlen(sym_name(&w)) + 1;
+	}
 	buf = malloc(len);
 	if (!buf)
 		return NULL;
 	buf[0] = '\0';
-	for (i = 0; i < s->nr_chain; i++)
+	for (i = 0; i < s->nr_chain; i++) {
+		rec_profile_where(&r->p, s, c[i] - 1, &w);
 		at += (size_t)sprintf(buf + at, "%s%s", i ? ";" : "",
-				      rec_profile_name(&r->p, s->vm, c[i] - 1));
+				      sym_name(&w));
+	}
 	return buf;
 }
 
+/* The process a folded line starts with: "comm-pid" ("" without one). */
+static char *process_of(struct report *r, const struct rec_psample *s)
+{
+	struct rec_where w;
+	char comm[32];
+	char *out;
+
+	if (!r->p.procs.has_tasks)
+		return strdup("");
+	rec_profile_where(&r->p, s, s->ip, &w);
+	comm_text(&w, comm, sizeof(comm));
+	return asprintf(&out, "%s-%d;", comm, (int)w.pid) < 0 ? NULL : out;
+}
+
 /* Two entries per sample: its vCPU's and its VM's all-vCPU group. */
-static int build(struct report *r, bool sym, bool src)
+static int build(struct report *r, bool sym_only)
 {
 	size_t i;
 
@@ -101,9 +184,23 @@ static int build(struct report *r, bool sym, bool src)
 		a->cpu        = s->cpu;
 		b->cpu        = ALL_VCPUS;
 		a->n = b->n = s->weight; /* missed periods count */
-		if (label_of(r, s->vm, s->ip, sym, src, &a->label) < 0)
+		if (label_of(r, s, sym_only, &a->label) < 0)
 			return -ENOMEM;
 		a->stack = stack_of(r, s);
+		if (sym_only && a->stack) {
+			/* Folded stacks begin with their process. */
+			char *proc = process_of(r, s), *joined = NULL;
+
+			if (!proc || asprintf(&joined, "%s%s%s", a->stack,
+					      a->stack[0] && proc[0] ? ";" : "",
+					      proc[0] ? proc : "") < 0)
+				joined = NULL;
+			if (joined && proc[0])
+				joined[strlen(joined) - 1] = '\0'; /* its ';' */
+			free(proc);
+			free(a->stack);
+			a->stack = joined;
+		}
 		b->label = strdup(a->label);
 		b->stack = a->stack ? strdup(a->stack) : NULL;
 		if (!a->stack || !b->label || !b->stack)
@@ -197,6 +294,26 @@ static void print_chain(const struct report *r, const struct entry *e,
 	free(copy);
 }
 
+/* The header of the key columns, padded as label_of() pads them. */
+static void print_columns(const struct report *r)
+{
+	unsigned int k;
+
+	for (k = 0; k < r->nr_keys; k++) {
+		const char *c = sort_keys[r->keys[k]].column;
+
+		if (r->keys[k] == KEY_COMM)
+			printf("%s%-15s", sep_before(r, k), c);
+		else if (r->keys[k] == KEY_PID)
+			printf("%s%7s", sep_before(r, k), c);
+		else if (r->keys[k] == KEY_DSO)
+			printf("%s%-20s", sep_before(r, k), c);
+		else
+			printf("%s%s", sep_before(r, k), c);
+	}
+	putchar('\n');
+}
+
 /* The rows of group [first, end), most samples first, with graphs. */
 static void print_group(const struct report *r, size_t first, size_t end,
 			uint64_t total)
@@ -216,10 +333,8 @@ static void print_group(const struct report *r, size_t first, size_t end,
 		rows[nr++].end = j;
 	}
 	qsort(rows, nr, sizeof(*rows), by_count);
-	printf("%8s %10s  %s\n", "OVERHEAD", "SAMPLES",
-	       r->sort_src
-		       ? (r->sort_sym ? "FUNCTION SOURCE:LINE" : "SOURCE:LINE")
-		       : "FUNCTION");
+	printf("%8s %10s  ", "OVERHEAD", "SAMPLES");
+	print_columns(r);
 	for (i = 0; i < nr; i++) {
 		double pct = 100.0 * (double)rows[i].n / (double)total;
 
@@ -319,41 +434,41 @@ static void print_folded(const struct report *r)
 	}
 }
 
-/* --sort KEYS: a table of the keys a report can be sorted by. */
+/* --sort KEYS: perf's keys, in the order given, each at most once. */
 static int set_sort(const struct cli_cmd *cmd, void *ctx, const char *arg)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} keys[] = {
-		{"sym", offsetof(struct report, sort_sym)},
-		{"srcline", offsetof(struct report, sort_src)},
-	};
 	struct report *r = ctx;
 	char *copy = strdup(arg), *tok, *save = NULL;
-	size_t k;
+	unsigned int k, j;
 	int ret = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	r->sort_sym = false;
+	r->nr_keys = 0;
 	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			if (!strcmp(tok, keys[k].name))
+		for (k = 0; k < NR_KEYS; k++) {
+			if (!strcmp(tok, sort_keys[k].name))
 				break;
 		}
-		if (k == sizeof(keys) / sizeof(keys[0]))
+		for (j = 0; k < NR_KEYS && j < r->nr_keys; j++) {
+			if (r->keys[j] == (enum sort_key)k)
+				break;
+		}
+		if (k == NR_KEYS)
 			ret = cli_error(cmd,
-					"unknown sort key '%s' (keys: sym, "
-					"srcline)",
+					"unknown sort key '%s' (keys: comm, "
+					"pid, dso, sym, srcline)",
 					tok);
+		else if (j < r->nr_keys)
+			ret = cli_error(cmd, "sort key '%s' given twice", tok);
 		else
-			*(bool *)((char *)r + keys[k].off) = true;
+			r->keys[r->nr_keys++] = (enum sort_key)k;
 	}
 	free(copy);
-	if (!ret && !r->sort_sym && !r->sort_src)
-		ret = cli_error(cmd, "--sort needs a key (sym, srcline)");
+	if (!ret && !r->nr_keys)
+		ret = cli_error(cmd, "--sort needs a key (comm, pid, dso, "
+				     "sym, srcline)");
 	return ret;
 }
 
@@ -394,8 +509,11 @@ static const struct cli_opt report_opts[] = {
 	CLI_FLAG(0, "stdio", struct report, stdio,
 		 "plain text output (the only one; for perf users)"),
 	CLI_FN('s', "sort", "KEYS", set_sort,
-	       "sym (function, the default), srcline (source\n"
-	       "file:line), or both: sym,srcline"),
+	       "columns, in order, from: comm (the guest\n"
+	       "process), pid, dso (the file: a program or library,\n"
+	       "[kernel.kallsyms], or the image), sym (function,\n"
+	       "the default), srcline (source file:line); e.g.\n"
+	       "comm,dso,sym"),
 	CLI_FN('g', "call-graph", "MODE", set_graph,
 	       "with call chains: callee (the default: each\n"
 	       "function's callers, innermost first), caller\n"
@@ -406,7 +524,9 @@ static const struct cli_opt report_opts[] = {
 	CLI_NUM(0, "min-pct", "P", struct report, min_pct, 0,
 		"hide rows below P percent (default 0)"),
 	CLI_STR(0, "symfs", "DIR", struct report, so.symfs,
-		"look for images under DIR (DIR/PATH)"),
+		"look for images and the guest's programs under\n"
+		"DIR (DIR/PATH; for a Linux guest, its root file\n"
+		"system's tree on the host)"),
 	CLI_FN(0, "image", "VM=PATH", set_image,
 	       "symbols of VM (name, uuid or index) from PATH:\n"
 	       "an ELF image, or a System.map for Linux guests\n"
@@ -466,7 +586,7 @@ static void report_free(struct report *r)
 
 int ops_cmd_report(int argc, char **argv)
 {
-	struct report r = {.sort_sym = true};
+	struct report r = {.keys = {KEY_SYM}, .nr_keys = 1};
 	char err[512];
 	int ret;
 
@@ -474,20 +594,27 @@ int ops_cmd_report(int argc, char **argv)
 	if (ret)
 		return ret == CLI_HELP ? 0 : 1;
 	if (r.pprof)
-		return pprof_from_record(r.file, r.pprof);
+		return pprof_from_record(r.file, r.pprof, r.so.symfs);
 	ret = rec_profile_load(&r.p, r.file, &r.so, stderr, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "vpmu report: %s\n", err);
 		return 1;
 	}
 	/* Folded stacks name functions; the flat rows name the sort keys. */
-	ret = build(&r, r.folded || r.sort_sym, !r.folded && r.sort_src);
+	ret = build(&r, r.folded);
 	if (ret) {
 		fprintf(stderr, "vpmu report: out of memory\n");
 		report_free(&r);
 		return 1;
 	}
 	merge(&r);
+	if (r.p.procs.dso_misses && !r.folded)
+		fprintf(stderr,
+			"vpmu report: %u guest file(s) without symbols%s\n",
+			r.p.procs.dso_misses,
+			r.so.symfs ? " under --symfs"
+				   : ": give --symfs DIR, the guest's root "
+				     "on the host");
 	if (r.folded)
 		print_folded(&r);
 	else

@@ -13,6 +13,7 @@
 
 #include "ctl_client.h"
 #include "elf_symbols.h"
+#include "guest_procs.h"
 
 /* ---- gzip (gzip.c) ---------------------------------------------------- */
 
@@ -40,8 +41,16 @@ struct pprof_type {
  */
 struct pprof_sample {
 	unsigned int vm, vcpu;
+	int32_t pid;      /* the guest process (labels pid, comm); 0: none */
+	const char *comm; /* its name, NULL: unknown */
 	unsigned int nr_ips;
 	uint64_t ips[PPROF_FRAMES_MAX];
+	/*
+	 * Where each address is: 0 in the VM's image, k in the guest file
+	 * pprof_add_dso() answered k for (then ips[] are the file's
+	 * link-time addresses).
+	 */
+	unsigned int space[PPROF_FRAMES_MAX];
 	int64_t values[PPROF_TYPES_MAX];
 };
 
@@ -62,6 +71,14 @@ int pprof_new(struct pprof_builder **out, const struct pprof_type *types,
  */
 int pprof_add_vm(struct pprof_builder *b, unsigned int vm, const char *name,
 		 const char *uuid, const char *image, const struct symtab *st);
+
+/*
+ * A guest file (a program or library of a Linux guest's process) with its
+ * symbols (st, may be NULL; must outlive the builder): its own mapping in
+ * the profile, with its build-id. Returns its space (>= 1) or -ENOMEM.
+ */
+int pprof_add_dso(struct pprof_builder *b, const char *path,
+		  const struct symtab *st);
 
 /*
  * The stack of (s): the sampled (ip), then the (nr) return addresses of
@@ -89,13 +106,37 @@ void pprof_free(struct pprof_builder *b);
 /* The pprof unit of a vpmu event: "nanoseconds", "cycles" or "count". */
 const char *pprof_unit_of(const char *event);
 
+/* ---- Guest processes (pprof_guest.c) --------------------------------- */
+
+/* Which profile space each guest file (guest_procs index) became. */
+struct pprof_guest {
+	int *space;
+	size_t nr;
+};
+
+/*
+ * Place the frames of (ps) (raw guest addresses, from
+ * pprof_sample_stack()) of thread (pid, tid), the sample at position (at)
+ * of VM (gvm) of (g): addresses in a guest file become that file's, in its
+ * own space; the leaf's process becomes (ps->pid, ps->comm). (image_st,
+ * image): the VM's image, for the rest. 0 or -ENOMEM.
+ */
+int pprof_guest_frames(struct pprof_builder *b, struct pprof_guest *pg,
+		       struct guest_procs *g, uint32_t gvm,
+		       struct pprof_sample *ps, int32_t pid, int32_t tid,
+		       size_t at, const struct symtab *image_st,
+		       const char *image);
+
+void pprof_guest_free(struct pprof_guest *pg);
+
 /* ---- Record file -> pprof (pprof_record.c) ------------------------- */
 
 /*
  * `vpmu report --pprof OUT FILE`: convert the record file (in) to a
- * gzipped pprof profile written to (out) (atomically: OUT.tmp, renamed).
+ * gzipped pprof profile written to (out) (atomically: OUT.tmp, renamed);
+ * a Linux guest's programs are read under (symfs) (NULL: none).
  * Returns 0, or 1 with one message on stderr.
  */
-int pprof_from_record(const char *in, const char *out);
+int pprof_from_record(const char *in, const char *out, const char *symfs);
 
 #endif /* OPS_PPROF_H */

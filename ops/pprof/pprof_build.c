@@ -104,16 +104,24 @@ struct pb_vm {
 	const struct symtab *st;
 };
 
+/* A guest file other than the VM's image: a program or library. */
+struct pb_dso {
+	int64_t file, build_id; /* string indexes */
+	const struct symtab *st;
+};
+
 struct pb_sample {
 	unsigned int vm, vcpu, nr_locs;
+	int32_t pid;  /* the guest process, 0: none */
+	int64_t comm; /* its name (string index), 0: none */
 	uint64_t locs[PPROF_FRAMES_MAX];
 	int64_t values[PPROF_TYPES_MAX];
 };
 
 struct pb_loc {
-	unsigned int vm;
-	uint64_t addr, func; /* func id, 0: none */
-	int64_t line;        /* source line (DWARF), 0: unknown */
+	unsigned int vm, space; /* space: 0 the VM's image, k dsos[k - 1] */
+	uint64_t addr, func;    /* func id, 0: none */
+	int64_t line;           /* source line (DWARF), 0: unknown */
 };
 
 struct pprof_builder {
@@ -128,12 +136,15 @@ struct pprof_builder {
 	struct pb_vm *vms;
 	unsigned int nr_vms;
 
+	struct pb_dso *dsos;
+	size_t nr_dsos, cap_dsos;
+
 	struct pb_loc *locs;
 	size_t nr_locs, cap_locs;
 	struct hmap loc_map; /* (vm, addr) -> location id */
 
 	struct {
-		unsigned int vm;
+		unsigned int vm, space;
 		int64_t sym;
 		int64_t file;       /* source file string, -1: the image */
 		int64_t start_line; /* line of its entry, 0: unknown */
@@ -247,10 +258,49 @@ int pprof_add_vm(struct pprof_builder *b, unsigned int vm, const char *name,
 	return 0;
 }
 
-/* Function id of symbol (sym) of VM (vm); 0 on ENOMEM. */
-static uint64_t func_id(struct pprof_builder *b, unsigned int vm, int64_t sym)
+int pprof_add_dso(struct pprof_builder *b, const char *path,
+		  const struct symtab *st)
 {
-	struct hent *e = hget(&b->func_map, vm, (uint64_t)sym);
+	char id[SYMTAB_BUILD_ID_MAX * 2 + 1] = "";
+	struct pb_dso *d;
+
+	if (grow((void **)&b->dsos, &b->cap_dsos, b->nr_dsos, sizeof(*b->dsos)))
+		return -ENOMEM;
+	if (st)
+		symtab_build_id_hex(st, id, sizeof(id));
+	d           = &b->dsos[b->nr_dsos];
+	d->st       = st;
+	d->file     = intern(b, path);
+	d->build_id = intern(b, id);
+	if (d->file < 0 || d->build_id < 0)
+		return -ENOMEM;
+	return (int)++b->nr_dsos;
+}
+
+/* The symbols and the file name of address space (space) of VM (vm). */
+static const struct symtab *space_st(const struct pprof_builder *b,
+				     unsigned int vm, unsigned int space)
+{
+	return space ? b->dsos[space - 1].st : b->vms[vm].st;
+}
+
+static int64_t space_file(const struct pprof_builder *b, unsigned int vm,
+			  unsigned int space)
+{
+	return space ? b->dsos[space - 1].file : b->vms[vm].image;
+}
+
+static uint64_t space_key(unsigned int vm, unsigned int space)
+{
+	return (uint64_t)vm | (uint64_t)space << 32;
+}
+
+/* Function id of symbol (sym) of (vm, space); 0 on ENOMEM. */
+static uint64_t func_id(struct pprof_builder *b, unsigned int vm,
+			unsigned int space, int64_t sym)
+{
+	struct hent *e =
+		hget(&b->func_map, space_key(vm, space), (uint64_t)sym);
 	const struct symtab *st;
 	const char *file;
 	int line;
@@ -263,11 +313,12 @@ static uint64_t func_id(struct pprof_builder *b, unsigned int vm, int64_t sym)
 		 sizeof(*b->funcs)))
 		return 0;
 	b->funcs[b->nr_funcs].vm         = vm;
+	b->funcs[b->nr_funcs].space      = space;
 	b->funcs[b->nr_funcs].sym        = sym;
 	b->funcs[b->nr_funcs].file       = -1;
 	b->funcs[b->nr_funcs].start_line = 0;
 	/* Its source file and first line, where DWARF says. */
-	st = b->vms[vm].st;
+	st = space_st(b, vm, space);
 	if (!symtab_srcline(st, st->syms[sym].addr, &file, &line)) {
 		b->funcs[b->nr_funcs].file       = intern(b, file);
 		b->funcs[b->nr_funcs].start_line = line;
@@ -278,12 +329,13 @@ static uint64_t func_id(struct pprof_builder *b, unsigned int vm, int64_t sym)
 	return e->v;
 }
 
-/* Location id of (vm, addr); 0 on ENOMEM. */
-static uint64_t loc_id(struct pprof_builder *b, unsigned int vm, uint64_t addr)
+/* Location id of (vm, space, addr); 0 on ENOMEM. */
+static uint64_t loc_id(struct pprof_builder *b, unsigned int vm,
+		       unsigned int space, uint64_t addr)
 {
-	const struct symtab *st = b->vms[vm].st;
+	const struct symtab *st = space_st(b, vm, space);
 	const struct sym *sym;
-	struct hent *e = hget(&b->loc_map, vm, addr);
+	struct hent *e = hget(&b->loc_map, space_key(vm, space), addr);
 	struct pb_loc *l;
 	const char *file;
 	int line;
@@ -294,13 +346,14 @@ static uint64_t loc_id(struct pprof_builder *b, unsigned int vm, uint64_t addr)
 		return e->v;
 	if (grow((void **)&b->locs, &b->cap_locs, b->nr_locs, sizeof(*b->locs)))
 		return 0;
-	l       = &b->locs[b->nr_locs];
-	l->vm   = vm;
-	l->addr = addr;
-	l->func = 0;
-	l->line = 0;
-	sym     = st ? symtab_find(st, addr) : NULL;
-	if (sym && !(l->func = func_id(b, vm, sym - st->syms)))
+	l        = &b->locs[b->nr_locs];
+	l->vm    = vm;
+	l->space = space;
+	l->addr  = addr;
+	l->func  = 0;
+	l->line  = 0;
+	sym      = st ? symtab_find(st, addr) : NULL;
+	if (sym && !(l->func = func_id(b, vm, space, sym - st->syms)))
 		return 0;
 	if (sym && !symtab_srcline(st, addr, &file, &line))
 		l->line = line;
@@ -322,7 +375,7 @@ void pprof_sample_stack(struct pprof_sample *s, uint64_t ip,
 
 int pprof_add(struct pprof_builder *b, const struct pprof_sample *s)
 {
-	struct pb_sample key = {.vm = s->vm, .vcpu = s->vcpu};
+	struct pb_sample key = {.vm = s->vm, .vcpu = s->vcpu, .pid = s->pid};
 	uint64_t h           = mix(s->vm, s->vcpu), n;
 	struct pb_sample *t;
 	struct hent *e;
@@ -331,9 +384,17 @@ int pprof_add(struct pprof_builder *b, const struct pprof_sample *s)
 	if (s->vm >= b->nr_vms || !b->vms[s->vm].used || !s->nr_ips ||
 	    s->nr_ips > PPROF_FRAMES_MAX)
 		return -EINVAL;
+	if (s->pid > 0 && s->comm) {
+		key.comm = intern(b, s->comm);
+		if (key.comm < 0)
+			return -ENOMEM;
+	}
+	h = mix(h, mix((uint64_t)(uint32_t)key.pid, (uint64_t)key.comm));
 	key.nr_locs = s->nr_ips;
 	for (i = 0; i < s->nr_ips; i++) {
-		key.locs[i] = loc_id(b, s->vm, s->ips[i]);
+		if (s->space[i] > b->nr_dsos)
+			return -EINVAL;
+		key.locs[i] = loc_id(b, s->vm, s->space[i], s->ips[i]);
 		if (!key.locs[i])
 			return -ENOMEM;
 		h = mix(h, key.locs[i]);
@@ -346,6 +407,7 @@ int pprof_add(struct pprof_builder *b, const struct pprof_sample *s)
 			break;
 		t = &b->smp[e->v - 1];
 		if (t->vm == key.vm && t->vcpu == key.vcpu &&
+		    t->pid == key.pid && t->comm == key.comm &&
 		    t->nr_locs == key.nr_locs &&
 		    !memcmp(t->locs, key.locs, key.nr_locs * sizeof(uint64_t)))
 			goto merge;
@@ -431,20 +493,34 @@ static int fill_types(struct pprof_builder *b, struct pb_out *o)
 	return 0;
 }
 
+/* Label (key, str) of sample (s), the (*nl)-th of the profile's. */
+static void add_label(struct pb_out *o, size_t *nl,
+		      Perftools__Profiles__Sample *s, int64_t key, int64_t str)
+{
+	perftools__profiles__label__init(&o->lbl[*nl]);
+	o->lbl[*nl].key = key;
+	o->lbl[*nl].str = str;
+	o->lblp[*nl]    = &o->lbl[*nl];
+	(*nl)++;
+	s->n_label++;
+}
+
 static int fill_samples(struct pprof_builder *b, struct pb_out *o)
 {
 	int64_t k_vm = intern(b, "vm"), k_vcpu = intern(b, "vcpu");
-	size_t i, nloc                         = 0;
-	char vcpu[16];
+	int64_t k_comm = intern(b, "comm"), k_pid = intern(b, "pid");
+	size_t i, nloc = 0, nl = 0;
+	char num[16];
+	int64_t str;
 
 	o->smp     = calloc(b->nr_smp + 1, sizeof(*o->smp));
 	o->smpp    = calloc(b->nr_smp + 1, sizeof(*o->smpp));
-	o->lbl     = calloc(2 * b->nr_smp + 1, sizeof(*o->lbl));
-	o->lblp    = calloc(2 * b->nr_smp + 1, sizeof(*o->lblp));
+	o->lbl     = calloc(4 * b->nr_smp + 1, sizeof(*o->lbl));
+	o->lblp    = calloc(4 * b->nr_smp + 1, sizeof(*o->lblp));
 	o->loc_ids = calloc(b->nr_smp * PPROF_FRAMES_MAX + 1, sizeof(uint64_t));
 	o->values  = calloc(b->nr_smp * b->nr_types + 1, sizeof(int64_t));
 	if (!o->smp || !o->smpp || !o->lbl || !o->lblp || !o->loc_ids ||
-	    !o->values || k_vm < 0 || k_vcpu < 0)
+	    !o->values || k_vm < 0 || k_vcpu < 0 || k_comm < 0 || k_pid < 0)
 		return -ENOMEM;
 	for (i = 0; i < b->nr_smp; i++) {
 		Perftools__Profiles__Sample *s = &o->smp[i];
@@ -460,24 +536,28 @@ static int fill_samples(struct pprof_builder *b, struct pb_out *o)
 		       b->nr_types * sizeof(int64_t));
 		s->value   = &o->values[i * b->nr_types];
 		s->n_value = b->nr_types;
-		perftools__profiles__label__init(&o->lbl[2 * i]);
-		perftools__profiles__label__init(&o->lbl[2 * i + 1]);
-		o->lbl[2 * i].key = k_vm;
-		o->lbl[2 * i].str = b->vms[t->vm].name;
+		s->label   = &o->lblp[nl];
+		s->n_label = 0;
 		/*
-		 * A string: go tool pprof drops a numeric label of value 0
+		 * Strings: go tool pprof drops a numeric label of value 0
 		 * (vCPU 0), and -tagfocus vcpu=0 matches a string exactly.
 		 */
-		snprintf(vcpu, sizeof(vcpu), "%u", t->vcpu);
-		o->lbl[2 * i + 1].key = k_vcpu;
-		o->lbl[2 * i + 1].str = intern(b, vcpu);
-		if (o->lbl[2 * i + 1].str < 0)
+		add_label(o, &nl, s, k_vm, b->vms[t->vm].name);
+		snprintf(num, sizeof(num), "%u", t->vcpu);
+		str = intern(b, num);
+		if (str < 0)
 			return -ENOMEM;
-		o->lblp[2 * i]     = &o->lbl[2 * i];
-		o->lblp[2 * i + 1] = &o->lbl[2 * i + 1];
-		s->label           = &o->lblp[2 * i];
-		s->n_label         = 2;
-		o->smpp[i]         = s;
+		add_label(o, &nl, s, k_vcpu, str);
+		if (t->pid > 0) {
+			snprintf(num, sizeof(num), "%d", (int)t->pid);
+			str = intern(b, num);
+			if (str < 0)
+				return -ENOMEM;
+			add_label(o, &nl, s, k_pid, str);
+			if (t->comm)
+				add_label(o, &nl, s, k_comm, t->comm);
+		}
+		o->smpp[i] = s;
 	}
 	o->p.sample   = o->smpp;
 	o->p.n_sample = b->nr_smp;
@@ -488,8 +568,8 @@ static int fill_mappings(struct pprof_builder *b, struct pb_out *o)
 {
 	unsigned int i, n = 0;
 
-	o->map  = calloc(b->nr_vms + 1, sizeof(*o->map));
-	o->mapp = calloc(b->nr_vms + 1, sizeof(*o->mapp));
+	o->map  = calloc(b->nr_vms + b->nr_dsos + 1, sizeof(*o->map));
+	o->mapp = calloc(b->nr_vms + b->nr_dsos + 1, sizeof(*o->mapp));
 	if (!o->map || !o->mapp)
 		return -ENOMEM;
 	for (i = 0; i < b->nr_vms; i++) {
@@ -501,6 +581,18 @@ static int fill_mappings(struct pprof_builder *b, struct pb_out *o)
 		o->map[n].memory_limit  = UINT64_MAX;
 		o->map[n].filename      = b->vms[i].image;
 		o->map[n].has_functions = b->vms[i].st && b->vms[i].st->nr;
+		o->mapp[n]              = &o->map[n];
+		n++;
+	}
+	/* Then one per guest file, with its build-id, after every VM's. */
+	for (i = 0; i < b->nr_dsos; i++) {
+		perftools__profiles__mapping__init(&o->map[n]);
+		o->map[n].id            = b->nr_vms + i + 1;
+		o->map[n].memory_start  = 0;
+		o->map[n].memory_limit  = UINT64_MAX;
+		o->map[n].filename      = b->dsos[i].file;
+		o->map[n].build_id      = b->dsos[i].build_id;
+		o->map[n].has_functions = b->dsos[i].st && b->dsos[i].st->nr;
 		o->mapp[n]              = &o->map[n];
 		n++;
 	}
@@ -522,7 +614,9 @@ static int fill_locations(struct pprof_builder *b, struct pb_out *o)
 	for (i = 0; i < b->nr_locs; i++) {
 		perftools__profiles__location__init(&o->loc[i]);
 		o->loc[i].id         = i + 1;
-		o->loc[i].mapping_id = b->locs[i].vm + 1;
+		o->loc[i].mapping_id = b->locs[i].space
+					       ? b->nr_vms + b->locs[i].space
+					       : b->locs[i].vm + 1;
 		o->loc[i].address    = b->locs[i].addr;
 		if (b->locs[i].func) {
 			perftools__profiles__line__init(&o->line[i]);
@@ -549,14 +643,15 @@ static int fill_functions(struct pprof_builder *b, struct pb_out *o)
 	if (!o->fn || !o->fnp)
 		return -ENOMEM;
 	for (i = 0; i < b->nr_funcs; i++) {
-		st = b->vms[b->funcs[i].vm].st;
+		st = space_st(b, b->funcs[i].vm, b->funcs[i].space);
 		perftools__profiles__function__init(&o->fn[i]);
 		o->fn[i].id   = i + 1;
 		o->fn[i].name = intern(b, st->syms[b->funcs[i].sym].name);
 		o->fn[i].system_name = o->fn[i].name;
 		o->fn[i].filename    = b->funcs[i].file >= 0
 					       ? b->funcs[i].file
-					       : b->vms[b->funcs[i].vm].image;
+					       : space_file(b, b->funcs[i].vm,
+							    b->funcs[i].space);
 		o->fn[i].start_line  = b->funcs[i].start_line;
 		if (o->fn[i].name < 0)
 			return -ENOMEM;
@@ -617,6 +712,7 @@ void pprof_free(struct pprof_builder *b)
 	free(b->strs);
 	free(b->str_map.e);
 	free(b->vms);
+	free(b->dsos);
 	free(b->locs);
 	free(b->loc_map.e);
 	free(b->funcs);

@@ -24,7 +24,17 @@ struct conv {
 	uint64_t *last; /* [vm][cpu][k] */
 	unsigned int nr_cpus_max;
 	int64_t t_first, t_last;
+	struct guest_procs procs; /* from the file's process notes */
+	struct pprof_guest pg;
+	size_t nr; /* samples read */
 };
+
+static int add_task(void *opaque, const struct rec_task *t)
+{
+	struct conv *c = opaque;
+
+	return guest_procs_add(&c->procs, t, c->nr);
+}
 
 static int add(void *opaque, const struct rec_sample *s)
 {
@@ -35,8 +45,12 @@ static int add(void *opaque, const struct rec_sample *s)
 
 	if (s->vm >= c->h.nr_vms || s->cpu >= c->nr_cpus_max)
 		return 0; /* rec_read() checked the VM; be safe anyway */
-	/* Callers (`vpmu record -g`), leaf first. */
+	/* Callers (`vpmu record -g`), leaf first, in the guest's files. */
 	pprof_sample_stack(&ps, s->ip, s->chain, s->nr_chain);
+	if (pprof_guest_frames(c->b, &c->pg, &c->procs, s->vm, &ps, s->pid,
+			       s->tid, c->nr++, &c->st[s->vm],
+			       c->h.vms[s->vm].image))
+		return -ENOMEM;
 	last         = &c->last[((size_t)s->vm * c->nr_cpus_max + s->cpu) *
                         REC_VALS_MAX];
 	ps.values[0] = 1;
@@ -120,22 +134,23 @@ static int write_file(const char *out, const uint8_t *data, size_t len)
 	return ret;
 }
 
-int pprof_from_record(const char *in, const char *out)
+int pprof_from_record(const char *in, const char *out, const char *symfs)
 {
-	struct conv c = {0};
+	struct conv c = {.procs.symfs = symfs};
 	uint8_t *data = NULL;
 	char err[512] = "";
 	unsigned int i;
 	size_t len;
 	int ret;
 	const struct rec_read_args a = {
-		.path   = in,
-		.flags  = REC_READ_PARTIAL,
-		.hdr_fn = setup,
-		.fn     = add,
-		.opaque = &c,
-		.err    = err,
-		.errlen = sizeof(err),
+		.path    = in,
+		.flags   = REC_READ_PARTIAL,
+		.hdr_fn  = setup,
+		.fn      = add,
+		.task_fn = add_task,
+		.opaque  = &c,
+		.err     = err,
+		.errlen  = sizeof(err),
 	};
 
 	/* One read: tables sized from the header it read. */
@@ -160,6 +175,8 @@ int pprof_from_record(const char *in, const char *out)
 		symtab_free(&c.st[i]);
 	free(c.st);
 	free(c.last);
+	pprof_guest_free(&c.pg);
+	guest_procs_free(&c.procs);
 	free(data);
 	pprof_free(c.b);
 	rec_header_free(&c.h);

@@ -99,6 +99,8 @@ static void vm_free(struct serve_vm *v)
 	free(v->last_vals);
 	if (v->has_syms)
 		symtab_free(&v->syms);
+	pprof_guest_free(&v->pg);
+	guest_procs_free(&v->procs);
 	free(v);
 }
 

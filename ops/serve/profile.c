@@ -135,6 +135,10 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 		return;
 	/* The guest's callers, walked by the VMM as for `record -g`. */
 	pprof_sample_stack(&ps, smp->ip, smp->chain, smp->nr_chain);
+	if (pprof_guest_frames(d->sv->pb, &v->pg, &v->procs, 0, &ps, smp->pid,
+			       smp->tid, v->nr_samples++, &v->syms,
+			       v->s.vms[0].e.image))
+		return;
 	last         = &v->last_vals[smp->vcpu * OPS_COUNTERS];
 	ps.values[0] = 1;
 	ps.values[1] = (int64_t)d->period;
@@ -148,6 +152,34 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 	pprof_add(d->sv->pb, &ps);
 }
 
+static int put_task(void *opaque, const struct ops_task *t)
+{
+	struct serve_vm *v       = opaque;
+	const struct rec_task rt = {.op    = t->op,
+				    .pid   = t->pid,
+				    .tid   = t->tid,
+				    .exec  = t->exec,
+				    .start = t->start,
+				    .len   = t->len,
+				    .pgoff = t->pgoff,
+				    .comm  = t->comm,
+				    .path  = t->path};
+
+	return guest_procs_add(&v->procs, &rt, v->nr_samples);
+}
+
+/* The process records the guest sent since the last fetch. */
+static void fetch_tasks(struct serve_vm *v)
+{
+	struct ops_task_stats st;
+
+	if (v->tasks_gone || v->s.vms[0].gone)
+		return;
+	if (ops_guest_tasks(&v->s, 0, &v->task_gen, put_task, v, &st) ==
+	    -ENOSYS)
+		v->tasks_gone = true;
+}
+
 static void drain(struct serve *sv, struct serve_vm *v)
 {
 	struct drain_ctx d = {.sv = sv, .v = v, .period = 0};
@@ -156,6 +188,7 @@ static void drain(struct serve *sv, struct serve_vm *v)
 	if (!v->sampling || v->s.vms[0].gone || !sv->prof)
 		return;
 	d.period = period_of(sv->prof);
+	fetch_tasks(v); /* before the samples they name */
 	ops_drain(&v->s, 0, put_sample, &d, &lost);
 }
 
@@ -230,7 +263,10 @@ void serve_profile_start(struct serve *sv, struct serve_profile *p)
 					v->s.vms[0].e.name,
 					v->s.vms[0].e.image);
 		}
-		v->pprof_vm = idx++;
+		v->pprof_vm    = idx++;
+		v->procs.symfs = sv->o.symfs;
+		pprof_guest_free(&v->pg); /* spaces of an earlier profile */
+		fetch_tasks(v);
 		pprof_add_vm(sv->pb, v->pprof_vm, v->s.vms[0].e.name,
 			     v->s.vms[0].e.uuid, v->s.vms[0].e.image, &v->syms);
 		if (start_sampling(sv, v, p))

@@ -21,7 +21,7 @@
 
 /* What the command line gives (the parser's ctx), checked into opts. */
 struct serve_args {
-	const char *listen, *events, *cert, *key, *ca;
+	const char *listen, *events, *cert, *key, *ca, *symfs;
 	double interval;
 	uint64_t max_profile;
 };
@@ -43,6 +43,9 @@ static const struct cli_opt serve_opts[] = {
 		"and this private key"),
 	CLI_STR(0, "tls-client-ca", "PEM", struct serve_args, ca,
 		"require client certificates signed by this CA"),
+	CLI_STR(0, "symfs", "DIR", struct serve_args, symfs,
+		"profiles read a Linux guest's programs under DIR\n"
+		"(its root file system's tree on the host)"),
 	{0},
 };
 
@@ -99,6 +102,7 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 		.tls_cert      = a.cert,
 		.tls_key       = a.key,
 		.tls_client_ca = a.ca,
+		.symfs         = a.symfs,
 		.max_profile_s = (unsigned int)a.max_profile,
 	};
 	return 0;

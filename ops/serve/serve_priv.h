@@ -113,6 +113,7 @@ struct serve_opts {
 	bool default_events;
 	uint64_t interval_ns;
 	const char *tls_cert, *tls_key, *tls_client_ca;
+	const char *symfs; /* a Linux guest's root on the host, or NULL */
 	unsigned int max_profile_s;
 };
 
@@ -133,6 +134,12 @@ struct serve_vm {
 	struct symtab syms;  /* loaded when first profiled */
 	bool has_syms;
 	unsigned int pprof_vm; /* its number in the running profile */
+	/* The guest's processes, as its kernel reports them. */
+	struct guest_procs procs;
+	uint64_t task_gen;     /* the newest record fetched */
+	bool tasks_gone;       /* its VMM has no process records */
+	size_t nr_samples;     /* samples placed in procs so far */
+	struct pprof_guest pg; /* its files in the running profile */
 };
 
 /* A profile request, filled by the collector, waited for by HTTP. */

@@ -7,13 +7,15 @@
  * themselves inside it: `perf stat` on the Intel and AMD models, with
  * multiplexing, `perf record` and `perf report` on both, and `pfstat`
  * through pvpmu.ko. A read-write disk keeps what the guest wrote; a
- * read-only one refuses writes.
+ * read-only one refuses writes. A host operator's profile of the guest
+ * names its processes and their functions.
  *
  * The root's /sbin/init runs the command after "--" on the kernel command
  * line (here `sh -c "..."`) and ends the VM with its exit status.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,4 +205,193 @@ Test(linux_rootfs, disks_are_refused_for_vpmus_own_images)
 	RUN("run", VPMU_BUILD_DIR "/guests/tm_switch.elf", "--disk", ROOTFS);
 	STATUS(1);
 	HAS(res.err, "disks are for Linux images");
+}
+
+/* One row of a `vpmu report --sort comm,dso,sym` table. */
+struct prof_row {
+	double pct;
+	char comm[32], dso[64], sym[128];
+};
+
+/* The rows of the "all vCPUs" table of (out), most periods first. */
+static unsigned int all_vcpu_rows(const char *out, struct prof_row *rows,
+				  unsigned int max)
+{
+	const char *p  = strstr(out, "all vCPUs");
+	unsigned int n = 0;
+	unsigned long samples;
+
+	p = p ? strstr(p, "FUNCTION") : NULL;
+	while (p && (p = strchr(p, '\n')) && n < max) {
+		p++;
+		if (sscanf(p, "%lf%% %lu %31s %63s %127s", &rows[n].pct,
+			   &samples, rows[n].comm, rows[n].dso,
+			   rows[n].sym) == 5)
+			n++;
+		else if (*p != ' ')
+			break; /* the end of the table */
+	}
+	return n;
+}
+
+/* The first row of process (comm): its hottest file and function. */
+static struct prof_row *first_of(struct prof_row *rows, unsigned int n,
+				 const char *comm)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(rows[i].comm, comm))
+			return &rows[i];
+	}
+	return NULL;
+}
+
+/* The first function row of `go tool pprof -top` output (out), or "". */
+static void first_pprof_row(const char *out, char *name, size_t len)
+{
+	const char *p = strstr(out, "flat%");
+	char f[6][64];
+
+	name[0] = '\0';
+	while (p && (p = strchr(p, '\n'))) {
+		p++;
+		if (sscanf(p, "%63s %63s %63s %63s %63s %63s", f[0], f[1], f[2],
+			   f[3], f[4], f[5]) == 6) {
+			snprintf(name, len, "%s", f[5]);
+			return;
+		}
+	}
+}
+
+/*
+ * `vpmu serve --symfs rootfs.d`'s live /debug/pprof/profile of the
+ * running guest, read by `go tool pprof -top` for the samples of process
+ * (comm) (-tagfocus comm=...): its first function into (top).
+ */
+static void live_pprof_top(const char *dir, const char *comm, char *top,
+			   size_t len)
+{
+	const char *argv[] = {"serve",   "--listen",           "127.0.0.1:0",
+			      "--symfs", LINUX_DIR "rootfs.d", NULL};
+	char log[128], out[128], cmd[1024];
+	static char text[64 << 10];
+	unsigned int port = 0, i;
+	pid_t serve;
+	FILE *p;
+	size_t n;
+
+	snprintf(log, sizeof(log), "%s/serve.log", dir);
+	snprintf(out, sizeof(out), "%s/serve.out", dir);
+	serve = vpmu_bg(argv, out, log);
+	cr_assert(lt(int, 0, serve));
+	for (i = 0; i < 100 && !port; i++) {
+		const char *at;
+
+		usleep(100000);
+		if (slurp_file(log, text, sizeof(text)))
+			continue;
+		at = strstr(text, "(port ");
+		if (at)
+			sscanf(at, "(port %u)", &port);
+	}
+	cr_assert(lt(u32, 0, port), "vpmu serve did not listen: %s", text);
+	snprintf(cmd, sizeof(cmd),
+		 "export HOME=%s GOCACHE=%s/go PPROF_TMPDIR=%s; sleep 2; curl "
+		 "-sf -o %s/p.pb.gz 'http://127.0.0.1:%u/debug/pprof/"
+		 "profile?seconds=5' && go tool pprof -top "
+		 "-sample_index=samples "
+		 "-tagfocus=comm=%s %s/p.pb.gz 2>&1",
+		 dir, dir, dir, dir, port, comm, dir);
+	p = popen(cmd, "r");
+	cr_assert(not(eq(ptr, p, NULL)));
+	n       = fread(text, 1, sizeof(text) - 1, p);
+	text[n] = '\0';
+	pclose(p);
+	kill(serve, SIGTERM);
+	vpmu_bg_wait(serve, 10000);
+	cr_log_info("%s", text);
+	first_pprof_row(text, top, len);
+}
+
+/*
+ * A host operator's profile of a Linux guest names its processes: two
+ * programs with hot loops in binaries of their own (pvpmu-alpha, static;
+ * pvpmu-beta, PIE on musl's shared libc) run on 2 vCPUs; `vpmu record -a
+ * -g` from the host, then `vpmu report --sort comm,dso,sym --symfs
+ * rootfs.d` (the guest's root on the host) must put each program's hot
+ * function first under its own name, and leave under 5 % of the periods
+ * without a function; `go tool pprof -top` of `vpmu serve`'s live
+ * profile, focused on each program's comm label, puts the same function
+ * first. pvpmu.ko reports the processes (names at exec,
+ * executable mappings, the running thread in the shared page); the
+ * kernel's functions come from vmlinux.
+ */
+Test(linux_rootfs, host_profile_names_guest_processes_and_their_functions)
+{
+	const char *argv[] = {
+		"run", "--kernel", VMLINUX, "--disk", ROOTFS ",ro", "--mem",
+		"256M", "--vcpus", "2", "--name", "prof", "--append",
+		/* The quotes keep the marker out of the echoed command line. */
+		BASE_LINE "-- sh -c \"echo SPIN-''START; pvpmu-alpha 60 &"
+			  " pvpmu-beta 60 & wait\"",
+		NULL};
+	char dir[64], rec[128], err[128], cmd[512], top_a[64], top_b[64];
+	static char report[4 << 20];
+	struct prof_row *a, *b;
+	const char *all;
+	size_t len;
+	FILE *p;
+	static struct prof_row rows[4096];
+	struct vm_bg vm = {0};
+	unsigned int n, i;
+	double unknown = 0;
+
+	cr_assert(eq(int, rundir_make(dir, sizeof(dir)), 0));
+	snprintf(vm.name, sizeof(vm.name), "prof");
+	snprintf(vm.console, sizeof(vm.console), "%s/prof.console", dir);
+	snprintf(err, sizeof(err), "%s/prof.stderr", dir);
+	snprintf(rec, sizeof(rec), "%s/prof.rec", dir);
+	vm.pid = vpmu_bg(argv, vm.console, err);
+	cr_assert(lt(int, 0, vm.pid));
+	cr_assert(eq(int,
+		     vm_bg_wait(&vm, dir, "SPIN-START", 1, BOOT_SECS * 1000),
+		     0));
+	RUN("record", "-a", "-g", "-o", rec, "--", "8");
+	cr_log_info("%s", res.err);
+	STATUS(0);
+	live_pprof_top(dir, "pvpmu-alpha", top_a, sizeof(top_a));
+	live_pprof_top(dir, "pvpmu-beta", top_b, sizeof(top_b));
+	vm_bg_kill(&vm, SIGKILL);
+	cr_expect(eq(str, top_a, "alpha_spin"), "go tool pprof -top");
+	cr_expect(eq(str, top_b, "beta_spin"), "go tool pprof -top");
+	/* Every row (hundreds of kernel functions): more than res holds. */
+	snprintf(cmd, sizeof(cmd),
+		 VPMU_BIN " report --sort comm,dso,sym -g none --symfs "
+			  "%s %s 2>&1",
+		 LINUX_DIR "rootfs.d", rec);
+	p = popen(cmd, "r");
+	cr_assert(not(eq(ptr, p, NULL)));
+	len         = fread(report, 1, sizeof(report) - 1, p);
+	report[len] = '\0';
+	cr_assert(eq(int, pclose(p), 0), "%s\n%s", cmd, report);
+	all = strstr(report, "all vCPUs") ? strstr(report, "all vCPUs")
+					  : report;
+	cr_log_info("%.4000s", all);
+	n = all_vcpu_rows(report, rows, 4096);
+	cr_assert(lt(u32, 2, n), "no table in:\n%.8000s", all);
+	a = first_of(rows, n, "pvpmu-alpha");
+	b = first_of(rows, n, "pvpmu-beta");
+	cr_assert(not(eq(ptr, (void *)a, NULL)), "%.8000s", all);
+	cr_assert(not(eq(ptr, (void *)b, NULL)), "%.8000s", all);
+	cr_expect(eq(str, a->dso, "pvpmu-alpha"), "%.8000s", all);
+	cr_expect(eq(str, a->sym, "alpha_spin"), "%.8000s", all);
+	cr_expect(eq(str, b->dso, "pvpmu-beta"), "%.8000s", all);
+	cr_expect(eq(str, b->sym, "beta_spin"), "%.8000s", all);
+	for (i = 0; i < n; i++)
+		unknown += strcmp(rows[i].sym, "[unknown]") ? 0 : rows[i].pct;
+	cr_log_info("[unknown]: %.2f %% of the periods", unknown);
+	cr_expect(lt(dbl, unknown, 5.0), "%.2f %% [unknown]:\n%.8000s", unknown,
+		  all);
+	rundir_remove(dir);
 }

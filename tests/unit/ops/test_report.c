@@ -255,9 +255,11 @@ Test(vmm_report, srcline_names_the_hot_loop)
 	cr_assert(
 		eq(int, report("-s", "srcline", "-g", "none", path, NULL), 0));
 	cr_expect(not(eq(ptr, strstr(text, want), NULL)), "%s", text);
-	cr_assert(eq(int, report("-s", "dso", path, NULL), 1));
-	cr_expect(not(eq(ptr, strstr(errs, "unknown sort key 'dso'"), NULL)),
+	cr_assert(eq(int, report("-s", "cycles", path, NULL), 1));
+	cr_expect(not(eq(ptr, strstr(errs, "unknown sort key 'cycles'"), NULL)),
 		  "%s", errs);
+	cr_assert(eq(int, report("-s", "sym,sym", path, NULL), 1));
+	cr_expect(not(eq(ptr, strstr(errs, "given twice"), NULL)), "%s", errs);
 }
 
 Test(vmm_report, build_id_mismatch_is_warned)
@@ -459,4 +461,108 @@ Test(vmm_report, snapshot_pause_note_is_printed)
 				      "snapshot, 123 ms"),
 			 NULL)),
 		  "%s", text);
+}
+
+/*
+ * A Linux guest's samples name their process: the "comm" and "mmap"
+ * notes say which program process 7 runs and where its file is mapped;
+ * `--sort comm,pid,dso,sym` then shows the program's function under its
+ * name, found in the file under --symfs at the mapping's offset; a
+ * process without a name shows as ":PID" (as perf says it), a user
+ * address no mapping covers as [unknown], and the end line's refusal
+ * counts read back. Without --symfs the program's symbols are not
+ * guessed from the host's files, and the report says how to get them.
+ */
+Test(vmm_report, samples_name_the_guest_process_and_its_program)
+{
+	uint64_t hot = addr_of("hot", NULL), off, vaddr;
+	struct rec_header h, back;
+	struct rec_writer w;
+	struct rec_vm vm;
+	struct symtab t;
+	char symfs[PATH_MAX], *slash;
+	unsigned int i;
+
+	/* The file offset of hot(), through its PT_LOAD segment. */
+	cr_assert(eq(int, symtab_load(&t, IMAGE), 0));
+	for (i = 0; i < t.nr_loads; i++) {
+		if (hot >= t.loads[i].vaddr &&
+		    hot - t.loads[i].vaddr < t.loads[i].filesz)
+			break;
+	}
+	cr_assert(lt(u32, i, t.nr_loads));
+	off = hot - t.loads[i].vaddr + t.loads[i].offset;
+	cr_assert(eq(int, symtab_vaddr_of(&t, off, &vaddr), 0));
+	cr_assert(eq(u64, vaddr, hot));
+	symtab_free(&t);
+
+	header(&h, &vm, "/no/such/kernel", "");
+	h.callchain = false;
+	cr_assert(eq(int, rec_open(&w, path, &h), 0));
+	const struct rec_task notes[] = {
+		{.op   = PVPMU_TASK_COMM,
+		 .pid  = 7,
+		 .tid  = 7,
+		 .exec = true,
+		 .comm = "prog-a"},
+		{.op    = PVPMU_TASK_MMAP,
+		 .pid   = 7,
+		 .start = 0x10000000,
+		 .len   = 0x100000,
+		 .pgoff = off & ~4095ULL,
+		 .path  = "/op_chain.elf"},
+	};
+	for (i = 0; i < 2; i++)
+		cr_assert(eq(int, rec_task_note(&w, &notes[i]), 0));
+	for (i = 0; i < 5; i++) {
+		struct rec_sample s = {.pid = i < 3 ? 7 : 8,
+				       .tid = i < 3 ? 7 : 8,
+				       .ip  = i < 3 ? 0x10000000 + (off & 4095)
+						    : 0x123000};
+
+		cr_assert(eq(int, rec_sample(&w, &s), 0));
+	}
+	w.tasks_refused = 3;
+	w.tasks_dropped = 4;
+	cr_assert(eq(int, rec_finish(&w, 0, 1, "done"), 0));
+
+	snprintf(symfs, sizeof(symfs), "%s", IMAGE);
+	slash  = strrchr(symfs, '/');
+	*slash = '\0';
+	cr_assert(eq(int,
+		     report("--sort", "comm,pid,dso,sym", "--symfs", symfs,
+			    path, NULL),
+		     0),
+		  "%s", errs);
+	cr_expect(not(eq(ptr,
+			 strstr(text, "prog-a                 7  "
+				      "op_chain.elf          hot\n"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(not(eq(ptr,
+			 strstr(text, ":8                     8  "
+				      "[unknown]             [unknown]\n"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(not(eq(ptr,
+			 strstr(text, "COMMAND              PID  "
+				      "SHARED OBJECT         FUNCTION"),
+			 NULL)),
+		  "%s", text);
+	/* Without --symfs: the name and the file, no guessed symbols. */
+	cr_assert(eq(int, report("-s", "comm,dso,sym", path, NULL), 0));
+	cr_expect(not(eq(ptr,
+			 strstr(text, "prog-a           op_chain.elf          "
+				      "[unknown]\n"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(not(eq(ptr, strstr(errs, "give --symfs DIR"), NULL)), "%s",
+		  errs);
+	cr_assert(eq(int,
+		     rec_read(path, &back, NULL, NULL, symfs, sizeof(symfs)),
+		     0),
+		  "%s", symfs);
+	cr_expect(eq(u64, back.tasks_refused, 3));
+	cr_expect(eq(u64, back.tasks_dropped, 4));
+	rec_header_free(&back);
 }
