@@ -453,8 +453,8 @@ static void run_loop(struct vmm_vcpu *vcpu)
 
 void *vmm_vcpu_thread(void *arg)
 {
-	struct vmm_vcpu *vcpu   = arg;
-	const struct vmm_vm *vm = vcpu->vm;
+	struct vmm_vcpu *vcpu = arg;
+	struct vmm_vm *vm     = vcpu->vm;
 	unsigned int i, started;
 	char why[96];
 	int ret = 0;
@@ -463,7 +463,7 @@ void *vmm_vcpu_thread(void *arg)
 	/* As `top -H` and `ps -L` show it (QEMU's are "CPU n/KVM"). */
 	snprintf(why, sizeof(why), "vpmu-vcpu%u", vcpu->index);
 	pthread_setname_np(pthread_self(), why);
-	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_RELEASE);
+	vmm_vcpu_set_tid(vcpu);
 	for (started = 0; !ret && started < vm->nr_mods; started++) {
 		if (vm->mods[started]->vcpu_start)
 			ret = vm->mods[started]->vcpu_start(vcpu);
