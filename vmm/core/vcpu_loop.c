@@ -16,6 +16,7 @@
 
 #include "vmm_snapshot.h"
 #include "vmm_sandbox.h"
+#include "vpmu_limits.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -455,7 +456,8 @@ void *vmm_vcpu_thread(void *arg)
 {
 	struct vmm_vcpu *vcpu = arg;
 	struct vmm_vm *vm     = vcpu->vm;
-	unsigned int i, started;
+	pid_t tids[VMM_VCPUS_MAX];
+	unsigned int i, started, nr_tids = 0;
 	char why[96];
 	int ret = 0;
 
@@ -478,8 +480,16 @@ void *vmm_vcpu_thread(void *arg)
 		fatal(vcpu, why, VMM_STATUS_INTERNAL);
 		return NULL;
 	}
-	/* Set up: from here on only the run loop's system calls. */
-	if (vcpu->vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_VCPU))
+	/*
+	 * Set up: from here on only the run loop's system calls. A guest's
+	 * context loaded on another vCPU opens its events on that vCPU's
+	 * thread (a PMC write from here): the filter names every vCPU's.
+	 */
+	if (vm->sandbox) {
+		vmm_vm_wait_vcpu_tids(vm);
+		nr_tids = vmm_vm_vcpu_tids(vm, tids, VMM_VCPUS_MAX);
+	}
+	if (vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_VCPU, tids, nr_tids))
 		fatal(vcpu,
 		      "cannot enter the seccomp sandbox (--no-sandbox "
 		      "runs without it)",

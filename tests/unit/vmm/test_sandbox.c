@@ -56,7 +56,7 @@ static void run_child(struct child *c, enum vmm_sandbox_role role,
 		close(out[0]);
 		close(err[0]);
 		dup2(err[1], STDERR_FILENO);
-		if (vmm_sandbox_init() || vmm_sandbox_enter(role))
+		if (vmm_sandbox_init() || vmm_sandbox_enter(role, NULL, 0))
 			_exit(2);
 		fn(out[1]);
 		_exit(0);
