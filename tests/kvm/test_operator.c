@@ -6,6 +6,8 @@
  *     counts the exact number of hypercalls each vCPU makes (op_calls);
  *   - `vpmu record` of a known hot loop (op_hot) attributes >= 90% of the
  *     samples to hot_loop();
+ *   - perf events (`vpmu stat -e cycles,task-clock`, `vpmu record`) count
+ *     every vCPU of a 2-vCPU VM under the control thread's sandbox;
  *   - `vpmu record -g` of a known call path (op_chain: outer -> middle ->
  *     hot) recovers the path in >= 90% of the samples, and `report`
  *     names the hot loop's source line;
@@ -262,6 +264,56 @@ Test(operator, record_attributes_hot_loop)
 	cr_expect(eq(int, res.status, 0), "%s", res.err);
 	cr_expect(not(eq(ptr, strstr(res.out, "hot_loop"), NULL)), "%s",
 		  res.out);
+}
+
+/*
+ * The control thread opens operators' perf events on the vCPU threads,
+ * under its sandbox, which lets perf_event_open name only those threads:
+ * `vpmu stat` of perf events and `vpmu record` of cycles (a perf event,
+ * task-clock where the host has no PMU) on every vCPU of a 2-vCPU VM
+ * count each vCPU, and the VM runs on (a refused call would end it with
+ * status 159).
+ */
+Test(operator, perf_events_on_every_vcpu_under_the_sandbox)
+{
+	char file[128];
+	const char *stat[] = {
+		"stat",       "-m", "hot2", "-e", "cycles,task-clock",
+		"--per-vcpu", "-x", ",",    "--", "1",
+		NULL};
+	const char *rec[] = {"record", "-m", "hot2", "-F", "1000",
+			     "-o",     file, "--",   "1",  NULL};
+	const char *rep[] = {"report", "--folded", file, NULL};
+	static struct vpmu_result res;
+	const char *const evs[]  = {"cycles", "task-clock"};
+	const char *const cpus[] = {"0", "1"};
+	unsigned int e, c;
+	int st;
+
+	snprintf(file, sizeof(file), "%s/hot2.rec", rundir);
+	start_vm(0, GUEST("op_hot"), "hot2", 2, "op_hot: ready", 1);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, stat), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_log_info("%s", res.out);
+	for (e = 0; e < 2; e++)
+		for (c = 0; c < 2; c++)
+			cr_expect(
+				lt(i64, 0,
+				   csv_event(res.out, "hot2", cpus[c], evs[e])),
+				"%s of vCPU %s:\n%s", evs[e], cpus[c], res.out);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, rec), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, rep), 0));
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	cr_expect(not(eq(ptr, strstr(res.out, "hot2;vcpu0;hot_loop "), NULL)),
+		  "%s", res.out);
+	cr_expect(not(eq(ptr, strstr(res.out, "hot2;vcpu1;hot_loop "), NULL)),
+		  "%s", res.out);
+	/* Still running: not ended by its sandbox. */
+	if (waitpid(vms[0].pid, &st, WNOHANG) == vms[0].pid) {
+		vms[0].pid = 0;
+		cr_assert(false, "the VM ended (wait status %#x)", st);
+	}
 }
 
 /*

@@ -16,6 +16,7 @@
 
 #include "vmm_snapshot.h"
 #include "vmm_sandbox.h"
+#include "vpmu_limits.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -453,9 +454,10 @@ static void run_loop(struct vmm_vcpu *vcpu)
 
 void *vmm_vcpu_thread(void *arg)
 {
-	struct vmm_vcpu *vcpu   = arg;
-	const struct vmm_vm *vm = vcpu->vm;
-	unsigned int i, started;
+	struct vmm_vcpu *vcpu = arg;
+	struct vmm_vm *vm     = vcpu->vm;
+	pid_t tids[VMM_VCPUS_MAX];
+	unsigned int i, started, nr_tids = 0;
 	char why[96];
 	int ret = 0;
 
@@ -463,7 +465,7 @@ void *vmm_vcpu_thread(void *arg)
 	/* As `top -H` and `ps -L` show it (QEMU's are "CPU n/KVM"). */
 	snprintf(why, sizeof(why), "vpmu-vcpu%u", vcpu->index);
 	pthread_setname_np(pthread_self(), why);
-	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_RELEASE);
+	vmm_vcpu_set_tid(vcpu);
 	for (started = 0; !ret && started < vm->nr_mods; started++) {
 		if (vm->mods[started]->vcpu_start)
 			ret = vm->mods[started]->vcpu_start(vcpu);
@@ -478,8 +480,16 @@ void *vmm_vcpu_thread(void *arg)
 		fatal(vcpu, why, VMM_STATUS_INTERNAL);
 		return NULL;
 	}
-	/* Set up: from here on only the run loop's system calls. */
-	if (vcpu->vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_VCPU))
+	/*
+	 * Set up: from here on only the run loop's system calls. A guest's
+	 * context loaded on another vCPU opens its events on that vCPU's
+	 * thread (a PMC write from here): the filter names every vCPU's.
+	 */
+	if (vm->sandbox) {
+		vmm_vm_wait_vcpu_tids(vm);
+		nr_tids = vmm_vm_vcpu_tids(vm, tids, VMM_VCPUS_MAX);
+	}
+	if (vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_VCPU, tids, nr_tids))
 		fatal(vcpu,
 		      "cannot enter the seccomp sandbox (--no-sandbox "
 		      "runs without it)",

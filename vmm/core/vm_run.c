@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 void vmm_vm_stop(struct vmm_vm *vm, int status)
 {
@@ -26,6 +27,36 @@ void vmm_vm_stop(struct vmm_vm *vm, int status)
 	vmm_modules_vm_stopping(vm);
 	for (i = 0; i < vm->nr_vcpus; i++)
 		vmm_vcpu_kick(&vm->vcpus[i], VMM_REQ_STOP);
+}
+
+void vmm_vcpu_set_tid(struct vmm_vcpu *vcpu)
+{
+	struct vmm_vm *vm = vcpu->vm;
+
+	pthread_mutex_lock(&vm->lock);
+	__atomic_store_n(&vcpu->tid, gettid(), __ATOMIC_RELEASE);
+	vm->nr_tids++;
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+}
+
+void vmm_vm_wait_vcpu_tids(struct vmm_vm *vm)
+{
+	pthread_mutex_lock(&vm->lock);
+	/* A thread that failed to start stops the VM: no one waits for it. */
+	while (vm->nr_tids < vm->nr_vcpus && !vm->stopping)
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	pthread_mutex_unlock(&vm->lock);
+}
+
+unsigned int vmm_vm_vcpu_tids(const struct vmm_vm *vm, pid_t *tids,
+			      unsigned int max)
+{
+	unsigned int i, n = vm->nr_vcpus < max ? vm->nr_vcpus : max;
+
+	for (i = 0; i < n; i++)
+		tids[i] = __atomic_load_n(&vm->vcpus[i].tid, __ATOMIC_ACQUIRE);
+	return n;
 }
 
 int vmm_vm_run(struct vmm_vm *vm)
@@ -44,6 +75,9 @@ int vmm_vm_run(struct vmm_vm *vm)
 	/* vCPU threads inherit this mask; only they take the kick signal. */
 	sigemptyset(&kick);
 	sigaddset(&kick, SIGUSR1);
+	pthread_mutex_lock(&vm->lock);
+	vm->nr_tids = 0;
+	pthread_mutex_unlock(&vm->lock);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		struct vmm_vcpu *vcpu = &vm->vcpus[i];
 
@@ -55,6 +89,12 @@ int vmm_vm_run(struct vmm_vm *vm)
 		}
 		vcpu->has_thread = true;
 	}
+	/*
+	 * The control thread's sandbox names the vCPU threads its operators'
+	 * perf events may count: their ids must be known when it starts.
+	 */
+	if (!ret && vm->sandbox)
+		vmm_vm_wait_vcpu_tids(vm);
 	/* E.g. the operator control socket; failure only warns. */
 	for (i = 0; !ret && i < vm->nr_mods; i++) {
 		if (vm->mods[i]->run_start)

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <uuid/uuid.h>
 
 #include "vm_config.h"
@@ -493,6 +494,15 @@ void vmm_vm_stop(struct vmm_vm *vm, int status);
 
 /* Destroy (vm): closes every fd, unmaps RAM. NULL is allowed. */
 void vmm_vm_destroy(struct vmm_vm *vm);
+
+/*
+ * The vCPU threads' ids, at most (max), 0 for a vCPU without a running
+ * thread: what the sandbox lets perf_event_open name besides the caller.
+ * Complete once vmm_vm_run() starts the modules (run_start). Any thread;
+ * returns the number of entries written.
+ */
+unsigned int vmm_vm_vcpu_tids(const struct vmm_vm *vm, pid_t *tids,
+			      unsigned int max);
 
 /* Accessors. */
 unsigned int vmm_vm_nr_vcpus(const struct vmm_vm *vm);

@@ -66,6 +66,14 @@ void vmm_vcpu_dump(struct vmm_vcpu *vcpu, const char *why);
 void vmm_report_unknown_pio(struct vmm_vm *vm, uint16_t port, bool is_write);
 void vmm_report_unknown_mmio(struct vmm_vm *vm, uint64_t addr, bool is_write);
 
+/*
+ * vm_run.c: (vcpu)'s thread sets its id, and waits until every vCPU
+ * thread has (or the VM stops): the sandbox's perf_event_open rule names
+ * them all, fixed when each thread enters it.
+ */
+void vmm_vcpu_set_tid(struct vmm_vcpu *vcpu);
+void vmm_vm_wait_vcpu_tids(struct vmm_vm *vm);
+
 /* vm.c: call every module's image_set, vm_stopping hook. */
 void vmm_modules_image_set(struct vmm_vm *vm, const char *path);
 void vmm_modules_vm_stopping(struct vmm_vm *vm);

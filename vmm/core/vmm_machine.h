@@ -140,6 +140,8 @@ struct vmm_vm {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int nr_halted;
+	/* vCPU threads that have set their (tid) this run (the sandbox). */
+	unsigned int nr_tids;
 	bool stopping;
 	int status;
 

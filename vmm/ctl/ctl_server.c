@@ -23,6 +23,7 @@
 
 #include "vmm_pv.h"
 #include "vmm_sandbox.h"
+#include "vpmu_limits.h"
 #include "vpmu_common.h"
 
 #define CTL_BACKLOG 16
@@ -315,6 +316,7 @@ static void *control_thread(void *arg)
 	struct pollfd pfd[2 + VMM_CTL_CLIENTS_MAX];
 	int who[2 + VMM_CTL_CLIENTS_MAX];
 	struct vmm_ctl_client *c;
+	pid_t tids[VMM_VCPUS_MAX];
 	const char *why;
 	unsigned int i, n;
 	uint64_t cnt, now;
@@ -326,8 +328,14 @@ static void *control_thread(void *arg)
 	/* Kick signals are for vCPU threads only. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	/* Set up: from here on only the loop's system calls. */
-	if (ctl->vm->sandbox && vmm_sandbox_enter(VMM_SANDBOX_CONTROL)) {
+	/*
+	 * Set up: from here on only the loop's system calls. Operators'
+	 * events count vCPU threads, whose ids vmm_vm_run() had before it
+	 * started this thread.
+	 */
+	n = vmm_vm_vcpu_tids(ctl->vm, tids, VMM_VCPUS_MAX);
+	if (ctl->vm->sandbox &&
+	    vmm_sandbox_enter(VMM_SANDBOX_CONTROL, tids, n)) {
 		vmm_log(ctl->vm, VMM_LOG_ERROR,
 			"control thread: cannot enter the seccomp sandbox "
 			"(--no-sandbox runs without it)");

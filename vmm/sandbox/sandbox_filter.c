@@ -7,7 +7,8 @@
  * Derived from the run-time code paths, not from a trace:
  *   vCPU thread: KVM_RUN and every KVM ioctl an exit handler makes (regs,
  *     events, interrupts, memslots of sampling buffers, MSR lists, stats
- *     fds), libvpmu's backends (perf_event_open, its ioctls, fcntl for
+ *     fds), libvpmu's backends (perf_event_open as the perf backend calls
+ *     it, on the VMM's own threads only; its ioctls, fcntl for
  *     overflow signals, read/pread of counters and KVM stats), timers of
  *     vPMU deadlines, kicks of other vCPUs (tgkill), console and log
  *     writes (stdio may fstat and TCGETS first), the control thread's
@@ -23,6 +24,7 @@
 
 #include <errno.h>
 #include <linux/kvm.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -42,6 +44,7 @@ enum cond {
 	OWN_TGID, /* tgkill: only threads of this process (arg 0) */
 	IOC_TYPE, /* ioctl: request (arg 1) of type (val) */
 	IOC_EQ,   /* ioctl: request (arg 1) == (val) */
+	PERF_OWN, /* perf_event_open: own threads, any CPU (perf_rules) */
 	REFUSE,   /* not allowed, but answered EACCES instead of a kill */
 };
 
@@ -76,7 +79,7 @@ static const struct rule rules[] = {
 	{SCMP_SYS(ioctl), CONTROL, IOC_EQ, KVM_GET_STATS_FD},
 	{SCMP_SYS(ioctl), BOTH, IOC_TYPE, PERF_IOC_TYPE},
 	{SCMP_SYS(ioctl), BOTH, IOC_EQ, TCGETS},
-	{SCMP_SYS(perf_event_open), BOTH, ANY, 0},
+	{SCMP_SYS(perf_event_open), BOTH, PERF_OWN, 0},
 	/* Memory: malloc, sampling buffers; never executable. */
 	{SCMP_SYS(brk), BOTH, ANY, 0},
 	{SCMP_SYS(mmap), BOTH, NO_EXEC, 0},
@@ -124,6 +127,49 @@ static const struct rule rules[] = {
 	{SCMP_SYS(faccessat2), BOTH, REFUSE, 0},
 };
 
+/*
+ * The low 32 bits of an argument the kernel reads as an int (pid, cpu,
+ * group_fd): the kernel ignores the upper half, and callers leave it
+ * either zero or sign-extended (an int passed to variadic syscall() is
+ * not widened), so a full 64-bit comparison would miss -1 one way or
+ * the other, and a value with a stray upper half would slip past a
+ * check the kernel then reads as the plain int.
+ */
+#define INT_ARG(n, v)                                                          \
+	SCMP_CMP((n), SCMP_CMP_MASKED_EQ, 0xffffffffULL,                       \
+		 (scmp_datum_t)(uint32_t)(v))
+
+/*
+ * perf_event_open only as the perf backend (vpmu/backends/perf.c) calls
+ * it: pid 0 (the calling thread: the probes) or one of (tids) (the VM's
+ * vCPU threads, which operators' and other vCPUs' contexts count), cpu
+ * -1 (the thread on whatever CPU it runs), no group, flags
+ * PERF_FLAG_FD_CLOEXEC. A CPU-wide event (pid -1, cpu >= 0) or another
+ * process's thread, which would read what other programs on the host
+ * do, is a violation. The attr is a pointer and cannot be checked; its
+ * inherit bit could only reach threads these threads create, and
+ * creating threads is not allowed.
+ */
+static int perf_rules(scmp_filter_ctx ctx, int nr, const pid_t *tids,
+		      unsigned int nr_tids)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0, ret = 0; !ret && i <= nr_tids; i++) {
+		pid_t pid = i ? tids[i - 1] : 0;
+
+		/* A vCPU without a thread has nothing to count. */
+		if (i && !pid)
+			continue;
+		ret = seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, nr, 4, INT_ARG(1, pid),
+			INT_ARG(2, -1), INT_ARG(3, -1),
+			SCMP_A4(SCMP_CMP_EQ, PERF_FLAG_FD_CLOEXEC, 0));
+	}
+	return ret;
+}
+
 static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 {
 	switch (r->cond) {
@@ -146,11 +192,14 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 					SCMP_A1(SCMP_CMP_EQ, r->val, 0));
 	case REFUSE:
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), r->nr, 0);
+	case PERF_OWN:
+		break; /* perf_rules: it needs the thread ids */
 	}
 	return -EINVAL;
 }
 
-int vmm_sandbox_enter(enum vmm_sandbox_role role)
+int vmm_sandbox_enter(enum vmm_sandbox_role role, const pid_t *perf_tids,
+		      unsigned int nr_perf_tids)
 {
 	unsigned int bit = 1U << role, i;
 	scmp_filter_ctx ctx;
@@ -163,7 +212,12 @@ int vmm_sandbox_enter(enum vmm_sandbox_role role)
 	if (!ctx)
 		return -ENOMEM;
 	for (i = 0; !ret && i < sizeof(rules) / sizeof(rules[0]); i++) {
-		if (rules[i].roles & bit)
+		if (!(rules[i].roles & bit))
+			continue;
+		if (rules[i].cond == PERF_OWN)
+			ret = perf_rules(ctx, rules[i].nr, perf_tids,
+					 nr_perf_tids);
+		else
 			ret = add_rule(ctx, &rules[i]);
 	}
 	/* The report needs SIGSYS, whatever the thread blocked. */

@@ -4,7 +4,9 @@
  *
  * Once set up, each vCPU thread and the control thread restrict themselves
  * to the system calls their run-time paths make (vmm_sandbox_enter): KVM
- * ioctls (vCPU threads), perf_event fds, reads and writes of open fds,
+ * ioctls (vCPU threads), perf events of the VMM's own threads (on any
+ * CPU they run on, never CPU-wide or of other processes), reads and
+ * writes of open fds,
  * memory without PROT_EXEC, futexes, clocks and timers, signals to the
  * VMM's own threads, and the control socket's accept/send/recv (control
  * thread). Opening or probing files fails with EACCES (library code copes).
@@ -15,6 +17,8 @@
  */
 #ifndef VMM_SANDBOX_H
 #define VMM_SANDBOX_H
+
+#include <sys/types.h>
 
 /* Exit status of a VMM that made a forbidden system call: 128 + SIGSYS. */
 #define VMM_STATUS_SANDBOX 159
@@ -39,8 +43,14 @@ int vmm_sandbox_init(void);
 /*
  * Restrict the calling thread to (role)'s system calls, for good (its
  * later threads inherit the filter). Unblocks SIGSYS in the thread.
+ * perf_event_open may name the calling thread (pid 0) or one of the
+ * (nr_perf_tids) threads (perf_tids) (the VM's vCPU threads; zeros are
+ * skipped), with cpu -1, no group and PERF_FLAG_FD_CLOEXEC, as the perf
+ * backend opens events: the ids are fixed here, so every thread an
+ * event may count must exist (and have its id) before the call.
  * 0, or -errno (seccomp unavailable: the caller refuses to run).
  */
-int vmm_sandbox_enter(enum vmm_sandbox_role role);
+int vmm_sandbox_enter(enum vmm_sandbox_role role, const pid_t *perf_tids,
+		      unsigned int nr_perf_tids);
 
 #endif /* VMM_SANDBOX_H */

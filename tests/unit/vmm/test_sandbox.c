@@ -3,7 +3,9 @@
  * test_sandbox.c: the seccomp filters of vmm/sandbox in forked children
  * (no KVM): what a role allows passes, file opens fail with EACCES, and a
  * forbidden call ends the process with VMM_STATUS_SANDBOX and one line on
- * stderr naming the call and the thread's role. Also the test hook
+ * stderr naming the call and the thread's role; perf_event_open only on
+ * the VMM's own threads (the caller and the ids it names), never
+ * CPU-wide or on another process. Also the test hook
  * (VPMU_TEST_SANDBOX_VIOLATE) that the KVM suite uses to end a real VMM.
  */
 #include <criterion/criterion.h>
@@ -11,7 +13,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +35,14 @@ struct child {
 	char out[256];  /* what the child reported on its pipe */
 	char err[1024]; /* its stderr */
 };
+
+/*
+ * What run_child's child does before it enters the sandbox (start a
+ * thread, say), and the thread ids it lets perf_event_open name.
+ */
+static void (*child_setup)(void);
+static pid_t child_tids[4];
+static unsigned int nr_child_tids;
 
 static void drain(int fd, char *buf, size_t cap)
 {
@@ -56,7 +69,10 @@ static void run_child(struct child *c, enum vmm_sandbox_role role,
 		close(out[0]);
 		close(err[0]);
 		dup2(err[1], STDERR_FILENO);
-		if (vmm_sandbox_init() || vmm_sandbox_enter(role))
+		if (child_setup)
+			child_setup();
+		if (vmm_sandbox_init() ||
+		    vmm_sandbox_enter(role, child_tids, nr_child_tids))
 			_exit(2);
 		fn(out[1]);
 		_exit(0);
@@ -218,4 +234,147 @@ Test(vmm_sandbox, test_hook_violates_in_its_role_only)
 	cr_expect(eq(int, c.status, 0), "stderr: %s", c.err);
 	cr_expect(eq(str, c.out, "entered;"));
 	unsetenv("VPMU_TEST_SANDBOX_VIOLATE");
+}
+
+/*
+ * perf_event_open: the perf backend opens each event on one thread of the
+ * VMM (pid 0 for its probes, a vCPU thread's id for events), on any CPU
+ * (cpu -1), without a group, with PERF_FLAG_FD_CLOEXEC. A CPU-wide event
+ * or one on another process would let a taken-over thread watch the rest
+ * of the host: the filter must refuse them, and only them.
+ */
+#define CPU_ANY_ZX 0xffffffffUL /* cpu -1 as an int left zero-extended */
+#define CPU_ANY_SX (~0UL)       /* and sign-extended: both mean -1 */
+
+/* 0 if a task-clock event on (pid, cpu) opens, else the errno. */
+static int open_task_clock(unsigned long pid, unsigned long cpu)
+{
+	struct perf_event_attr attr = {
+		.size     = sizeof(attr),
+		.type     = PERF_TYPE_SOFTWARE,
+		.config   = PERF_COUNT_SW_TASK_CLOCK,
+		.disabled = 1,
+	};
+	long fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1L,
+			  (unsigned long)PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+/* A thread of the child that sleeps: a "vCPU thread" events may name. */
+static atomic_int sibling_tid;
+
+static void *sibling(void *arg)
+{
+	(void)arg;
+	atomic_store(&sibling_tid, (int)gettid());
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void start_sibling(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, sibling, NULL))
+		_exit(7);
+	while (!atomic_load(&sibling_tid))
+		sched_yield();
+	child_tids[0] = gettid();
+	child_tids[1] = (pid_t)atomic_load(&sibling_tid);
+	child_tids[2] = 0; /* a vCPU without a thread: skipped */
+	nr_child_tids = 3;
+}
+
+static void own_threads(int fd)
+{
+	char line[128];
+	unsigned long tid = (unsigned long)gettid();
+	unsigned long sib = (unsigned long)atomic_load(&sibling_tid);
+
+	snprintf(line, sizeof(line), "%d %d %d %d %d %d;",
+		 open_task_clock(0, CPU_ANY_ZX), open_task_clock(0, CPU_ANY_SX),
+		 open_task_clock(tid, CPU_ANY_ZX),
+		 open_task_clock(tid, CPU_ANY_SX),
+		 open_task_clock(sib, CPU_ANY_ZX),
+		 open_task_clock(sib, CPU_ANY_SX));
+	say(fd, line);
+}
+
+Test(vmm_sandbox, perf_events_of_own_threads_still_open)
+{
+	/* Without a filter: what the kernel itself answers (errno or 0). */
+	int host = open_task_clock(0, CPU_ANY_SX);
+	enum vmm_sandbox_role role;
+	char want[128];
+	struct child c;
+
+	if (host)
+		cr_log_warn("the kernel refuses task-clock here without any "
+			    "filter (%s): checking the filter answers alike",
+			    strerror(host));
+	snprintf(want, sizeof(want), "%d %d %d %d %d %d;", host, host, host,
+		 host, host, host);
+	child_setup = start_sibling;
+	for (role = VMM_SANDBOX_VCPU; role <= VMM_SANDBOX_CONTROL; role++) {
+		run_child(&c, role, own_threads);
+		cr_expect(eq(int, c.status, 0), "role %d, stderr: %s", role,
+			  c.err);
+		cr_expect(eq(str, c.out, want), "role %d", role);
+	}
+}
+
+static unsigned long target_pid, target_cpu;
+
+static void open_target(int fd)
+{
+	say(fd, "perf;");
+	open_task_clock(target_pid, target_cpu);
+	say(fd, "survived;");
+}
+
+/* (pid, cpu) ends a child of either role as a violation. */
+static void expect_refused(unsigned long pid, unsigned long cpu)
+{
+	enum vmm_sandbox_role role;
+	char call[64];
+	struct child c;
+
+	snprintf(call, sizeof(call), "forbidden system call %d ",
+		 SYS_perf_event_open);
+	target_pid  = pid;
+	target_cpu  = cpu;
+	child_setup = start_sibling; /* the own threads stay allowed */
+	for (role = VMM_SANDBOX_VCPU; role <= VMM_SANDBOX_CONTROL; role++) {
+		run_child(&c, role, open_target);
+		cr_expect(eq(str, c.out, "perf;"), "role %d, pid %ld cpu %ld",
+			  role, (long)pid, (long)cpu);
+		cr_expect(eq(int, c.status, VMM_STATUS_SANDBOX),
+			  "role %d, pid %ld cpu %ld, stderr: %s", role,
+			  (long)pid, (long)cpu, c.err);
+		cr_expect(not(eq(ptr, strstr(c.err, call), NULL)), "%s", c.err);
+	}
+}
+
+Test(vmm_sandbox, cpu_wide_perf_events_are_refused)
+{
+	/* Every task on CPU 0, as a sampling event would read them. */
+	expect_refused(~0UL, 0);
+	expect_refused(0xffffffffUL, 0);
+	/* Even the own thread, restricted to one CPU: not how vpmu opens. */
+	expect_refused(0, 0);
+}
+
+Test(vmm_sandbox, perf_events_of_other_processes_are_refused)
+{
+	/* This test process: the child's parent, same uid, so the kernel
+	 * alone would let it. */
+	expect_refused((unsigned long)getpid(), CPU_ANY_SX);
+	expect_refused((unsigned long)getpid(), CPU_ANY_ZX);
+	/* Its id with a stray upper half: the kernel reads only the int. */
+	expect_refused((1UL << 32) | (unsigned long)getpid(), CPU_ANY_SX);
 }
