@@ -303,11 +303,12 @@ build_pvpmu() {
 	musl-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -no-pie \
 		-o "$out/pvpmu-hot" "$ROOT/tests/linux/pvpmu/hot.c"
 	# The host-profile test's two programs: static non-PIE, and a PIE
-	# linked against musl's shared libc (its loader, in the rootfs).
-	musl-gcc -std=gnu11 -O2 -fno-omit-frame-pointer -Wall -Wextra \
+	# linked against musl's shared libc (its loader, in the rootfs); with
+	# frame pointers and DWARF (source lines in host profiles).
+	musl-gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -Wall -Wextra \
 		-Werror -static -no-pie -DSPIN_NAME=alpha \
 		-o "$out/pvpmu-alpha" "$ROOT/tests/linux/pvpmu/spin.c"
-	musl-gcc -std=gnu11 -O2 -fno-omit-frame-pointer -Wall -Wextra \
+	musl-gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -Wall -Wextra \
 		-Werror -pie -fPIE -DSPIN_NAME=beta \
 		-o "$out/pvpmu-beta" "$ROOT/tests/linux/pvpmu/spin.c"
 }

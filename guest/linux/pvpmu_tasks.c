@@ -63,7 +63,7 @@ static void send_comm(struct task_struct *t, const char *comm, u32 flags)
 /* One executable file mapping; preemption off (the path buffer). */
 static void send_mmap(pid_t pid, struct vm_area_struct *vma)
 {
-	char *buf = path_bufs[smp_processor_id()];
+	char *buf                = path_bufs[smp_processor_id()];
 	struct pvpmu_hc_task req = {
 		.op    = PVPMU_TASK_MMAP,
 		.pid   = pid,
@@ -207,9 +207,9 @@ static void free_bufs(void)
 
 int pvpmu_tasks_start(void)
 {
-	struct pvpmu_hc_task first = {.op    = PVPMU_TASK_COMM,
-				      .pid   = task_tgid_nr(current),
-				      .tid   = task_pid_nr(current)};
+	struct pvpmu_hc_task first = {.op  = PVPMU_TASK_COMM,
+				      .pid = task_tgid_nr(current),
+				      .tid = task_pid_nr(current)};
 	unsigned int cpu, i;
 	int ret;
 

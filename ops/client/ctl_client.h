@@ -17,6 +17,7 @@
 
 #include "cli_parse.h"
 #include "ctl_proto.h"
+#include "record_file.h"
 #include "vm_registry.h"
 #include "vpmu_common.h"
 
@@ -207,22 +208,12 @@ int ops_drain(struct ops_session *s, unsigned int vm, ops_sample_fn_t fn,
  * (s)'s events replaced by "event 'NAME'" (the name the user gave; the set
  * added when the events are multiplexed), into (out).
  */
-/* One record of the guest's processes (guest_tasks, abi.h PVPMU_HC_TASK). */
-struct ops_task {
-	unsigned int vm;
-	uint64_t gen;
-	uint32_t op; /* PVPMU_TASK_* */
-	int32_t pid, tid;
-	bool exec;
-	uint64_t start, len, pgoff;
-	const char *comm, *path; /* valid during the call only */
-};
-
 struct ops_task_stats {
 	uint64_t gen, taken, refused, dropped;
 };
 
-typedef int (*ops_task_fn_t)(void *opaque, const struct ops_task *t);
+/* A process record of the guest (guest_tasks, abi.h PVPMU_HC_TASK). */
+typedef int (*ops_task_fn_t)(void *opaque, const struct rec_task *t);
 
 /*
  * Fetch VM (vm)'s process records newer than (*since), calling (fn) for

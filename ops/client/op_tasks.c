@@ -33,15 +33,17 @@ static const char *str_of(struct json_object *o, const char *k)
 static int one(struct json_object *o, unsigned int vm, ops_task_fn_t fn,
 	       void *opaque, uint64_t *gen)
 {
-	const char *op       = str_of(o, "op");
-	struct ops_task t    = {.vm = vm};
+	const char *op    = str_of(o, "op");
+	struct rec_task t = {.vm = vm};
 	struct json_object *v;
 
+	/* Past this one even if it is skipped: the next fetch goes on. */
+	if (u64_of(o, "gen") > *gen)
+		*gen = u64_of(o, "gen");
 	if (!op)
 		return 0;
-	t.gen = u64_of(o, "gen");
-	t.pid = (int32_t)u64_of(o, "pid");
-	t.tid = (int32_t)u64_of(o, "tid");
+	t.pid  = (int32_t)u64_of(o, "pid");
+	t.tid  = (int32_t)u64_of(o, "tid");
 	t.exec = json_object_object_get_ex(o, "exec", &v) &&
 		 json_object_get_boolean(v);
 	if (!strcmp(op, "comm")) {
@@ -62,8 +64,6 @@ static int one(struct json_object *o, unsigned int vm, ops_task_fn_t fn,
 	} else {
 		return 0;
 	}
-	if (t.gen > *gen)
-		*gen = t.gen;
 	return fn(opaque, &t);
 }
 
@@ -95,7 +95,8 @@ int ops_guest_tasks(struct ops_session *s, unsigned int vm, uint64_t *since,
 		st->refused = u64_of(rep, "refused");
 		st->dropped = u64_of(rep, "dropped");
 		again       = json_object_object_get_ex(rep, "more", &more) &&
-		        json_object_get_boolean(more);
+			json_object_get_boolean(more);
+		n = 0;
 		if (json_object_object_get_ex(rep, "tasks", &arr) &&
 		    json_object_is_type(arr, json_type_array)) {
 			n = json_object_array_length(arr);
@@ -104,6 +105,7 @@ int ops_guest_tasks(struct ops_session *s, unsigned int vm, uint64_t *since,
 					  fn, opaque, since);
 		}
 		json_object_put(rep);
-	} while (!ret && again);
+		/* "more" with nothing in the reply would loop for ever. */
+	} while (!ret && again && n);
 	return ret;
 }

@@ -84,22 +84,12 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 		r->vm_samples[smp->vm]++;
 }
 
-static int put_task(void *opaque, const struct ops_task *t)
+static int put_task(void *opaque, const struct rec_task *t)
 {
-	struct record *r         = opaque;
-	const struct rec_task rt = {.vm    = t->vm,
-				    .op    = t->op,
-				    .pid   = t->pid,
-				    .tid   = t->tid,
-				    .exec  = t->exec,
-				    .start = t->start,
-				    .len   = t->len,
-				    .pgoff = t->pgoff,
-				    .comm  = t->comm,
-				    .path  = t->path};
+	struct record *r = opaque;
 
 	if (!r->write_err)
-		r->write_err = rec_task_note(&r->w, &rt);
+		r->write_err = rec_task_note(&r->w, t);
 	return r->write_err;
 }
 

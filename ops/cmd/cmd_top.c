@@ -19,6 +19,7 @@
 #include "pvpmu/abi.h"
 #include "ctl_client.h"
 #include "elf_symbols.h"
+#include "guest_procs.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -33,9 +34,24 @@ struct hit {
 	uint64_t n;
 };
 
+/* A row of a Linux guest's table: a process and a function. */
+struct proc_hit {
+	char label[160]; /* "comm  function" */
+	uint64_t n;
+};
+
+#define PROC_ROWS_MAX 4096 /* rows per refresh; the rest: "[other]" */
+
 struct top_vm {
 	struct symtab st;
 	struct hit *hits; /* per symbol (index), last: unknown */
+	/* A guest that names its processes (pvpmu.ko): rows by process. */
+	struct guest_procs procs;
+	uint64_t task_gen;
+	bool tasks_gone;
+	size_t nr_samples;
+	struct proc_hit *ph;
+	size_t nr_ph;
 	uint64_t total;
 	uint64_t per_vcpu[VMM_CTL_SESSION_VCPUS]; /* samples per vCPU */
 	struct ops_rate_win rate_base; /* counts at the last refresh */
@@ -47,10 +63,27 @@ struct top {
 	struct top_vm *vms;
 	uint64_t freq, iterations, lines;
 	double delay;
-	uint64_t last_ns; /* the last refresh (or the start of sampling) */
-	bool by_name;     /* 's': sort by function name, not samples */
-	bool per_vcpu;    /* 'v': samples of each vCPU too */
+	uint64_t last_ns;  /* the last refresh (or the start of sampling) */
+	bool by_name;      /* 's': sort by function name, not samples */
+	bool per_vcpu;     /* 'v': samples of each vCPU too */
+	const char *symfs; /* a Linux guest's root on the host */
 };
+
+/* The row of process and function (label), added if new. */
+static struct proc_hit *proc_row(struct top_vm *v, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_ph; i++) {
+		if (!strcmp(v->ph[i].label, label))
+			return &v->ph[i];
+	}
+	if (v->nr_ph == PROC_ROWS_MAX)
+		return &v->ph[PROC_ROWS_MAX]; /* "[other]" */
+	snprintf(v->ph[v->nr_ph].label, sizeof(v->ph[0].label), "%s", label);
+	v->ph[v->nr_ph].n = 0;
+	return &v->ph[v->nr_ph++];
+}
 
 static void count(void *opaque, const struct ops_sample *smp)
 {
@@ -58,7 +91,25 @@ static void count(void *opaque, const struct ops_sample *smp)
 	struct top_vm *v    = &t->vms[smp->vm];
 	const struct sym *s = symtab_find(&v->st, smp->ip);
 	size_t i            = s ? (size_t)(s - v->st.syms) : v->st.nr;
+	char label[sizeof(v->ph[0].label)], comm[32];
+	struct rec_where w;
 
+	if (v->procs.has_tasks) {
+		guest_procs_where(&v->procs, 0, smp->pid, smp->tid, smp->ip,
+				  v->nr_samples++, &v->st,
+				  t->s.vms[smp->vm].e.image, &w);
+		if (w.comm)
+			snprintf(comm, sizeof(comm), "%s", w.comm);
+		else
+			snprintf(comm, sizeof(comm), ":%d", (int)w.pid);
+		snprintf(label, sizeof(label), "%-15s  %s", comm,
+			 w.sym ? w.sym->name : "[unknown]");
+		proc_row(v, label)->n++;
+		v->total++;
+		if (smp->vcpu < VMM_CTL_SESSION_VCPUS)
+			v->per_vcpu[smp->vcpu]++;
+		return;
+	}
 	v->hits[i].n++;
 	v->total++;
 	if (smp->vcpu < VMM_CTL_SESSION_VCPUS)
@@ -108,6 +159,42 @@ static void show_rate(struct top *t, unsigned int vm, double wall_s)
 		ops_rate_print(stdout, "  rate: ", "  warning: ", &win, &rate);
 }
 
+static int proc_by_n(const void *a, const void *b)
+{
+	const struct proc_hit *x = a, *y = b;
+
+	return x->n > y->n ? -1 : x->n < y->n;
+}
+
+static int proc_by_name(const void *a, const void *b)
+{
+	const struct proc_hit *x = a, *y = b;
+
+	return strcmp(x->label, y->label);
+}
+
+/* A Linux guest's rows: its processes and their functions. */
+static void show_procs(struct top *t, struct top_vm *v)
+{
+	size_t i;
+
+	qsort(v->ph, v->nr_ph, sizeof(*v->ph),
+	      t->by_name ? proc_by_name : proc_by_n);
+	printf("  %7s %8s  %-15s  %s\n", "SHARE", "SAMPLES", "COMMAND",
+	       "FUNCTION");
+	for (i = 0; i < v->nr_ph && i < t->lines; i++)
+		printf("  %6.2f%% %8llu  %s\n",
+		       100.0 * (double)v->ph[i].n / (double)v->total,
+		       (unsigned long long)v->ph[i].n, v->ph[i].label);
+	if (v->ph[PROC_ROWS_MAX].n)
+		printf("  %6.2f%% %8llu  [other]\n",
+		       100.0 * (double)v->ph[PROC_ROWS_MAX].n /
+			       (double)v->total,
+		       (unsigned long long)v->ph[PROC_ROWS_MAX].n);
+	v->nr_ph               = 0;
+	v->ph[PROC_ROWS_MAX].n = 0;
+}
+
 static void show_vm(struct top *t, unsigned int vm, double wall_s)
 {
 	struct top_vm *v = &t->vms[vm];
@@ -126,7 +213,10 @@ static void show_vm(struct top *t, unsigned int vm, double wall_s)
 	for (c = 0; t->per_vcpu && c < t->s.vms[vm].e.nr_vcpus; c++)
 		printf("  vCPU %u: %llu samples\n", c,
 		       (unsigned long long)v->per_vcpu[c]);
-	for (i = 0; i < n && i < t->lines && v->hits[i].n; i++)
+	if (v->procs.has_tasks && v->total)
+		show_procs(t, v);
+	for (i = 0;
+	     !v->procs.has_tasks && i < n && i < t->lines && v->hits[i].n; i++)
 		printf("  %6.2f%% %8llu  %s\n",
 		       100.0 * (double)v->hits[i].n / (double)v->total,
 		       (unsigned long long)v->hits[i].n,
@@ -138,16 +228,36 @@ static void show_vm(struct top *t, unsigned int vm, double wall_s)
 	v->total = 0;
 }
 
+static int put_task(void *opaque, const struct rec_task *t)
+{
+	struct top_vm *v = opaque;
+
+	return guest_procs_add(&v->procs, t, v->nr_samples);
+}
+
+/* VM (vm)'s new process records, then its samples. */
+static void drain_vm(struct top *t, unsigned int vm)
+{
+	struct top_vm *v = &t->vms[vm];
+	struct ops_task_stats st;
+	uint64_t lost;
+
+	if (t->s.vms[vm].gone)
+		return;
+	if (!v->tasks_gone && ops_guest_tasks(&t->s, vm, &v->task_gen, put_task,
+					      v, &st) == -ENOSYS)
+		v->tasks_gone = true;
+	ops_drain(&t->s, vm, count, t, &lost);
+}
+
 static void refresh(struct top *t, unsigned int iter)
 {
-	uint64_t lost, now;
+	uint64_t now;
 	unsigned int vm;
 	double wall_s;
 
-	for (vm = 0; vm < t->s.nr_vms; vm++) {
-		if (!t->s.vms[vm].gone)
-			ops_drain(&t->s, vm, count, t, &lost);
-	}
+	for (vm = 0; vm < t->s.nr_vms; vm++)
+		drain_vm(t, vm);
 	now        = vpmu_monotonic_ns();
 	wall_s     = (double)(now - t->last_ns) / 1e9;
 	t->last_ns = now;
@@ -183,6 +293,9 @@ static const struct cli_opt top_opts[] = {
 		 "stop after N refreshes (default: until Ctrl-C)"),
 	CLI_UINT(0, "lines", "N", struct top, lines, 1,
 		 "functions shown per VM (default 10)"),
+	CLI_STR(0, "symfs", "DIR", struct top, symfs,
+		"a Linux guest's programs under DIR (its root\n"
+		"file system's tree on the host)"),
 	{0},
 };
 
@@ -193,7 +306,10 @@ static const struct cli_cmd top_cmd = {
 	.help    = "  Samples every vCPU of the chosen VMs like 'vpmu record' "
 		   "and shows,\n"
 		   "  every refresh, the hottest guest functions of the last "
-		   "interval.\n"
+		   "interval;\n"
+		   "  for a Linux guest that names its processes (pvpmu.ko), "
+		   "the\n"
+		   "  hottest process and function pairs.\n"
 		   "  Runs until -n refreshes, Ctrl-C or, on a terminal, the "
 		   "key q.\n"
 		   "  Keys: q quits, s sorts by samples or by name, v shows the\n"
@@ -230,7 +346,7 @@ static uint64_t period_of(struct top *t)
 
 static int setup(struct top *t)
 {
-	uint64_t period = period_of(t), lost;
+	uint64_t period = period_of(t);
 	unsigned int i;
 	int ret;
 
@@ -241,7 +357,9 @@ static int setup(struct top *t)
 		symtab_load(&t->vms[i].st, t->s.vms[i].e.image);
 		t->vms[i].hits =
 			calloc(t->vms[i].st.nr + 1, sizeof(struct hit));
-		if (!t->vms[i].hits)
+		t->vms[i].ph = calloc(PROC_ROWS_MAX + 1, sizeof(*t->vms[i].ph));
+		t->vms[i].procs.symfs = t->symfs;
+		if (!t->vms[i].hits || !t->vms[i].ph)
 			return -ENOMEM;
 	}
 	ret = ops_start_sampling(&t->s, period, 256 << 10);
@@ -249,10 +367,8 @@ static int setup(struct top *t)
 	 * A first drain right away: each vCPU's run time from here on is
 	 * what the first refresh's rate is judged against (ops_thr.run0).
 	 */
-	for (i = 0; !ret && i < t->s.nr_vms; i++) {
-		if (!t->s.vms[i].gone)
-			ops_drain(&t->s, i, count, t, &lost);
-	}
+	for (i = 0; !ret && i < t->s.nr_vms; i++)
+		drain_vm(t, i);
 	t->last_ns = vpmu_monotonic_ns();
 	return ret;
 }
@@ -387,6 +503,8 @@ int ops_cmd_top(int argc, char **argv)
 	for (i = 0; t.vms && i < t.s.nr_vms; i++) {
 		symtab_free(&t.vms[i].st);
 		free(t.vms[i].hits);
+		free(t.vms[i].ph);
+		guest_procs_free(&t.vms[i].procs);
 	}
 	free(t.vms);
 	ops_close(&t.s);

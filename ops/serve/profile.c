@@ -152,20 +152,11 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 	pprof_add(d->sv->pb, &ps);
 }
 
-static int put_task(void *opaque, const struct ops_task *t)
+static int put_task(void *opaque, const struct rec_task *t)
 {
-	struct serve_vm *v       = opaque;
-	const struct rec_task rt = {.op    = t->op,
-				    .pid   = t->pid,
-				    .tid   = t->tid,
-				    .exec  = t->exec,
-				    .start = t->start,
-				    .len   = t->len,
-				    .pgoff = t->pgoff,
-				    .comm  = t->comm,
-				    .path  = t->path};
+	struct serve_vm *v = opaque;
 
-	return guest_procs_add(&v->procs, &rt, v->nr_samples);
+	return guest_procs_add(&v->procs, t, v->nr_samples);
 }
 
 /* The process records the guest sent since the last fetch. */

@@ -323,9 +323,9 @@ static void live_pprof_top(const char *dir, const char *comm, char *top,
  * function first under its own name, and leave under 5 % of the periods
  * without a function; `go tool pprof -top` of `vpmu serve`'s live
  * profile, focused on each program's comm label, puts the same function
- * first. pvpmu.ko reports the processes (names at exec,
- * executable mappings, the running thread in the shared page); the
- * kernel's functions come from vmlinux.
+ * first, and so does `vpmu top`'s live table. pvpmu.ko reports the
+ * processes (names at exec, executable mappings, the running thread in
+ * the shared page); the kernel's functions come from vmlinux.
  */
 Test(linux_rootfs, host_profile_names_guest_processes_and_their_functions)
 {
@@ -360,6 +360,19 @@ Test(linux_rootfs, host_profile_names_guest_processes_and_their_functions)
 	RUN("record", "-a", "-g", "-o", rec, "--", "8");
 	cr_log_info("%s", res.err);
 	STATUS(0);
+	/* Source lines from the program's own DWARF (built with -g). */
+	RUN("report", "--sort", "comm,sym,srcline", "-g", "none", "--symfs",
+	    LINUX_DIR "rootfs.d", "--min-pct", "5", rec);
+	STATUS(0);
+	HAS(res.out, "alpha_spin spin.c:");
+	HAS(res.out, "beta_spin spin.c:");
+	/* `vpmu top` shows processes and their functions, live. */
+	RUN("top", "-n", "1", "-d", "3", "--symfs", LINUX_DIR "rootfs.d");
+	STATUS(0);
+	cr_log_info("%s", res.out);
+	HAS(res.out, "COMMAND          FUNCTION");
+	HAS(res.out, "pvpmu-alpha      alpha_spin");
+	HAS(res.out, "pvpmu-beta       beta_spin");
 	live_pprof_top(dir, "pvpmu-alpha", top_a, sizeof(top_a));
 	live_pprof_top(dir, "pvpmu-beta", top_b, sizeof(top_b));
 	vm_bg_kill(&vm, SIGKILL);

@@ -27,15 +27,15 @@ struct tasks_reply {
 static void add_text(struct tasks_reply *t, struct json_object *o,
 		     const char *key, const char *s, size_t max)
 {
-	size_t n = strnlen(s, max), len;
+	size_t n    = strnlen(s, max), len;
 	char *clean = vmm_ctl_utf8_clean(s, n, &len);
 
 	if (!clean) {
 		t->oom = true;
 		return;
 	}
-	json_object_object_add(o, key, json_object_new_string_len(clean,
-								  (int)len));
+	json_object_object_add(o, key,
+			       json_object_new_string_len(clean, (int)len));
 	free(clean);
 }
 
@@ -44,8 +44,8 @@ static void add_rec(void *opaque, const struct vmm_pv_task_rec *r)
 	static const char *const ops[] = {[PVPMU_TASK_COMM] = "comm",
 					  [PVPMU_TASK_MMAP] = "mmap",
 					  [PVPMU_TASK_EXIT] = "exit"};
-	struct tasks_reply *t = opaque;
-	struct json_object *o = json_object_new_object();
+	struct tasks_reply *t          = opaque;
+	struct json_object *o          = json_object_new_object();
 
 	json_object_object_add(o, "gen", json_object_new_uint64(r->gen));
 	json_object_object_add(o, "op", json_object_new_string(ops[r->op]));
@@ -71,7 +71,7 @@ static void add_rec(void *opaque, const struct vmm_pv_task_rec *r)
 
 int vmm_ctl_do_guest_tasks(struct vmm_ctl_call *x)
 {
-	uint64_t since = vmm_ctl_get_u64(x->req, "since", 0);
+	uint64_t since       = vmm_ctl_get_u64(x->req, "since", 0);
 	struct tasks_reply t = {.arr = json_object_new_array()};
 	struct vmm_pv_task_stats st;
 	unsigned int n;
@@ -92,9 +92,8 @@ int vmm_ctl_do_guest_tasks(struct vmm_ctl_call *x)
 	json_object_object_add(x->rep, "dropped",
 			       json_object_new_uint64(st.dropped));
 	json_object_object_add(x->rep, "held", json_object_new_int(st.held));
-	json_object_object_add(
-		x->rep, "more",
-		json_object_new_boolean(n == VMM_CTL_TASKS_MAX &&
-					t.last_gen < st.gen));
+	json_object_object_add(x->rep, "more",
+			       json_object_new_boolean(n == VMM_CTL_TASKS_MAX &&
+						       t.last_gen < st.gen));
 	return 0;
 }

@@ -128,9 +128,9 @@ static bool take_token(struct vmm_pv_tasks *t, uint64_t now)
 	if (now > t->refill_ns) {
 		add = (now - t->refill_ns) / (1000000000ULL / VMM_PV_TASK_RATE);
 		if (add) {
-			t->tokens = t->tokens + add > VMM_PV_TASK_BURST
-					    ? VMM_PV_TASK_BURST
-					    : t->tokens + add;
+			t->tokens    = t->tokens + add > VMM_PV_TASK_BURST
+					       ? VMM_PV_TASK_BURST
+					       : t->tokens + add;
 			t->refill_ns = now;
 		}
 	} else if (!t->refill_ns) {
@@ -235,11 +235,10 @@ out:
 	return ret;
 }
 
-unsigned int vmm_pv_tasks_since(struct vmm_vm *vm, uint64_t since,
-				unsigned int max,
-				void (*fn)(void *opaque,
-					   const struct vmm_pv_task_rec *r),
-				void *opaque, struct vmm_pv_task_stats *st)
+unsigned int
+vmm_pv_tasks_since(struct vmm_vm *vm, uint64_t since, unsigned int max,
+		   void (*fn)(void *opaque, const struct vmm_pv_task_rec *r),
+		   void *opaque, struct vmm_pv_task_stats *st)
 {
 	struct vmm_pv_tasks *t = tasks_of(vm, false);
 	unsigned int i, n = 0;

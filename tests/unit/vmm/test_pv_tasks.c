@@ -113,18 +113,18 @@ Test(vmm_pv_tasks, malformed_records_are_refused_and_counted)
 	bad[n]       = comm(0, "x", 0); /* no process 0 */
 	bad[n++].pid = 0;
 	bad[n]       = comm(5, "x", 0);
-	bad[n++].op  = 9; /* unknown op */
-	bad[n] = comm(5, "", 0); /* empty name */
+	bad[n++].op  = 9;              /* unknown op */
+	bad[n]       = comm(5, "", 0); /* empty name */
 	n++;
 	bad[n] = comm(5, "x", 0);
 	memset(bad[n++].comm, 'a', PVPMU_TASK_COMM_LEN); /* no NUL */
-	bad[n]          = comm(5, "x", 0);
+	bad[n]           = comm(5, "x", 0);
 	bad[n++].comm[5] = 'y'; /* bytes hidden after the NUL */
-	bad[n]         = comm(5, "x", 0);
-	bad[n++].flags = 2; /* unknown flag */
-	bad[n]         = comm(5, "x", 0);
-	bad[n++].start = 0x1000; /* a field COMM does not use */
-	bad[n]         = mmap_rec(5, 0x400001, 7); /* not page-aligned */
+	bad[n]           = comm(5, "x", 0);
+	bad[n++].flags   = 2; /* unknown flag */
+	bad[n]           = comm(5, "x", 0);
+	bad[n++].start   = 0x1000; /* a field COMM does not use */
+	bad[n]           = mmap_rec(5, 0x400001, 7); /* not page-aligned */
 	n++;
 	bad[n]       = mmap_rec(5, 0x400000, 7);
 	bad[n++].len = 0;
@@ -149,9 +149,9 @@ Test(vmm_pv_tasks, malformed_records_are_refused_and_counted)
 	cr_expect(eq(int, vmm_pv_task_add(&vm, &bad[0], NULL, SEC),
 		     -PVPMU_EFAULT));
 	/* An exit uses nothing but its pid. */
-	bad[0] = (struct pvpmu_hc_task){.size = sizeof(bad[0]),
-					.op   = PVPMU_TASK_EXIT,
-					.pid  = 5,
+	bad[0] = (struct pvpmu_hc_task){.size  = sizeof(bad[0]),
+					.op    = PVPMU_TASK_EXIT,
+					.pid   = 5,
 					.pgoff = 1};
 	cr_expect(eq(int, vmm_pv_task_add(&vm, &bad[0], NULL, SEC),
 		     -PVPMU_EINVAL));
@@ -197,7 +197,7 @@ Test(vmm_pv_tasks, records_of_ended_processes_make_room_after_a_while)
 	struct pvpmu_hc_task c, e = {.size = sizeof(e), .op = PVPMU_TASK_EXIT};
 	struct vmm_pv_task_stats st;
 	struct seen s = {0};
-	uint64_t t = SEC;
+	uint64_t t    = SEC;
 	unsigned int i;
 
 	/* Fill the table at the rate the bucket allows, then end them. */
