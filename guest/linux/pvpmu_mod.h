@@ -103,6 +103,13 @@ extern const struct file_operations pvpmu_fops;
 void pvpmu_ctx_put(struct pvpmu_ctx *ctx); /* atomic context is fine */
 
 /* pvpmu_sched.c */
+/*
+ * The per-thread context whose notifier is on current's list, or NULL
+ * (current's own list: no lock); and count one of the driver's own
+ * hypercalls that current's context counted (pvpmu_ioc_info.sched_outs).
+ */
+struct pvpmu_ctx *pvpmu_ctx_of_current(void);
+void pvpmu_count_own_call(void);
 int pvpmu_sched_attach(struct pvpmu_ctx *ctx, struct task_struct *task);
 void pvpmu_sched_detach(struct pvpmu_ctx *ctx);
 void pvpmu_sched_reap(struct pvpmu_ctx *ctx);

@@ -66,6 +66,32 @@ static void sched_out_locked(struct pvpmu_ctx *ctx)
 	ctx->sched_cpu = -1;
 }
 
+static struct preempt_ops hook_ops;
+
+struct pvpmu_ctx *pvpmu_ctx_of_current(void)
+{
+	struct preempt_notifier *pn;
+
+	hlist_for_each_entry(pn, &current->preempt_notifiers, link)
+	{
+		if (pn->ops == &hook_ops)
+			return of_pn(pn);
+	}
+	return NULL;
+}
+
+void pvpmu_count_own_call(void)
+{
+	struct pvpmu_ctx *ctx = pvpmu_ctx_of_current();
+	unsigned long flags;
+
+	if (!ctx)
+		return;
+	raw_spin_lock_irqsave(&ctx->hc_lock, flags);
+	ctx->sched_outs++;
+	raw_spin_unlock_irqrestore(&ctx->hc_lock, flags);
+}
+
 static void hook_in(struct preempt_notifier *pn, int cpu)
 {
 	struct pvpmu_ctx *ctx = of_pn(pn);

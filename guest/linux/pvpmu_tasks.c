@@ -46,6 +46,20 @@ static struct pvpmu_shared_page *this_page(void)
 	return page_address(pvpmu_shared_pages[smp_processor_id()]);
 }
 
+/*
+ * One record. In the time of current, whose own context (pfstat's, say)
+ * counts the call as it counts any exit: it goes with the driver's other
+ * own calls in pvpmu_ioc_info.sched_outs.
+ */
+static int send(struct pvpmu_hc_task *req)
+{
+	int ret = lx_hc_task(req);
+
+	if (ret != -PVPMU_ENOSYS && req->counted)
+		pvpmu_count_own_call();
+	return ret;
+}
+
 static void send_comm(struct task_struct *t, const char *comm, u32 flags)
 {
 	struct pvpmu_hc_task req = {
@@ -57,7 +71,7 @@ static void send_comm(struct task_struct *t, const char *comm, u32 flags)
 
 	strscpy((char *)req.comm, comm, sizeof(req.comm));
 	if (req.comm[0])
-		lx_hc_task(&req);
+		send(&req);
 }
 
 /* One executable file mapping; preemption off (the path buffer). */
@@ -79,7 +93,7 @@ static void send_mmap(pid_t pid, struct vm_area_struct *vma)
 	/* d_path() writes at the end: move it to the start (contiguous). */
 	memmove(buf, p, req.path_len);
 	req.path_gpa = virt_to_phys(buf);
-	lx_hc_task(&req);
+	send(&req);
 }
 
 static void send_maps(pid_t pid, struct mm_struct *mm)
@@ -127,7 +141,7 @@ static void probe_exit(void *data, struct task_struct *p)
 
 	/* Threads exit one by one: the process ends with the last. */
 	if (!atomic_read(&p->signal->live))
-		lx_hc_task(&req);
+		send(&req);
 }
 
 static const struct {
@@ -215,7 +229,7 @@ int pvpmu_tasks_start(void)
 
 	/* The loader's own name, first: an older VMM answers ENOSYS. */
 	strscpy((char *)first.comm, current->comm, sizeof(first.comm));
-	if (lx_hc_task(&first) == -PVPMU_ENOSYS) {
+	if (send(&first) == -PVPMU_ENOSYS) {
 		pr_info("pvpmu: the VMM takes no process records\n");
 		return 0;
 	}

@@ -17,8 +17,10 @@
  * PROGRAM runs in a child that waits until its per-thread context is
  * loaded and started (spec 3.1.7: the context follows the thread across
  * context switches and exec), so only PROGRAM is counted. The hv_* events
- * also count the driver's own PVPMU_SCHED_OUT hypercall at each switch-out
- * of the thread; -v prints that number (PVPMU_IOC_INFO.sched_outs).
+ * also count the driver's own hypercalls in the thread's time: its
+ * PVPMU_SCHED_OUT at each switch-out, and the process records of the
+ * thread's exec and exit (for host profiles); -v prints that number
+ * (PVPMU_IOC_INFO.sched_outs).
  *
  * Without PROGRAM, the bare tool measures its own workload on its vCPU,
  * which makes a known number of hypercalls, so pfstat checks its own
@@ -326,8 +328,8 @@ static void report(const struct run *r, int verbose)
 		tool_printf("pfstat: set %u: %llu runs\n", i,
 			    (unsigned long long)r->runs[i]);
 	if (verbose && r->driver_calls >= 0)
-		tool_printf("pfstat: %18llu  driver sched-out hypercalls (in "
-			    "hv_*)\n",
+		tool_printf("pfstat: %18llu  driver hypercalls (sched-outs, "
+			    "process records; in hv_*)\n",
 			    (unsigned long long)r->driver_calls);
 }
 

@@ -412,6 +412,7 @@ static int hc_sched(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 static int hc_task(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 {
 	char path[PVPMU_TASK_PATH_MAX];
+	struct vpmu_snapshot snap;
 	struct pvpmu_hc_task req;
 	const void *src = NULL;
 	int ret;
@@ -426,8 +427,14 @@ static int hc_task(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 		src = vmm_gpa_ptr(vcpu->vm, req.path_gpa, req.path_len);
 	if (src)
 		memcpy(path, src, req.path_len);
-	return vmm_pv_task_add(vcpu->vm, &req, src ? path : NULL,
-			       vpmu_monotonic_ns());
+	if (req.pad0)
+		return -PVPMU_EINVAL;
+	ret = vmm_pv_task_add(vcpu->vm, &req, src ? path : NULL,
+			      vpmu_monotonic_ns());
+	/* Taken or refused, the call was an exit its vCPU's context saw. */
+	req.counted = vpmu_cpu_snapshot(vmm_pv_vcpu(vcpu)->cpu, &snap) == 0 &&
+		      snap.fd >= 0 && snap.active;
+	return vmm_hc_write(vcpu, gpa, &req, sizeof(req)) ?: ret;
 }
 
 int vmm_pv_hc_init(struct vmm_vm *vm)

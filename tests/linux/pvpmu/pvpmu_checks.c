@@ -248,7 +248,10 @@ static int run_capture(char *const argv[], char *buf, size_t size, int *status)
 	return 0;
 }
 
-/* Run pfstat on `pvpmu-checks hc N`: count - driver sched-outs == N. */
+/*
+ * Run pfstat on `pvpmu-checks hc N`: count - the driver's own hypercalls
+ * (sched-outs, and the process records of the exec and exit) == N.
+ */
 static enum result check_pfstat_exact(struct report *r)
 {
 	const unsigned int n     = 1000;
@@ -273,7 +276,7 @@ static enum result check_pfstat_exact(struct report *r)
 		p--;
 	if (p)
 		count = strtoull(p, 0, 10);
-	p = strstr(buf, "driver sched-out");
+	p = strstr(buf, "driver hypercalls");
 	while (p && p > buf && p[-1] == ' ')
 		p--;
 	while (p && p > buf && p[-1] >= '0' && p[-1] <= '9')

@@ -379,6 +379,9 @@ _Static_assert(sizeof(struct pvpmu_hc_fmt_info) == 80,
  * (-PVPMU_EINVAL, or -PVPMU_EFAULT for a path outside RAM) and, to bound
  * what a guest can make it hold, a record over its rate or its table
  * (-PVPMU_EAGAIN, -PVPMU_ENOSPC); each is counted for the operator.
+ * Like any hypercall, the call is an exit the hv_* events of a context
+ * counting on the vCPU count; (counted) says whether one did, so that a
+ * driver can tell its own calls apart from its thread's.
  */
 #define PVPMU_TASK_COMM     1
 #define PVPMU_TASK_MMAP     2
@@ -398,8 +401,11 @@ struct pvpmu_hc_task {
 	pvpmu_u64 pgoff;    /* IN: MMAP: page-aligned file offset; else 0 */
 	pvpmu_u64 path_gpa; /* IN: MMAP: guest-physical address of the path */
 	pvpmu_u8 comm[PVPMU_TASK_COMM_LEN]; /* IN: COMM; else zero */
+	pvpmu_u32 counted; /* OUT: 1 if a started, unmasked context on
+			      this vCPU counted this call; else 0 */
+	pvpmu_u32 pad0;    /* IN: must be zero */
 };
-_Static_assert(sizeof(struct pvpmu_hc_task) == 72, "pvpmu_hc_task is ABI");
+_Static_assert(sizeof(struct pvpmu_hc_task) == 80, "pvpmu_hc_task is ABI");
 
 /*
  * The per-vCPU shared page (PVPMU_HC_SHARED), written by the VMM at every
@@ -1103,10 +1109,13 @@ struct pvpmu_ioc_info {
 	pvpmu_u32 ctx_flags;  /* OUT: PFM_FL_* given at creation */
 	pvpmu_u32 nr_cpus;    /* OUT: shared pages at PVPMU_MMAP_SHARED */
 	pvpmu_u64 smpl_size;  /* OUT: sampling buffer bytes, 0 if none */
-	pvpmu_u64 sched_outs; /* OUT: PVPMU_SCHED_OUT hypercalls the driver
-				 made for the monitored thread while the
-				 context was counting: its hv events
-				 count each of them, and no other */
+	pvpmu_u64 sched_outs; /* OUT: the driver's own hypercalls in the
+				 monitored thread's time that the context
+				 counted (its hv events count each of them,
+				 and no other): PVPMU_SCHED_OUT at each
+				 switch-out, and the process records
+				 (PVPMU_HC_TASK) of its exec, renames and
+				 exit */
 	pvpmu_s32 load_pid;   /* OUT: monitored thread, or -1 */
 	pvpmu_s32 load_cpu;   /* OUT: CPU of a system-wide context, or -1 */
 };
