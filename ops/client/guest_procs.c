@@ -55,36 +55,104 @@ static unsigned int dso_index(struct guest_procs *p, const char *path, int *err)
 	return (unsigned int)p->nr_dsos++;
 }
 
-/* The mappings of process (pid) of VM (vm) end before sample (at). */
-static void end_maps(struct guest_procs *p, uint32_t vm, int32_t pid, size_t at)
+static size_t head_slot(uint32_t vm, int32_t pid, size_t cap)
+{
+	uint64_t h =
+		((uint64_t)vm << 32 | (uint32_t)pid) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+/*
+ * The records of process (pid) of VM (vm), found by hashing: every lookup
+ * walks that process's own records, never the others'. NULL: none yet;
+ * with (create), a new head (NULL only out of memory).
+ */
+static struct gp_head *head_of(struct guest_procs *p, uint32_t vm, int32_t pid,
+			       bool create)
+{
+	struct gp_head *h, *old = p->heads;
+	size_t i, cap           = p->cap_heads, k;
+
+	if (!cap) {
+		if (!create)
+			return NULL;
+	} else {
+		for (k = head_slot(vm, pid, cap);; k = (k + 1) & (cap - 1)) {
+			h = &p->heads[k];
+			if (!h->used)
+				break;
+			if (h->vm == vm && h->pid == pid)
+				return h;
+		}
+		if (!create)
+			return NULL;
+	}
+	if (2 * (p->nr_heads + 1) > cap) { /* at most half full */
+		p->cap_heads = cap ? 2 * cap : 64;
+		p->heads     = calloc(p->cap_heads, sizeof(*p->heads));
+		if (!p->heads) {
+			p->heads     = old;
+			p->cap_heads = cap;
+			return NULL;
+		}
+		for (i = 0; i < cap; i++) {
+			if (!old[i].used)
+				continue;
+			k = head_slot(old[i].vm, old[i].pid, p->cap_heads);
+			while (p->heads[k].used)
+				k = (k + 1) & (p->cap_heads - 1);
+			p->heads[k] = old[i];
+		}
+		free(old);
+	}
+	k = head_slot(vm, pid, p->cap_heads);
+	while (p->heads[k].used)
+		k = (k + 1) & (p->cap_heads - 1);
+	p->heads[k] = (struct gp_head){.used = true, .vm = vm, .pid = pid};
+	p->nr_heads++;
+	return &p->heads[k];
+}
+
+/* The mappings of process (h) end before sample (at). */
+static void end_maps(struct guest_procs *p, const struct gp_head *h, size_t at)
 {
 	size_t i;
 
-	for (i = 0; i < p->nr_maps; i++) {
-		if (p->maps[i].vm == vm && p->maps[i].pid == pid &&
-		    p->maps[i].to == SIZE_MAX)
-			p->maps[i].to = at;
+	for (i = h->map; i; i = p->maps[i - 1].prev) {
+		if (p->maps[i - 1].to == SIZE_MAX)
+			p->maps[i - 1].to = at;
 	}
 }
 
 int guest_procs_add(struct guest_procs *p, const struct rec_task *t, size_t at)
 {
+	struct gp_head *h;
 	int err = 0;
 	unsigned int dso;
 
 	p->has_tasks = true;
+	if (t->op != PVPMU_TASK_COMM && t->op != PVPMU_TASK_MMAP)
+		return 0; /* an exit ends nothing here: see below */
+	h = head_of(p, t->vm, t->pid, true);
+	if (!h)
+		return -ENOMEM;
 	switch (t->op) {
 	case PVPMU_TASK_COMM:
 		if (t->exec)
-			end_maps(p, t->vm, t->pid, at);
+			end_maps(p, h, at);
 		err = grow(&p->comms, &p->cap_comms, p->nr_comms,
 			   sizeof(*p->comms));
 		if (err)
 			return err;
-		p->comms[p->nr_comms] = (struct gp_comm){
-			.vm = t->vm, .pid = t->pid, .tid = t->tid, .from = at};
+		p->comms[p->nr_comms] = (struct gp_comm){.vm   = t->vm,
+							 .pid  = t->pid,
+							 .tid  = t->tid,
+							 .from = at,
+							 .prev = h->comm};
 		snprintf(p->comms[p->nr_comms++].comm, sizeof(p->comms[0].comm),
 			 "%s", t->comm);
+		h->comm = p->nr_comms;
 		return 0;
 	case PVPMU_TASK_MMAP:
 		if (t->start >= USER_TOP || t->len > USER_TOP - t->start)
@@ -103,7 +171,9 @@ int guest_procs_add(struct guest_procs *p, const struct rec_task *t, size_t at)
 					.pgoff = t->pgoff,
 					.from  = at,
 					.to    = SIZE_MAX,
-					.dso   = dso};
+					.dso   = dso,
+					.prev  = h->map};
+		h->map = p->nr_maps;
 		return 0;
 	default:
 		/*
@@ -115,17 +185,17 @@ int guest_procs_add(struct guest_procs *p, const struct rec_task *t, size_t at)
 	}
 }
 
-/* The name of thread (tid) of process (pid) at sample (at). */
-static const char *comm_of(const struct guest_procs *p, uint32_t vm,
-			   int32_t pid, int32_t tid, size_t at)
+/* The name of thread (tid) of process (h) at sample (at). */
+static const char *comm_of(const struct guest_procs *p, const struct gp_head *h,
+			   int32_t tid, size_t at)
 {
 	const char *by_pid = NULL;
 	size_t i;
 
-	for (i = p->nr_comms; i-- > 0;) {
-		const struct gp_comm *c = &p->comms[i];
+	for (i = h ? h->comm : 0; i; i = p->comms[i - 1].prev) {
+		const struct gp_comm *c = &p->comms[i - 1];
 
-		if (c->vm != vm || c->pid != pid || c->from > at)
+		if (c->from > at)
 			continue;
 		if (c->tid == tid)
 			return c->comm;
@@ -136,21 +206,21 @@ static const char *comm_of(const struct guest_procs *p, uint32_t vm,
 }
 
 /*
- * The mapping of (ip) in process (pid) at sample (at): one valid then,
+ * The mapping of (ip) in process (h) at sample (at): one valid then,
  * else the latest that covered it (a sample drained after its process's
  * exec note still ran the old image).
  */
-static const struct gp_map *map_of(const struct guest_procs *p, uint32_t vm,
-				   int32_t pid, uint64_t ip, size_t at)
+static const struct gp_map *map_of(const struct guest_procs *p,
+				   const struct gp_head *h, uint64_t ip,
+				   size_t at)
 {
 	const struct gp_map *any = NULL;
 	size_t i;
 
-	for (i = p->nr_maps; i-- > 0;) {
-		const struct gp_map *m = &p->maps[i];
+	for (i = h ? h->map : 0; i; i = p->maps[i - 1].prev) {
+		const struct gp_map *m = &p->maps[i - 1];
 
-		if (m->vm != vm || m->pid != pid || ip < m->start ||
-		    ip >= m->end)
+		if (ip < m->start || ip >= m->end)
 			continue;
 		if (m->from <= at && at < m->to)
 			return m;
@@ -199,6 +269,7 @@ void guest_procs_where(struct guest_procs *g, uint32_t vm, int32_t pid,
 		       const struct symtab *image_st, const char *image,
 		       struct rec_where *w)
 {
+	const struct gp_head *h = pid > 0 ? head_of(g, vm, pid, false) : NULL;
 	const struct gp_map *m;
 	struct gp_dso *d;
 	uint64_t vaddr;
@@ -206,9 +277,9 @@ void guest_procs_where(struct guest_procs *g, uint32_t vm, int32_t pid,
 	memset(w, 0, sizeof(*w));
 	w->pid       = pid;
 	w->dso_index = -1;
-	w->comm      = pid > 0 ? comm_of(g, vm, pid, tid, at)
+	w->comm      = pid > 0 ? comm_of(g, h, tid, at)
 			       : (g->has_tasks ? "swapper" : NULL);
-	m = pid > 0 && ip < USER_TOP ? map_of(g, vm, pid, ip, at) : NULL;
+	m            = ip < USER_TOP ? map_of(g, h, ip, at) : NULL;
 	if (m) {
 		w->dso       = base_name(g->dsos[m->dso].path);
 		w->dso_index = (int)m->dso;
@@ -241,6 +312,7 @@ void guest_procs_free(struct guest_procs *g)
 		free(g->dsos[i].path);
 	}
 	free(g->dsos);
+	free(g->heads);
 	free(g->maps);
 	free(g->comms);
 	memset(g, 0, sizeof(*g));

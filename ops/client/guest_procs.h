@@ -27,6 +27,7 @@ struct gp_comm {
 	uint32_t vm;
 	int32_t pid, tid;
 	size_t from;
+	size_t prev; /* the process's previous name + 1, 0: none */
 	char comm[16];
 };
 
@@ -36,6 +37,15 @@ struct gp_map {
 	uint64_t start, end, pgoff;
 	size_t from, to;
 	unsigned int dso; /* index in guest_procs.dsos */
+	size_t prev;      /* the process's previous mapping + 1, 0: none */
+};
+
+/* A process's newest name and mapping (+ 1, 0: none), by (vm, pid). */
+struct gp_head {
+	bool used;
+	uint32_t vm;
+	int32_t pid;
+	size_t comm, map;
 };
 
 struct gp_dso {
@@ -51,6 +61,8 @@ struct guest_procs {
 	size_t nr_maps, cap_maps;
 	struct gp_dso *dsos;
 	size_t nr_dsos, cap_dsos;
+	struct gp_head *heads; /* open addressing, a power of two */
+	size_t nr_heads, cap_heads;
 	bool has_tasks;          /* some record came: a Linux guest */
 	const char *symfs;       /* where the guest's files are on the host */
 	unsigned int dso_misses; /* files whose symbols could not be loaded */

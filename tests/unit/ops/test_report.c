@@ -566,3 +566,73 @@ Test(vmm_report, samples_name_the_guest_process_and_its_program)
 	cr_expect(eq(u64, back.tasks_dropped, 4));
 	rec_header_free(&back);
 }
+
+/*
+ * A process that exec()s another program at the same addresses (static
+ * programs all load at one address): samples before the exec note are in
+ * the old program under the old name, samples after it in the new one;
+ * a thread named on its own keeps its name, another thread of the process
+ * gets the process's.
+ */
+Test(vmm_report, an_exec_changes_the_program_and_name_from_its_note_on)
+{
+	const struct rec_task notes[] = {
+		{.op = PVPMU_TASK_COMM, .pid = 9, .tid = 9, .comm = "first"},
+		{.op    = PVPMU_TASK_MMAP,
+		 .pid   = 9,
+		 .start = 0x400000,
+		 .len   = 0x10000,
+		 .path  = "/bin/first"},
+		{.op = PVPMU_TASK_COMM, .pid = 9, .tid = 10, .comm = "worker"},
+		{.op   = PVPMU_TASK_COMM,
+		 .pid  = 9,
+		 .tid  = 9,
+		 .exec = true,
+		 .comm = "second"},
+		{.op    = PVPMU_TASK_MMAP,
+		 .pid   = 9,
+		 .start = 0x400000,
+		 .len   = 0x10000,
+		 .path  = "/usr/bin/second"},
+	};
+	struct rec_sample s = {.pid = 9, .tid = 9, .ip = 0x401000};
+	struct rec_header h;
+	struct rec_writer w;
+	struct rec_profile p;
+	struct rec_where at;
+	struct rec_vm vm;
+	char err[256];
+	unsigned int i;
+
+	header(&h, &vm, "/no/such/kernel", "");
+	h.callchain = false;
+	cr_assert(eq(int, rec_open(&w, path, &h), 0));
+	for (i = 0; i < 3; i++)
+		cr_assert(eq(int, rec_task_note(&w, &notes[i]), 0));
+	cr_assert(eq(int, rec_sample(&w, &s), 0)); /* 0: before the exec */
+	s.tid = 10;
+	cr_assert(eq(int, rec_sample(&w, &s), 0)); /* 1: the worker */
+	for (i = 3; i < 5; i++)
+		cr_assert(eq(int, rec_task_note(&w, &notes[i]), 0));
+	s.tid = 9;
+	cr_assert(eq(int, rec_sample(&w, &s), 0)); /* 2: after it */
+	cr_assert(eq(int, rec_finish(&w, 0, 1, "done"), 0));
+	cr_assert(eq(int,
+		     rec_profile_load(&p, path, NULL, NULL, err, sizeof(err)),
+		     0),
+		  "%s", err);
+	cr_assert(eq(sz, p.nr, 3));
+	rec_profile_where(&p, &p.smp[0], p.smp[0].ip, &at);
+	cr_expect(eq(str, (char *)at.comm, "first"));
+	cr_expect(eq(str, (char *)at.dso, "first"));
+	rec_profile_where(&p, &p.smp[1], p.smp[1].ip, &at);
+	cr_expect(eq(str, (char *)at.comm, "worker"));
+	cr_expect(eq(str, (char *)at.dso, "first"));
+	rec_profile_where(&p, &p.smp[2], p.smp[2].ip, &at);
+	cr_expect(eq(str, (char *)at.comm, "second"));
+	cr_expect(eq(str, (char *)at.dso, "second"));
+	/* An address of the kernel's half: the image (no symbols here). */
+	rec_profile_where(&p, &p.smp[2], 0xffffffff81000000ULL, &at);
+	cr_expect(eq(str, (char *)at.dso, "[kernel.kallsyms]"));
+	rec_profile_free(&p);
+}
