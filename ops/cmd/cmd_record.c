@@ -56,6 +56,7 @@ struct record_tasks {
 	uint64_t gen;
 	struct ops_task_stats st;
 	bool unsupported; /* an older VMM */
+	bool gone_noted;  /* its vm_gone note is written */
 };
 
 static void put_sample(void *opaque, const struct ops_sample *smp)
@@ -123,14 +124,21 @@ static void drain_all(struct record *r)
 	uint64_t lost;
 
 	for (vm = 0; vm < r->s.nr_vms; vm++) {
-		if (r->s.vms[vm].gone)
-			continue;
-		if (!ops_drain(&r->s, vm, put_sample, r, &lost)) {
+		if (!r->s.vms[vm].gone &&
+		    !ops_drain(&r->s, vm, put_sample, r, &lost))
 			r->vm_lost[vm] = lost;
-			continue;
+		/*
+		 * However its end was noticed (a failed drain, its socket
+		 * closing while we slept), the file says so once.
+		 */
+		if (r->s.vms[vm].gone && !r->tasks[vm].gone_noted &&
+		    !r->write_err) {
+			r->write_err            = rec_note(&r->w, vm,
+                                                r->s.vms[vm].cl.err[0]
+								   ? r->s.vms[vm].cl.err
+								   : "disappeared");
+			r->tasks[vm].gone_noted = true;
 		}
-		if (r->s.vms[vm].gone && !r->write_err)
-			r->write_err = rec_note(&r->w, vm, r->s.vms[vm].cl.err);
 	}
 }
 

@@ -647,7 +647,7 @@ static void list_once(void)
 
 Test(operator, killed_vm_mid_record_leaves_valid_file)
 {
-	char file[128], out[160], err[160];
+	char file[128], out[160], err[160], cmd[256];
 	const char *rec[]  = {"record", "-a", "-o", file, "--", "3", NULL};
 	const char *rec2[] = {"record", "-a", "-o", file, NULL};
 	uint64_t per_vm[2];
@@ -673,6 +673,11 @@ Test(operator, killed_vm_mid_record_leaves_valid_file)
 	check_file(file, per_vm);
 	cr_expect(lt(u64, 0, per_vm[0]));
 	cr_expect(lt(u64, per_vm[0], per_vm[1]), "the survivor went on");
+	/* The file itself says the VM went away (record_file.h). */
+	snprintf(cmd, sizeof(cmd),
+		 "grep -q '^{\"note\":\"vm_gone\",\"vm\":0,' %s", file);
+	cr_expect(eq(int, system(cmd), 0), "no vm_gone note for VM 0 in %s",
+		  file);
 	/* The dead VM's entry is stale: the next scan removes it. */
 	list_once();
 	cr_expect(not(eq(ptr, strstr(lres.err, "stale entry of VM 'doomed'"),
