@@ -362,7 +362,7 @@ Test(linux_rootfs, host_profile_names_guest_processes_and_their_functions)
 	STATUS(0);
 	/* Source lines from the program's own DWARF (built with -g). */
 	RUN("report", "--sort", "comm,sym,srcline", "-g", "none", "--symfs",
-	    LINUX_DIR "rootfs.d", "--min-pct", "5", rec);
+	    LINUX_DIR "rootfs.d", "--min-pct", "0.5", rec);
 	STATUS(0);
 	HAS(res.out, "alpha_spin spin.c:");
 	HAS(res.out, "beta_spin spin.c:");
