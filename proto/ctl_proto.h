@@ -177,6 +177,14 @@ struct vmm_ctl_cmd {
 extern const struct vmm_ctl_cmd vmm_ctl_cmds[VMM_CTL_NR_CMDS];
 
 /* The command called (name), or NULL if there is none. */
+/*
+ * The name of a guest process record's op (abi.h PVPMU_TASK_*: "comm",
+ * "mmap", "exit"), NULL if unknown; and the op of a name, 0 if unknown.
+ * One table for the guest_tasks reply and the record file's notes.
+ */
+const char *vmm_ctl_task_op_name(uint32_t op);
+uint32_t vmm_ctl_task_op(const char *name);
+
 const struct vmm_ctl_cmd *vmm_ctl_cmd_find(const char *name);
 
 /*

@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include <pvpmu/abi.h>
+
 #define F_INT(n, req, lo, hi)                                                  \
 	{                                                                      \
 		.name = (n), .type = VMM_CTL_INT, .required = (req),           \
@@ -159,6 +161,30 @@ const struct vmm_ctl_cmd vmm_ctl_cmds[VMM_CTL_NR_CMDS] = {
 	CMD(SNAPSHOT, "snapshot", f_snapshot),
 	CMD(GUEST_TASKS, "guest_tasks", f_guest_tasks),
 };
+
+/* The guest's process records by name: guest_tasks and record files. */
+static const char *const task_ops[] = {
+	[PVPMU_TASK_COMM] = "comm",
+	[PVPMU_TASK_MMAP] = "mmap",
+	[PVPMU_TASK_EXIT] = "exit",
+};
+
+const char *vmm_ctl_task_op_name(uint32_t op)
+{
+	return op < sizeof(task_ops) / sizeof(task_ops[0]) ? task_ops[op]
+							   : NULL;
+}
+
+uint32_t vmm_ctl_task_op(const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; name && i < sizeof(task_ops) / sizeof(task_ops[0]); i++) {
+		if (task_ops[i] && !strcmp(task_ops[i], name))
+			return i;
+	}
+	return 0;
+}
 
 const struct vmm_ctl_cmd *vmm_ctl_cmd_find(const char *name)
 {

@@ -33,37 +33,14 @@ static const char *str_of(struct json_object *o, const char *k)
 static int one(struct json_object *o, unsigned int vm, ops_task_fn_t fn,
 	       void *opaque, uint64_t *gen)
 {
-	const char *op    = str_of(o, "op");
-	struct rec_task t = {.vm = vm};
-	struct json_object *v;
+	struct rec_task t;
 
 	/* Past this one even if it is skipped: the next fetch goes on. */
 	if (u64_of(o, "gen") > *gen)
 		*gen = u64_of(o, "gen");
-	if (!op)
-		return 0;
-	t.pid  = (int32_t)u64_of(o, "pid");
-	t.tid  = (int32_t)u64_of(o, "tid");
-	t.exec = json_object_object_get_ex(o, "exec", &v) &&
-		 json_object_get_boolean(v);
-	if (!strcmp(op, "comm")) {
-		t.op   = PVPMU_TASK_COMM;
-		t.comm = str_of(o, "comm");
-		if (!t.comm)
-			return 0;
-	} else if (!strcmp(op, "mmap")) {
-		t.op    = PVPMU_TASK_MMAP;
-		t.start = u64_of(o, "start");
-		t.len   = u64_of(o, "len");
-		t.pgoff = u64_of(o, "pgoff");
-		t.path  = str_of(o, "path");
-		if (!t.path || !t.len)
-			return 0;
-	} else if (!strcmp(op, "exit")) {
-		t.op = PVPMU_TASK_EXIT;
-	} else {
-		return 0;
-	}
+	if (rec_task_fields(o, vmm_ctl_task_op(str_of(o, "op")), &t))
+		return 0; /* skipped: not one this client knows */
+	t.vm = vm;
 	return fn(opaque, &t);
 }
 

@@ -3,6 +3,7 @@
  * record_file.c: writing and reading record files (format in record_file.h).
  */
 #include "record_file.h"
+#include "ctl_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,15 +143,13 @@ int rec_note(struct rec_writer *w, unsigned int vm, const char *msg)
 
 int rec_task_note(struct rec_writer *w, const struct rec_task *t)
 {
-	static const char *const kinds[] = {[PVPMU_TASK_COMM] = "comm",
-					    [PVPMU_TASK_MMAP] = "mmap",
-					    [PVPMU_TASK_EXIT] = "exit"};
+	const char *kind = vmm_ctl_task_op_name(t->op);
 	struct json_object *o;
 
-	if (t->op < PVPMU_TASK_COMM || t->op > PVPMU_TASK_EXIT)
+	if (!kind)
 		return -EINVAL;
 	o = json_object_new_object();
-	json_object_object_add(o, "note", json_object_new_string(kinds[t->op]));
+	json_object_object_add(o, "note", json_object_new_string(kind));
 	json_object_object_add(o, "vm", json_object_new_int((int)t->vm));
 	json_object_object_add(o, "pid", json_object_new_int(t->pid));
 	if (t->op == PVPMU_TASK_COMM) {
@@ -429,31 +428,42 @@ static uint64_t opt_u64(struct json_object *o, const char *k)
 	return get(o, k, json_type_int, &v) ? json_object_get_uint64(v) : 0;
 }
 
+int rec_task_fields(struct json_object *o, uint32_t op, struct rec_task *t)
+{
+	struct json_object *v;
+
+	t->op   = op;
+	t->pid  = get(o, "pid", json_type_int, &v) ? json_object_get_int(v) : 0;
+	t->tid  = (int32_t)opt_u64(o, "tid");
+	t->exec = get(o, "exec", json_type_boolean, &v) &&
+		  json_object_get_boolean(v);
+	t->start = opt_u64(o, "start");
+	t->len   = opt_u64(o, "len");
+	t->pgoff = opt_u64(o, "pgoff");
+	t->comm  = opt_str(o, "comm");
+	t->path  = opt_str(o, "path");
+	if (t->pid <= 0 || !vmm_ctl_task_op_name(op) ||
+	    (op == PVPMU_TASK_COMM && !t->comm) ||
+	    (op == PVPMU_TASK_MMAP && (!t->path || !t->len)))
+		return -EINVAL;
+	return 0;
+}
+
 /* A comm, mmap or exit note, checked, to (a->task_fn). */
 static int parse_task(struct reader *r, struct json_object *o,
 		      const struct rec_header *h, uint32_t op,
 		      const struct rec_read_args *a)
 {
-	struct rec_task t = {.op = op};
+	struct rec_task t;
 	struct json_object *v;
 
 	if (!get(o, "vm", json_type_int, &v) ||
-	    json_object_get_uint64(v) >= h->nr_vms ||
-	    !get(o, "pid", json_type_int, &v) || json_object_get_int(v) <= 0)
-		return reader_fail(r, "process note: bad 'vm' or 'pid'");
-	t.vm  = (unsigned int)opt_u64(o, "vm");
-	t.pid = json_object_get_int(v);
-	t.tid = (int32_t)opt_u64(o, "tid");
-	if (get(o, "exec", json_type_boolean, &v))
-		t.exec = json_object_get_boolean(v);
-	t.start = opt_u64(o, "start");
-	t.len   = opt_u64(o, "len");
-	t.pgoff = opt_u64(o, "pgoff");
-	t.comm  = opt_str(o, "comm");
-	t.path  = opt_str(o, "path");
-	if ((op == PVPMU_TASK_COMM && !t.comm) ||
-	    (op == PVPMU_TASK_MMAP && (!t.path || !t.len)))
-		return reader_fail(r, "process note: missing 'comm' or 'path'");
+	    json_object_get_uint64(v) >= h->nr_vms)
+		return reader_fail(r, "process note: bad 'vm'");
+	if (rec_task_fields(o, op, &t))
+		return reader_fail(r, "process note: bad 'pid', or missing "
+				      "'comm' or 'path'");
+	t.vm = (unsigned int)json_object_get_uint64(v);
 	return a->task_fn && a->task_fn(a->opaque, &t) ? -ECANCELED : 0;
 }
 
@@ -468,12 +478,8 @@ static int parse_note(struct reader *r, struct json_object *o,
 	struct json_object *v;
 	uint64_t vm;
 
-	if (!strcmp(kind, "comm"))
-		return parse_task(r, o, h, PVPMU_TASK_COMM, a);
-	if (!strcmp(kind, "mmap"))
-		return parse_task(r, o, h, PVPMU_TASK_MMAP, a);
-	if (!strcmp(kind, "exit"))
-		return parse_task(r, o, h, PVPMU_TASK_EXIT, a);
+	if (vmm_ctl_task_op(kind))
+		return parse_task(r, o, h, vmm_ctl_task_op(kind), a);
 	if (strcmp(kind, "snapshot"))
 		return 0;
 	if (!get(o, "vm", json_type_int, &v) ||

@@ -169,6 +169,16 @@ int ops_file_create_new(const char *path);
 /* Called for every sample in file order; non-zero stops the read. */
 typedef int (*rec_sample_fn_t)(void *opaque, const struct rec_sample *s);
 
+struct json_object;
+
+/*
+ * The fields of a process record (op) in JSON object (o), the same keys in
+ * a record file's note and a guest_tasks reply (all but vm) into (*t),
+ * whose strings point into (o). 0, or -EINVAL when a pid > 0, or what
+ * the op needs (comm; path and len), is missing.
+ */
+int rec_task_fields(struct json_object *o, uint32_t op, struct rec_task *t);
+
 /* Called for every comm, mmap and exit note in file order. */
 typedef int (*rec_task_fn_t)(void *opaque, const struct rec_task *t);
 

@@ -41,14 +41,12 @@ static void add_text(struct tasks_reply *t, struct json_object *o,
 
 static void add_rec(void *opaque, const struct vmm_pv_task_rec *r)
 {
-	static const char *const ops[] = {[PVPMU_TASK_COMM] = "comm",
-					  [PVPMU_TASK_MMAP] = "mmap",
-					  [PVPMU_TASK_EXIT] = "exit"};
-	struct tasks_reply *t          = opaque;
-	struct json_object *o          = json_object_new_object();
+	struct tasks_reply *t = opaque;
+	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "gen", json_object_new_uint64(r->gen));
-	json_object_object_add(o, "op", json_object_new_string(ops[r->op]));
+	json_object_object_add(
+		o, "op", json_object_new_string(vmm_ctl_task_op_name(r->op)));
 	json_object_object_add(o, "pid", json_object_new_int(r->pid));
 	if (r->op == PVPMU_TASK_COMM) {
 		json_object_object_add(o, "tid", json_object_new_int(r->tid));

@@ -11,20 +11,14 @@
 #include <criterion/new/assert.h>
 #include <string.h>
 
-#include "vmm_pv.h"
+#include "pv_fake_vm.h"
 
 static struct vmm_vm vm;
 static struct vmm_vcpu vcpu;
 
 static void setup(void)
 {
-	memset(&vm, 0, sizeof(vm));
-	memset(&vcpu, 0, sizeof(vcpu));
-	vcpu.vm     = &vm;
-	vcpu.fd     = -1;
-	vm.nr_vcpus = 1;
-	vm.vcpus    = &vcpu;
-	cr_assert(eq(int, vmm_pv_attach(&vm), 0));
+	pv_fake_vm(&vm, &vcpu);
 }
 
 static void teardown(void)
