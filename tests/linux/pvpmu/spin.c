@@ -5,10 +5,12 @@
  * SPIN_NAME naming the hot function, so that each binary has a hot loop
  * of its own name. `pvpmu-alpha SECONDS` spins in alpha_spin() (called
  * through spin_outer(), frame pointers kept, for call chains) for that
- * long, then exits. alpha is built static non-PIE, beta static PIE, so a
- * host profile must resolve both kinds of executable.
+ * long, then exits; it says "NAME: spinning" when it starts. alpha is
+ * built static non-PIE, beta PIE on musl's shared libc, so a host profile
+ * must resolve both kinds of executable.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -41,6 +43,9 @@ int main(int argc, char **argv)
 	struct timespec t0, t;
 	uint64_t x = 1;
 
+	/* Where the guest's exec is slow, a test waits for this line. */
+	printf("%s: spinning\n", argv[0]);
+	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		x = spin_outer(x);
