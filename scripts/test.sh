@@ -187,6 +187,15 @@ run_rig() {
 	return $rc
 }
 
+# A Criterion pattern: every test of the suites that
+# tests/asan-linux-subset.txt does not name, and its lines.
+asan_linux_pattern() {
+	local lines suites
+	lines=$(awk '!/^#/ && NF { print $1 }' tests/asan-linux-subset.txt)
+	suites=$(echo "$lines" | cut -d/ -f1 | sort -u | paste -sd'|')
+	echo "@(!($suites)/*|$(echo "$lines" | paste -sd'|'))"
+}
+
 # The guest labels of build dir $1 (suite $2): where they can run.
 # $3 = 1: the rig may run them (the normal suite); 0: leave them out
 # there (the ASan suite, to bound the rig's time).
@@ -204,19 +213,28 @@ guests() {
 		not_run "$d" "not selected by the ctest arguments" 0
 	done
 	[ -n "$labels" ] || return 0
+	# Under ASan, the Linux tests of tests/asan-linux-subset.txt; every
+	# other Criterion suite whole.
+	local pattern="" where_extra=""
+	if [ "$suite" = asan ]; then
+		pattern=$(asan_linux_pattern)
+		where_extra=", Linux tests: tests/asan-linux-subset.txt"
+	fi
 	mode=$GUESTS
 	if [ "$mode" = auto ]; then
 		if kvm_usable; then mode=direct; else mode=rig; fi
 	fi
 	if [ "$mode" = direct ]; then
-		d=$(new_run "$order-$suite-guests" "$suite" "$labels" "$(host_kind)")
+		d=$(new_run "$order-$suite-guests" "$suite" "$labels" \
+			"$(host_kind)$where_extra")
 		if ! kvm_usable; then
 			not_run "$d" "VPMU_GUESTS=direct but /dev/kvm cannot be opened" 1
 			echo "test.sh: VPMU_GUESTS=direct, but /dev/kvm cannot be opened here: the guest labels cannot run (VPMU_GUESTS=auto would use the nested rig)" >&2
 			return 1
 		fi
 		step "guest labels ($labels) in $build, directly on /dev/kvm: $(host_kind)"
-		run_ctest "$d" "$build" VPMU_REQUIRE_KVM=1 -- -j2 \
+		run_ctest "$d" "$build" VPMU_REQUIRE_KVM=1 \
+			${pattern:+"CRITERION_TEST_PATTERN=$pattern"} -- -j2 \
 			-L '^(kvm|linux)$' "$@"
 		return
 	fi
