@@ -57,6 +57,10 @@ __attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg,
 	memcpy(h.magic, VMM_HANDOVER_MAGIC, sizeof(h.magic));
 	h.size = sizeof(h);
 	h.cfg  = *cfg;
+	/* An installed vpmu loads its own formats unless told otherwise. */
+	if (!h.cfg.format_dir[0])
+		vmm_config_installed_format_dir(h.cfg.format_dir,
+						sizeof(h.cfg.format_dir));
 	snprintf(h.restore, sizeof(h.restore), "%s", restore ? restore : "");
 	/* Inherited by vpmu-vmm, which closes it after one read. */
 	fd = memfd_create("vpmu-run-config", 0);

@@ -194,4 +194,15 @@ int vmm_config_load_xml(struct vmm_config *cfg, const char *path, char *err,
  */
 int vmm_config_validate(const struct vmm_config *cfg, char *err, size_t errlen);
 
+/*
+ * The run-time sampling formats an installed vpmu ships: the folder
+ * VPMU_FORMATS_RELDIR (CMake: from the install's bindir to
+ * LIBDIR/vpmu/formats) beside the running program (/proc/self/exe), so an
+ * install found under any prefix loads its own formats and never a build
+ * tree's. Fills (dir) of (len) bytes and returns 0 if that folder exists,
+ * else -ENOENT (a build tree has none: build/lib/vpmu/formats) or
+ * -ENAMETOOLONG.
+ */
+int vmm_config_installed_format_dir(char *dir, size_t len);
+
 #endif /* VMM_VM_CONFIG_H */
