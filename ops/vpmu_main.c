@@ -245,6 +245,9 @@ static int cmd_run(int argc, char **argv)
 	    vmm_config_validate(&cfg, err, sizeof(err)) ||
 	    vmm_config_disk_images(&cfg, scratch_dir(), err, sizeof(err)))
 		vpmu_die("%s", err);
+	/* One line, as `virsh define` users expect of what is left out. */
+	if (cfg.ignored[0])
+		fprintf(stderr, "vpmu: warning: %s\n", cfg.ignored);
 	exec_vmm(&cfg, NULL);
 }
 

@@ -12,14 +12,8 @@ set -u
 B=$(cd "$1" && pwd)
 HELLO=$2
 MAN=$3
-if ! [ -c /dev/kvm ] || ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
-	if [ "${VPMU_REQUIRE_KVM:-0}" = 1 ]; then
-		echo "FAIL: /dev/kvm cannot be opened and VPMU_REQUIRE_KVM=1"
-		exit 1
-	fi
-	echo "SKIP: /dev/kvm cannot be opened"
-	exit 77
-fi
+# shellcheck source=../require_kvm.sh
+. "$(dirname "$0")/../require_kvm.sh"
 
 T=$(mktemp -d /tmp/vpmu-install.XXXXXX)
 trap 'rm -rf "$T"' EXIT

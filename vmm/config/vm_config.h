@@ -98,6 +98,11 @@ struct vmm_config {
 	struct vmm_disk_config disks[VMM_DISKS_MAX];
 	unsigned int nr_disks;
 	char source[PATH_MAX]; /* config file read, "" for the CLI */
+	/*
+	 * One line naming what the config file holds that vpmu ignores
+	 * (config_elems.c), for `vpmu run` to print as a warning; "" none.
+	 */
+	char ignored[2 * VMM_CONFIG_ERR_LEN];
 };
 
 /*
@@ -169,8 +174,11 @@ int vmm_config_parse_run_args(struct vmm_config *cfg, int argc, char **argv,
  * Read a libvirt domain XML file (path) into (cfg): defaults, then <name>,
  * <uuid>, <memory> (or <currentMemory>) with libvirt units, <vcpu>,
  * <os><kernel> (the guest image), <os><initrd> and <os><cmdline> (Linux
- * images only) and the settings in the VMM_CONFIG_XMLNS
- * namespace under <metadata>. The file must be well-formed, be valid
+ * images only), <features><pmu state='off'> (model "none"), virtio
+ * <devices><disk> (the file must exist) and the settings in the
+ * VMM_CONFIG_XMLNS namespace under <metadata>. Every other element is
+ * ignored (named in cfg->ignored) or refused (-EINVAL naming it) as the
+ * table of config_elems.c says. The file must be well-formed, be valid
  * against libvirt's RelaxNG domain schema, and pass vpmu's own checks of
  * the elements it reads; when both vpmu and the schema object, vpmu's more
  * precise message is reported. (cfg->source) is set to (path).
