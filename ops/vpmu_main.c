@@ -57,6 +57,10 @@ __attribute__((noreturn)) static void exec_vmm(const struct vmm_config *cfg,
 	memcpy(h.magic, VMM_HANDOVER_MAGIC, sizeof(h.magic));
 	h.size = sizeof(h);
 	h.cfg  = *cfg;
+	/* An installed vpmu loads its own formats unless told otherwise. */
+	if (!h.cfg.format_dir[0])
+		vmm_config_installed_format_dir(h.cfg.format_dir,
+						sizeof(h.cfg.format_dir));
 	snprintf(h.restore, sizeof(h.restore), "%s", restore ? restore : "");
 	/* Inherited by vpmu-vmm, which closes it after one read. */
 	fd = memfd_create("vpmu-run-config", 0);
@@ -241,6 +245,9 @@ static int cmd_run(int argc, char **argv)
 	    vmm_config_validate(&cfg, err, sizeof(err)) ||
 	    vmm_config_disk_images(&cfg, scratch_dir(), err, sizeof(err)))
 		vpmu_die("%s", err);
+	/* One line, as `virsh define` users expect of what is left out. */
+	if (cfg.ignored[0])
+		fprintf(stderr, "vpmu: warning: %s\n", cfg.ignored);
 	exec_vmm(&cfg, NULL);
 }
 

@@ -25,6 +25,7 @@
 #include "event_spec.h"
 #include "vmm_core.h"
 #include "ctl_server.h"
+#include "vm_config.h"
 
 /* The VM vpmu-vmm assembles (vmm/vmm_main.c). */
 static const struct vmm_module *const vmm_modules[] = {&vmm_pv_module,
@@ -41,7 +42,8 @@ static const struct cli_opt events_opts[] = {
 		 "\"formats\": [...]}"),
 	CLI_STR(0, "format-dir", "DIR", struct events_opts, fmt_dir,
 		"also load the run-time sampling formats of DIR, as\n"
-		"`vpmu run --format-dir` does (refusals on stderr)"),
+		"`vpmu run --format-dir` does (refusals on stderr);\n"
+		"default: an installed vpmu's LIBDIR/vpmu/formats"),
 	{0},
 };
 
@@ -296,6 +298,7 @@ static int list(struct vmm_vm *vm, bool json)
 int ops_cmd_events(int argc, char **argv)
 {
 	struct events_opts o = {0};
+	char installed[PATH_MAX];
 	struct cli_rest rest;
 	struct vmm_vm *vm;
 	int status;
@@ -304,6 +307,9 @@ int ops_cmd_events(int argc, char **argv)
 	if (status)
 		return status == CLI_HELP ? 0 : 1;
 	cli_rest_free(&rest);
+	if (!o.fmt_dir &&
+	    !vmm_config_installed_format_dir(installed, sizeof(installed)))
+		o.fmt_dir = installed; /* what `vpmu run` loads too */
 	if (o.fmt_dir && vpmu_format_load_dir(o.fmt_dir, fmt_refused, NULL) < 0)
 		return 1;
 	vm     = scratch_vm();

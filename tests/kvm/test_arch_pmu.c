@@ -109,9 +109,12 @@ Test(vmm_arch_pmu, coexists_with_guest_contexts)
 	PASSES("pv_smoke: ok (hypercalls 101,");
 }
 
-/* A libvirt domain XML naming (model) for guest (image); returns its path. */
-static const char *write_xml(char *path, size_t size, const char *image,
-			     const char *model)
+/*
+ * A libvirt domain XML for guest (image) with (features) after <os> and
+ * vpmu's <vpmu:pmu model> if (model); returns its path.
+ */
+static const char *write_domain(char *path, size_t size, const char *image,
+				const char *features, const char *model)
 {
 	FILE *f;
 	int fd;
@@ -125,13 +128,20 @@ static const char *write_xml(char *path, size_t size, const char *image,
 		"<domain type='kvm'>\n  <name>arch</name>\n"
 		"  <memory unit='MiB'>64</memory>\n  <vcpu>1</vcpu>\n"
 		"  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n"
-		"    <kernel>%s</kernel>\n  </os>\n  <metadata>\n"
+		"    <kernel>%s</kernel>\n  </os>\n%s  <metadata>\n"
 		"    <vpmu:vpmu xmlns:vpmu='https://github.com/vpmu/vpmu/"
-		"xmlns/domain/1'>\n      <vpmu:pmu model='%s'/>\n"
+		"xmlns/domain/1'>\n      %s%s%s\n"
 		"    </vpmu:vpmu>\n  </metadata>\n</domain>\n",
-		image, model);
+		image, features, model ? "<vpmu:pmu model='" : "",
+		model ? model : "", model ? "'/>" : "");
 	fclose(f);
 	return path;
+}
+
+static const char *write_xml(char *path, size_t size, const char *image,
+			     const char *model)
+{
+	return write_domain(path, size, image, "", model);
 }
 
 /* The model comes from the domain XML; --pmu overrides it. */
@@ -165,4 +175,21 @@ Test(vmm_arch_pmu, per_vcpu_models_sample_independently)
 		HAS(res.out, "arch_smp: ok, 4 vcpus");
 		PASSES("arch_smp: ok, 8 checks");
 	}
+}
+
+/*
+ * libvirt's <features><pmu state='off'/>: a guest without a PMU, as with
+ * --pmu none: the PMU CPUID leaves are zero and every PMU MSR #GPs.
+ */
+Test(vmm_arch_pmu, domain_pmu_off_is_a_guest_without_pmu)
+{
+	char xml[64];
+
+	write_domain(xml, sizeof(xml), GUEST("arch_none"),
+		     "  <features>\n    <pmu state='off'/>\n  </features>\n",
+		     NULL);
+	RUN("run", xml);
+	unlink(xml);
+	PASSES("arch_none: ok, 45 checks");
+	cr_assert(eq(ptr, strstr(res.err, "warning"), NULL), "%s", res.err);
 }

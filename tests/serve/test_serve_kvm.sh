@@ -21,16 +21,8 @@ VPMU=$B/vmm/vpmu
 G=$B/guests
 command -v prometheus >/dev/null || { echo "SKIP: no prometheus"; exit 77; }
 command -v go >/dev/null || { echo "SKIP: no go (golang-go)"; exit 77; }
-# A character device we may open read-write (never create the path).
-if ! [ -c /dev/kvm ] || ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
-	# scripts/test.sh runs the guest labels only where KVM works.
-	if [ "${VPMU_REQUIRE_KVM:-0}" = 1 ]; then
-		echo "FAIL: /dev/kvm cannot be opened and VPMU_REQUIRE_KVM=1"
-		exit 1
-	fi
-	echo "SKIP: /dev/kvm cannot be opened"
-	exit 77
-fi
+# shellcheck source=../require_kvm.sh
+. "$(dirname "$0")/../require_kvm.sh"
 
 T=$(mktemp -d /tmp/vpmu-serve-kvm.XXXXXX)
 export VPMU_RUNTIME_DIR=$T/run HOME=$T PPROF_TMPDIR=$T GOCACHE=$T/gocache

@@ -75,7 +75,8 @@ const struct vmm_run_opt vmm_run_opts[VMM_RUN_NR_OPTS] = {
 		"threads (debugging; docs/security.md)"),
 	RUN_OPT(OPT_FORMAT_DIR, "format-dir", "DIR",
 		"load the run-time sampling formats of DIR\n"
-		"(every *.so; a malformed one is refused)"),
+		"(every *.so; a malformed one is refused);\n"
+		"default: an installed vpmu's LIBDIR/vpmu/formats"),
 	RUN_OPT(OPT_MAX_RATE, "max-sample-rate", "HZ",
 		"hard maximum of samples/s per context; higher\n"
 		"rates are refused (default 100000)"),

@@ -312,3 +312,54 @@ int vmm_config_xml_read_metadata(const struct vmm_xml_src *src, xmlNode *md,
 	}
 	return 0;
 }
+
+/* <features><pmu> of the domain (dom), or NULL. */
+static xmlNode *pmu_feature(const xmlNode *dom)
+{
+	xmlNode *f, *c;
+
+	for (f = dom->children; f; f = f->next) {
+		if (f->type != XML_ELEMENT_NODE || f->ns ||
+		    strcmp(s(f->name), "features"))
+			continue;
+		for (c = f->children; c; c = c->next) {
+			if (c->type == XML_ELEMENT_NODE && !c->ns &&
+			    !strcmp(s(c->name), "pmu"))
+				return c;
+		}
+	}
+	return NULL;
+}
+
+int vmm_config_xml_read_pmu_feature(const struct vmm_xml_src *src, xmlNode *dom,
+				    struct vmm_config *cfg)
+{
+	xmlNode *pmu = pmu_feature(dom);
+	xmlChar *state;
+	int ret = 0;
+
+	if (!pmu)
+		return 0;
+	state = required(src, pmu, "state", &ret);
+	if (ret)
+		return ret;
+	if (!strcmp(s(state), "off")) {
+		/* libvirt's meaning: the guest has no PMU at all. */
+		if (strcmp(cfg->pmu_model, "auto") &&
+		    strcmp(cfg->pmu_model, "none"))
+			ret = vmm_config_xml_fail(
+				src, pmu,
+				"state='off' contradicts <vpmu:pmu "
+				"model='%s'>",
+				cfg->pmu_model);
+		else
+			strcpy(cfg->pmu_model, "none");
+	} else if (strcmp(s(state), "on")) {
+		ret = vmm_config_xml_fail(src, pmu,
+					  "state='%s' is neither 'on' nor "
+					  "'off'",
+					  s(state));
+	}
+	xmlFree(state);
+	return ret;
+}

@@ -6,10 +6,12 @@
  *   1. the file is a regular file of at most 1 MiB and well-formed XML
  *      (namespaces included) without a DTD, so without entities: nothing
  *      in it expands, and memory stays bounded; no network access;
- *   2. vpmu's own reading of the elements it uses (<name>, <uuid>,
+ *   2. vpmu's own reading: every element checked against the table of
+ *      config_elems.c (honoured, ignored and named in one warning line,
+ *      or refused), then the honoured ones read (<name>, <uuid>,
  *      <memory>/<currentMemory>, <vcpu>, <os><type>/<kernel>/<initrd>/
- *      <cmdline>, <devices><disk>, and its
- *      settings in VMM_CONFIG_XMLNS under <metadata>);
+ *      <cmdline>, <features><pmu>, <devices><disk>, and its settings in
+ *      VMM_CONFIG_XMLNS under <metadata>);
  *   3. libvirt's RelaxNG domain schema, so the file stays a libvirt domain.
  * Gate 2 runs before gate 3 only because its messages are precise ("<vcpu>:
  * '0' is not a vCPU count") where libxml2's RelaxNG messages about
@@ -449,7 +451,10 @@ static int read_domain(const struct vmm_xml_src *src, xmlNode *dom,
 	if (dom->ns || strcmp(s(dom->name), "domain") != 0)
 		return vmm_config_xml_fail(src, dom,
 					   "the root element must be <domain>");
-	ret = read_name(src, dom, cfg);
+	/* Refuse first: nothing is read from a domain vpmu cannot run. */
+	ret = vmm_config_xml_check_elems(src, dom, cfg);
+	if (!ret)
+		ret = read_name(src, dom, cfg);
 	if (!ret)
 		ret = read_uuid(src, dom, cfg);
 	if (!ret)
@@ -463,6 +468,8 @@ static int read_domain(const struct vmm_xml_src *src, xmlNode *dom,
 	md = child(dom, "metadata");
 	if (!ret && md)
 		ret = vmm_config_xml_read_metadata(src, md, cfg);
+	if (!ret)
+		ret = vmm_config_xml_read_pmu_feature(src, dom, cfg);
 	return ret;
 }
 
@@ -749,6 +756,9 @@ int vmm_config_load_xml(struct vmm_config *cfg, const char *path, char *err,
 	ret = read_domain(&src, xmlDocGetRootElement(doc), tmp);
 	if (!ret)
 		ret = check_schema(&src, doc);
+	if (!ret)
+		ret = vmm_config_xml_check_unknown(&src,
+						   xmlDocGetRootElement(doc));
 	if (!ret)
 		*cfg = *tmp;
 	xmlFreeDoc(doc);

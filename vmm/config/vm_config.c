@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -365,4 +366,29 @@ int vmm_config_validate(const struct vmm_config *cfg, char *err, size_t errlen)
 		}
 	}
 	return check_limits(&cfg->limits, err, errlen);
+}
+
+int vmm_config_installed_format_dir(char *dir, size_t len)
+{
+	char exe[PATH_MAX], rel[PATH_MAX], real[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat st;
+	char *slash;
+
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = '\0';
+	slash  = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", exe,
+			     VPMU_FORMATS_RELDIR) >= sizeof(rel))
+		return -ENAMETOOLONG;
+	/* Resolved, so that messages name the folder plainly. */
+	if (!realpath(rel, real) || stat(real, &st) || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	if ((size_t)snprintf(dir, len, "%s", real) >= len)
+		return -ENAMETOOLONG;
+	return 0;
 }

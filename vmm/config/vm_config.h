@@ -98,6 +98,11 @@ struct vmm_config {
 	struct vmm_disk_config disks[VMM_DISKS_MAX];
 	unsigned int nr_disks;
 	char source[PATH_MAX]; /* config file read, "" for the CLI */
+	/*
+	 * One line naming what the config file holds that vpmu ignores
+	 * (config_elems.c), for `vpmu run` to print as a warning; "" none.
+	 */
+	char ignored[2 * VMM_CONFIG_ERR_LEN];
 };
 
 /*
@@ -169,8 +174,11 @@ int vmm_config_parse_run_args(struct vmm_config *cfg, int argc, char **argv,
  * Read a libvirt domain XML file (path) into (cfg): defaults, then <name>,
  * <uuid>, <memory> (or <currentMemory>) with libvirt units, <vcpu>,
  * <os><kernel> (the guest image), <os><initrd> and <os><cmdline> (Linux
- * images only) and the settings in the VMM_CONFIG_XMLNS
- * namespace under <metadata>. The file must be well-formed, be valid
+ * images only), <features><pmu state='off'> (model "none"), virtio
+ * <devices><disk> (the file must exist) and the settings in the
+ * VMM_CONFIG_XMLNS namespace under <metadata>. Every other element is
+ * ignored (named in cfg->ignored) or refused (-EINVAL naming it) as the
+ * table of config_elems.c says. The file must be well-formed, be valid
  * against libvirt's RelaxNG domain schema, and pass vpmu's own checks of
  * the elements it reads; when both vpmu and the schema object, vpmu's more
  * precise message is reported. (cfg->source) is set to (path).
@@ -193,5 +201,16 @@ int vmm_config_load_xml(struct vmm_config *cfg, const char *path, char *err,
  * Returns 0 or -EINVAL with a message in (err).
  */
 int vmm_config_validate(const struct vmm_config *cfg, char *err, size_t errlen);
+
+/*
+ * The run-time sampling formats an installed vpmu ships: the folder
+ * VPMU_FORMATS_RELDIR (CMake: from the install's bindir to
+ * LIBDIR/vpmu/formats) beside the running program (/proc/self/exe), so an
+ * install found under any prefix loads its own formats and never a build
+ * tree's. Fills (dir) of (len) bytes and returns 0 if that folder exists,
+ * else -ENOENT (a build tree has none: build/lib/vpmu/formats) or
+ * -ENAMETOOLONG.
+ */
+int vmm_config_installed_format_dir(char *dir, size_t len);
 
 #endif /* VMM_VM_CONFIG_H */

@@ -87,4 +87,57 @@ vmm_config_xml_fail(const struct vmm_xml_src *src, const struct _xmlNode *n,
 int vmm_config_xml_read_metadata(const struct vmm_xml_src *src,
 				 struct _xmlNode *md, struct vmm_config *cfg);
 
+/*
+ * <features><pmu state='on|off'/> of the domain (dom), after the metadata
+ * was read: 'off' makes (cfg) a VM without a PMU (model "none"), an error
+ * if <vpmu:pmu> named a model; 'on' keeps the model.
+ */
+int vmm_config_xml_read_pmu_feature(const struct vmm_xml_src *src,
+				    struct _xmlNode *dom,
+				    struct vmm_config *cfg);
+
+/*
+ * What vpmu does with an element of a libvirt domain (config_elems.c):
+ * one row per element vpmu knows, under its parent's path ("" for
+ * <domain>, "os", "features", "devices", "devices/disk").
+ */
+enum vmm_xml_use {
+	VMM_XML_HONOURED, /* read and obeyed */
+	VMM_XML_IGNORED,  /* named in the one warning line (cfg->ignored) */
+	VMM_XML_REFUSED,  /* an error naming it and (why) */
+};
+
+struct vmm_xml_elem {
+	const char *parent;
+	const char *name;
+	enum vmm_xml_use use;
+	const char *why; /* refused: what vpmu lacks */
+};
+
+extern const struct vmm_xml_elem vmm_xml_elems[];
+extern const size_t vmm_xml_nr_elems;
+
+/* The row of <(name)> under (parent), or NULL: vpmu does not know it. */
+const struct vmm_xml_elem *vmm_config_xml_elem(const char *parent,
+					       const char *name);
+
+/*
+ * Check every element of the domain (dom) against vmm_xml_elems[]: the
+ * first refused one is an error naming it (-EINVAL); the ignored ones
+ * (and a <domain type> other than kvm) make one line in cfg->ignored, ""
+ * if none. Elements the table lacks are left to libvirt's schema, then to
+ * vmm_config_xml_check_unknown().
+ */
+int vmm_config_xml_check_elems(const struct vmm_xml_src *src,
+			       const struct _xmlNode *dom,
+			       struct vmm_config *cfg);
+
+/*
+ * After the schema passed: an element of (dom) vmm_xml_elems[] lacks is
+ * an error naming it (-EINVAL): valid libvirt, but vpmu cannot tell what
+ * booting without it would change.
+ */
+int vmm_config_xml_check_unknown(const struct vmm_xml_src *src,
+				 const struct _xmlNode *dom);
+
 #endif /* VMM_VM_CONFIG_PRIV_H */
