@@ -18,7 +18,7 @@ echo "== perfmon2 calls by hypercall vs floor3 (NOP doorbell through vpmu); fast
 for b in "$B"/bench/*; do
 	[ -x "$b" ] || continue
 	case "$(basename "$b")" in
-	bare_kvm | bench_sample_cost | bench_ctl_cost | bench_drain_cost) continue ;; # below
+	bare_kvm | bench_sample_cost | bench_ctl_cost | bench_drain_cost | bench_scale) continue ;; # below
 	esac
 	echo "== $(basename "$b")"
 	"$b"
@@ -46,6 +46,11 @@ echo "== control plane: vpmu stat -I 100, CPU of the control thread and the clie
 # CPU per sample of smpl_drain, JSON vs packed (fake VMs, no KVM).
 echo "== control plane: vpmu record, CPU per sample of smpl_drain in JSON vs packed"
 "$B/bench/bench_drain_cost"
+# Operator CPU per VM per interval of stat -I 100, top, record -F 1000 and
+# serve (a collection round, a scrape) with 1, 8, 32 and 128 fake VMs of
+# 1-8 vCPUs, as ratios to the 1-VM figure; wall time of `vpmu list`.
+echo "== fleet scale: operator CPU per VM with 1, 8, 32, 128 VMs (fake VMs)"
+"$B/bench/bench_scale"
 
 # Snapshot and restore time and file size, 64 MiB and 1 GiB.
 echo "== snapshot / restore of idle 64 MiB and 1 GiB guests (sparse)"

@@ -60,12 +60,8 @@ int main(void)
 	char run[96], sec[24];
 	unsigned int i;
 
-	snprintf(dir, sizeof(dir), "/tmp/vpmu-ctlcost-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_dir(dir, "ctlcost"))
 		return 1;
-	snprintf(run, sizeof(run), "%s/run", dir);
-	mkdir(run, 0700);
-	setenv("VPMU_RUNTIME_DIR", run, 1);
 	snprintf(sec, sizeof(sec), "%g", secs);
 	printf("bench_ctl_cost: vpmu stat -a -e %s -I 100 -- %s on fake VMs "
 	       "(the VMM's control server, threads as vCPUs).\n"

@@ -126,12 +126,8 @@ int main(void)
 	int tid, ret = 0;
 	pid_t fake;
 
-	snprintf(dir, sizeof(dir), "/tmp/vpmu-draincost-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_dir(dir, "draincost"))
 		return 1;
-	snprintf(run, sizeof(run), "%s/run", dir);
-	mkdir(run, 0700);
-	setenv("VPMU_RUNTIME_DIR", run, 1);
 	snprintf(sec, sizeof(sec), "%g", secs);
 	fake = start_fake(dir, nv);
 	tid  = fake > 0 ? find_task(fake, "vpmu-ctl") : -1;

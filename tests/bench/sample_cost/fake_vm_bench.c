@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,19 @@ void sleep_ms(long ms)
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
+}
+
+int bench_dir(char dir[64], const char *tag)
+{
+	char run[96];
+
+	snprintf(dir, 64, "/tmp/vpmu-%s-XXXXXX", tag);
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(run, sizeof(run), "%s/run", dir);
+	if (mkdir(run, 0700))
+		return -1;
+	return setenv("VPMU_RUNTIME_DIR", run, 1);
 }
 
 int find_task(pid_t pid, const char *comm)
@@ -64,40 +78,66 @@ unsigned long long run_ns(pid_t pid, int tid)
 	return ns;
 }
 
-pid_t start_fake(const char *dir, unsigned int vcpus)
+/* Has (log) said "ready"? */
+static bool said_ready(const char *log)
 {
-	char spec[32], go[96], log[96], line[128];
-	pid_t pid;
-	int i;
+	char line[128];
+	FILE *f    = fopen(log, "re");
+	bool ready = false;
 
-	snprintf(spec, sizeof(spec), "vm:%u", vcpus);
+	while (f && fgets(line, sizeof(line), f))
+		ready |= strstr(line, "ready") != NULL;
+	if (f)
+		fclose(f);
+	return ready;
+}
+
+pid_t start_fake_vms(const char *dir, unsigned int nr, char *const specs[])
+{
+	char go[96], log[96], name[] = "fake_vms", zero[] = "0";
+	char *argv[FAKE_MAX_VMS + 4];
+	unsigned int i;
+	pid_t pid;
+
+	if (!nr || nr > FAKE_MAX_VMS)
+		return -1;
 	snprintf(go, sizeof(go), "%s/go", dir);
 	snprintf(log, sizeof(log), "%s/fake.log", dir);
-	unlink(log); /* "ready" is this VM's */
-	pid = fork();
+	unlink(log); /* "ready" is these VMs' */
+	argv[0] = name;
+	argv[1] = go;
+	argv[2] = zero; /* hypercalls */
+	for (i = 0; i < nr; i++)
+		argv[3 + i] = specs[i];
+	argv[3 + nr] = NULL;
+	pid          = fork();
 	if (pid == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(126);
-		execl(FAKE, "fake_vms", go, "0", spec, (char *)NULL);
+		execv(FAKE, argv);
 		_exit(127);
 	}
-	for (i = 0; i < 200; i++) {
-		FILE *f    = fopen(log, "re");
-		bool ready = false;
-
-		while (f && fgets(line, sizeof(line), f))
-			ready |= strstr(line, "ready") != NULL;
-		if (f)
-			fclose(f);
-		if (ready)
+	/* A hundred VMs take a while to register on a loaded host. */
+	for (i = 0; pid > 0 && i < 600; i++) {
+		if (said_ready(log))
 			return pid;
 		sleep_ms(50);
 	}
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
 	return -1;
+}
+
+pid_t start_fake(const char *dir, unsigned int vcpus)
+{
+	char spec[32], *specs[1] = {spec};
+
+	snprintf(spec, sizeof(spec), "vm:%u", vcpus);
+	return start_fake_vms(dir, 1, specs);
 }
 
 double cpu_ms(const struct rusage *ru)
