@@ -3,7 +3,8 @@
  * http.c: the HTTP front end of `vpmu serve` (libmicrohttpd, one thread
  * per connection, so a slow client holds only its own thread; it never
  * reaches the collector, whose results it copies from snapshots). Routes
- * are one table; GET and HEAD only; bodies are refused; at most
+ * are one table; GET and HEAD only; bodies are refused; a request head
+ * late past its deadline is cut (slowloris: see SERVE_HEAD_S); at most
  * SERVE_PROFILES_MAX profiles at once, more get 429. TLS (GnuTLS) with an
  * optional client CA whose verification every request must pass.
  */
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int serve_parse_listen(const char *s, struct sockaddr_storage *sa, char *err,
@@ -104,6 +106,116 @@ int serve_check_tls(const struct serve_opts *o,
 		 "certificates), or listen on 127.0.0.1",
 		 o->listen);
 	return -EPERM;
+}
+
+/* ---- Request-head deadlines ------------------------------------------- */
+
+/*
+ * One connection of the daemon: its socket and the monotonic time (ns) by
+ * which its next request head must be complete, 0 while a request is
+ * being answered. The reaper shuts the sockets past their deadline down:
+ * libmicrohttpd's thread for that connection then reads end-of-file and
+ * closes it (the descriptor stays libmicrohttpd's, closed only after the
+ * CLOSED notification frees the slot, so it is never another's).
+ */
+struct serve_conn {
+	int fd; /* -1: free slot */
+	uint64_t deadline;
+};
+
+struct serve_conns {
+	pthread_mutex_t lock;
+	struct serve_conn c[SERVE_CONNS + 8];
+	uint64_t nr_cut;
+};
+
+static void conn_deadline(struct serve *sv, struct serve_conn *k,
+			  uint64_t after_ns)
+{
+	if (!k)
+		return;
+	pthread_mutex_lock(&sv->conns->lock);
+	k->deadline = after_ns ? vpmu_monotonic_ns() + after_ns : 0;
+	pthread_mutex_unlock(&sv->conns->lock);
+}
+
+static struct serve_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
+			enum MHD_ConnectionNotificationCode what)
+{
+	struct serve *sv                   = cls;
+	struct serve_conns *cs             = sv->conns;
+	const union MHD_ConnectionInfo *ci = NULL;
+	struct serve_conn *k               = *ctx;
+	unsigned int i;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		pthread_mutex_lock(&cs->lock);
+		if (k)
+			k->fd = -1;
+		pthread_mutex_unlock(&cs->lock);
+		*ctx = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci)
+		return;
+	pthread_mutex_lock(&cs->lock);
+	for (i = 0; i < ARRAY_SIZE(cs->c) && cs->c[i].fd >= 0; i++)
+		;
+	if (i < ARRAY_SIZE(cs->c)) {
+		cs->c[i].fd = ci->connect_fd;
+		cs->c[i].deadline =
+			vpmu_monotonic_ns() + SERVE_HEAD_S * 1000000000ULL;
+		*ctx = &cs->c[i];
+	}
+	pthread_mutex_unlock(&cs->lock);
+}
+
+/* A request was answered: the next head has the idle timeout to come. */
+static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)req_cls;
+	(void)toe;
+	conn_deadline(cls, conn_of(c), SERVE_IDLE_S * 1000000000ULL);
+}
+
+/* Once a second: cut the connections whose head is late. */
+static void *reaper(void *arg)
+{
+	struct serve *sv       = arg;
+	struct serve_conns *cs = sv->conns;
+	struct timespec dl;
+	uint64_t now;
+	unsigned int i;
+
+	pthread_mutex_lock(&sv->lock);
+	while (!atomic_load(&sv->stop)) {
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec++;
+		pthread_cond_timedwait(&sv->cond, &sv->lock, &dl);
+		now = vpmu_monotonic_ns();
+		pthread_mutex_lock(&cs->lock);
+		for (i = 0; i < ARRAY_SIZE(cs->c); i++) {
+			if (cs->c[i].fd < 0 || !cs->c[i].deadline ||
+			    now < cs->c[i].deadline)
+				continue;
+			shutdown(cs->c[i].fd, SHUT_RDWR);
+			cs->c[i].deadline = 0; /* once */
+			cs->nr_cut++;
+		}
+		pthread_mutex_unlock(&cs->lock);
+	}
+	pthread_mutex_unlock(&sv->lock);
+	return NULL;
 }
 
 /* ---- Requests -------------------------------------------------------- */
@@ -343,6 +455,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	(void)upload_data;
 	if (!*req_cls) { /* headers only so far: refuse early */
 		*req_cls = &first;
+		conn_deadline(sv, conn_of(c), 0); /* the head is complete */
 		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 		    strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -422,16 +535,18 @@ static struct MHD_Daemon *start(struct serve *sv, unsigned int flags,
 				struct sockaddr_storage *sa, char *cert,
 				char *key, char *ca)
 {
-	struct MHD_OptionItem o[12];
+	struct MHD_OptionItem o[14];
 	unsigned int n = 0;
 
 #define OPT(opt, val, ptr)                                                     \
 	(o[n++] = (struct MHD_OptionItem){(opt), (intptr_t)(val), (ptr)})
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL); /* first */
 	OPT(MHD_OPTION_SOCK_ADDR, 0, sa);
-	OPT(MHD_OPTION_CONNECTION_TIMEOUT, 15, NULL);
-	OPT(MHD_OPTION_CONNECTION_LIMIT, 64, NULL);
-	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, 32, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, SERVE_IDLE_S, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, SERVE_CONNS, NULL);
+	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, SERVE_CONNS_PER_IP, NULL);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, conn_notify, sv);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, request_done, sv);
 	/* Request line and headers beyond this get 431/414 from MHD. */
 	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32768, NULL);
 	if (cert) {
@@ -444,6 +559,46 @@ static struct MHD_Daemon *start(struct serve *sv, unsigned int flags,
 #undef OPT
 	return MHD_start_daemon(flags, 0, NULL, NULL, handle, sv,
 				MHD_OPTION_ARRAY, o, MHD_OPTION_END);
+}
+
+static int conns_start(struct serve *sv)
+{
+	unsigned int i;
+
+	sv->conns = calloc(1, sizeof(*sv->conns));
+	if (!sv->conns)
+		return -ENOMEM;
+	pthread_mutex_init(&sv->conns->lock, NULL);
+	for (i = 0; i < ARRAY_SIZE(sv->conns->c); i++)
+		sv->conns->c[i].fd = -1;
+	if (pthread_create(&sv->reaper, NULL, reaper, sv)) {
+		pthread_mutex_destroy(&sv->conns->lock);
+		free(sv->conns);
+		sv->conns = NULL;
+		return -EAGAIN;
+	}
+	sv->has_reaper = true;
+	return 0;
+}
+
+void serve_http_stop(struct serve *sv, struct MHD_Daemon *d)
+{
+	if (d)
+		MHD_stop_daemon(d); /* joins the connection threads */
+	if (sv->has_reaper) {
+		/* sv->stop is set: a broadcast ends its wait at once. */
+		pthread_mutex_lock(&sv->lock);
+		atomic_store(&sv->stop, true);
+		pthread_cond_broadcast(&sv->cond);
+		pthread_mutex_unlock(&sv->lock);
+		pthread_join(sv->reaper, NULL);
+		sv->has_reaper = false;
+	}
+	if (sv->conns) {
+		pthread_mutex_destroy(&sv->conns->lock);
+		free(sv->conns);
+		sv->conns = NULL;
+	}
 }
 
 int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
@@ -463,6 +618,11 @@ int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
 		return ret;
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	ret = conns_start(sv);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the HTTP reaper");
+		return ret;
+	}
 	if (sv->o.tls_cert) {
 		flags |= MHD_USE_TLS;
 		cert = slurp(sv->o.tls_cert, err, errlen);
@@ -471,12 +631,14 @@ int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
 			       ? slurp(sv->o.tls_client_ca, err, errlen)
 			       : NULL;
 		if (!key || (sv->o.tls_client_ca && !ca)) {
+			serve_http_stop(sv, NULL);
 			ret = -EINVAL;
 			goto out_free;
 		}
 	}
 	d = start(sv, flags, &sa, cert, key, ca);
 	if (!d) {
+		serve_http_stop(sv, NULL);
 		snprintf(err, errlen,
 			 "cannot listen on %s (address in use, not local, or "
 			 "a bad certificate or key)",

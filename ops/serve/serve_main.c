@@ -124,8 +124,7 @@ static void shutdown_all(struct serve *sv, struct MHD_Daemon *d,
 	pthread_cond_broadcast(&sv->cond);
 	pthread_mutex_unlock(&sv->lock);
 	serve_wake(sv);
-	if (d)
-		MHD_stop_daemon(d); /* joins the connection threads */
+	serve_http_stop(sv, d);
 	pthread_join(collector, NULL);
 }
 

@@ -103,6 +103,18 @@ void serve_counter_bank(struct serve_counter *c);
 #define SERVE_PROFILE_MAX_S     60 /* longest /debug/pprof/profile */
 #define SERVE_PROFILE_DEFAULT_S 30 /* as Go's net/http/pprof */
 #define SERVE_PROFILES_MAX      1  /* at once; more get 429 */
+/*
+ * HTTP connections: at most SERVE_CONNS in all and SERVE_CONNS_PER_IP from
+ * one client address (scrapers hold one each, keep-alive), so one address
+ * never holds them all; a request head (TLS handshake, request line and
+ * headers) must be complete SERVE_HEAD_S after the connection opened or
+ * the previous request was answered (the idle timeout, SERVE_IDLE_S, is
+ * reset by every byte: a client trickling bytes would never meet it).
+ */
+#define SERVE_CONNS        128
+#define SERVE_CONNS_PER_IP 8
+#define SERVE_HEAD_S       5
+#define SERVE_IDLE_S       15
 #define SERVE_DEFAULT_EVENTS                                                   \
 	"hv_run_ns,hv_guest_cycles,hv_exits,hv_hypercalls,hv_msr_reads,"       \
 	"hv_msr_writes,hv_pio,hv_irqs"
@@ -180,6 +192,11 @@ struct serve {
 	uint64_t nr_scrapes, nr_collects;
 	double last_collect_s; /* time the last collection round took */
 	char *pem[3];          /* TLS certificate, key, client CA */
+
+	/* http.c: connections whose request head is not complete yet. */
+	struct serve_conns *conns;
+	pthread_t reaper;
+	bool has_reaper;
 };
 
 /* collect.c: the collector thread. */
@@ -228,5 +245,7 @@ struct MHD_Daemon;
 /* Start the HTTP daemon for (sv). 0 or -errno with (err) set. */
 int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
 		     size_t errlen);
+/* Stop what serve_http_start started around (d) (NULL: not started). */
+void serve_http_stop(struct serve *sv, struct MHD_Daemon *d);
 
 #endif /* OPS_SERVE_PRIV_H */

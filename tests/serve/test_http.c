@@ -131,6 +131,6 @@ Test(serve_http, statuses_from_the_real_daemon, .timeout = 20)
 		     405));
 	cr_expect(eq(int, status_of(port, "GET /etc/passwd HTTP/1.0\r\n\r\n"),
 		     404));
-	MHD_stop_daemon(d);
+	serve_http_stop(&sv, d);
 	free(sv.snap[OM_TEXT_004]);
 }

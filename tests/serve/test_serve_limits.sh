@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test_serve_limits.sh BUILD_DIR: `vpmu serve` under hostile HTTP clients on
+# loopback (no KVM): clients from other loopback addresses that trickle a
+# request head one byte a second (slowloris) never starve a scraper, and
+# each trickling connection is cut before its head is done.
+set -u
+B=$(cd "$1" && pwd)
+VPMU=$B/vmm/vpmu
+T=$(mktemp -d /tmp/vpmu-serve-limits.XXXXXX)
+export VPMU_RUNTIME_DIR=$T/run HOME=$T
+# shellcheck source=serve_lib.sh
+. "$(dirname "$0")/serve_lib.sh"
+fail() {
+	echo "FAIL: $*"
+	for f in fake serve; do
+		[ -f "$T/$f.log" ] && { echo "--- $f.log"; tail -20 "$T/$f.log"; }
+	done
+	exit 1
+}
+
+"$VPMU" serve --listen 127.0.0.1:0 --interval 0.5 2>"$T/serve.log" &
+SERVE=$!
+PIDS+=("$SERVE")
+wait_for 10 grep -q 'listening' "$T/serve.log" || fail "serve did not listen"
+PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/serve.log")
+
+# 64 trickling connections (32 from each of two addresses: every slot the
+# daemon had) for 12 s, beside a scraper asking for /metrics every 0.3 s.
+python3 - "$PORT" <<'EOP' || fail "slowloris"
+import http.client, socket, sys, threading, time
+port = int(sys.argv[1])
+head = b"GET /metrics HTTP/1.1\r\nHost: x\r\nUser-Agent: " + b"a" * 64
+TRICKLE_S = 12
+
+def trickle(src, out):
+    try:
+        s = socket.socket()
+        s.bind((src, 0))
+        s.connect(("127.0.0.1", port))
+    except OSError:
+        out.append("refused")
+        return
+    s.settimeout(0.2)
+    end = time.monotonic() + TRICKLE_S
+    i = 0
+    while time.monotonic() < end:
+        try:
+            s.send(head[i % len(head):i % len(head) + 1])
+            i += 1
+            if s.recv(1) == b"":
+                out.append("cut")
+                return
+        except socket.timeout:
+            pass
+        except OSError:
+            out.append("cut")
+            return
+        time.sleep(0.8)
+    out.append("held")
+
+res = []
+ts = [threading.Thread(target=trickle, args=(src, res))
+      for src in ("127.0.0.2", "127.0.0.3") for _ in range(32)]
+for t in ts:
+    t.start()
+time.sleep(1)
+codes = []
+while any(t.is_alive() for t in ts):
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
+                                       source_address=("127.0.0.1", 0))
+        c.request("GET", "/metrics")
+        codes.append(c.getresponse().status)
+        c.close()
+    except OSError as e:
+        codes.append(type(e).__name__)
+    time.sleep(0.3)
+for t in ts:
+    t.join()
+ok = codes.count(200)
+print(f"scraper: {ok} of {len(codes)} scrapes answered 200 "
+      f"(others: {[c for c in codes if c != 200][:5]})")
+print("trickling connections: " +
+      ", ".join(f"{res.count(k)} {k}" for k in ("cut", "refused", "held")))
+# Every scrape is served, and no trickling head outlives the deadline.
+sys.exit(0 if codes and ok == len(codes) and "held" not in res else 1)
+EOP
+echo "ok: a scraper is served beside 64 trickling clients, which are cut"
+
+kill -TERM $SERVE
+wait $SERVE || fail "serve exit status after SIGTERM"
+echo PASS
