@@ -62,7 +62,7 @@ void om_family(struct om_buf *b, enum om_format f, const char *name,
 /*
  * One sample "(name)(suffix){labels} value": counters pass "_total" (or
  * "_created" in OpenMetrics), gauges NULL. Label values are escaped
- * (backslash, double quote, newline).
+ * (backslash, double quote, newline) and made valid UTF-8 (om_escape).
  */
 void om_sample_u64(struct om_buf *b, const char *name, const char *suffix,
 		   const struct om_label *labels, unsigned int nr,
@@ -74,7 +74,10 @@ void om_sample_f64(struct om_buf *b, const char *name, const char *suffix,
 /* End of the exposition: "# EOF" for OpenMetrics, nothing for text. */
 void om_end(struct om_buf *b, enum om_format f);
 
-/* Append (v) with \\, \" and \n escaped (label values). */
+/*
+ * Append (v) with \\, \" and \n escaped (label values), as valid UTF-8:
+ * bytes that are not are replaced by U+FFFD (vmm_ctl_utf8_clean).
+ */
 void om_escape(struct om_buf *b, const char *v);
 
 /* ---- Monotonic counters across sessions and set switches (counters.c) */

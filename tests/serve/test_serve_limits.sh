@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# test_serve_limits.sh BUILD_DIR: `vpmu serve` under hostile HTTP clients on
-# loopback (no KVM): clients from other loopback addresses that trickle a
-# request head one byte a second (slowloris) never starve a scraper, and
-# each trickling connection is cut before its head is done.
+# test_serve_limits.sh BUILD_DIR: `vpmu serve` under hostile HTTP clients and
+# names on loopback (fake VMs, no KVM): clients from other loopback
+# addresses that trickle a request head one byte a second (slowloris) never
+# starve a scraper, and each trickling connection is cut before its head
+# is done; a VM whose image file name is not UTF-8 leaves /metrics valid
+# for promtool and /debug/vpmu/vms valid UTF-8 JSON.
+# Exit 77 (skipped) without promtool.
 set -u
+command -v promtool >/dev/null || { echo "SKIP: no promtool"; exit 77; }
 B=$(cd "$1" && pwd)
 VPMU=$B/vmm/vpmu
+FAKE=$B/tests/serve/fake_vms
 T=$(mktemp -d /tmp/vpmu-serve-limits.XXXXXX)
 export VPMU_RUNTIME_DIR=$T/run HOME=$T
 # shellcheck source=serve_lib.sh
@@ -87,6 +92,29 @@ print("trickling connections: " +
 sys.exit(0 if codes and ok == len(codes) and "held" not in res else 1)
 EOP
 echo "ok: a scraper is served beside 64 trickling clients, which are cut"
+
+# --- A VM whose image is named in Latin-1 (and a stray byte).
+BAD=$T/$(printf 'fake-caf\xe9-\xff')
+cp "$FAKE" "$BAD" || fail "copy fake_vms"
+"$BAD" "$T/go" 0 latin:1 2>"$T/fake.log" &
+PIDS+=($!)
+wait_for 10 grep -q ready "$T/fake.log" || fail "fake VM did not start"
+U=http://127.0.0.1:$PORT
+one_vm() { curl -s "$U/metrics" | grep -q '^vpmu_vm_info{vm="latin"'; }
+wait_for 15 one_vm || fail "serve did not attach the VM"
+curl -s "$U/metrics" >"$T/m.txt"
+grep -a '^vpmu_vm_info' "$T/m.txt"
+# Lint remarks aside, promtool must parse the page (invalid UTF-8: error).
+if ! promtool check metrics <"$T/m.txt" >"$T/promtool.log" 2>&1 &&
+	grep -q 'error while linting' "$T/promtool.log"; then
+	fail "promtool check metrics: $(cat "$T/promtool.log")"
+fi
+curl -s "$U/debug/vpmu/vms" | python3 -c '
+import json, sys
+vms = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))
+sys.exit(0 if "\ufffd" in vms[0]["image"] else 1)' ||
+	fail "/debug/vpmu/vms is not UTF-8 JSON with U+FFFD"
+echo "ok: a non-UTF-8 image name: promtool accepts /metrics, JSON is UTF-8"
 
 kill -TERM $SERVE
 wait $SERVE || fail "serve exit status after SIGTERM"
