@@ -5,7 +5,8 @@
  * reaches the collector, whose results it copies from snapshots). Routes
  * are one table; GET and HEAD only; bodies are refused; a request head
  * late past its deadline is cut (slowloris: see SERVE_HEAD_S); at most
- * SERVE_PROFILES_MAX profiles at once, more get 429. TLS (GnuTLS) with an
+ * SERVE_PROFILES_MAX profile requests at once (taken one after another,
+ * each ending when its client goes away), more get 429. TLS (GnuTLS) with an
  * optional client CA whose verification every request must pass.
  */
 #include "serve_priv.h"
@@ -16,6 +17,7 @@
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,6 +336,29 @@ static long num_arg(struct MHD_Connection *c, const char *key, long def,
 	return n;
 }
 
+/*
+ * Has the client of (ctx), a connection waiting for its profile, gone
+ * away? It sent its whole request: end-of-file or a reset now means it
+ * hung up (a pipelined request is data, not end-of-file).
+ */
+static bool client_gone(void *ctx)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(ctx, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct pollfd pf;
+	char byte;
+
+	if (!ci)
+		return false;
+	pf = (struct pollfd){.fd     = ci->connect_fd,
+			     .events = POLLIN | POLLRDHUP};
+	if (poll(&pf, 1, 0) <= 0)
+		return false;
+	if (pf.revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return true;
+	return recv(ci->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static enum MHD_Result do_profile(struct serve *sv, struct MHD_Connection *c)
 {
 	static const char *const known[] = {"seconds", "vm", "hz", NULL};
@@ -369,8 +394,9 @@ static enum MHD_Result do_profile(struct serve *sv, struct MHD_Connection *c)
 	if (atomic_fetch_add(&sv->nr_profiles, 1) >= SERVE_PROFILES_MAX) {
 		atomic_fetch_sub(&sv->nr_profiles, 1);
 		return error(c, MHD_HTTP_TOO_MANY_REQUESTS,
-			     "a profile is already being taken (at most %d at "
-			     "once): retry later",
+			     "%d profile requests are being taken or waiting "
+			     "(profiles are taken one after another): retry "
+			     "later",
 			     SERVE_PROFILES_MAX);
 	}
 	p = calloc(1, sizeof(*p));
@@ -379,8 +405,10 @@ static enum MHD_Result do_profile(struct serve *sv, struct MHD_Connection *c)
 		return error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "out of memory");
 	}
-	p->seconds = (unsigned int)secs;
-	p->hz      = (unsigned int)hz;
+	p->seconds  = (unsigned int)secs;
+	p->hz       = (unsigned int)hz;
+	p->gone     = client_gone;
+	p->gone_ctx = c;
 	snprintf(p->vm, sizeof(p->vm), "%s", vm ? vm : "");
 	serve_profile_run(sv, p);
 	atomic_fetch_sub(&sv->nr_profiles, 1);

@@ -105,7 +105,12 @@ void serve_counter_bank(struct serve_counter *c);
 
 #define SERVE_PROFILE_MAX_S     60 /* longest /debug/pprof/profile */
 #define SERVE_PROFILE_DEFAULT_S 30 /* as Go's net/http/pprof */
-#define SERVE_PROFILES_MAX      1  /* at once; more get 429 */
+/*
+ * Profile requests admitted at once: one is taken, the others wait their
+ * turn in order of arrival (a request whose client hangs up leaves at
+ * once, taken or waiting); more get 429.
+ */
+#define SERVE_PROFILES_MAX 8
 /*
  * HTTP connections: at most SERVE_CONNS in all and SERVE_CONNS_PER_IP from
  * one client address (scrapers hold one each, keep-alive), so one address
@@ -162,6 +167,10 @@ struct serve_profile {
 	unsigned int seconds;
 	char vm[VMM_NAME_MAX]; /* empty: every VM */
 	unsigned int hz;
+	/* Has the request's client gone away? (NULL: never asked) */
+	bool (*gone)(void *ctx);
+	void *gone_ctx;
+	struct serve_profile *next; /* the queue (under serve.lock) */
 	/* Result (under serve.lock): done, ret, gzipped pprof. */
 	bool done;
 	int status; /* HTTP status */
@@ -180,6 +189,7 @@ struct serve {
 	int inotify_fd, wake_fd;
 	atomic_bool stop;
 	struct pprof_builder *pb; /* the running profile, if any */
+	struct serve_profile cur; /* its request's parameters (a copy) */
 	uint64_t prof_end;        /* monotonic ns */
 	int64_t prof_t0;          /* Unix ns */
 	uint64_t prof_mono0;
@@ -189,8 +199,8 @@ struct serve {
 	pthread_cond_t cond;
 	char *snap[2]; /* rendered /metrics per enum om_format */
 	char *vms_json;
-	struct serve_profile *want; /* posted, not yet taken */
-	struct serve_profile *prof; /* being collected */
+	struct serve_profile *want; /* posted, not yet taken: a queue */
+	struct serve_profile *prof; /* being collected; NULL once abandoned */
 	atomic_uint nr_profiles;    /* admitted HTTP profile requests */
 	uint64_t nr_scrapes, nr_collects;
 	double last_collect_s; /* time the last collection round took */
@@ -217,14 +227,18 @@ void serve_read_and_bank(struct serve_vm *v);
 char *serve_render_metrics(struct serve *sv, enum om_format f);
 char *serve_render_vms(struct serve *sv);
 
-/* profile.c: the collector's side of profile requests. */
-void serve_profile_start(struct serve *sv, struct serve_profile *p);
+/*
+ * profile.c: the collector's side of profile requests. Start the profile
+ * sv->cur asks for (sv->prof is its waiting request, if still there).
+ */
+void serve_profile_start(struct serve *sv);
 void serve_profile_tick(struct serve *sv);
 void serve_profile_stop(struct serve *sv, struct serve_vm *only);
 
 /*
- * profile.c: the HTTP side: post (p) and wait for it (bounded), or answer
- * 503 when the daemon stops. Returns with p->done set.
+ * profile.c: the HTTP side: queue (p) and wait for it (bounded once taken),
+ * or answer 503 when the daemon stops or p->gone says its client went
+ * away (the profile then ends at once). Returns with p->done set.
  */
 void serve_profile_run(struct serve *sv, struct serve_profile *p);
 

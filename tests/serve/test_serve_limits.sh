@@ -5,7 +5,8 @@
 # addresses that trickle a request head one byte a second (slowloris) never
 # starve a scraper, and each trickling connection is cut before its head
 # is done; a VM whose image file name is not UTF-8 leaves /metrics valid
-# for promtool and /debug/vpmu/vms valid UTF-8 JSON.
+# for promtool and /debug/vpmu/vms valid UTF-8 JSON; a profile whose client
+# hangs up ends at once, and two profiles asked at once are both served.
 # Exit 77 (skipped) without promtool.
 set -u
 command -v promtool >/dev/null || { echo "SKIP: no promtool"; exit 77; }
@@ -115,6 +116,24 @@ vms = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))
 sys.exit(0 if "\ufffd" in vms[0]["image"] else 1)' ||
 	fail "/debug/vpmu/vms is not UTF-8 JSON with U+FFFD"
 echo "ok: a non-UTF-8 image name: promtool accepts /metrics, JSON is UTF-8"
+
+# --- Profiles: one whose client hangs up ends at once; two at once queue.
+curl -s -o /dev/null "$U/debug/pprof/profile?seconds=60" &
+C=$!
+profiling() { curl -s "$U/debug/vpmu/vms" | grep -Eq '"profiling": ?true'; }
+wait_for 10 profiling || fail "the profile did not start"
+kill $C
+wait $C
+wait_for 10 grep -q 'ended early: its client went away' "$T/serve.log" ||
+	fail "a profile whose client hung up went on"
+for i in 1 2; do
+	curl -s -o "$T/p$i.pb.gz" -w '%{http_code}' \
+		"$U/debug/pprof/profile?seconds=1" >"$T/code$i" &
+done
+wait_for 20 bash -c "[ -s '$T/code1' ] && [ -s '$T/code2' ]"
+[ "$(cat "$T/code1") $(cat "$T/code2")" = "200 200" ] ||
+	fail "two profiles at once: $(cat "$T/code1") $(cat "$T/code2")"
+echo "ok: a profile ends with its client; two at once both get 200"
 
 kill -TERM $SERVE
 wait $SERVE || fail "serve exit status after SIGTERM"
