@@ -162,6 +162,26 @@ struct serve_vm {
 	struct pprof_guest pg; /* its files in the running profile */
 };
 
+/*
+ * Attaching a VM (hello, session and contexts) waits for its VMM, up to
+ * the client timeout per call: a VMM that never answers must not hold the
+ * collector, so SERVE_ATTACHERS threads attach (jobs below), and a VM that
+ * failed is tried again after SERVE_ATTACH_RETRY_NS.
+ */
+#define SERVE_ATTACHERS       4
+#define SERVE_ATTACH_RETRY_NS 30000000000ULL
+
+enum serve_job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED };
+
+struct serve_attach_job {
+	struct vmm_reg_entry e;
+	enum serve_job_state state;
+	struct serve_vm *v; /* JOB_DONE: attached */
+	uint64_t retry_at;  /* JOB_FAILED: monotonic ns */
+	bool seen;          /* in the registry at the last scan */
+	struct serve_attach_job *next;
+};
+
 /* A profile request, filled by the collector, waited for by HTTP. */
 struct serve_profile {
 	unsigned int seconds;
@@ -193,6 +213,13 @@ struct serve {
 	uint64_t prof_end;        /* monotonic ns */
 	int64_t prof_t0;          /* Unix ns */
 	uint64_t prof_mono0;
+
+	/* Attach jobs, shared with the attach threads under (alock). */
+	pthread_mutex_t alock;
+	pthread_cond_t acond;
+	struct serve_attach_job *jobs;
+	pthread_t attacher[SERVE_ATTACHERS];
+	unsigned int nr_attachers;
 
 	/* Shared with HTTP threads, under (lock). */
 	pthread_mutex_t lock;

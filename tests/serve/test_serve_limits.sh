@@ -6,7 +6,8 @@
 # starve a scraper, and each trickling connection is cut before its head
 # is done; a VM whose image file name is not UTF-8 leaves /metrics valid
 # for promtool and /debug/vpmu/vms valid UTF-8 JSON; a profile whose client
-# hangs up ends at once, and two profiles asked at once are both served.
+# hangs up ends at once, and two profiles asked at once are both served;
+# four VMMs that never answer do not stop the collection of a live VM.
 # Exit 77 (skipped) without promtool.
 set -u
 command -v promtool >/dev/null || { echo "SKIP: no promtool"; exit 77; }
@@ -134,6 +135,46 @@ wait_for 20 bash -c "[ -s '$T/code1' ] && [ -s '$T/code2' ]"
 [ "$(cat "$T/code1") $(cat "$T/code2")" = "200 200" ] ||
 	fail "two profiles at once: $(cat "$T/code1") $(cat "$T/code2")"
 echo "ok: a profile ends with its client; two at once both get 200"
+
+# --- Four registry entries whose VMMs accept and never answer, beside the
+# live VM: collection goes on every interval (0.5 s) while they are tried.
+python3 - "$VPMU_RUNTIME_DIR" "$T" <<'EOP' 2>"$T/mute.log" &
+import json, os, socket, sys, threading, time, uuid
+run, tmp = sys.argv[1], sys.argv[2]
+held = []
+def hold(s):
+    while True:
+        held.append(s.accept()[0])  # accepted, never answered
+for i in range(4):
+    u = str(uuid.uuid4())
+    path = f"{tmp}/mute{i}.sock"
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(path)
+    s.listen(16)
+    threading.Thread(target=hold, args=(s,), daemon=True).start()
+    e = {"v": 1, "uuid": u, "name": f"mute{i}", "pid": os.getpid(),
+         "nr_vcpus": 1, "pmu": "none", "image": "/nonexistent",
+         "tsc_khz": 0, "started": int(time.time()), "socket": path}
+    with open(f"{run}/{u}.json.tmp", "w") as f:
+        json.dump(e, f)
+    os.rename(f"{run}/{u}.json.tmp", f"{run}/{u}.json")
+print("mute VMs ready", file=sys.stderr, flush=True)
+time.sleep(120)
+EOP
+PIDS+=($!)
+wait_for 10 grep -q 'mute VMs ready' "$T/mute.log" || fail "mute VMs: $(cat "$T/mute.log")"
+# Each scrape a second apart must show a newer collection than the last.
+collect_s() { curl -s "$U/metrics" | grep '^vpmu_serve_collect_duration_seconds'; }
+prev=$(collect_s)
+for i in 1 2 3 4 5 6 7 8; do
+	sleep 1
+	cur=$(collect_s)
+	[ "$cur" != "$prev" ] || fail "no collection in 1 s beside mute VMMs (scrape $i)"
+	prev=$cur
+done
+curl -s "$U/metrics" | grep -q '^vpmu_vm_info{vm="latin"' || fail "the live VM is gone"
+echo "serve: $(grep -c "VM 'mute" "$T/serve.log") lines about the mute VMs"
+echo "ok: collected every interval beside 4 VMMs that never answer"
 
 kill -TERM $SERVE
 wait $SERVE || fail "serve exit status after SIGTERM"
