@@ -7,7 +7,8 @@
  * late past its deadline is cut (slowloris: see SERVE_HEAD_S); at most
  * SERVE_PROFILES_MAX profile requests at once (taken one after another,
  * each ending when its client goes away), more get 429. TLS (GnuTLS) with an
- * optional client CA whose verification every request must pass.
+ * optional client CA whose verification every request must pass, and an
+ * optional bearer token (--auth-token-file) every request must carry.
  */
 #include "serve_priv.h"
 
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -241,6 +243,9 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (status == MHD_HTTP_TOO_MANY_REQUESTS)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "10");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"vpmu serve\"");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	ret = MHD_queue_response(c, status, r);
@@ -470,6 +475,30 @@ static bool client_verified(struct serve *sv, struct MHD_Connection *c)
 	       status == 0;
 }
 
+/*
+ * With a token, the request must carry "Authorization: Bearer TOKEN";
+ * compared in a time that does not depend on where they differ.
+ */
+static bool authorized(struct serve *sv, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	size_t n, i;
+	unsigned char diff;
+
+	if (!sv->token)
+		return true;
+	if (!h || strncasecmp(h, "Bearer ", 7))
+		return false;
+	for (h += 7; *h == ' '; h++)
+		;
+	n    = strlen(sv->token);
+	diff = strlen(h) != n;
+	for (i = 0; i < n && h[i]; i++)
+		diff |= (unsigned char)(h[i] ^ sv->token[i]);
+	return !diff && i == n;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -505,6 +534,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return error(c, MHD_HTTP_FORBIDDEN,
 			     "a client certificate signed by the configured "
 			     "CA is required");
+	if (!authorized(sv, c))
+		return error(c, MHD_HTTP_UNAUTHORIZED,
+			     "a bearer token is required (Authorization: "
+			     "Bearer TOKEN, the token of --auth-token-file)");
 	for (i = 0; i < ARRAY_SIZE(routes); i++) {
 		if (!strcmp(url, routes[i].path))
 			return routes[i].fn(sv, c);
@@ -557,6 +590,76 @@ static char *slurp(const char *path, char *err, size_t errlen)
 	if (!buf)
 		snprintf(err, errlen, "%s: cannot read", path);
 	return buf;
+}
+
+int serve_check_auth(const struct serve_opts *o, char *err, size_t errlen)
+{
+	if (o->auth_token_file && o->no_auth) {
+		snprintf(err, errlen,
+			 "--auth-token-file and --no-auth exclude each other");
+		return -EINVAL;
+	}
+	if (o->auth_token_file || o->tls_client_ca || o->no_auth)
+		return 0;
+	snprintf(err, errlen,
+		 "every local user could read the VMs' metrics and take "
+		 "profiles: give --auth-token-file FILE (mode 0600, the token "
+		 "clients send as 'Authorization: Bearer TOKEN') or "
+		 "--tls-client-ca, or --no-auth to allow that");
+	return -EPERM;
+}
+
+int serve_load_token(const char *path, char **token, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char buf[514];
+	struct stat st;
+	ssize_t n;
+	size_t i;
+
+	*token = NULL;
+	if (fd < 0) {
+		snprintf(err, errlen, "--auth-token-file %s: %s", path,
+			 strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen,
+			 "--auth-token-file %s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 077)) {
+		snprintf(err, errlen,
+			 "--auth-token-file %s: must be yours and readable by "
+			 "you only (chmod 600)",
+			 path);
+		close(fd);
+		return -EPERM;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	for (i = 0; i < (size_t)n && buf[i] > ' ' && buf[i] < 0x7f; i++)
+		;
+	if (n < 16 || n > 512 || i != (size_t)n) {
+		snprintf(err, errlen,
+			 "--auth-token-file %s: expected one line of 16 to 512 "
+			 "printable ASCII characters without spaces "
+			 "(e.g. openssl rand -hex 32)",
+			 path);
+		return -EINVAL;
+	}
+	*token = strdup(buf);
+	if (!*token) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static struct MHD_Daemon *start(struct serve *sv, unsigned int flags,

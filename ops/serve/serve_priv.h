@@ -135,6 +135,8 @@ struct serve_opts {
 	const char *tls_cert, *tls_key, *tls_client_ca;
 	const char *symfs; /* a Linux guest's root on the host, or NULL */
 	unsigned int max_profile_s;
+	const char *auth_token_file; /* --auth-token-file, or NULL */
+	bool no_auth;                /* --no-auth: anyone who connects */
 };
 
 /* One VM the collector follows (collector thread only). */
@@ -232,6 +234,7 @@ struct serve {
 	uint64_t nr_scrapes, nr_collects;
 	double last_collect_s; /* time the last collection round took */
 	char *pem[3];          /* TLS certificate, key, client CA */
+	char *token;           /* every request's bearer token, or NULL */
 
 	/* http.c: connections whose request head is not complete yet. */
 	struct serve_conns *conns;
@@ -284,6 +287,21 @@ bool serve_is_loopback(const struct sockaddr_storage *sa);
 int serve_check_tls(const struct serve_opts *o,
 		    const struct sockaddr_storage *sa, char *err,
 		    size_t errlen);
+
+/*
+ * Guest metrics and profiles are not for every local user: a bearer token
+ * (--auth-token-file) or client certificates (--tls-client-ca) are
+ * required unless --no-auth says otherwise. 0, or -EPERM with the reason.
+ */
+int serve_check_auth(const struct serve_opts *o, char *err, size_t errlen);
+
+/*
+ * The bearer token of --auth-token-file (path): a regular file of ours (or
+ * root's) that neither group nor others may read, holding one line of 16
+ * to 512 printable ASCII characters. 0 with a malloc'd (*token), or
+ * -errno with the reason in (err).
+ */
+int serve_load_token(const char *path, char **token, char *err, size_t errlen);
 
 struct MHD_Daemon;
 /* Start the HTTP daemon for (sv). 0 or -errno with (err) set. */

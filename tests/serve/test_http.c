@@ -4,8 +4,9 @@
  * addresses, the TLS requirement off loopback (refused with a clear
  * reason), and, against the real libmicrohttpd daemon on 127.0.0.1, the
  * 429 when the profile slots are taken, profile requests queued and
- * leaving when their client hangs up, 503 before the first collection,
- * 405 for other methods, 404 elsewhere and 400 for bad parameters.
+ * leaving when their client hangs up, 401 without the bearer token, 503 before
+ * the first collection, 405 for other methods, 404 elsewhere and 400 for bad
+ * parameters.
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -13,8 +14,10 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "serve_priv.h"
@@ -188,4 +191,70 @@ Test(serve_http, profiles_queue_and_leave_with_their_client, .timeout = 20)
 	while (atomic_load(&sv.nr_profiles) || queued(&sv))
 		usleep(10000);
 	serve_http_stop(&sv, d);
+}
+
+Test(serve_http, authentication_is_required_unless_refused_explicitly)
+{
+	struct serve_opts o = {.listen = "127.0.0.1:9464"};
+	char path[] = "/tmp/vpmu-token.XXXXXX", err[512] = "", *token;
+	int fd = mkstemp(path);
+
+	cr_expect(eq(int, serve_check_auth(&o, err, sizeof(err)), -EPERM));
+	cr_expect(not(eq(ptr, strstr(err, "--auth-token-file"), NULL)), "%s",
+		  err);
+	o.no_auth = true;
+	cr_expect(eq(int, serve_check_auth(&o, err, sizeof(err)), 0));
+	o.auth_token_file = path;
+	cr_expect(eq(int, serve_check_auth(&o, err, sizeof(err)), -EINVAL));
+	cr_assert(fd >= 0);
+	cr_assert(eq(int, (int)write(fd, "0123456789abcdef\n", 17), 17));
+	close(fd);
+	cr_expect(eq(int, serve_load_token(path, &token, err, sizeof(err)), 0),
+		  "%s", err);
+	cr_expect(eq(str, token, "0123456789abcdef"));
+	free(token);
+	chmod(path, 0644);
+	cr_expect(eq(int, serve_load_token(path, &token, err, sizeof(err)),
+		     -EPERM));
+	cr_expect(not(eq(ptr, strstr(err, "chmod 600"), NULL)), "%s", err);
+	unlink(path);
+}
+
+Test(serve_http, requests_without_the_token_get_401, .timeout = 20)
+{
+	struct serve sv = {.o = {.listen = "127.0.0.1:0", .max_profile_s = 5}};
+	const union MHD_DaemonInfo *di;
+	struct MHD_Daemon *d;
+	char err[256], token[] = "0123456789abcdef";
+	unsigned int port;
+
+	pthread_mutex_init(&sv.lock, NULL);
+	pthread_cond_init(&sv.cond, NULL);
+	sv.token             = token;
+	sv.snap[OM_TEXT_004] = strdup("vpmu_serve_vms 0\n");
+	cr_assert(eq(int, serve_http_start(&sv, &d, err, sizeof(err)), 0), "%s",
+		  err);
+	di   = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = di->port;
+	cr_expect(
+		eq(int, status_of(port, "GET /metrics HTTP/1.0\r\n\r\n"), 401));
+	cr_expect(eq(int,
+		     status_of(port, "GET /metrics HTTP/1.0\r\nAuthorization: "
+				     "Bearer 0123456789abcdeX\r\n\r\n"),
+		     401));
+	cr_expect(eq(int,
+		     status_of(port, "GET /metrics HTTP/1.0\r\nAuthorization: "
+				     "Bearer 0123456789abcde\r\n\r\n"),
+		     401),
+		  "a prefix of the token");
+	cr_expect(
+		eq(int,
+		   status_of(port, "GET /debug/pprof/profile HTTP/1.0\r\n\r\n"),
+		   401));
+	cr_expect(eq(int,
+		     status_of(port, "GET /metrics HTTP/1.0\r\nAuthorization: "
+				     "bearer 0123456789abcdef\r\n\r\n"),
+		     200));
+	serve_http_stop(&sv, d);
+	free(sv.snap[OM_TEXT_004]);
 }

@@ -5,7 +5,8 @@
 # addresses that trickle a request head one byte a second (slowloris) never
 # starve a scraper, and each trickling connection is cut before its head
 # is done; a VM whose image file name is not UTF-8 leaves /metrics valid
-# for promtool and /debug/vpmu/vms valid UTF-8 JSON; a profile whose client
+# for promtool and /debug/vpmu/vms valid UTF-8 JSON; only requests with
+# the bearer token are served (not another uid's, not without a token); a profile whose client
 # hangs up ends at once, and two profiles asked at once are both served;
 # four VMMs that never answer do not stop the collection of a live VM.
 # Exit 77 (skipped) without promtool.
@@ -26,7 +27,20 @@ fail() {
 	exit 1
 }
 
-"$VPMU" serve --listen 127.0.0.1:0 --interval 0.5 2>"$T/serve.log" &
+# --- Authentication: refused without, or with a token file others read.
+timeout 5 "$VPMU" serve --listen 127.0.0.1:0 2>"$T/noauth.log" && fail "served without authentication"
+[ "$(wc -l <"$T/noauth.log")" = 1 ] && grep -q -- '--auth-token-file' "$T/noauth.log" ||
+	fail "one line saying how: $(cat "$T/noauth.log")"
+new_token
+chmod 644 "$TOKEN_FILE"
+timeout 5 "$VPMU" serve --listen 127.0.0.1:0 --auth-token-file "$TOKEN_FILE" 2>"$T/mode.log" &&
+	fail "served with a token file others can read"
+grep -q 'chmod 600' "$T/mode.log" || fail "token file mode: $(cat "$T/mode.log")"
+chmod 600 "$TOKEN_FILE"
+echo "ok: refused without authentication ($(cat "$T/noauth.log")) and with a 0644 token file"
+
+"$VPMU" serve --listen 127.0.0.1:0 --interval 0.5 --auth-token-file "$TOKEN_FILE" \
+	2>"$T/serve.log" &
 SERVE=$!
 PIDS+=("$SERVE")
 wait_for 10 grep -q 'listening' "$T/serve.log" || fail "serve did not listen"
@@ -34,9 +48,10 @@ PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/serve.log")
 
 # 64 trickling connections (32 from each of two addresses: every slot the
 # daemon had) for 12 s, beside a scraper asking for /metrics every 0.3 s.
-python3 - "$PORT" <<'EOP' || fail "slowloris"
+python3 - "$PORT" "$TOKEN_FILE" <<'EOP' || fail "slowloris"
 import http.client, socket, sys, threading, time
 port = int(sys.argv[1])
+auth = {"Authorization": "Bearer " + open(sys.argv[2]).read().strip()}
 head = b"GET /metrics HTTP/1.1\r\nHost: x\r\nUser-Agent: " + b"a" * 64
 TRICKLE_S = 12
 
@@ -77,7 +92,7 @@ while any(t.is_alive() for t in ts):
     try:
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=5,
                                        source_address=("127.0.0.1", 0))
-        c.request("GET", "/metrics")
+        c.request("GET", "/metrics", headers=auth)
         codes.append(c.getresponse().status)
         c.close()
     except OSError as e:
@@ -95,13 +110,32 @@ sys.exit(0 if codes and ok == len(codes) and "held" not in res else 1)
 EOP
 echo "ok: a scraper is served beside 64 trickling clients, which are cut"
 
+# --- Only requests with the token are served, whoever sends them.
+U=http://127.0.0.1:$PORT
+code() { command curl -s -o /dev/null -w '%{http_code}' "$@"; }
+C1=$(code "$U/metrics")
+C2=$(code -H "Authorization: Bearer not-the-token-at-all" "$U/metrics")
+C3=$(code -H "Authorization: Bearer $(cat "$TOKEN_FILE")" "$U/metrics")
+C4=$(code "$U/debug/pprof/profile?seconds=1")
+[ "$C1 $C2 $C3 $C4" = "401 401 200 401" ] || fail "token: none $C1, wrong $C2, right $C3, profile $C4"
+echo "ok: no token $C1, wrong token $C2, the token $C3, a profile without $C4"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	C5=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		curl -s -o /dev/null -w '%{http_code}' "$U/debug/vpmu/vms")
+	setpriv --reuid=nobody --regid=nogroup --clear-groups cat "$TOKEN_FILE" 2>/dev/null &&
+		fail "nobody reads the token file"
+	[ "$C5" = 401 ] || fail "another uid: $C5"
+	echo "ok: another uid (nobody) cannot read the token and gets $C5"
+else
+	echo "note: not root: the request as another uid is left out"
+fi
+
 # --- A VM whose image is named in Latin-1 (and a stray byte).
 BAD=$T/$(printf 'fake-caf\xe9-\xff')
 cp "$FAKE" "$BAD" || fail "copy fake_vms"
 "$BAD" "$T/go" 0 latin:1 2>"$T/fake.log" &
 PIDS+=($!)
 wait_for 10 grep -q ready "$T/fake.log" || fail "fake VM did not start"
-U=http://127.0.0.1:$PORT
 one_vm() { curl -s "$U/metrics" | grep -q '^vpmu_vm_info{vm="latin"'; }
 wait_for 15 one_vm || fail "serve did not attach the VM"
 curl -s "$U/metrics" >"$T/m.txt"
@@ -119,7 +153,9 @@ sys.exit(0 if "\ufffd" in vms[0]["image"] else 1)' ||
 echo "ok: a non-UTF-8 image name: promtool accepts /metrics, JSON is UTF-8"
 
 # --- Profiles: one whose client hangs up ends at once; two at once queue.
-curl -s -o /dev/null "$U/debug/pprof/profile?seconds=60" &
+# (curl itself in the background, not the function: its pid is killed)
+command curl -s -o /dev/null -H "Authorization: Bearer $(cat "$TOKEN_FILE")" \
+	"$U/debug/pprof/profile?seconds=60" &
 C=$!
 profiling() { curl -s "$U/debug/vpmu/vms" | grep -Eq '"profiling": ?true'; }
 wait_for 10 profiling || fail "the profile did not start"
