@@ -4,7 +4,9 @@
  * directory (inotify, and a rescan every 10 s for VMs that died
  * without removing their entry), keeps one operator session per VM
  * (op_session.c: one host context per vCPU, counting the metric events),
- * reads every VM once per interval into monotonic counters, renders the
+ * reads every VM once per interval into monotonic counters (VMs are
+ * attached by a few attach threads, so one whose VMM never answers holds
+ * only a thread, never the collection of the others), renders the
  * /metrics and /debug/vpmu/vms snapshots HTTP threads answer from, and
  * runs profile requests (profile.c). Only this thread talks to VMs, so a
  * stalled HTTP client never delays collection, and a stalled VM (bounded
@@ -171,36 +173,120 @@ static struct serve_vm *find(struct serve *sv, const struct vmm_reg_entry *e)
 	return NULL;
 }
 
-/* Attach the VMs that appeared, detach those gone. */
+static struct serve_attach_job *job_of(struct serve *sv,
+				       const struct vmm_reg_entry *e)
+{
+	struct serve_attach_job *j;
+
+	for (j = sv->jobs; j; j = j->next) {
+		if (!strcmp(j->e.uuid, e->uuid) && j->e.pid == e->pid)
+			return j;
+	}
+	return NULL;
+}
+
+/* The attach threads: one job at a time, never touching sv->vms. */
+static void *attacher(void *arg)
+{
+	struct serve *sv = arg;
+	struct serve_attach_job *j;
+	struct serve_vm *v;
+
+	pthread_mutex_lock(&sv->alock);
+	while (!atomic_load(&sv->stop)) {
+		for (j = sv->jobs; j && j->state != JOB_QUEUED; j = j->next)
+			;
+		if (!j) {
+			pthread_cond_wait(&sv->acond, &sv->alock);
+			continue;
+		}
+		j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&sv->alock);
+		v = attach(sv, &j->e);
+		pthread_mutex_lock(&sv->alock);
+		j->v        = v;
+		j->state    = v ? JOB_DONE : JOB_FAILED;
+		j->retry_at = vpmu_monotonic_ns() + SERVE_ATTACH_RETRY_NS;
+		serve_wake(sv);
+	}
+	pthread_mutex_unlock(&sv->alock);
+	return NULL;
+}
+
+/* The VMs the attach threads attached join the collection. */
+static void adopt(struct serve *sv)
+{
+	struct serve_attach_job **q = &sv->jobs, *j;
+	struct serve_vm **n;
+
+	pthread_mutex_lock(&sv->alock);
+	while ((j = *q)) {
+		if (j->state != JOB_DONE) {
+			q = &j->next;
+			continue;
+		}
+		*q = j->next;
+		n  = realloc(sv->vms, (sv->nr_vms + 1) * sizeof(*n));
+		if (n) {
+			sv->vms               = n;
+			j->v->seen            = true;
+			sv->vms[sv->nr_vms++] = j->v;
+		} else {
+			vm_free(j->v);
+		}
+		free(j);
+	}
+	pthread_mutex_unlock(&sv->alock);
+}
+
+/* Queue the VMs that appeared for attaching, detach those gone. */
 static void rescan(struct serve *sv)
 {
+	struct serve_attach_job **q, *j;
 	struct vmm_reg_entry *all = NULL;
-	struct serve_vm *v, **n;
+	uint64_t now              = vpmu_monotonic_ns();
 	char dir[PATH_MAX];
 	unsigned int nr = 0, i;
+	struct serve_vm *v;
 
 	if (ops_client_discover_all(dir, sizeof(dir), &all, &nr, stderr, true))
 		return;
 	for (i = 0; i < sv->nr_vms; i++)
 		sv->vms[i]->seen = false;
+	pthread_mutex_lock(&sv->alock);
+	for (j = sv->jobs; j; j = j->next)
+		j->seen = false;
 	for (i = 0; i < nr; i++) {
 		v = find(sv, &all[i]);
 		if (v) {
 			v->seen = true;
 			continue;
 		}
-		v = attach(sv, &all[i]);
-		if (!v)
-			continue;
-		n = realloc(sv->vms, (sv->nr_vms + 1) * sizeof(*n));
-		if (!n) {
-			vm_free(v);
-			continue;
+		j = job_of(sv, &all[i]);
+		if (!j) {
+			j = calloc(1, sizeof(*j));
+			if (!j)
+				continue;
+			j->e     = all[i];
+			j->state = JOB_QUEUED;
+			j->next  = sv->jobs;
+			sv->jobs = j;
+		} else if (j->state == JOB_FAILED && now >= j->retry_at) {
+			j->state = JOB_QUEUED; /* try again */
 		}
-		sv->vms               = n;
-		v->seen               = true;
-		sv->vms[sv->nr_vms++] = v;
+		j->seen = true;
 	}
+	/* Failed VMs whose entry went away are forgotten. */
+	for (q = &sv->jobs; (j = *q);) {
+		if (j->state == JOB_FAILED && !j->seen) {
+			*q = j->next;
+			free(j);
+		} else {
+			q = &j->next;
+		}
+	}
+	pthread_cond_broadcast(&sv->acond);
+	pthread_mutex_unlock(&sv->alock);
 	free(all);
 	for (i = sv->nr_vms; i-- > 0;) {
 		if (!sv->vms[i]->seen)
@@ -300,10 +386,35 @@ static bool dir_changed(struct serve *sv)
 	return changed;
 }
 
+static bool attached_new(struct serve *sv)
+{
+	struct serve_attach_job *j;
+	bool any = false;
+
+	pthread_mutex_lock(&sv->alock);
+	for (j = sv->jobs; j && !any; j = j->next)
+		any = j->state == JOB_DONE;
+	pthread_mutex_unlock(&sv->alock);
+	return any;
+}
+
+/* sv->stop is set: the threads end after their attach in progress. */
+static void stop_attachers(struct serve *sv)
+{
+	pthread_mutex_lock(&sv->alock);
+	pthread_cond_broadcast(&sv->acond);
+	pthread_mutex_unlock(&sv->alock);
+	while (sv->nr_attachers)
+		pthread_join(sv->attacher[--sv->nr_attachers], NULL);
+}
+
 int serve_collect_init(struct serve *sv)
 {
-	int ret = vmm_runtime_dir(sv->dir, sizeof(sv->dir));
+	int ret;
 
+	pthread_mutex_init(&sv->alock, NULL);
+	pthread_cond_init(&sv->acond, NULL);
+	ret = vmm_runtime_dir(sv->dir, sizeof(sv->dir));
 	if (ret)
 		return ret;
 	/* Watch it even before the first VM: create it as `vpmu run` would. */
@@ -319,7 +430,11 @@ int serve_collect_init(struct serve *sv)
 			"vpmu serve: cannot watch %s: %s (rescanning "
 			"every interval only)\n",
 			sv->dir, strerror(errno));
-	return 0;
+	while (sv->nr_attachers < SERVE_ATTACHERS &&
+	       !pthread_create(&sv->attacher[sv->nr_attachers], NULL, attacher,
+			       sv))
+		sv->nr_attachers++;
+	return sv->nr_attachers ? 0 : -EAGAIN;
 }
 
 void *serve_collect_thread(void *arg)
@@ -334,6 +449,7 @@ void *serve_collect_thread(void *arg)
 	while (!atomic_load(&sv->stop)) {
 		if (scan)
 			rescan(sv);
+		adopt(sv);
 		now = vpmu_monotonic_ns();
 		if (scan || now >= next) {
 			collect(sv);
@@ -352,6 +468,9 @@ void *serve_collect_thread(void *arg)
 			while (read(sv->wake_fd, &junk, sizeof(junk)) > 0)
 				;
 		}
+		/* A VM attached: collect it at once, not an interval later. */
+		if (attached_new(sv))
+			next = 0;
 		/*
 		 * Now and then also without inotify's word: a VM killed
 		 * uncleanly leaves its entry (removed as stale by the scan),
@@ -364,12 +483,22 @@ void *serve_collect_thread(void *arg)
 			last_scan = vpmu_monotonic_ns();
 	}
 	serve_profile_stop(sv, NULL);
+	stop_attachers(sv);
 	return NULL;
 }
 
 void serve_collect_free(struct serve *sv)
 {
+	struct serve_attach_job *j;
 	unsigned int i;
+
+	atomic_store(&sv->stop, true);
+	stop_attachers(sv);
+	while ((j = sv->jobs)) {
+		sv->jobs = j->next;
+		vm_free(j->v);
+		free(j);
+	}
 
 	for (i = 0; i < sv->nr_vms; i++)
 		vm_free(sv->vms[i]);
@@ -381,4 +510,6 @@ void serve_collect_free(struct serve *sv)
 	if (sv->wake_fd >= 0)
 		close(sv->wake_fd);
 	sv->inotify_fd = sv->wake_fd = -1;
+	pthread_cond_destroy(&sv->acond);
+	pthread_mutex_destroy(&sv->alock);
 }

@@ -3,9 +3,12 @@
  * http.c: the HTTP front end of `vpmu serve` (libmicrohttpd, one thread
  * per connection, so a slow client holds only its own thread; it never
  * reaches the collector, whose results it copies from snapshots). Routes
- * are one table; GET and HEAD only; bodies are refused; at most
- * SERVE_PROFILES_MAX profiles at once, more get 429. TLS (GnuTLS) with an
- * optional client CA whose verification every request must pass.
+ * are one table; GET and HEAD only; bodies are refused; a request head
+ * late past its deadline is cut (slowloris: see SERVE_HEAD_S); at most
+ * SERVE_PROFILES_MAX profile requests at once (taken one after another,
+ * each ending when its client goes away), more get 429. TLS (GnuTLS) with an
+ * optional client CA whose verification every request must pass, and an
+ * optional bearer token (--auth-token-file) every request must carry.
  */
 #include "serve_priv.h"
 
@@ -15,12 +18,15 @@
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int serve_parse_listen(const char *s, struct sockaddr_storage *sa, char *err,
@@ -106,6 +112,116 @@ int serve_check_tls(const struct serve_opts *o,
 	return -EPERM;
 }
 
+/* ---- Request-head deadlines ------------------------------------------- */
+
+/*
+ * One connection of the daemon: its socket and the monotonic time (ns) by
+ * which its next request head must be complete, 0 while a request is
+ * being answered. The reaper shuts the sockets past their deadline down:
+ * libmicrohttpd's thread for that connection then reads end-of-file and
+ * closes it (the descriptor stays libmicrohttpd's, closed only after the
+ * CLOSED notification frees the slot, so it is never another's).
+ */
+struct serve_conn {
+	int fd; /* -1: free slot */
+	uint64_t deadline;
+};
+
+struct serve_conns {
+	pthread_mutex_t lock;
+	struct serve_conn c[SERVE_CONNS + 8];
+	uint64_t nr_cut;
+};
+
+static void conn_deadline(struct serve *sv, struct serve_conn *k,
+			  uint64_t after_ns)
+{
+	if (!k)
+		return;
+	pthread_mutex_lock(&sv->conns->lock);
+	k->deadline = after_ns ? vpmu_monotonic_ns() + after_ns : 0;
+	pthread_mutex_unlock(&sv->conns->lock);
+}
+
+static struct serve_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
+			enum MHD_ConnectionNotificationCode what)
+{
+	struct serve *sv                   = cls;
+	struct serve_conns *cs             = sv->conns;
+	const union MHD_ConnectionInfo *ci = NULL;
+	struct serve_conn *k               = *ctx;
+	unsigned int i;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		pthread_mutex_lock(&cs->lock);
+		if (k)
+			k->fd = -1;
+		pthread_mutex_unlock(&cs->lock);
+		*ctx = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci)
+		return;
+	pthread_mutex_lock(&cs->lock);
+	for (i = 0; i < ARRAY_SIZE(cs->c) && cs->c[i].fd >= 0; i++)
+		;
+	if (i < ARRAY_SIZE(cs->c)) {
+		cs->c[i].fd = ci->connect_fd;
+		cs->c[i].deadline =
+			vpmu_monotonic_ns() + SERVE_HEAD_S * 1000000000ULL;
+		*ctx = &cs->c[i];
+	}
+	pthread_mutex_unlock(&cs->lock);
+}
+
+/* A request was answered: the next head has the idle timeout to come. */
+static void request_done(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)req_cls;
+	(void)toe;
+	conn_deadline(cls, conn_of(c), SERVE_IDLE_S * 1000000000ULL);
+}
+
+/* Once a second: cut the connections whose head is late. */
+static void *reaper(void *arg)
+{
+	struct serve *sv       = arg;
+	struct serve_conns *cs = sv->conns;
+	struct timespec dl;
+	uint64_t now;
+	unsigned int i;
+
+	pthread_mutex_lock(&sv->lock);
+	while (!atomic_load(&sv->stop)) {
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec++;
+		pthread_cond_timedwait(&sv->cond, &sv->lock, &dl);
+		now = vpmu_monotonic_ns();
+		pthread_mutex_lock(&cs->lock);
+		for (i = 0; i < ARRAY_SIZE(cs->c); i++) {
+			if (cs->c[i].fd < 0 || !cs->c[i].deadline ||
+			    now < cs->c[i].deadline)
+				continue;
+			shutdown(cs->c[i].fd, SHUT_RDWR);
+			cs->c[i].deadline = 0; /* once */
+			cs->nr_cut++;
+		}
+		pthread_mutex_unlock(&cs->lock);
+	}
+	pthread_mutex_unlock(&sv->lock);
+	return NULL;
+}
+
 /* ---- Requests -------------------------------------------------------- */
 
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
@@ -127,6 +243,9 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned int status,
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (status == MHD_HTTP_TOO_MANY_REQUESTS)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "10");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"vpmu serve\"");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	ret = MHD_queue_response(c, status, r);
@@ -222,6 +341,29 @@ static long num_arg(struct MHD_Connection *c, const char *key, long def,
 	return n;
 }
 
+/*
+ * Has the client of (ctx), a connection waiting for its profile, gone
+ * away? It sent its whole request: end-of-file or a reset now means it
+ * hung up (a pipelined request is data, not end-of-file).
+ */
+static bool client_gone(void *ctx)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(ctx, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct pollfd pf;
+	char byte;
+
+	if (!ci)
+		return false;
+	pf = (struct pollfd){.fd     = ci->connect_fd,
+			     .events = POLLIN | POLLRDHUP};
+	if (poll(&pf, 1, 0) <= 0)
+		return false;
+	if (pf.revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return true;
+	return recv(ci->connect_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static enum MHD_Result do_profile(struct serve *sv, struct MHD_Connection *c)
 {
 	static const char *const known[] = {"seconds", "vm", "hz", NULL};
@@ -257,8 +399,9 @@ static enum MHD_Result do_profile(struct serve *sv, struct MHD_Connection *c)
 	if (atomic_fetch_add(&sv->nr_profiles, 1) >= SERVE_PROFILES_MAX) {
 		atomic_fetch_sub(&sv->nr_profiles, 1);
 		return error(c, MHD_HTTP_TOO_MANY_REQUESTS,
-			     "a profile is already being taken (at most %d at "
-			     "once): retry later",
+			     "%d profile requests are being taken or waiting "
+			     "(profiles are taken one after another): retry "
+			     "later",
 			     SERVE_PROFILES_MAX);
 	}
 	p = calloc(1, sizeof(*p));
@@ -267,8 +410,10 @@ static enum MHD_Result do_profile(struct serve *sv, struct MHD_Connection *c)
 		return error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "out of memory");
 	}
-	p->seconds = (unsigned int)secs;
-	p->hz      = (unsigned int)hz;
+	p->seconds  = (unsigned int)secs;
+	p->hz       = (unsigned int)hz;
+	p->gone     = client_gone;
+	p->gone_ctx = c;
 	snprintf(p->vm, sizeof(p->vm), "%s", vm ? vm : "");
 	serve_profile_run(sv, p);
 	atomic_fetch_sub(&sv->nr_profiles, 1);
@@ -330,6 +475,30 @@ static bool client_verified(struct serve *sv, struct MHD_Connection *c)
 	       status == 0;
 }
 
+/*
+ * With a token, the request must carry "Authorization: Bearer TOKEN";
+ * compared in a time that does not depend on where they differ.
+ */
+static bool authorized(struct serve *sv, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	size_t n, i;
+	unsigned char diff;
+
+	if (!sv->token)
+		return true;
+	if (!h || strncasecmp(h, "Bearer ", 7))
+		return false;
+	for (h += 7; *h == ' '; h++)
+		;
+	n    = strlen(sv->token);
+	diff = strlen(h) != n;
+	for (i = 0; i < n && h[i]; i++)
+		diff |= (unsigned char)(h[i] ^ sv->token[i]);
+	return !diff && i == n;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -343,6 +512,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 	(void)upload_data;
 	if (!*req_cls) { /* headers only so far: refuse early */
 		*req_cls = &first;
+		conn_deadline(sv, conn_of(c), 0); /* the head is complete */
 		if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 		    strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -364,6 +534,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		return error(c, MHD_HTTP_FORBIDDEN,
 			     "a client certificate signed by the configured "
 			     "CA is required");
+	if (!authorized(sv, c))
+		return error(c, MHD_HTTP_UNAUTHORIZED,
+			     "a bearer token is required (Authorization: "
+			     "Bearer TOKEN, the token of --auth-token-file)");
 	for (i = 0; i < ARRAY_SIZE(routes); i++) {
 		if (!strcmp(url, routes[i].path))
 			return routes[i].fn(sv, c);
@@ -418,20 +592,92 @@ static char *slurp(const char *path, char *err, size_t errlen)
 	return buf;
 }
 
+int serve_check_auth(const struct serve_opts *o, char *err, size_t errlen)
+{
+	if (o->auth_token_file && o->no_auth) {
+		snprintf(err, errlen,
+			 "--auth-token-file and --no-auth exclude each other");
+		return -EINVAL;
+	}
+	if (o->auth_token_file || o->tls_client_ca || o->no_auth)
+		return 0;
+	snprintf(err, errlen,
+		 "every local user could read the VMs' metrics and take "
+		 "profiles: give --auth-token-file FILE (mode 0600, the token "
+		 "clients send as 'Authorization: Bearer TOKEN') or "
+		 "--tls-client-ca, or --no-auth to allow that");
+	return -EPERM;
+}
+
+int serve_load_token(const char *path, char **token, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char buf[514];
+	struct stat st;
+	ssize_t n;
+	size_t i;
+
+	*token = NULL;
+	if (fd < 0) {
+		snprintf(err, errlen, "--auth-token-file %s: %s", path,
+			 strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen,
+			 "--auth-token-file %s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 077)) {
+		snprintf(err, errlen,
+			 "--auth-token-file %s: must be yours and readable by "
+			 "you only (chmod 600)",
+			 path);
+		close(fd);
+		return -EPERM;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	for (i = 0; i < (size_t)n && buf[i] > ' ' && buf[i] < 0x7f; i++)
+		;
+	if (n < 16 || n > 512 || i != (size_t)n) {
+		snprintf(err, errlen,
+			 "--auth-token-file %s: expected one line of 16 to 512 "
+			 "printable ASCII characters without spaces "
+			 "(e.g. openssl rand -hex 32)",
+			 path);
+		return -EINVAL;
+	}
+	*token = strdup(buf);
+	if (!*token) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static struct MHD_Daemon *start(struct serve *sv, unsigned int flags,
 				struct sockaddr_storage *sa, char *cert,
 				char *key, char *ca)
 {
-	struct MHD_OptionItem o[12];
+	struct MHD_OptionItem o[14];
 	unsigned int n = 0;
 
 #define OPT(opt, val, ptr)                                                     \
 	(o[n++] = (struct MHD_OptionItem){(opt), (intptr_t)(val), (ptr)})
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL); /* first */
 	OPT(MHD_OPTION_SOCK_ADDR, 0, sa);
-	OPT(MHD_OPTION_CONNECTION_TIMEOUT, 15, NULL);
-	OPT(MHD_OPTION_CONNECTION_LIMIT, 64, NULL);
-	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, 32, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, SERVE_IDLE_S, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, SERVE_CONNS, NULL);
+	OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, SERVE_CONNS_PER_IP, NULL);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, conn_notify, sv);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, request_done, sv);
 	/* Request line and headers beyond this get 431/414 from MHD. */
 	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32768, NULL);
 	if (cert) {
@@ -444,6 +690,46 @@ static struct MHD_Daemon *start(struct serve *sv, unsigned int flags,
 #undef OPT
 	return MHD_start_daemon(flags, 0, NULL, NULL, handle, sv,
 				MHD_OPTION_ARRAY, o, MHD_OPTION_END);
+}
+
+static int conns_start(struct serve *sv)
+{
+	unsigned int i;
+
+	sv->conns = calloc(1, sizeof(*sv->conns));
+	if (!sv->conns)
+		return -ENOMEM;
+	pthread_mutex_init(&sv->conns->lock, NULL);
+	for (i = 0; i < ARRAY_SIZE(sv->conns->c); i++)
+		sv->conns->c[i].fd = -1;
+	if (pthread_create(&sv->reaper, NULL, reaper, sv)) {
+		pthread_mutex_destroy(&sv->conns->lock);
+		free(sv->conns);
+		sv->conns = NULL;
+		return -EAGAIN;
+	}
+	sv->has_reaper = true;
+	return 0;
+}
+
+void serve_http_stop(struct serve *sv, struct MHD_Daemon *d)
+{
+	if (d)
+		MHD_stop_daemon(d); /* joins the connection threads */
+	if (sv->has_reaper) {
+		/* sv->stop is set: a broadcast ends its wait at once. */
+		pthread_mutex_lock(&sv->lock);
+		atomic_store(&sv->stop, true);
+		pthread_cond_broadcast(&sv->cond);
+		pthread_mutex_unlock(&sv->lock);
+		pthread_join(sv->reaper, NULL);
+		sv->has_reaper = false;
+	}
+	if (sv->conns) {
+		pthread_mutex_destroy(&sv->conns->lock);
+		free(sv->conns);
+		sv->conns = NULL;
+	}
 }
 
 int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
@@ -463,6 +749,11 @@ int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
 		return ret;
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	ret = conns_start(sv);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the HTTP reaper");
+		return ret;
+	}
 	if (sv->o.tls_cert) {
 		flags |= MHD_USE_TLS;
 		cert = slurp(sv->o.tls_cert, err, errlen);
@@ -471,12 +762,14 @@ int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
 			       ? slurp(sv->o.tls_client_ca, err, errlen)
 			       : NULL;
 		if (!key || (sv->o.tls_client_ca && !ca)) {
+			serve_http_stop(sv, NULL);
 			ret = -EINVAL;
 			goto out_free;
 		}
 	}
 	d = start(sv, flags, &sa, cert, key, ca);
 	if (!d) {
+		serve_http_stop(sv, NULL);
 		snprintf(err, errlen,
 			 "cannot listen on %s (address in use, not local, or "
 			 "a bad certificate or key)",

@@ -17,6 +17,9 @@
  *                                vectors and architectural PMIs)
  *   vpmu_vcpu_stale              gauge 1 when the last read was stale
  *   vpmu_serve_vms, vpmu_serve_collect_duration_seconds   the daemon
+ *
+ * Every label value and JSON string is valid UTF-8, whatever the bytes of
+ * the names (om_escape, json_str).
  */
 #include "serve_priv.h"
 
@@ -24,6 +27,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/*
+ * A JSON string of (s) as valid UTF-8 (json-c copies bytes as they are,
+ * and an image file name may be in any encoding); NULL without memory.
+ */
+static struct json_object *json_str(const char *s)
+{
+	char *clean = vmm_ctl_utf8_clean(s, strlen(s), NULL);
+	struct json_object *o;
+
+	if (!clean)
+		return NULL;
+	o = json_object_new_string(clean);
+	free(clean);
+	return o;
+}
 
 static void vm_gauges(struct om_buf *b, enum om_format f, struct serve_vm **vms,
 		      unsigned int nr)
@@ -192,17 +211,13 @@ char *serve_render_vms(struct serve *sv)
 
 		o  = json_object_new_object();
 		ev = json_object_new_array();
-		json_object_object_add(o, "name",
-				       json_object_new_string(e->name));
-		json_object_object_add(o, "uuid",
-				       json_object_new_string(e->uuid));
+		json_object_object_add(o, "name", json_str(e->name));
+		json_object_object_add(o, "uuid", json_str(e->uuid));
 		json_object_object_add(o, "pid", json_object_new_int(e->pid));
 		json_object_object_add(o, "nr_vcpus",
 				       json_object_new_int((int)e->nr_vcpus));
-		json_object_object_add(o, "pmu",
-				       json_object_new_string(e->pmu));
-		json_object_object_add(o, "image",
-				       json_object_new_string(e->image));
+		json_object_object_add(o, "pmu", json_str(e->pmu));
+		json_object_object_add(o, "image", json_str(e->image));
 		json_object_object_add(o, "tsc_khz",
 				       json_object_new_uint64(e->tsc_khz));
 		json_object_object_add(o, "started",
@@ -210,8 +225,7 @@ char *serve_render_vms(struct serve *sv)
 		json_object_object_add(o, "attached",
 				       json_object_new_int64(v->created));
 		for (k = 0; k < v->nr_metric; k++)
-			json_object_array_add(
-				ev, json_object_new_string(v->metric[k].name));
+			json_object_array_add(ev, json_str(v->metric[k].name));
 		json_object_object_add(o, "events", ev);
 		json_object_object_add(o, "profiling",
 				       json_object_new_boolean(v->sampling));

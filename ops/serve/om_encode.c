@@ -2,8 +2,8 @@
 /*
  * om_encode.c: the Prometheus text format 0.0.4 and OpenMetrics 1.0.0
  * exposition (see serve_priv.h): families, samples with escaped label
- * values, the "# EOF" terminator, and the choice between the two from a
- * scraper's Accept header.
+ * values (always valid UTF-8), the "# EOF" terminator, and the choice between
+ * the two from a scraper's Accept header.
  */
 #include "serve_priv.h"
 
@@ -60,6 +60,21 @@ void om_buf_free(struct om_buf *b)
 
 void om_escape(struct om_buf *b, const char *v)
 {
+	size_t len  = strlen(v);
+	char *clean = NULL;
+
+	/*
+	 * Names come from files and the registry, in any bytes: one that is
+	 * not UTF-8 would make the whole exposition unparsable.
+	 */
+	if (vmm_ctl_utf8_check(v, len) != len) {
+		clean = vmm_ctl_utf8_clean(v, len, NULL);
+		if (!clean) {
+			b->err = -ENOMEM;
+			return;
+		}
+		v = clean;
+	}
 	for (; *v; v++) {
 		if (*v == '\\')
 			om_buf_printf(b, "\\\\");
@@ -70,6 +85,7 @@ void om_escape(struct om_buf *b, const char *v)
 		else
 			om_buf_printf(b, "%c", *v);
 	}
+	free(clean);
 }
 
 /* q value of one Accept element's parameters ("; q=0.5"), default 1. */

@@ -37,13 +37,17 @@ static uint64_t period_of(const struct serve_profile *p)
 
 /*
  * Hand the result to the waiting HTTP thread, unless it gave up (then
- * (p) is no longer ours to touch and (data) is dropped).
+ * sv->prof is NULL and (data) is dropped). The collector reads only its
+ * copy sv->cur: a request abandoned is freed by its HTTP thread.
  */
-static void finish(struct serve *sv, struct serve_profile *p, int status,
-		   const char *err, uint8_t *data, size_t len)
+static void finish(struct serve *sv, int status, const char *err, uint8_t *data,
+		   size_t len)
 {
+	struct serve_profile *p;
+
 	pthread_mutex_lock(&sv->lock);
-	if (p && sv->prof == p) {
+	p = sv->prof;
+	if (p) {
 		p->status = status;
 		if (err)
 			snprintf(p->err, sizeof(p->err), "%s", err);
@@ -176,9 +180,9 @@ static void drain(struct serve *sv, struct serve_vm *v)
 	struct drain_ctx d = {.sv = sv, .v = v, .period = 0};
 	uint64_t lost;
 
-	if (!v->sampling || v->s.vms[0].gone || !sv->prof)
+	if (!v->sampling || v->s.vms[0].gone || !sv->pb)
 		return;
-	d.period = period_of(sv->prof);
+	d.period = period_of(&sv->cur);
 	fetch_tasks(v); /* before the samples they name */
 	ops_drain(&v->s, 0, put_sample, &d, &lost);
 }
@@ -208,7 +212,7 @@ static int type_of(struct pprof_type *t, unsigned int *n, const char *name)
  * Sample types: samples, the sampled event, then every event the chosen
  * VMs record in their samples (VMs may count different lists).
  */
-static int new_builder(struct serve *sv, struct serve_profile *p)
+static int new_builder(struct serve *sv, const struct serve_profile *p)
 {
 	struct pprof_type t[PPROF_TYPES_MAX] = {{"samples", "count"},
 						{PROFILE_EVENT, "nanoseconds"}};
@@ -226,19 +230,20 @@ static int new_builder(struct serve *sv, struct serve_profile *p)
 	return pprof_new(&sv->pb, t, n, 1, (int64_t)period_of(p));
 }
 
-void serve_profile_start(struct serve *sv, struct serve_profile *p)
+void serve_profile_start(struct serve *sv)
 {
+	const struct serve_profile *p = &sv->cur;
 	unsigned int i, nr = 0, idx = 0;
 	struct serve_vm *v;
 
 	for (i = 0; i < sv->nr_vms; i++)
 		nr += chosen(sv->vms[i], p);
 	if (p->vm[0] && !nr) {
-		finish(sv, p, 404, "no running VM matches 'vm'", NULL, 0);
+		finish(sv, 404, "no running VM matches 'vm'", NULL, 0);
 		return;
 	}
 	if (new_builder(sv, p)) {
-		finish(sv, p, 500, "out of memory", NULL, 0);
+		finish(sv, 500, "out of memory", NULL, 0);
 		return;
 	}
 	for (i = 0; i < sv->nr_vms; i++) {
@@ -273,7 +278,6 @@ void serve_profile_start(struct serve *sv, struct serve_profile *p)
 
 void serve_profile_stop(struct serve *sv, struct serve_vm *only)
 {
-	struct serve_profile *p = sv->prof;
 	unsigned int i;
 	uint8_t *data = NULL;
 	size_t len    = 0;
@@ -294,67 +298,113 @@ void serve_profile_stop(struct serve *sv, struct serve_vm *only)
 			   (int64_t)(vpmu_monotonic_ns() - sv->prof_mono0),
 			   &data, &len);
 	fprintf(stderr, "vpmu serve: profile of %u s: %llu samples\n",
-		p ? p->seconds : 0,
-		(unsigned long long)pprof_nr_samples(sv->pb));
+		sv->cur.seconds, (unsigned long long)pprof_nr_samples(sv->pb));
 	pprof_free(sv->pb);
 	sv->pb = NULL;
-	finish(sv, p, ret ? 500 : 200, ret ? strerror(-ret) : NULL,
+	finish(sv, ret ? 500 : 200, ret ? strerror(-ret) : NULL,
 	       ret ? NULL : data, ret ? 0 : len);
 }
 
 void serve_profile_tick(struct serve *sv)
 {
 	struct serve_profile *p;
+	bool abandoned;
 	unsigned int i;
 
-	if (!sv->pb) {
+	for (;;) {
 		pthread_mutex_lock(&sv->lock);
-		p        = sv->want;
-		sv->want = NULL;
-		sv->prof = p;
+		if (!sv->pb) { /* the next in the queue */
+			p = sv->want;
+			if (p) {
+				sv->want = p->next;
+				sv->cur  = *p;
+			}
+			sv->prof = p;
+		}
+		abandoned = !sv->prof;
 		pthread_mutex_unlock(&sv->lock);
-		if (p)
-			serve_profile_start(sv, p);
-		return;
+		if (!sv->pb) {
+			if (abandoned)
+				return; /* nothing queued */
+			serve_profile_start(sv);
+			if (sv->pb)
+				return;
+			continue; /* answered at once (404): the next */
+		}
+		for (i = 0; i < sv->nr_vms; i++)
+			drain(sv, sv->vms[i]);
+		if (!abandoned && vpmu_monotonic_ns() < sv->prof_end)
+			return;
+		if (abandoned)
+			fprintf(stderr,
+				"vpmu serve: profile of %u s ended early: its "
+				"client went away\n",
+				sv->cur.seconds);
+		serve_profile_stop(sv, NULL); /* then the next in the queue */
 	}
-	for (i = 0; i < sv->nr_vms; i++)
-		drain(sv, sv->vms[i]);
-	if (vpmu_monotonic_ns() >= sv->prof_end)
-		serve_profile_stop(sv, NULL);
+}
+
+/* Take (p) out of the queue, if it is there (under serve.lock). */
+static void unqueue(struct serve *sv, struct serve_profile *p)
+{
+	struct serve_profile **q;
+
+	for (q = &sv->want; *q; q = &(*q)->next) {
+		if (*q == p) {
+			*q = p->next;
+			return;
+		}
+	}
 }
 
 void serve_profile_run(struct serve *sv, struct serve_profile *p)
 {
-	struct timespec dl;
+	const char *why = "vpmu serve is stopping";
+	struct serve_profile **q;
+	struct timespec now, dl = {0};
 
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += p->seconds + 30; /* the VMs' replies are bounded too */
 	pthread_mutex_lock(&sv->lock);
-	if (atomic_load(&sv->stop) || sv->want) {
-		p->status = 503;
-		snprintf(p->err, sizeof(p->err), "%s",
-			 sv->want ? "another profile is waiting"
-				  : "vpmu serve is stopping");
-		p->done = true;
-		pthread_mutex_unlock(&sv->lock);
-		return;
+	if (!atomic_load(&sv->stop)) {
+		for (q = &sv->want; *q; q = &(*q)->next)
+			;
+		*q      = p;
+		p->next = NULL;
+		serve_wake(sv);
 	}
-	sv->want = p;
-	serve_wake(sv);
+	/* Wake now and then to see whether the client is still there. */
 	while (!p->done && !atomic_load(&sv->stop)) {
-		if (pthread_cond_timedwait(&sv->cond, &sv->lock, &dl))
+		clock_gettime(CLOCK_REALTIME, &now);
+		/* Taken: bounded from now (VMs' replies are bounded too). */
+		if (sv->prof == p && !dl.tv_sec) {
+			dl = now;
+			dl.tv_sec += p->seconds + 30;
+		}
+		if (dl.tv_sec &&
+		    (now.tv_sec > dl.tv_sec ||
+		     (now.tv_sec == dl.tv_sec && now.tv_nsec >= dl.tv_nsec))) {
+			why = "the profile timed out";
 			break;
+		}
+		if (p->gone && p->gone(p->gone_ctx)) {
+			why = "the client went away";
+			break;
+		}
+		now.tv_nsec += 250000000L;
+		if (now.tv_nsec >= 1000000000L) {
+			now.tv_sec++;
+			now.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&sv->cond, &sv->lock, &now);
 	}
 	if (!p->done) {
 		/* Abandoned: the collector must no longer touch (p). */
-		if (sv->want == p)
-			sv->want = NULL;
-		if (sv->prof == p)
-			sv->prof = NULL;
+		unqueue(sv, p);
+		if (sv->prof == p) {
+			sv->prof = NULL; /* the collector ends the profile */
+			serve_wake(sv);
+		}
 		p->status = 503;
-		snprintf(p->err, sizeof(p->err), "%s",
-			 atomic_load(&sv->stop) ? "vpmu serve is stopping"
-						: "the profile timed out");
+		snprintf(p->err, sizeof(p->err), "%s", why);
 		p->done = true;
 	}
 	pthread_mutex_unlock(&sv->lock);

@@ -21,9 +21,10 @@
 
 /* What the command line gives (the parser's ctx), checked into opts. */
 struct serve_args {
-	const char *listen, *events, *cert, *key, *ca, *symfs;
+	const char *listen, *events, *cert, *key, *ca, *symfs, *token;
 	double interval;
 	uint64_t max_profile;
+	bool no_auth;
 };
 
 static const struct cli_opt serve_opts[] = {
@@ -43,6 +44,12 @@ static const struct cli_opt serve_opts[] = {
 		"and this private key"),
 	CLI_STR(0, "tls-client-ca", "PEM", struct serve_args, ca,
 		"require client certificates signed by this CA"),
+	CLI_STR(0, "auth-token-file", "FILE", struct serve_args, token,
+		"every request must carry 'Authorization: Bearer\n"
+		"TOKEN', TOKEN the line of FILE (mode 0600)"),
+	CLI_FLAG(0, "no-auth", struct serve_args, no_auth,
+		 "serve anyone who can connect (without a token\nor "
+		 "client certificates every local user can)"),
 	CLI_STR(0, "symfs", "DIR", struct serve_args, symfs,
 		"profiles read a Linux guest's programs under DIR\n"
 		"(its root file system's tree on the host)"),
@@ -67,6 +74,10 @@ static const struct cli_cmd serve_cmd = {
 		"                          profile of the guests (go tool "
 		"pprof)\n"
 		"    /debug/vpmu/vms       the VMs as JSON\n"
+		"  Every request must carry the bearer token of "
+		"--auth-token-file\n"
+		"  (or a client certificate of --tls-client-ca) unless "
+		"--no-auth.\n"
 		"  Runs in the foreground until SIGTERM or Ctrl-C, logging to "
 		"stderr.\n"
 		"  Its host contexts take one of the four operator contexts "
@@ -93,17 +104,20 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 	if (a.max_profile > 3600)
 		return cli_error(&serve_cmd,
 				 "--max-profile-seconds: 1 to 3600");
+
 	*o = (struct serve_opts){
 		.listen = a.listen,
 		.events = a.events,
 		.default_events =
 			a.events == (const char *)SERVE_DEFAULT_EVENTS,
-		.interval_ns   = (uint64_t)(a.interval * 1e9),
-		.tls_cert      = a.cert,
-		.tls_key       = a.key,
-		.tls_client_ca = a.ca,
-		.symfs         = a.symfs,
-		.max_profile_s = (unsigned int)a.max_profile,
+		.interval_ns     = (uint64_t)(a.interval * 1e9),
+		.tls_cert        = a.cert,
+		.tls_key         = a.key,
+		.tls_client_ca   = a.ca,
+		.symfs           = a.symfs,
+		.max_profile_s   = (unsigned int)a.max_profile,
+		.auth_token_file = a.token,
+		.no_auth         = a.no_auth,
 	};
 	return 0;
 }
@@ -124,8 +138,7 @@ static void shutdown_all(struct serve *sv, struct MHD_Daemon *d,
 	pthread_cond_broadcast(&sv->cond);
 	pthread_mutex_unlock(&sv->lock);
 	serve_wake(sv);
-	if (d)
-		MHD_stop_daemon(d); /* joins the connection threads */
+	serve_http_stop(sv, d);
 	pthread_join(collector, NULL);
 }
 
@@ -139,6 +152,7 @@ static void serve_free(struct serve *sv)
 	free(sv->vms_json);
 	for (i = 0; i < 3; i++)
 		free(sv->pem[i]);
+	free(sv->token);
 	pthread_cond_destroy(&sv->cond);
 	pthread_mutex_destroy(&sv->lock);
 }
@@ -159,9 +173,16 @@ int serve_run(int argc, char **argv)
 		ret = check_events(&sv.o);
 	if (ret)
 		return ret == CLI_HELP ? 0 : 1;
-	/* Refuse a bad address or clear text off loopback before anything. */
+	/*
+	 * Refuse a bad address, clear text off loopback or no authentication
+	 * before anything.
+	 */
 	if (serve_parse_listen(sv.o.listen, &sa, err, sizeof(err)) ||
-	    serve_check_tls(&sv.o, &sa, err, sizeof(err))) {
+	    serve_check_tls(&sv.o, &sa, err, sizeof(err)) ||
+	    serve_check_auth(&sv.o, err, sizeof(err)) ||
+	    (sv.o.auth_token_file &&
+	     serve_load_token(sv.o.auth_token_file, &sv.token, err,
+			      sizeof(err)))) {
 		fprintf(stderr, "vpmu serve: %s\n", err);
 		return 1;
 	}
@@ -194,10 +215,14 @@ int serve_run(int argc, char **argv)
 	}
 	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	fprintf(stderr,
-		"vpmu serve: listening on %s (port %u), %s; runtime "
+		"vpmu serve: listening on %s (port %u), %s, %s; runtime "
 		"directory %s\n",
 		sv.o.listen, di ? (unsigned int)di->port : 0,
-		sv.o.tls_cert ? "TLS" : "plain HTTP, loopback only", sv.dir);
+		sv.o.tls_cert ? "TLS" : "plain HTTP, loopback only",
+		sv.token             ? "bearer token required"
+		: sv.o.tls_client_ca ? "client certificates required"
+				     : "no authentication (--no-auth)",
+		sv.dir);
 	sigdelset(&set, SIGPIPE);
 	while (sigwait(&set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		;

@@ -62,7 +62,7 @@ void om_family(struct om_buf *b, enum om_format f, const char *name,
 /*
  * One sample "(name)(suffix){labels} value": counters pass "_total" (or
  * "_created" in OpenMetrics), gauges NULL. Label values are escaped
- * (backslash, double quote, newline).
+ * (backslash, double quote, newline) and made valid UTF-8 (om_escape).
  */
 void om_sample_u64(struct om_buf *b, const char *name, const char *suffix,
 		   const struct om_label *labels, unsigned int nr,
@@ -74,7 +74,10 @@ void om_sample_f64(struct om_buf *b, const char *name, const char *suffix,
 /* End of the exposition: "# EOF" for OpenMetrics, nothing for text. */
 void om_end(struct om_buf *b, enum om_format f);
 
-/* Append (v) with \\, \" and \n escaped (label values). */
+/*
+ * Append (v) with \\, \" and \n escaped (label values), as valid UTF-8:
+ * bytes that are not are replaced by U+FFFD (vmm_ctl_utf8_clean).
+ */
 void om_escape(struct om_buf *b, const char *v);
 
 /* ---- Monotonic counters across sessions and set switches (counters.c) */
@@ -102,7 +105,24 @@ void serve_counter_bank(struct serve_counter *c);
 
 #define SERVE_PROFILE_MAX_S     60 /* longest /debug/pprof/profile */
 #define SERVE_PROFILE_DEFAULT_S 30 /* as Go's net/http/pprof */
-#define SERVE_PROFILES_MAX      1  /* at once; more get 429 */
+/*
+ * Profile requests admitted at once: one is taken, the others wait their
+ * turn in order of arrival (a request whose client hangs up leaves at
+ * once, taken or waiting); more get 429.
+ */
+#define SERVE_PROFILES_MAX 8
+/*
+ * HTTP connections: at most SERVE_CONNS in all and SERVE_CONNS_PER_IP from
+ * one client address (scrapers hold one each, keep-alive), so one address
+ * never holds them all; a request head (TLS handshake, request line and
+ * headers) must be complete SERVE_HEAD_S after the connection opened or
+ * the previous request was answered (the idle timeout, SERVE_IDLE_S, is
+ * reset by every byte: a client trickling bytes would never meet it).
+ */
+#define SERVE_CONNS        128
+#define SERVE_CONNS_PER_IP 8
+#define SERVE_HEAD_S       5
+#define SERVE_IDLE_S       15
 #define SERVE_DEFAULT_EVENTS                                                   \
 	"hv_run_ns,hv_guest_cycles,hv_exits,hv_hypercalls,hv_msr_reads,"       \
 	"hv_msr_writes,hv_pio,hv_irqs"
@@ -115,6 +135,8 @@ struct serve_opts {
 	const char *tls_cert, *tls_key, *tls_client_ca;
 	const char *symfs; /* a Linux guest's root on the host, or NULL */
 	unsigned int max_profile_s;
+	const char *auth_token_file; /* --auth-token-file, or NULL */
+	bool no_auth;                /* --no-auth: anyone who connects */
 };
 
 /* One VM the collector follows (collector thread only). */
@@ -142,11 +164,35 @@ struct serve_vm {
 	struct pprof_guest pg; /* its files in the running profile */
 };
 
+/*
+ * Attaching a VM (hello, session and contexts) waits for its VMM, up to
+ * the client timeout per call: a VMM that never answers must not hold the
+ * collector, so SERVE_ATTACHERS threads attach (jobs below), and a VM that
+ * failed is tried again after SERVE_ATTACH_RETRY_NS.
+ */
+#define SERVE_ATTACHERS       4
+#define SERVE_ATTACH_RETRY_NS 30000000000ULL
+
+enum serve_job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED };
+
+struct serve_attach_job {
+	struct vmm_reg_entry e;
+	enum serve_job_state state;
+	struct serve_vm *v; /* JOB_DONE: attached */
+	uint64_t retry_at;  /* JOB_FAILED: monotonic ns */
+	bool seen;          /* in the registry at the last scan */
+	struct serve_attach_job *next;
+};
+
 /* A profile request, filled by the collector, waited for by HTTP. */
 struct serve_profile {
 	unsigned int seconds;
 	char vm[VMM_NAME_MAX]; /* empty: every VM */
 	unsigned int hz;
+	/* Has the request's client gone away? (NULL: never asked) */
+	bool (*gone)(void *ctx);
+	void *gone_ctx;
+	struct serve_profile *next; /* the queue (under serve.lock) */
 	/* Result (under serve.lock): done, ret, gzipped pprof. */
 	bool done;
 	int status; /* HTTP status */
@@ -165,21 +211,35 @@ struct serve {
 	int inotify_fd, wake_fd;
 	atomic_bool stop;
 	struct pprof_builder *pb; /* the running profile, if any */
+	struct serve_profile cur; /* its request's parameters (a copy) */
 	uint64_t prof_end;        /* monotonic ns */
 	int64_t prof_t0;          /* Unix ns */
 	uint64_t prof_mono0;
+
+	/* Attach jobs, shared with the attach threads under (alock). */
+	pthread_mutex_t alock;
+	pthread_cond_t acond;
+	struct serve_attach_job *jobs;
+	pthread_t attacher[SERVE_ATTACHERS];
+	unsigned int nr_attachers;
 
 	/* Shared with HTTP threads, under (lock). */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	char *snap[2]; /* rendered /metrics per enum om_format */
 	char *vms_json;
-	struct serve_profile *want; /* posted, not yet taken */
-	struct serve_profile *prof; /* being collected */
+	struct serve_profile *want; /* posted, not yet taken: a queue */
+	struct serve_profile *prof; /* being collected; NULL once abandoned */
 	atomic_uint nr_profiles;    /* admitted HTTP profile requests */
 	uint64_t nr_scrapes, nr_collects;
 	double last_collect_s; /* time the last collection round took */
 	char *pem[3];          /* TLS certificate, key, client CA */
+	char *token;           /* every request's bearer token, or NULL */
+
+	/* http.c: connections whose request head is not complete yet. */
+	struct serve_conns *conns;
+	pthread_t reaper;
+	bool has_reaper;
 };
 
 /* collect.c: the collector thread. */
@@ -197,14 +257,18 @@ void serve_read_and_bank(struct serve_vm *v);
 char *serve_render_metrics(struct serve *sv, enum om_format f);
 char *serve_render_vms(struct serve *sv);
 
-/* profile.c: the collector's side of profile requests. */
-void serve_profile_start(struct serve *sv, struct serve_profile *p);
+/*
+ * profile.c: the collector's side of profile requests. Start the profile
+ * sv->cur asks for (sv->prof is its waiting request, if still there).
+ */
+void serve_profile_start(struct serve *sv);
 void serve_profile_tick(struct serve *sv);
 void serve_profile_stop(struct serve *sv, struct serve_vm *only);
 
 /*
- * profile.c: the HTTP side: post (p) and wait for it (bounded), or answer
- * 503 when the daemon stops. Returns with p->done set.
+ * profile.c: the HTTP side: queue (p) and wait for it (bounded once taken),
+ * or answer 503 when the daemon stops or p->gone says its client went
+ * away (the profile then ends at once). Returns with p->done set.
  */
 void serve_profile_run(struct serve *sv, struct serve_profile *p);
 
@@ -224,9 +288,26 @@ int serve_check_tls(const struct serve_opts *o,
 		    const struct sockaddr_storage *sa, char *err,
 		    size_t errlen);
 
+/*
+ * Guest metrics and profiles are not for every local user: a bearer token
+ * (--auth-token-file) or client certificates (--tls-client-ca) are
+ * required unless --no-auth says otherwise. 0, or -EPERM with the reason.
+ */
+int serve_check_auth(const struct serve_opts *o, char *err, size_t errlen);
+
+/*
+ * The bearer token of --auth-token-file (path): a regular file of ours (or
+ * root's) that neither group nor others may read, holding one line of 16
+ * to 512 printable ASCII characters. 0 with a malloc'd (*token), or
+ * -errno with the reason in (err).
+ */
+int serve_load_token(const char *path, char **token, char *err, size_t errlen);
+
 struct MHD_Daemon;
 /* Start the HTTP daemon for (sv). 0 or -errno with (err) set. */
 int serve_http_start(struct serve *sv, struct MHD_Daemon **out, char *err,
 		     size_t errlen);
+/* Stop what serve_http_start started around (d) (NULL: not started). */
+void serve_http_stop(struct serve *sv, struct MHD_Daemon *d);
 
 #endif /* OPS_SERVE_PRIV_H */

@@ -31,7 +31,7 @@ for f in "$P/bin/vpmu" "$P/bin/vpmu-vmm" "$FMT" "$UNIT" \
 	"$P/include/pvpmu/abi.h" "$P/share/doc/vpmu/OPERATORS.md"; do
 	[ -n "$f" ] && [ -e "$f" ] || fail "not installed: ${f:-lastn.so}"
 done
-grep -qx "ExecStart=$P/bin/vpmu serve --listen 127.0.0.1:9464" "$UNIT" ||
+grep -qx "ExecStart=$P/bin/vpmu serve --listen 127.0.0.1:9464 --auth-token-file /etc/vpmu/serve.token" "$UNIT" ||
 	fail "$UNIT: ExecStart is not $P/bin/vpmu: $(grep ExecStart "$UNIT")"
 if [ "$MAN" = 1 ]; then
 	# A word of each page's usage (man escapes the dashes of options).

@@ -28,7 +28,7 @@ for i in $(seq 1 "$NR"); do specs+=("vm$i:$VC"); done
 "$B/tests/serve/fake_vms" "$T/go" 0 "${specs[@]}" 2>"$T/fake.log" &
 PIDS+=($!)
 for _ in $(seq 50); do grep -q ready "$T/fake.log" && break; sleep 0.2; done
-"$B/vmm/vpmu" serve --listen 127.0.0.1:0 --interval 1 2>"$T/serve.log" &
+"$B/vmm/vpmu" serve --listen 127.0.0.1:0 --interval 1 --no-auth 2>"$T/serve.log" &
 SERVE=$!
 PIDS+=($SERVE)
 for _ in $(seq 100); do

@@ -27,16 +27,28 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# start_prometheus PORT: a Prometheus scraping vpmu serve on 127.0.0.1:PORT
-# every second; its own port in PP, its log in $T/prom.log.
+# new_token: a bearer token in $T/token (mode 0600) for --auth-token-file,
+# and curl sending it (TOKEN_FILE).
+new_token() {
+	TOKEN_FILE=$T/token
+	(umask 077 && python3 -c 'import secrets; print(secrets.token_hex(24))' >"$TOKEN_FILE")
+	curl() { command curl -H "Authorization: Bearer $(cat "$TOKEN_FILE")" "$@"; }
+}
+
+# start_prometheus PORT [TOKEN_FILE]: a Prometheus scraping vpmu serve on
+# 127.0.0.1:PORT every second (with the bearer token of TOKEN_FILE); its
+# own port in PP, its log in $T/prom.log.
 start_prometheus() {
+	local auth=""
 	PP=$(free_port)
+	[ $# -gt 1 ] && auth="    authorization: {credentials_file: '$2'}"
 	cat >"$T/prometheus.yml" <<EOC
 global:
   scrape_interval: 1s
   evaluation_interval: 1s
 scrape_configs:
   - job_name: vpmu
+$auth
     static_configs:
       - targets: ['127.0.0.1:$1']
 EOC
@@ -50,7 +62,7 @@ EOC
 by_vm_is() {
 	local q=$1
 	shift
-	curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$q" >"$T/q.json" 2>/dev/null
+	command curl -s "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$q" >"$T/q.json" 2>/dev/null
 	python3 - "$T/q.json" "$@" 2>/dev/null <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -26,6 +26,24 @@ Test(serve_om, label_values_are_escaped)
 	om_buf_free(&b);
 }
 
+Test(serve_om, label_values_are_utf8_whatever_the_bytes)
+{
+	struct om_buf b = {0};
+	/* Latin-1 e-acute, a lone continuation byte, an overlong '/', 0xff. */
+	const struct om_label l[2] = {{"image", "caf\xe9\"\x80/\xc0\xaf\xff"},
+				      {"vm", "\xc3\xa9t\xc3\xa9"}};
+
+	om_sample_u64(&b, "vpmu_vm_info", NULL, l, 2, 1);
+	cr_assert(eq(int, b.err, 0));
+	/* Each byte that is not UTF-8 is one U+FFFD; valid text stays. */
+	cr_expect(eq(str, b.s,
+		     "vpmu_vm_info{image=\"caf\xef\xbf\xbd\\\"\xef\xbf\xbd/"
+		     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\","
+		     "vm=\"\xc3\xa9t\xc3\xa9\"} 1\n"));
+	cr_expect(eq(sz, vmm_ctl_utf8_check(b.s, b.len), b.len));
+	om_buf_free(&b);
+}
+
 Test(serve_om, counter_family_names_per_format)
 {
 	struct om_buf t = {0}, o = {0};

@@ -34,7 +34,7 @@ fail() {
 	exit 1
 }
 
-"$VPMU" serve --listen 127.0.0.1:0 --interval 0.5 2>"$T/serve.log" &
+"$VPMU" serve --listen 127.0.0.1:0 --interval 0.5 --no-auth 2>"$T/serve.log" &
 PIDS+=($!)
 wait_for 60 grep -q listening "$T/serve.log" || fail "serve did not listen"
 PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/serve.log")

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_serve_http.c: `vpmu serve`'s HTTP request handling (ops/serve/http.c
+ * on libmicrohttpd: routing, methods, query parameters, the bearer token)
+ * and its exposition encoder (om_encode.c: the Accept header's format
+ * choice, label escaping) on any bytes.
+ *
+ * Input: byte 0 chooses the daemon (bit 0: the one that requires the
+ * token "fuzz-token-0123456789"); the rest is sent as it is over a TCP
+ * connection to 127.0.0.1, whose write side is then shut. The answer must
+ * come (no hang) and, if there is one, start "HTTP/1.x NNN" with a status
+ * the daemon gives. No collector runs: /metrics answers from a fixed
+ * snapshot, and the daemon is "stopping", so a valid profile request is
+ * answered 503 at once instead of waiting for samples.
+ * The rest, as a string, is also an Accept header for om_negotiate() and a
+ * label value for om_escape(), whose output must be valid UTF-8 with every
+ * '"', '\' and newline escaped.
+ */
+#include "fuzz_input.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "serve_priv.h"
+
+static struct serve sv[2];
+static unsigned int port[2];
+static char token[] = "fuzz-token-0123456789";
+
+static void start(unsigned int i)
+{
+	struct MHD_Daemon *d;
+	char err[256];
+
+	sv[i].o.listen        = "127.0.0.1:0";
+	sv[i].o.max_profile_s = 60;
+	sv[i].wake_fd         = -1;
+	sv[i].token           = i ? token : NULL;
+	atomic_store(&sv[i].stop, true); /* profiles: 503 at once */
+	pthread_mutex_init(&sv[i].lock, NULL);
+	pthread_cond_init(&sv[i].cond, NULL);
+	sv[i].snap[OM_TEXT_004]      = strdup("vpmu_serve_vms 0\n");
+	sv[i].snap[OM_OPENMETRICS_1] = strdup("vpmu_serve_vms 0\n# EOF\n");
+	sv[i].vms_json               = strdup("[]");
+	if (serve_http_start(&sv[i], &d, err, sizeof(err))) {
+		fprintf(stderr, "fuzz_serve_http: %s\n", err);
+		abort();
+	}
+	port[i] = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	start(0);
+	start(1);
+	return 0;
+}
+
+/* Send (req) to daemon (i); check the answer's status line. */
+static void request(unsigned int i, const uint8_t *req, size_t len)
+{
+	static const int ok[] = {200, 400, 401, 403, 404, 405, 413,
+				 414, 429, 431, 500, 503, 505};
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port   = htons((uint16_t)port[i])};
+	struct timeval tmo    = {.tv_sec = 10};
+	char buf[4096];
+	size_t got = 0, k;
+	int fd, code = 0;
+	ssize_t n = 0;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd                 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		abort(); /* the harness, not the daemon */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+	/* A reset mid-write is an answer too (a refused body, say). */
+	if (len && send(fd, req, len, MSG_NOSIGNAL) < 0) {
+		close(fd);
+		return;
+	}
+	shutdown(fd, SHUT_WR);
+	while (got < sizeof(buf) - 1 &&
+	       (n = recv(fd, buf + got, sizeof(buf) - 1 - got, 0)) > 0)
+		got += (size_t)n;
+	if (n < 0 && got == 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		abort(); /* no answer and no close in 10 s: a hang */
+	close(fd);
+	buf[got] = '\0';
+	if (!got)
+		return; /* closed without an answer (garbage) */
+	if (sscanf(buf, "HTTP/1.%*1[01] %3d", &code) != 1)
+		abort();
+	for (k = 0; k < sizeof(ok) / sizeof(ok[0]); k++) {
+		if (code == ok[k])
+			return;
+	}
+	abort();
+}
+
+/* om_escape's output: valid UTF-8, quotes, backslashes, newlines escaped. */
+static void check_escape(const char *s)
+{
+	struct om_buf b = {0};
+	size_t i;
+
+	om_escape(&b, s);
+	if (b.err) {
+		om_buf_free(&b);
+		return;
+	}
+	if (b.len && vmm_ctl_utf8_check(b.s, b.len) != b.len)
+		abort();
+	for (i = 0; i < b.len; i++) {
+		if (b.s[i] == '\n' || b.s[i] == '"')
+			abort();
+		if (b.s[i] == '\\' &&
+		    (++i == b.len || !strchr("\\\"n", b.s[i])))
+			abort();
+	}
+	om_buf_free(&b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	enum om_format f;
+	char *s;
+
+	if (!size)
+		return 0;
+	request(data[0] & 1, data + 1, size - 1);
+	s = strndup((const char *)data + 1, size - 1);
+	if (!s)
+		return 0;
+	f = om_negotiate(s);
+	if (f != OM_TEXT_004 && f != OM_OPENMETRICS_1)
+		abort();
+	check_escape(s);
+	free(s);
+	return 0;
+}
