@@ -89,6 +89,11 @@ want = ["fake_guest_hot", "fake_guest_mid", "fake_guest_outer"]
 sys.exit(0 if any(f == want for f in frames) else 1)
 EOP
 go tool pprof -traces "$T/p.pb.gz" 2>/dev/null | grep -q 'vcpu:  0' || fail "no vcpu 0 label"
+# Each sample type once: the sampled hv_run_ns is not also a counted one.
+go tool pprof -raw "$T/p.pb.gz" 2>/dev/null | awk '/^Samples:/ { getline; print; exit }' >"$T/types.txt"
+[ "$(tr -s ' ' '\n' <"$T/types.txt" | grep -c '^hv_run_ns/')" = 1 ] ||
+	fail "hv_run_ns not once among the sample types: $(cat "$T/types.txt")"
+echo "ok: sample types $(cat "$T/types.txt")"
 L=$(go tool pprof -top -lines -sample_index=hv_run_ns "$T/p.pb.gz" 2>/dev/null |
 	awk '/flat%/ { getline; print $(NF-1), $NF; exit }')
 HL=$(grep -n 'fake_guest_hot(void)$' "$(dirname "$0")/fake_vms.c" | tail -1 | cut -d: -f1)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <pvpmu/abi.h>
 
@@ -25,6 +26,7 @@
 #include "rec_profile.h"
 #include "record_file.h"
 #include "ops_cmd.h"
+#include "profile.pb-c.h"
 
 #define IMAGE  VPMU_BUILD_DIR "/guests/op_chain.elf"
 #define SOURCE VPMU_SOURCE_DIR "/tests/kvm/guests/op_chain.c"
@@ -438,6 +440,75 @@ Test(vmm_report, weights_count_missed_periods)
 	cr_expect(not(eq(ptr, strstr(text, "# 3 samples; counts are periods"),
 			 NULL)),
 		  "%s", text);
+}
+
+static uint8_t *slurp_gunzip(const char *file, size_t *out_len)
+{
+	uint8_t *in = (uint8_t *)slurp(file), *buf = malloc(1 << 20);
+	z_stream z = {0};
+	struct stat st;
+
+	cr_assert(eq(int, stat(file, &st), 0));
+	cr_assert(eq(int, inflateInit2(&z, 15 + 16), Z_OK));
+	z.next_in   = in;
+	z.avail_in  = (uInt)st.st_size;
+	z.next_out  = buf;
+	z.avail_out = 1 << 20;
+	cr_assert(eq(int, inflate(&z, Z_FINISH), Z_STREAM_END));
+	*out_len = z.total_out;
+	inflateEnd(&z);
+	free(in);
+	return buf;
+}
+
+/*
+ * report --pprof weights each sample as report counts it: the sampled
+ * event's total is report's total of periods times the period (1 + 4 +
+ * 2 here), and each sample type appears once.
+ */
+Test(vmm_report, pprof_totals_are_reports_periods)
+{
+	char pb[160];
+	struct rec_sample s[3];
+	Perftools__Profiles__Profile *p;
+	struct rec_header h;
+	struct rec_vm vm;
+	int64_t total = 0;
+	unsigned int i, j, ev = 0;
+	uint8_t *raw;
+	size_t len;
+
+	header(&h, &vm, IMAGE, "");
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 3; i++)
+		s[i].ip = hot_loop_ip();
+	s[1].missed = 3;
+	s[2].period = 2 * h.period;
+	write_samples(&h, 3, s, true);
+	cr_assert(eq(int, report(path, NULL), 0), "%s", errs);
+	cr_assert(not(eq(ptr, strstr(text, "7  hot"), NULL)), "%s", text);
+	snprintf(pb, sizeof(pb), "%s/p.pb.gz", dir);
+	cr_assert(eq(int, report("--pprof", pb, path, NULL), 0), "%s", errs);
+	raw = slurp_gunzip(pb, &len);
+	p   = perftools__profiles__profile__unpack(NULL, len, raw);
+	cr_assert(not(eq(ptr, p, NULL)));
+	for (i = 0; i < p->n_sample_type; i++) {
+		const char *t = p->string_table[p->sample_type[i]->type];
+
+		for (j = 0; j < i; j++)
+			cr_expect(not(eq(str, (char *)t,
+					 p->string_table[p->sample_type[j]
+								 ->type])),
+				  "sample type %s twice", t);
+		if (!strcmp(t, "hv_guest_cycles"))
+			ev = i;
+	}
+	cr_assert(lt(u32, 0, ev));
+	for (i = 0; i < p->n_sample; i++)
+		total += p->sample[i]->value[ev];
+	cr_expect(eq(i64, total, 7 * (int64_t)h.period));
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
 }
 
 /* The report says a VM was paused for a snapshot. */
