@@ -86,11 +86,13 @@ struct ops_event {
 
 /*
  * A sampling vCPU's throttle as its last smpl_drain said
- * (cumulative since session_open; run_ns and cost_ns since the vCPU
- * started).
+ * (cumulative since session_open; run_ns, cost_ns and cpu_ns, its
+ * thread's CPU time, since the vCPU started; cpu_ns 0 from a VMM that
+ * does not report it).
  */
 struct ops_thr {
 	uint64_t samples, throttled, missed, run_ns, cost_ns, run0, cost0;
+	uint64_t cpu_ns, cpu0;
 	uint32_t scale; /* period scale x 1024 (frequency mode) */
 	bool seen;
 };
@@ -265,7 +267,7 @@ struct ops_rate_win {       /* a VM's counts over a window, all sampled vCPUs */
 	uint64_t samples;   /* samples the command received */
 	uint64_t throttled; /* dropped by the VM's limits */
 	uint64_t missed;    /* periods that elapsed unsampled */
-	uint64_t run_ns;    /* the vCPUs' run time, summed */
+	uint64_t run_ns;    /* the vCPUs' threads' CPU time, summed */
 	uint32_t scale;     /* the largest period scale x 1024 (-F) */
 	unsigned int nr_vcpus; /* vCPUs whose drains reported counts */
 };
@@ -280,7 +282,7 @@ enum ops_rate_why {
 
 struct ops_rate {
 	double want_hz, got_hz; /* per sampled vCPU and second of wall time */
-	double ran;             /* share of the wall time the vCPUs ran */
+	double ran;             /* share of the wall time the vCPUs ran, <= 1 */
 	enum ops_rate_why why;
 };
 

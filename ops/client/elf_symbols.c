@@ -6,11 +6,13 @@
  */
 #include "elf_symbols.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +292,87 @@ int symtab_srcline(const struct symtab *t, uint64_t ip, const char **file,
 		return -ENOENT;
 	*file = dwarf_linesrc(l, NULL, NULL);
 	return *file ? 0 : -ENOENT;
+}
+
+/* A string attribute of (die), through its abstract origin. */
+static const char *die_str(Dwarf_Die *die, unsigned int name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, name, &a));
+}
+
+static int die_udata(Dwarf_Die *die, unsigned int name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	if (dwarf_formudata(dwarf_attr(die, name, &a), &w) || w > INT_MAX)
+		return 0;
+	return (int)w;
+}
+
+/* The file (idx) of (cu)'s line table header, or NULL. */
+static const char *cu_file(Dwarf_Die *cu, int idx)
+{
+	Dwarf_Files *files;
+	size_t n;
+
+	if (idx <= 0 || dwarf_getsrcfiles(cu, &files, &n) || (size_t)idx >= n)
+		return NULL;
+	return dwarf_filesrc(files, (size_t)idx, NULL, NULL);
+}
+
+int symtab_src_frames(const struct symtab *t, uint64_t ip, struct src_frame *f,
+		      int max)
+{
+	Dwarf_Die cu, *scopes = NULL, *d;
+	const char *file = NULL;
+	int n = 0, i, nr, line = 0, tag;
+	Dwarf_Line *l;
+
+	if (!t->dwarf || max <= 0 || !dwarf_addrdie(t->dwarf, ip, &cu))
+		return 0;
+	l = dwarf_getsrc_die(&cu, ip);
+	if (l && !dwarf_lineno(l, &line))
+		file = dwarf_linesrc(l, NULL, NULL);
+	/*
+	 * dwarf_getscopes() goes on from an inlined instance into its
+	 * abstract definition; its parents in the concrete tree are the
+	 * functions it was inlined into.
+	 */
+	nr = dwarf_getscopes(&cu, ip, &scopes);
+	if (nr > 0) {
+		Dwarf_Die in = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		nr     = dwarf_getscopes_die(&in, &scopes);
+	}
+	for (i = 0; i < nr; i++) {
+		d   = &scopes[i];
+		tag = dwarf_tag(d);
+		if (tag != DW_TAG_inlined_subroutine &&
+		    tag != DW_TAG_subprogram)
+			continue;
+		/* Too deep: the innermost ones, and the function last. */
+		if (n < max - 1 || tag == DW_TAG_subprogram) {
+			f[n] = (struct src_frame){
+				.func      = die_str(d, DW_AT_name),
+				.decl_file = dwarf_decl_file(d),
+				.file      = file,
+				.line      = line};
+			dwarf_decl_line(d, &f[n].decl_line);
+			n++;
+		}
+		if (tag == DW_TAG_subprogram)
+			break;
+		/* The caller's position is this inlined call. */
+		file = cu_file(&cu, die_udata(d, DW_AT_call_file));
+		line = die_udata(d, DW_AT_call_line);
+	}
+	free(scopes);
+	return n;
 }
 
 void symtab_build_id_hex(const struct symtab *t, char *buf, size_t len)

@@ -72,6 +72,32 @@ const struct sym *symtab_find(const struct symtab *t, uint64_t ip);
 int symtab_srcline(const struct symtab *t, uint64_t ip, const char **file,
 		   int *line);
 
+/*
+ * One source frame of an address: a function (inlined or not), where it
+ * is declared, and the position in it. Strings are valid until
+ * symtab_free(); NULL or 0 when DWARF does not say.
+ */
+struct src_frame {
+	const char *func;      /* its name */
+	const char *decl_file; /* the file that defines it */
+	int decl_line;
+	const char *file; /* the position in it: innermost from the line */
+	int line;         /* table, the others the call of the inner one */
+};
+
+#define SYMTAB_FRAMES_MAX 8 /* inlining depth kept, innermost first */
+
+/*
+ * The source frames of (ip) through the functions inlined there:
+ * (f)[0] the innermost inlined function at the line table's position,
+ * each next one the function it was inlined into at the call, the last
+ * the out-of-line function holding them. Of more inlined frames than
+ * (max) - 1, the outer ones are left out. Returns how many, 0 without
+ * DWARF for ip.
+ */
+int symtab_src_frames(const struct symtab *t, uint64_t ip, struct src_frame *f,
+		      int max);
+
 /* The build-id of (t) as lower-case hex into (buf), "" when it has none. */
 void symtab_build_id_hex(const struct symtab *t, char *buf, size_t len);
 

@@ -550,12 +550,14 @@ static void keep_thr(struct ops_thr *t, struct json_object *rep)
 	THR_FIELD("missed", missed)
 	THR_FIELD("run_ns", run_ns)
 	THR_FIELD("cost_ns", cost_ns)
+	THR_FIELD("cpu_ns", cpu_ns)
 #undef THR_FIELD
 	if (json_object_object_get_ex(rep, "scale", &v))
 		t->scale = (uint32_t)json_object_get_int64(v);
 	if (!t->seen) {
 		t->run0  = t->run_ns;
 		t->cost0 = t->cost_ns;
+		t->cpu0  = t->cpu_ns;
 	}
 	t->seen = true;
 }

@@ -120,8 +120,12 @@ struct pb_sample {
 
 struct pb_loc {
 	unsigned int vm, space; /* space: 0 the VM's image, k dsos[k - 1] */
-	uint64_t addr, func;    /* func id, 0: none */
-	int64_t line;           /* source line (DWARF), 0: unknown */
+	uint64_t addr;
+	unsigned int nr_lines; /* innermost inlined function first */
+	struct {
+		uint64_t func; /* function id */
+		int64_t line;  /* source line (DWARF), 0: unknown */
+	} lines[SYMTAB_FRAMES_MAX];
 };
 
 struct pprof_builder {
@@ -145,12 +149,17 @@ struct pprof_builder {
 
 	struct {
 		unsigned int vm, space;
-		int64_t sym;
+		int64_t sym;        /* symbol index, -1: an inlined function */
+		int64_t name;       /* an inlined function's name string */
 		int64_t file;       /* source file string, -1: the image */
 		int64_t start_line; /* line of its entry, 0: unknown */
 	} * funcs;
 	size_t nr_funcs, cap_funcs;
-	struct hmap func_map; /* (vm, symbol index) -> function id */
+	/*
+	 * (vm, symbol index) -> function id; inlined functions, which have
+	 * no symbol: (vm with INLINED_KEY, name and file strings) -> id.
+	 */
+	struct hmap func_map;
 
 	struct pb_sample *smp;
 	size_t nr_smp, cap_smp;
@@ -295,15 +304,14 @@ static uint64_t space_key(unsigned int vm, unsigned int space)
 	return (uint64_t)vm | (uint64_t)space << 32;
 }
 
-/* Function id of symbol (sym) of (vm, space); 0 on ENOMEM. */
-static uint64_t func_id(struct pprof_builder *b, unsigned int vm,
-			unsigned int space, int64_t sym)
+#define INLINED_KEY (1ULL << 63)
+
+/* A new function entry for key (k1, k2); its id, 0 on ENOMEM. */
+static uint64_t func_new(struct pprof_builder *b, uint64_t k1, uint64_t k2,
+			 unsigned int vm, unsigned int space, int64_t sym,
+			 int64_t name, const char *file, int64_t line)
 {
-	struct hent *e =
-		hget(&b->func_map, space_key(vm, space), (uint64_t)sym);
-	const struct symtab *st;
-	const char *file;
-	int line;
+	struct hent *e = hget(&b->func_map, k1, k2);
 
 	if (!e)
 		return 0;
@@ -315,18 +323,87 @@ static uint64_t func_id(struct pprof_builder *b, unsigned int vm,
 	b->funcs[b->nr_funcs].vm         = vm;
 	b->funcs[b->nr_funcs].space      = space;
 	b->funcs[b->nr_funcs].sym        = sym;
-	b->funcs[b->nr_funcs].file       = -1;
-	b->funcs[b->nr_funcs].start_line = 0;
-	/* Its source file and first line, where DWARF says. */
-	st = space_st(b, vm, space);
-	if (!symtab_srcline(st, st->syms[sym].addr, &file, &line)) {
-		b->funcs[b->nr_funcs].file       = intern(b, file);
-		b->funcs[b->nr_funcs].start_line = line;
-		if (b->funcs[b->nr_funcs].file < 0)
-			return 0;
-	}
+	b->funcs[b->nr_funcs].name       = name;
+	b->funcs[b->nr_funcs].file       = file ? intern(b, file) : -1;
+	b->funcs[b->nr_funcs].start_line = line;
+	if (file && b->funcs[b->nr_funcs].file < 0)
+		return 0;
 	e->v = ++b->nr_funcs;
 	return e->v;
+}
+
+/*
+ * Function id of symbol (sym) of (vm, space); 0 on ENOMEM. Its file and
+ * line are where DWARF declares the function (the line table at its
+ * entry may name a function inlined there, another file), else the line
+ * table's at its entry.
+ */
+static uint64_t func_id(struct pprof_builder *b, unsigned int vm,
+			unsigned int space, int64_t sym)
+{
+	const struct symtab *st = space_st(b, vm, space);
+	struct hent *e =
+		hget(&b->func_map, space_key(vm, space), (uint64_t)sym);
+	struct src_frame f[SYMTAB_FRAMES_MAX];
+	const char *file = NULL;
+	int line         = 0, n;
+
+	if (e && e->v)
+		return e->v;
+	n = symtab_src_frames(st, st->syms[sym].addr, f, SYMTAB_FRAMES_MAX);
+	if (n && f[n - 1].decl_file) {
+		file = f[n - 1].decl_file;
+		line = f[n - 1].decl_line;
+	} else if (symtab_srcline(st, st->syms[sym].addr, &file, &line)) {
+		file = NULL;
+		line = 0;
+	}
+	return func_new(b, space_key(vm, space), (uint64_t)sym, vm, space, sym,
+			-1, file, line);
+}
+
+/* Function id of inlined function (f) in (vm, space); 0 on ENOMEM. */
+static uint64_t inlined_id(struct pprof_builder *b, unsigned int vm,
+			   unsigned int space, const struct src_frame *f)
+{
+	int64_t name = intern(b, f->func ? f->func : "[inlined]");
+	int64_t file = intern(b, f->decl_file ? f->decl_file : "");
+
+	if (name < 0 || file < 0)
+		return 0;
+	return func_new(b, space_key(vm, space) | INLINED_KEY,
+			(uint64_t)name << 32 | (uint64_t)file, vm, space, -1,
+			name, f->decl_file, f->decl_line);
+}
+
+/*
+ * The lines of location (l) in symbol (sym): one per function inlined
+ * at its address, innermost first, then the symbol's own function
+ * (pprof's Location.line order). 0 or -ENOMEM.
+ */
+static int loc_lines(struct pprof_builder *b, struct pb_loc *l,
+		     const struct symtab *st, int64_t sym)
+{
+	struct src_frame f[SYMTAB_FRAMES_MAX];
+	const char *file;
+	int n, k, line;
+
+	n = symtab_src_frames(st, l->addr, f, SYMTAB_FRAMES_MAX);
+	for (k = 0; k + 1 < n; k++) {
+		l->lines[k].func = inlined_id(b, l->vm, l->space, &f[k]);
+		l->lines[k].line = f[k].line;
+		if (!l->lines[k].func)
+			return -ENOMEM;
+	}
+	l->lines[k].func = func_id(b, l->vm, l->space, sym);
+	if (!l->lines[k].func)
+		return -ENOMEM;
+	if (n)
+		l->lines[k].line = f[k].line;
+	else if (!symtab_srcline(st, l->addr, &file, &line))
+		l->lines[k].line = line;
+	l->nr_lines = (unsigned int)k + 1;
+	return 0;
 }
 
 /* Location id of (vm, space, addr); 0 on ENOMEM. */
@@ -337,8 +414,6 @@ static uint64_t loc_id(struct pprof_builder *b, unsigned int vm,
 	const struct sym *sym;
 	struct hent *e = hget(&b->loc_map, space_key(vm, space), addr);
 	struct pb_loc *l;
-	const char *file;
-	int line;
 
 	if (!e)
 		return 0;
@@ -346,17 +421,14 @@ static uint64_t loc_id(struct pprof_builder *b, unsigned int vm,
 		return e->v;
 	if (grow((void **)&b->locs, &b->cap_locs, b->nr_locs, sizeof(*b->locs)))
 		return 0;
-	l        = &b->locs[b->nr_locs];
+	l = &b->locs[b->nr_locs];
+	memset(l, 0, sizeof(*l));
 	l->vm    = vm;
 	l->space = space;
 	l->addr  = addr;
-	l->func  = 0;
-	l->line  = 0;
 	sym      = st ? symtab_find(st, addr) : NULL;
-	if (sym && !(l->func = func_id(b, vm, space, sym - st->syms)))
+	if (sym && loc_lines(b, l, st, sym - st->syms))
 		return 0;
-	if (sym && !symtab_srcline(st, addr, &file, &line))
-		l->line = line;
 	e->v = ++b->nr_locs;
 	return e->v;
 }
@@ -603,12 +675,15 @@ static int fill_mappings(struct pprof_builder *b, struct pb_out *o)
 
 static int fill_locations(struct pprof_builder *b, struct pb_out *o)
 {
+	Perftools__Profiles__Line *l;
+	unsigned int k;
 	size_t i;
 
-	o->loc   = calloc(b->nr_locs + 1, sizeof(*o->loc));
-	o->locp  = calloc(b->nr_locs + 1, sizeof(*o->locp));
-	o->line  = calloc(b->nr_locs + 1, sizeof(*o->line));
-	o->linep = calloc(b->nr_locs + 1, sizeof(*o->linep));
+	o->loc  = calloc(b->nr_locs + 1, sizeof(*o->loc));
+	o->locp = calloc(b->nr_locs + 1, sizeof(*o->locp));
+	o->line = calloc(b->nr_locs * SYMTAB_FRAMES_MAX + 1, sizeof(*o->line));
+	o->linep =
+		calloc(b->nr_locs * SYMTAB_FRAMES_MAX + 1, sizeof(*o->linep));
 	if (!o->loc || !o->locp || !o->line || !o->linep)
 		return -ENOMEM;
 	for (i = 0; i < b->nr_locs; i++) {
@@ -618,13 +693,14 @@ static int fill_locations(struct pprof_builder *b, struct pb_out *o)
 					       ? b->nr_vms + b->locs[i].space
 					       : b->locs[i].vm + 1;
 		o->loc[i].address    = b->locs[i].addr;
-		if (b->locs[i].func) {
-			perftools__profiles__line__init(&o->line[i]);
-			o->line[i].function_id = b->locs[i].func;
-			o->line[i].line        = b->locs[i].line;
-			o->linep[i]            = &o->line[i];
-			o->loc[i].line         = &o->linep[i];
-			o->loc[i].n_line       = 1;
+		o->loc[i].line       = &o->linep[i * SYMTAB_FRAMES_MAX];
+		o->loc[i].n_line     = b->locs[i].nr_lines;
+		for (k = 0; k < b->locs[i].nr_lines; k++) {
+			l = &o->line[i * SYMTAB_FRAMES_MAX + k];
+			perftools__profiles__line__init(l);
+			l->function_id = b->locs[i].lines[k].func;
+			l->line        = b->locs[i].lines[k].line;
+			o->linep[i * SYMTAB_FRAMES_MAX + k] = l;
 		}
 		o->locp[i] = &o->loc[i];
 	}
@@ -645,8 +721,11 @@ static int fill_functions(struct pprof_builder *b, struct pb_out *o)
 	for (i = 0; i < b->nr_funcs; i++) {
 		st = space_st(b, b->funcs[i].vm, b->funcs[i].space);
 		perftools__profiles__function__init(&o->fn[i]);
-		o->fn[i].id   = i + 1;
-		o->fn[i].name = intern(b, st->syms[b->funcs[i].sym].name);
+		o->fn[i].id = i + 1;
+		o->fn[i].name =
+			b->funcs[i].sym >= 0
+				? intern(b, st->syms[b->funcs[i].sym].name)
+				: b->funcs[i].name;
 		o->fn[i].system_name = o->fn[i].name;
 		o->fn[i].filename    = b->funcs[i].file >= 0
 					       ? b->funcs[i].file

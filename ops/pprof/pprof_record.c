@@ -2,7 +2,8 @@
 /*
  * pprof_record.c: `vpmu report --pprof OUT FILE`: a record file (from
  * `vpmu record`) converted to the pprof profile `vpmu serve` serves: the
- * same sample types (samples, the sampled event with its period, then
+ * same sample types (samples, the sampled event with its period times
+ * the periods the sample stands for (rec_weight: report's count), then
  * what each other recorded event counted since the vCPU's previous
  * sample), functions from each VM's image. Written to OUT.tmp, renamed.
  */
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rec_profile.h"
 #include "record_file.h"
 
 struct conv {
@@ -51,10 +53,11 @@ static int add(void *opaque, const struct rec_sample *s)
 			       s->tid, c->nr++, &c->st[s->vm],
 			       c->h.vms[s->vm].image))
 		return -ENOMEM;
-	last         = &c->last[((size_t)s->vm * c->nr_cpus_max + s->cpu) *
-                        REC_VALS_MAX];
+	last = &c->last[((size_t)s->vm * c->nr_cpus_max + s->cpu) *
+			REC_VALS_MAX];
+	/* A sample stands for 1 + the periods it missed, as in report. */
 	ps.values[0] = 1;
-	ps.values[1] = (int64_t)c->h.period;
+	ps.values[1] = (int64_t)(rec_weight(&c->h, s) * c->h.period);
 	for (k = 1;
 	     k < c->h.nr_events && k < s->nr_vals && k + 1 < PPROF_TYPES_MAX;
 	     k++) {

@@ -9,9 +9,12 @@
  *   vpmu_vm_start_time_seconds   gauge: when the VMM started (Unix time);
  *                                a restarted VM shows a new value
  *   vpmu_vm_vcpus                gauge
- *   vpmu_events                  counter: what the event counted on the
- *                                vCPU since vpmu serve attached (never
- *                                lower than before: serve_counter)
+ *   vpmu_events_seconds          counter: what a time event counted on
+ *                                the vCPU since vpmu serve attached, in
+ *                                seconds (never lower than before:
+ *                                serve_counter)
+ *   vpmu_events_cycles           the same for cycle events, in cycles
+ *   vpmu_events                  the same for the other events (counts)
  *   vpmu_vcpu_pmis               counter: PMIs the VMM injected into the
  *                                vCPU since the VM started (notification
  *                                vectors and architectural PMIs)
@@ -84,17 +87,47 @@ static void vm_gauges(struct om_buf *b, enum om_format f, struct serve_vm **vms,
 	}
 }
 
-static void vm_counters(struct om_buf *b, enum om_format f,
-			struct serve_vm **vms, unsigned int nr)
+/*
+ * The event families, one per unit (Prometheus: one unit per family, in
+ * base units, named in the family's name): time events in seconds,
+ * cycle events in cycles, the rest counts. (unit) is pprof_unit_of()'s.
+ */
+static const struct event_family {
+	const char *name, *unit, *help;
+	double scale; /* the published value per unit counted */
+} event_families[] = {
+	{"vpmu_events_seconds", "nanoseconds",
+	 "Time counted on the vCPU by vpmu serve's host context since it "
+	 "attached, in seconds (event hv_run_ns: time inside KVM_RUN; "
+	 "hv_cpu_ns: the vCPU thread's CPU time; task-clock), monotonic.",
+	 1e-9},
+	{"vpmu_events_cycles", "cycles",
+	 "Cycles counted on the vCPU by vpmu serve's host context since it "
+	 "attached (event hv_guest_cycles: TSC cycles inside KVM_RUN; "
+	 "cycles: the host PMU's), monotonic.",
+	 1},
+	{"vpmu_events", "count",
+	 "Events counted on the vCPU by vpmu serve's host context since it "
+	 "attached (exits, exits by reason, hypercalls, MSR accesses, the -e "
+	 "count events), monotonic.",
+	 1},
+};
+
+static bool in_family(const struct event_family *fam, const char *event)
+{
+	return !strcmp(pprof_unit_of(event), fam->unit);
+}
+
+static void event_family(struct om_buf *b, enum om_format f,
+			 struct serve_vm **vms, unsigned int nr,
+			 const struct event_family *fam)
 {
 	struct om_label l[4];
 	unsigned int i, cpu, k;
 	char vcpu[16];
+	uint64_t pub;
 
-	om_family(b, f, "vpmu_events", "counter",
-		  "Events counted by vpmu serve's host context on the vCPU "
-		  "(hv_run_ns: ns inside KVM_RUN; hv_guest_cycles: TSC cycles "
-		  "of it), monotonic.");
+	om_family(b, f, fam->name, "counter", fam->help);
 	for (i = 0; i < nr; i++) {
 		const struct serve_vm *v      = vms[i];
 		const struct vmm_reg_entry *e = &v->s.vms[0].e;
@@ -105,18 +138,34 @@ static void vm_counters(struct om_buf *b, enum om_format f,
 			snprintf(vcpu, sizeof(vcpu), "%u", cpu);
 			l[2] = (struct om_label){"vcpu", vcpu};
 			for (k = 0; k < v->nr_metric; k++) {
+				if (!in_family(fam, v->metric[k].name))
+					continue;
 				l[3] = (struct om_label){"event",
 							 v->metric[k].name};
-				om_sample_u64(
-					b, "vpmu_events", "_total", l, 4,
-					v->ctr[cpu * v->nr_metric + k].pub);
+				pub  = v->ctr[cpu * v->nr_metric + k].pub;
+				if (fam->scale == 1)
+					om_sample_u64(b, fam->name, "_total", l,
+						      4, pub);
+				else
+					om_sample_f64(b, fam->name, "_total", l,
+						      4,
+						      (double)pub * fam->scale);
 				if (f == OM_OPENMETRICS_1)
-					om_sample_u64(b, "vpmu_events",
-						      "_created", l, 4,
+					om_sample_u64(b, fam->name, "_created",
+						      l, 4,
 						      (uint64_t)v->created);
 			}
 		}
 	}
+}
+
+static void vm_counters(struct om_buf *b, enum om_format f,
+			struct serve_vm **vms, unsigned int nr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(event_families) / sizeof(event_families[0]); i++)
+		event_family(b, f, vms, nr, &event_families[i]);
 }
 
 static uint64_t vcpu_pmis(const struct serve_vm *v, unsigned int cpu)

@@ -143,9 +143,11 @@ static void put_sample(void *opaque, const struct ops_sample *smp)
 			       smp->tid, v->nr_samples++, &v->syms,
 			       v->s.vms[0].e.image))
 		return;
-	last         = &v->last_vals[smp->vcpu * OPS_COUNTERS];
+	last = &v->last_vals[smp->vcpu * OPS_COUNTERS];
+	/* Its period (the limits may stretch it) and the ones it missed. */
 	ps.values[0] = 1;
-	ps.values[1] = (int64_t)d->period;
+	ps.values[1] = (int64_t)((smp->missed + 1) *
+				 (smp->period ? smp->period : d->period));
 	/* The other events: what they counted since the previous sample. */
 	for (k = 1; k < v->s.nr_ev && k < smp->nr_vals; k++) {
 		if (v->tmap[k] >= 0)
@@ -192,11 +194,17 @@ static bool chosen(const struct serve_vm *v, const struct serve_profile *p)
 	return !p->vm[0] || ops_client_match(&v->s.vms[0].e, p->vm);
 }
 
-/* The sample type of event (name), added if there is room; or -1. */
+/*
+ * The sample type of event (name), added if there is room; or -1, also
+ * for the sampled event: its type is the periods the samples stand for,
+ * and a second type of the same name is one pprof cannot pick.
+ */
 static int type_of(struct pprof_type *t, unsigned int *n, const char *name)
 {
 	unsigned int i;
 
+	if (!strcmp(name, PROFILE_EVENT))
+		return -1;
 	for (i = 2; i < *n; i++) {
 		if (!strcmp(t[i].type, name))
 			return (int)i;

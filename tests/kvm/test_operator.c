@@ -449,6 +449,70 @@ Test(operator, vcpu_cpu_time_of_a_vcpu_polling_the_console)
 	cpu_time_within_proc_stat("op_calls", "op_calls: ready");
 }
 
+/*
+ * The CPU time of thread (tid) of (pid) by the scheduler, ns: the first
+ * field of /proc/PID/task/TID/schedstat (exact), else proc_cpu_ns().
+ */
+static uint64_t sched_cpu_ns(pid_t pid, pid_t tid)
+{
+	char path[64], buf[128];
+	unsigned long long ns;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	if (slurp_file(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &ns) != 1)
+		return proc_cpu_ns(pid, tid);
+	return ns;
+}
+
+/*
+ * The share of the time record says a spinning vCPU ran is its thread's
+ * share of the CPU by the kernel's figure (schedstat, read around the
+ * whole command): never above 100 %, never above what the thread got
+ * over the command (record's wall time is at least its 1 s), and not far
+ * below the thread's share over the command (the vCPU never stops). A
+ * 5 s period: the guest's loop makes no exit of its own, so the vCPU
+ * stays inside one KVM_RUN for the whole recording (time inside KVM_RUN,
+ * known only when it returns, read 0 % here).
+ */
+Test(operator, record_run_share_is_the_vcpu_threads_cpu_share)
+{
+	char file[128];
+	const char *rec[] = {"record",    "-m", "hot",        "-e",
+			     "hv_run_ns", "-c", "5000000000", "-o",
+			     file,        "--", "1",          NULL};
+	static struct vpmu_result res;
+	uint64_t s0, s1, w0, w1;
+	double ran = -1, cpu_s, share;
+	const char *p;
+	pid_t tid;
+
+	snprintf(file, sizeof(file), "%s/share.rec", rundir);
+	start_vm(0, GUEST("op_hot"), "hot", 1, "op_hot: ready", 1);
+	tid = thread_named(vms[0].pid, "vpmu-vcpu0");
+	cr_assert(lt(int, 0, tid), "no thread vpmu-vcpu0 in VMM %d",
+		  vms[0].pid);
+	w0 = vpmu_monotonic_ns();
+	s0 = sched_cpu_ns(vms[0].pid, tid);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, rec), 0));
+	s1 = sched_cpu_ns(vms[0].pid, tid);
+	w1 = vpmu_monotonic_ns();
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	p = strstr(res.err, "vCPUs ran ");
+	cr_assert(not(eq(ptr, (void *)p, NULL)), "%s", res.err);
+	cr_assert(eq(int, sscanf(p, "vCPUs ran %lf %%", &ran), 1), "%s",
+		  res.err);
+	cpu_s = (double)(s1 - s0) / 1e9;
+	share = 100.0 * (double)(s1 - s0) / (double)(w1 - w0);
+	cr_log_info("record: vCPUs ran %.0f %%; the kernel: %.3f s of CPU in "
+		    "%.3f s (%.0f %%)\n%s",
+		    ran, cpu_s, (double)(w1 - w0) / 1e9, share, res.err);
+	cr_expect(le(dbl, ran, 100.0), "%s", res.err);
+	cr_expect(le(dbl, ran, 100.0 * cpu_s + 3.0),
+		  "above the thread's %.3f s of CPU: %s", cpu_s, res.err);
+	cr_expect(ge(dbl, ran, share / 2), "the thread ran %.0f %%: %s", share,
+		  res.err);
+}
+
 static int raw_connect(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};

@@ -5,7 +5,10 @@
  * per-vCPU families vpmu_vcpu_pmis (a counter: NAME_total per vCPU, and
  * NAME_created, the VM's start, in OpenMetrics only) and vpmu_vcpu_stale
  * (a gauge: the bare name, no _created), each with labels vm, uuid, vcpu,
- * after vpmu_events and before the daemon's own families.
+ * after the event families and before the daemon's own families; the
+ * event families one per unit: time events in seconds
+ * (vpmu_events_seconds), cycle events in cycles (vpmu_events_cycles),
+ * the others counts (vpmu_events), each event in its unit's only.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -93,4 +96,79 @@ Test(serve_metrics, per_vcpu_families_in_text_004)
 	has_after(t, "vpmu_vcpu_stale" LABELS("1") " 1\n", p);
 	cr_expect(eq(ptr, strstr(t, "_created"), NULL), "%s", t);
 	free(t);
+}
+
+#define EV_LABELS(cpu, ev)                                                     \
+	"{vm=\"vm1\",uuid=\"00000000-0000-4000-8000-000000000001\",vcpu="      \
+	"\"" cpu "\",event=\"" ev "\"}"
+
+/* One family per unit: each event in its own, in base units. */
+static void event_families(enum om_format f)
+{
+	static const char *const names[] = {"hv_run_ns", "hv_guest_cycles",
+					    "hv_exits", "hv_cpu_ns"};
+	/* [vcpu * 4 + event] */
+	struct serve_counter ctr[8] = {{.pub = 1500000000}, {.pub = 7},
+				       {.pub = 9},          {.pub = 250000000},
+				       {.pub = 2000000000}, {.pub = 8},
+				       {.pub = 10},         {.pub = 0}};
+	const char *text            = f == OM_TEXT_004 ? "_total" : "";
+	char want[256], *t;
+	unsigned int k;
+
+	for (k = 0; k < 4; k++)
+		snprintf(vm.metric[k].name, sizeof(vm.metric[k].name), "%s",
+			 names[k]);
+	vm.nr_metric = 4;
+	vm.ctr       = ctr;
+	t            = render(f);
+	snprintf(want, sizeof(want), "# TYPE vpmu_events_seconds%s counter\n",
+		 text);
+	has_after(t, want, NULL);
+	has_after(t,
+		  "vpmu_events_seconds_total" EV_LABELS("0",
+							"hv_run_ns") " 1.5\n",
+		  NULL);
+	has_after(
+		t,
+		"vpmu_events_seconds_total" EV_LABELS("1", "hv_run_ns") " 2\n",
+		NULL);
+	has_after(t,
+		  "vpmu_events_seconds_total" EV_LABELS("0",
+							"hv_cpu_ns") " 0.25\n",
+		  NULL);
+	has_after(t,
+		  "vpmu_events_cycles_total" EV_LABELS(
+			  "1", "hv_guest_cycles") " 8\n",
+		  NULL);
+	has_after(t, "vpmu_events_total" EV_LABELS("0", "hv_exits") " 9\n",
+		  NULL);
+	/* Each event in one family only. */
+	cr_expect(eq(ptr,
+		     strstr(t, "vpmu_events_total" EV_LABELS("0", "hv_run_ns")),
+		     NULL),
+		  "%s", t);
+	cr_expect(eq(ptr,
+		     strstr(t, "vpmu_events_total" EV_LABELS(
+				       "0", "hv_guest_cycles")),
+		     NULL),
+		  "%s", t);
+	cr_expect(eq(ptr,
+		     strstr(t, "vpmu_events_seconds_total" EV_LABELS(
+				       "0", "hv_exits")),
+		     NULL),
+		  "%s", t);
+	free(t);
+	vm.nr_metric = 0;
+	vm.ctr       = NULL;
+}
+
+Test(serve_metrics, event_families_per_unit_in_text_004)
+{
+	event_families(OM_TEXT_004);
+}
+
+Test(serve_metrics, event_families_per_unit_in_openmetrics)
+{
+	event_families(OM_OPENMETRICS_1);
 }

@@ -64,6 +64,36 @@ command curl -s "http://127.0.0.1:$PP/api/v1/query" \
 	fail "start_time series of both VMs"
 echo "ok: Prometheus has vpmu_vm_start_time_seconds of both VMs"
 
+# --- The exposition passes promtool's lint (one unit per family, base
+# units, counters named _total), and every query of the Grafana dashboard
+# shipped in configs/ names only metrics vpmu serve exports.
+curl -s "$U/metrics" >"$T/metrics.txt" || fail "GET /metrics"
+promtool check metrics <"$T/metrics.txt" >"$T/promtool.txt" 2>&1 ||
+	fail "promtool check metrics: $(cat "$T/promtool.txt")"
+echo "ok: promtool check metrics"
+python3 - "$(dirname "$0")/../../configs/grafana/vpmu.json" "$T/metrics.txt" <<'EOP' ||
+import json, re, sys
+dash = json.load(open(sys.argv[1]))
+# Sample names, and families with no sample yet (no VM counts cycles
+# without a known TSC rate: the fake VMs have none).
+have = set()
+for l in open(sys.argv[2]):
+    m = re.match(r"(# TYPE )?([a-zA-Z_:][a-zA-Z0-9_:]*)", l)
+    if m:
+        have.add(m.group(2))
+queries = [t["expr"] for p in dash["panels"] for t in p.get("targets", [])]
+queries += [v["definition"] for v in dash["templating"]["list"] if "definition" in v]
+bad = []
+for q in queries:
+    names = set(re.findall(r"\bvpmu_[a-z0-9_]+", q))
+    if not names or names - have:
+        bad.append("%s: %s" % (q, sorted(names - have) or "no vpmu metric"))
+print("\n".join(bad) or "%d queries" % len(queries))
+sys.exit(1 if bad else 0)
+EOP
+	fail "dashboard queries name metrics vpmu serve does not export"
+echo "ok: every query of configs/grafana/vpmu.json names exported metrics"
+
 # --- The local operator beside the daemon: several host contexts per vCPU.
 "$VPMU" stat -a -e hv_hypercalls,hv_pio -- 1 >"$T/stat.out" 2>"$T/stat.log" ||
 	fail "vpmu stat beside vpmu serve: $(cat "$T/stat.out" "$T/stat.log")"
@@ -91,6 +121,11 @@ want = ["fake_guest_hot", "fake_guest_mid", "fake_guest_outer"]
 sys.exit(0 if any(f == want for f in frames) else 1)
 EOP
 go tool pprof -traces "$T/p.pb.gz" 2>/dev/null | grep -q 'vcpu:  0' || fail "no vcpu 0 label"
+# Each sample type once: the sampled hv_run_ns is not also a counted one.
+go tool pprof -raw "$T/p.pb.gz" 2>/dev/null | awk '/^Samples:/ { getline; print; exit }' >"$T/types.txt"
+[ "$(tr -s ' ' '\n' <"$T/types.txt" | grep -c '^hv_run_ns/')" = 1 ] ||
+	fail "hv_run_ns not once among the sample types: $(cat "$T/types.txt")"
+echo "ok: sample types $(cat "$T/types.txt")"
 L=$(go tool pprof -top -lines -sample_index=hv_run_ns "$T/p.pb.gz" 2>/dev/null |
 	awk '/flat%/ { getline; print $(NF-1), $NF; exit }')
 HL=$(grep -n 'fake_guest_hot(void)$' "$(dirname "$0")/fake_vms.c" | tail -1 | cut -d: -f1)

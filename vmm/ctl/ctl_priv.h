@@ -100,7 +100,8 @@ void vmm_ctl_hctx_free(struct vmm_control *ctl, struct vmm_ctl_hctx *hc);
  * Add what the throttle did to host context (handle) on vCPU
  * (vcpu) to (o): "samples", "throttled", "missed", "scale", "gap_ns",
  * "switch_ns" (the effective set switch interval) and "switch_stretched"
- * (switches the budget delayed), and the vCPU's "run_ns" and "cost_ns".
+ * (switches the budget delayed), and the vCPU's "run_ns", "cost_ns" and
+ * "cpu_ns" (its thread's CPU time).
  */
 void vmm_ctl_throttle_json(struct vmm_ctl_call *x, int handle,
 			   unsigned int vcpu, struct json_object *o);

@@ -256,6 +256,16 @@ void vmm_ctl_throttle_json(struct vmm_ctl_call *x, int handle,
 			       json_object_new_uint64(vpmu_cpu_run_ns(cpu)));
 	json_object_object_add(o, "cost_ns",
 			       json_object_new_uint64(vpmu_cpu_cost_ns(cpu)));
+	/*
+	 * The thread's CPU time by the kernel's clock, for the share of the
+	 * time the vCPU ran: run_ns grows only when KVM_RUN returns (a run
+	 * in flight at either end of a window is missing or counted whole)
+	 * and counts a halt or a preemption inside KVM_RUN as running.
+	 */
+	if (vcpu < x->ctl->vm->nr_vcpus)
+		json_object_object_add(o, "cpu_ns",
+				       json_object_new_uint64(vmm_vcpu_cpu_ns(
+					       &x->ctl->vm->vcpus[vcpu])));
 }
 
 /* The JSON form: "samples" and "weights" of the first (n) kept samples. */

@@ -12,12 +12,14 @@
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <pvpmu/abi.h>
 
@@ -25,6 +27,7 @@
 #include "rec_profile.h"
 #include "record_file.h"
 #include "ops_cmd.h"
+#include "profile.pb-c.h"
 
 #define IMAGE  VPMU_BUILD_DIR "/guests/op_chain.elf"
 #define SOURCE VPMU_SOURCE_DIR "/tests/kvm/guests/op_chain.c"
@@ -438,6 +441,183 @@ Test(vmm_report, weights_count_missed_periods)
 	cr_expect(not(eq(ptr, strstr(text, "# 3 samples; counts are periods"),
 			 NULL)),
 		  "%s", text);
+}
+
+static uint8_t *slurp_gunzip(const char *file, size_t *out_len)
+{
+	uint8_t *in = (uint8_t *)slurp(file), *buf = malloc(1 << 20);
+	z_stream z = {0};
+	struct stat st;
+
+	cr_assert(eq(int, stat(file, &st), 0));
+	cr_assert(eq(int, inflateInit2(&z, 15 + 16), Z_OK));
+	z.next_in   = in;
+	z.avail_in  = (uInt)st.st_size;
+	z.next_out  = buf;
+	z.avail_out = 1 << 20;
+	cr_assert(eq(int, inflate(&z, Z_FINISH), Z_STREAM_END));
+	*out_len = z.total_out;
+	inflateEnd(&z);
+	free(in);
+	return buf;
+}
+
+/*
+ * report --pprof weights each sample as report counts it: the sampled
+ * event's total is report's total of periods times the period (1 + 4 +
+ * 2 here), and each sample type appears once.
+ */
+Test(vmm_report, pprof_totals_are_reports_periods)
+{
+	char pb[160];
+	struct rec_sample s[3];
+	Perftools__Profiles__Profile *p;
+	struct rec_header h;
+	struct rec_vm vm;
+	int64_t total = 0;
+	unsigned int i, j, ev = 0;
+	uint8_t *raw;
+	size_t len;
+
+	header(&h, &vm, IMAGE, "");
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 3; i++)
+		s[i].ip = hot_loop_ip();
+	s[1].missed = 3;
+	s[2].period = 2 * h.period;
+	write_samples(&h, 3, s, true);
+	cr_assert(eq(int, report(path, NULL), 0), "%s", errs);
+	cr_assert(not(eq(ptr, strstr(text, "7  hot"), NULL)), "%s", text);
+	snprintf(pb, sizeof(pb), "%s/p.pb.gz", dir);
+	cr_assert(eq(int, report("--pprof", pb, path, NULL), 0), "%s", errs);
+	raw = slurp_gunzip(pb, &len);
+	p   = perftools__profiles__profile__unpack(NULL, len, raw);
+	cr_assert(not(eq(ptr, p, NULL)));
+	for (i = 0; i < p->n_sample_type; i++) {
+		const char *t = p->string_table[p->sample_type[i]->type];
+
+		for (j = 0; j < i; j++)
+			cr_expect(not(eq(str, (char *)t,
+					 p->string_table[p->sample_type[j]
+								 ->type])),
+				  "sample type %s twice", t);
+		if (!strcmp(t, "hv_guest_cycles"))
+			ev = i;
+	}
+	cr_assert(lt(u32, 0, ev));
+	for (i = 0; i < p->n_sample; i++)
+		total += p->sample[i]->value[ev];
+	cr_expect(eq(i64, total, 7 * (int64_t)h.period));
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
+}
+
+/* An address inside hot() whose line is another file's (inlined). */
+static uint64_t inlined_ip(char *file_out, size_t len)
+{
+	uint64_t size = 0, a = addr_of("hot", &size), ip;
+	const char *file = "";
+	struct symtab t;
+	int line;
+
+	cr_assert(eq(int, symtab_load(&t, IMAGE), 0));
+	for (ip = a; ip < a + size; ip++) {
+		if (!symtab_srcline(&t, ip, &file, &line) &&
+		    !strstr(file, "op_chain.c"))
+			break;
+	}
+	cr_assert(lt(u64, ip, a + size), "nothing inlined into hot()");
+	snprintf(file_out, len, "%s", file);
+	symtab_free(&t);
+	return ip;
+}
+
+static const Perftools__Profiles__Function *
+pb_func(const Perftools__Profiles__Profile *p, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_function; i++)
+		if (p->function[i]->id == id)
+			return p->function[i];
+	cr_assert(false, "no function %llu", (unsigned long long)id);
+	return NULL;
+}
+
+static const Perftools__Profiles__Location *
+pb_loc_at(const Perftools__Profiles__Profile *p, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_location; i++)
+		if (p->location[i]->address == addr)
+			return p->location[i];
+	cr_assert(false, "no location at %#llx", (unsigned long long)addr);
+	return NULL;
+}
+
+/* The file of line (k) of location (l)'s function. */
+static const char *pb_line_file(const Perftools__Profiles__Profile *p,
+				const Perftools__Profiles__Location *l,
+				size_t k)
+{
+	return p->string_table[pb_func(p, l->line[k]->function_id)->filename];
+}
+
+/*
+ * report --pprof gives source lines through inlined functions (op_chain
+ * is built -O2, rdtsc() from a header inlined into hot()): the function
+ * hot() is in op_chain.c (not the header inlined at its entry), the hot
+ * loop's line is op_chain.c's, and an address in the inlined code has a
+ * line of the inlined function in its header, then hot()'s in op_chain.c.
+ */
+Test(vmm_report, pprof_lines_go_through_inlined_functions)
+{
+	char pb[160], inl_file[PATH_MAX];
+	const Perftools__Profiles__Location *l;
+	struct rec_sample s[2];
+	Perftools__Profiles__Profile *p;
+	struct rec_header h;
+	struct rec_vm vm;
+	uint8_t *raw;
+	size_t len, n;
+
+	header(&h, &vm, IMAGE, "");
+	memset(s, 0, sizeof(s));
+	s[0].ip = hot_loop_ip();
+	s[1].ip = inlined_ip(inl_file, sizeof(inl_file));
+	write_samples(&h, 2, s, true);
+	snprintf(pb, sizeof(pb), "%s/p.pb.gz", dir);
+	cr_assert(eq(int, report("--pprof", pb, path, NULL), 0), "%s", errs);
+	raw = slurp_gunzip(pb, &len);
+	p   = perftools__profiles__profile__unpack(NULL, len, raw);
+	cr_assert(not(eq(ptr, p, NULL)));
+	l = pb_loc_at(p, s[0].ip);
+	n = l->n_line;
+	cr_assert(lt(sz, 0, n));
+	cr_expect(eq(
+		str,
+		(char *)p->string_table[pb_func(p, l->line[n - 1]->function_id)
+						->name],
+		"hot"));
+	cr_expect(not(eq(ptr, strstr(pb_line_file(p, l, n - 1), "op_chain.c"),
+			 NULL)),
+		  "hot() in %s", pb_line_file(p, l, n - 1));
+	cr_expect(eq(i64, l->line[n - 1]->line, hot_line()));
+	l = pb_loc_at(p, s[1].ip);
+	n = l->n_line;
+	cr_assert(le(sz, 2, n), "%zu lines at the inlined code", n);
+	cr_expect(eq(str, (char *)pb_line_file(p, l, 0), inl_file));
+	cr_expect(not(eq(ptr, strstr(pb_line_file(p, l, n - 1), "op_chain.c"),
+			 NULL)),
+		  "the caller in %s", pb_line_file(p, l, n - 1));
+	cr_log_info("inlined at %#llx: %s:%lld in %s, called at line %lld",
+		    (unsigned long long)s[1].ip, pb_line_file(p, l, 0),
+		    (long long)l->line[0]->line,
+		    p->string_table[pb_func(p, l->line[0]->function_id)->name],
+		    (long long)l->line[n - 1]->line);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
 }
 
 /* The report says a VM was paused for a snapshot. */

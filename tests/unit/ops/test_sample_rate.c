@@ -90,6 +90,46 @@ static const struct rate_case cases[] = {
 	 300,
 	 1.0,
 	 "2000 periods missed"},
+	/*
+	 * The limits raised the period at some point, but nothing was
+	 * dropped and the missed periods account for the shortfall: the
+	 * host, by its count, not the limits.
+	 */
+	{__LINE__,
+	 {3000, 0, 1768, 2 * S, 2048, 1},
+	 2.0,
+	 2000,
+	 OPS_RATE_HOST,
+	 1500,
+	 1.0,
+	 "1768 periods missed"},
+	/* a few dropped beside many missed: the larger count is the cause */
+	{__LINE__,
+	 {3000, 3, 1768, 2 * S, 1024, 1},
+	 2.0,
+	 2000,
+	 OPS_RATE_HOST,
+	 1500,
+	 1.0,
+	 "1768 periods missed"},
+	/* run time read a moment after the wall time: never above 100 % */
+	{__LINE__,
+	 {1000, 0, 0, 119 * S / 100, 1024, 1},
+	 1.0,
+	 1000,
+	 OPS_RATE_OK,
+	 1000,
+	 1.0,
+	 NULL},
+	/* a period longer than the window: no sample due, none missing */
+	{__LINE__,
+	 {0, 0, 0, S / 2, 1024, 1},
+	 1.0,
+	 0.2,
+	 OPS_RATE_OK,
+	 0,
+	 0.5,
+	 NULL},
 	/* nothing requested that can be known (a count event): no warning */
 	{__LINE__,
 	 {10, 0, 0, 1 * S, 1024, 1},
@@ -197,6 +237,29 @@ Test(sample_rate, windows_from_cumulative_counts)
 	cr_expect(eq(u64, w.throttled, 2));
 	cr_expect(eq(u64, w.missed, 0));
 	cr_expect(eq(u64, w.run_ns, 1 * S));
+}
+
+/*
+ * The run share comes from the vCPU threads' CPU time when the VMM
+ * reports it (cpu_ns), not from the time inside KVM_RUN (run_ns).
+ */
+Test(sample_rate, window_run_time_is_the_threads_cpu_time)
+{
+	struct ops_vm v = {0};
+	struct ops_rate_win w;
+
+	v.thr[0] = (struct ops_thr){.run_ns = 5 * S,
+				    .run0   = 1 * S,
+				    .cpu_ns = 3 * S,
+				    .cpu0   = 2 * S,
+				    .scale  = 1024,
+				    .seen   = true};
+	ops_rate_window(&v, 1, NULL, &w);
+	cr_expect(eq(u64, w.run_ns, 1 * S));
+	/* an older VMM without cpu_ns: KVM_RUN's time */
+	v.thr[0].cpu_ns = v.thr[0].cpu0 = 0;
+	ops_rate_window(&v, 1, NULL, &w);
+	cr_expect(eq(u64, w.run_ns, 4 * S));
 }
 
 /* The two lines both commands print, warning included below 90 %. */
