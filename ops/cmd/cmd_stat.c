@@ -22,7 +22,7 @@
 struct stat_opts {
 	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *sep, *output;
-	bool json, per_vcpu;
+	bool json, per_vcpu, vpmu_fields;
 	uint64_t interval_ms, switch_ms, repeat;
 	uint64_t max_overhead; /* %, 0: the VM's budget */
 	double duration;
@@ -152,20 +152,20 @@ static void collect(struct stat_state *st, const struct stat_row *r)
 	}
 }
 
-static void row(struct stat_state *st, double t, bool total,
-		const struct stat_row *r)
+/* -x / -j in perf stat's shape (not --vpmu-fields)? */
+static bool perf_fields(const struct stat_state *st)
+{
+	return (st->o.json || st->o.sep) && !st->o.vpmu_fields;
+}
+
+/* vpmu's own CSV / JSON fields (--vpmu-fields): VM, uuid, raw, stale... */
+static void row_vpmu(struct stat_state *st, double t, bool total,
+		     const struct stat_row *r, const char *cpu)
 {
 	const char *sep = st->o.sep, *ev = st->s.ev[r->ev].name;
 	const char *kind = r->rs ? "mean" : total ? "total" : "interval";
 	FILE *out        = st->out;
-	char cpu[16], num[40];
-	double pct;
 
-	if (st->pass != PASS_PRINT) {
-		collect(st, r);
-		return;
-	}
-	snprintf(cpu, sizeof(cpu), r->vcpu < 0 ? "all" : "%d", r->vcpu);
 	if (st->o.json) {
 		fprintf(out,
 			"{\"time_s\": %.3f, \"vm\": \"%s\", \"uuid\": "
@@ -191,22 +191,112 @@ static void row(struct stat_state *st, double t, bool total,
 		fputs("}\n", out);
 		return;
 	}
-	if (sep) {
+	fprintf(out,
+		"%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu%s%d%s%"
+		"s",
+		t, sep, r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
+		(unsigned long long)r->count, sep, (unsigned long long)r->raw,
+		sep, (unsigned long long)r->enabled, sep,
+		(unsigned long long)r->running, sep, r->stale, sep, kind);
+	if (r->rs) /* -r: runs, stddev, rel_stddev_pct */
+		fprintf(out, "%s%llu%s%.3f%s%.2f", sep,
+			(unsigned long long)r->rs->n, sep,
+			run_stats_stddev(r->rs), sep,
+			run_stats_rel_stddev_pct(r->rs));
+	fputc('\n', out);
+}
+
+/*
+ * The unit perf prints beside a count: "ns" for the events that count
+ * nanoseconds (as perf's duration_time), none for the others.
+ */
+static const char *unit_of(const char *ev)
+{
+	size_t n = strcspn(ev, ":");
+
+	return n > 3 && !strncmp(ev + n - 3, "_ns", 3) ? "ns" : "";
+}
+
+/*
+ * perf stat's CSV (-x) and JSON (-j) fields, in perf's order and with its
+ * keys (tools/perf/Documentation/perf-stat.txt, CSV FORMAT; stat-display.c):
+ *   [interval,] [CPU<n>,] counter-value, unit, event, [cgroup,] [variance,]
+ *   event-runtime, pcnt-running, metric-value, metric-unit
+ * -A's vCPU is perf -A's CPU; with several VMs the VM's name sits where
+ * perf -G puts the cgroup (a VM is the group of its vCPU threads). No
+ * metric is derived: both metric fields are empty (JSON: 0 and "").
+ */
+static void row_perf(struct stat_state *st, double t, const struct stat_row *r)
+{
+	const char *sep = st->o.sep, *ev = st->s.ev[r->ev].name;
+	bool json = st->o.json, vm = st->s.nr_vms > 1;
+	FILE *out = st->out;
+	char val[40];
+	double pct;
+
+	if (r->vmi >= st->s.nr_vms)
+		return; /* perf -G sums no cgroups: neither are VMs summed */
+	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
+			 : 100.0;
+	if (r->running == 0)
+		snprintf(val, sizeof(val), "<not counted>");
+	else
+		snprintf(val, sizeof(val), "%llu",
+			 (unsigned long long)r->count);
+	if (json) {
+		fputc('{', out);
+		if (st->o.interval_ms && !r->rs)
+			fprintf(out, "\"interval\" : %.9f, ", t);
+		if (r->vcpu >= 0)
+			fprintf(out, "\"cpu\" : \"%d\", ", r->vcpu);
 		fprintf(out,
-			"%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu%s%d%s%"
-			"s",
-			t, sep, r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
-			(unsigned long long)r->count, sep,
-			(unsigned long long)r->raw, sep,
-			(unsigned long long)r->enabled, sep,
-			(unsigned long long)r->running, sep, r->stale, sep,
-			kind);
-		if (r->rs) /* -r: runs, stddev, rel_stddev_pct */
-			fprintf(out, "%s%llu%s%.3f%s%.2f", sep,
-				(unsigned long long)r->rs->n, sep,
-				run_stats_stddev(r->rs), sep,
+			"\"counter-value\" : \"%s\", \"unit\" : \"%s\", "
+			"\"event\" : \"%s\", ",
+			val, unit_of(ev), ev);
+		if (vm)
+			fprintf(out, "\"cgroup\" : \"%s\", ", r->vm);
+		if (r->rs)
+			fprintf(out, "\"variance\" : %.2f, ",
 				run_stats_rel_stddev_pct(r->rs));
-		fputc('\n', out);
+		fprintf(out,
+			"\"event-runtime\" : %llu, \"pcnt-running\" : %.2f, "
+			"\"metric-value\" : 0.000000, \"metric-unit\" : "
+			"\"\"}\n",
+			(unsigned long long)r->running, pct);
+		return;
+	}
+	if (st->o.interval_ms && !r->rs)
+		fprintf(out, "%16.9f%s", t, sep);
+	if (r->vcpu >= 0)
+		fprintf(out, "CPU%d%s", r->vcpu, sep);
+	fprintf(out, "%s%s%s%s%s", val, sep, unit_of(ev), sep, ev);
+	if (vm)
+		fprintf(out, "%s%s", sep, r->vm);
+	if (r->rs)
+		fprintf(out, "%s%.2f%%", sep, run_stats_rel_stddev_pct(r->rs));
+	fprintf(out, "%s%llu%s%.2f%s%s\n", sep, (unsigned long long)r->running,
+		sep, pct, sep, sep);
+}
+
+static void row(struct stat_state *st, double t, bool total,
+		const struct stat_row *r)
+{
+	const char *ev = st->s.ev[r->ev].name;
+	FILE *out      = st->out;
+	char cpu[16], num[40];
+	double pct;
+
+	if (st->pass != PASS_PRINT) {
+		collect(st, r);
+		return;
+	}
+	snprintf(cpu, sizeof(cpu), r->vcpu < 0 ? "all" : "%d", r->vcpu);
+	if (perf_fields(st)) {
+		row_perf(st, t, r);
+		return;
+	}
+	if (st->o.json || st->o.sep) {
+		row_vpmu(st, t, total, r, cpu);
 		return;
 	}
 	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
@@ -419,8 +509,8 @@ static void report(struct stat_state *st, bool final)
 	header(st);
 	if (st->o.repeat)
 		repeat_rows(st, t);
-	else
-		rows(st, t, final);
+	else if (!(final && st->o.interval_ms && perf_fields(st)))
+		rows(st, t, final); /* perf -I prints no total at the end */
 	stale_note(st);
 	/* Samples the VMs' sampling limits did not take. */
 	if (final && !st->o.json && !st->o.sep)
@@ -596,6 +686,9 @@ static const struct cli_opt stat_opts[] = {
 		"CSV with separator SEP"),
 	CLI_FLAG('j', "json", struct stat_opts, json,
 		 "one JSON object per line"),
+	CLI_FLAG(0, "vpmu-fields", struct stat_opts, vpmu_fields,
+		 "-x / -j with vpmu's fields (time_s,vm,uuid,\n"
+		 "vcpu,event,count,raw,...) instead of perf's"),
 	CLI_STR('o', "output", "FILE", struct stat_opts, output,
 		"write the counts to FILE (default stdout)"),
 	CLI_FLAG('A', "no-aggr", struct stat_opts, per_vcpu,
@@ -644,18 +737,27 @@ static const struct cli_cmd stat_cmd = {
 		"the\n"
 		"  header once, then every interval, then '# total' and the "
 		"totals.\n"
-		"  -x SEP prints CSV:\n"
+		"  -x SEP prints perf stat's CSV, -j its JSON (perf's order "
+		"and keys):\n"
+		"    [interval,][CPU<n>,]counter-value,unit,event,[vm,]"
+		"[variance,]\n"
+		"    event-runtime,pcnt-running,metric-value,metric-unit\n"
+		"  (interval with -I, CPU<n> the vCPU with -A, the VM where "
+		"perf -G\n"
+		"  puts the cgroup when counting several VMs, variance with "
+		"-r).\n"
+		"  --vpmu-fields prints vpmu's fields instead:\n"
 		"    time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns,"
 		"stale,kind\n"
-		"  where kind is 'interval' or 'total'; --json one object per "
+		"  where kind is 'interval' or 'total'; with -j one object per "
 		"line with\n"
 		"  the same fields. -r N repeats COMMAND (or SECONDS) N times "
 		"and\n"
 		"  prints the mean of each count and, as perf, +- the "
 		"standard\n"
-		"  deviation of the mean in % (kind 'mean'; CSV adds the "
+		"  deviation of the mean in % (--vpmu-fields: kind 'mean', "
 		"columns\n"
-		"  runs,stddev,rel_stddev_pct; JSON the same fields).\n"
+		"  runs,stddev,rel_stddev_pct).\n"
 		"  EVENTS take modifiers NAME:MOD (u, k, G for guest hardware "
 		"events,\n"
 		"  h for hypervisor and host ones; see 'vpmu events').\n"

@@ -109,8 +109,9 @@ Test(cli_ops, stat_selects_by_vmm_pid_and_vcpu_list)
 {
 	char out_path[PATH_MAX], err_path[PATH_MAX], out[OUT_MAX];
 	char pid_text[16];
-	const char *argv[] = {"stat", "-p", pid_text,    "-C", "1", "-A", "-x",
-			      ",",    "-e", "hv_run_ns", "--", "1", NULL};
+	const char *argv[] = {
+		"stat",          "-p", pid_text,    "-C", "1", "-A", "-x", ",",
+		"--vpmu-fields", "-e", "hv_run_ns", "--", "1", NULL};
 	pid_t pid;
 
 	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "sel", 2), 0);
@@ -155,9 +156,9 @@ Test(cli_ops, stat_command_output_file_header_once_and_total)
 	const char *txt[] = {"stat",  "-p",  "cmd", "-e", "hv_run_ns",
 			     "-I",    "300", "-o",  file, "--",
 			     "sleep", "1",   NULL};
-	const char *csv[] = {"stat",  "-p",  "cmd", "-e", "hv_run_ns",
-			     "-I",    "300", "-x",  ",",  "--",
-			     "sleep", "1",   NULL};
+	const char *csv[] = {"stat", "-p",    "cmd", "-e", "hv_run_ns",
+			     "-I",   "300",   "-x",  ",",  "--vpmu-fields",
+			     "--",   "sleep", "1",   NULL};
 
 	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "cmd", 1), 0);
 	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
@@ -225,10 +226,13 @@ Test(cli_ops, top_quits_on_q_under_a_pty)
 Test(cli_ops, stat_repeat_means_with_modifier)
 {
 	char out[OUT_MAX];
-	const char *argv[] = {"stat", "-p",  "rep",
-			      "-r",   "3",   "-x",
-			      ",",    "-e",  "hv_run_ns:h,hv_exits",
-			      "--",   "0.3", NULL};
+	const char *argv[] = {"stat", "-p",
+			      "rep",  "-r",
+			      "3",    "-x",
+			      ",",    "--vpmu-fields",
+			      "-e",   "hv_run_ns:h,hv_exits",
+			      "--",   "0.3",
+			      NULL};
 	const char *l;
 	unsigned long long runs, count;
 	double rel;
