@@ -82,6 +82,7 @@ struct ops_event {
 	uint16_t code;
 	bool is_time;   /* counts ns or TSC cycles */
 	uint64_t evsel; /* PMC value: code, enable, rings of u/k */
+	bool optional;  /* counting: dropped if the host cannot count it */
 };
 
 /*
@@ -114,6 +115,10 @@ struct ops_session {
 	unsigned int nr_vms, nr_live;
 	struct ops_event ev[OPS_EVENTS_MAX];
 	unsigned int nr_ev, nr_sets;
+	/* Optional events the VMMs refused (not available on this host),
+	 * dropped from ev[] by ops_start_counting(): perf's <not supported>. */
+	char refused[OPS_EVENTS_MAX][64];
+	unsigned int nr_refused;
 	unsigned int callchain; /* sampling: callers per sample (record -g) */
 	unsigned int max_overhead; /* budget %, 0: the VM's */
 	bool freq_mode;            /* raise the period (-F) */
@@ -141,7 +146,9 @@ int ops_open(struct ops_session *s, const struct ops_select *sel);
  * Counting: one context per vCPU, the events in ceil(nr_ev / 8) event sets
  * switched every (switch_ns) of run time when there are more than 8,
  * loaded and started: one session_open request per VM. A VM that fails is
- * reported and dropped. 0 or -errno when no VM is left.
+ * reported and dropped. An (optional) event the first VM's host cannot
+ * count is dropped instead, its name kept in (s->refused), and the
+ * request made again without it. 0 or -errno when no VM is left.
  */
 int ops_start_counting(struct ops_session *s, uint64_t switch_ns);
 

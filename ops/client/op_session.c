@@ -391,13 +391,41 @@ static struct json_object *vm_request(struct ops_session *s,
 }
 
 /*
+ * (err) refuses an optional event as not available on this host: drop it
+ * from (s) into (s->refused). The VMM names it by register, "PMC<n> (set
+ * <s>)" (vmm_ctl_write_pmcs()).
+ */
+static bool drop_refused(struct ops_session *s, const char *err)
+{
+	const char *p = strstr(err, "PMC");
+	unsigned int num, set = 0, idx;
+
+	if (!p || !strstr(err, "not available") ||
+	    sscanf(p, "PMC%u (set %u)", &num, &set) < 1)
+		return false;
+	idx = set * OPS_COUNTERS + num;
+	if (num >= OPS_COUNTERS || idx >= s->nr_ev || !s->ev[idx].optional)
+		return false;
+	snprintf(s->refused[s->nr_refused++], sizeof(s->refused[0]), "%s",
+		 s->ev[idx].name);
+	memmove(&s->ev[idx], &s->ev[idx + 1],
+		(s->nr_ev - idx - 1) * sizeof(s->ev[0]));
+	s->nr_ev--;
+	return true;
+}
+
+/*
  * One session_open (req) per live VM: every chosen vCPU programmed, loaded
- * and started by the VMM in one round trip. Takes (req).
+ * and started by the VMM in one round trip. Takes (req). -EAGAIN when the
+ * first VM refused an optional event, now dropped: ask again. The VMs
+ * share the host, so a later VM refuses what the first one counts only if
+ * its configuration differs; it is then dropped as for any other error.
  */
 static int open_all(struct ops_session *s, struct json_object *req)
 {
 	struct json_object *rep;
 	unsigned int vm;
+	bool opened = false;
 	int ret;
 
 	for (vm = 0; vm < s->nr_vms; vm++) {
@@ -405,7 +433,13 @@ static int open_all(struct ops_session *s, struct json_object *req)
 
 		if (v->gone)
 			continue;
-		ret = call(s, vm, vm_request(s, v, req), &rep);
+		ret = ops_client_call(&v->cl, vm_request(s, v, req), &rep);
+		if (ret && !opened && drop_refused(s, v->cl.err)) {
+			json_object_put(req);
+			return -EAGAIN;
+		}
+		ret    = ret ? call_failed(s, vm, ret) : 0;
+		opened = opened || !ret;
 		if (!ret) {
 			keep_session(v, rep);
 			json_object_put(rep);
@@ -424,8 +458,13 @@ static int open_all(struct ops_session *s, struct json_object *req)
 
 int ops_start_counting(struct ops_session *s, uint64_t switch_ns)
 {
-	s->nr_sets = (s->nr_ev + OPS_COUNTERS - 1) / OPS_COUNTERS;
-	return open_all(s, counting_request(s, switch_ns));
+	int ret;
+
+	do {
+		s->nr_sets = (s->nr_ev + OPS_COUNTERS - 1) / OPS_COUNTERS;
+		ret        = open_all(s, counting_request(s, switch_ns));
+	} while (ret == -EAGAIN);
+	return ret;
 }
 
 int ops_start_sampling(struct ops_session *s, uint64_t period,

@@ -22,7 +22,7 @@
 struct stat_opts {
 	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *sep, *output;
-	bool json, per_vcpu, vpmu_fields;
+	bool json, per_vcpu, vpmu_fields, detailed;
 	uint64_t interval_ms, switch_ms, repeat;
 	uint64_t max_overhead; /* %, 0: the VM's budget */
 	double duration;
@@ -44,8 +44,9 @@ struct stat_row {
 	int vcpu;         /* -1: all vCPUs */
 	unsigned int ev;
 	uint64_t raw, enabled, running;
-	uint64_t count; /* scaled */
-	bool stale;     /* some of it could not be brought up to date */
+	uint64_t count;   /* scaled */
+	bool stale;       /* some of it could not be brought up to date */
+	bool unsupported; /* -d: refused by this host (ev: s.refused[]) */
 	const struct run_stats *rs; /* -r: the count over the runs */
 };
 
@@ -152,6 +153,13 @@ static void collect(struct stat_state *st, const struct stat_row *r)
 	}
 }
 
+/* The event of (r): a counted one, or one the host refused. */
+static const char *ev_name(const struct stat_state *st,
+			   const struct stat_row *r)
+{
+	return r->unsupported ? st->s.refused[r->ev] : st->s.ev[r->ev].name;
+}
+
 /* -x / -j in perf stat's shape (not --vpmu-fields)? */
 static bool perf_fields(const struct stat_state *st)
 {
@@ -162,8 +170,11 @@ static bool perf_fields(const struct stat_state *st)
 static void row_vpmu(struct stat_state *st, double t, bool total,
 		     const struct stat_row *r, const char *cpu)
 {
-	const char *sep = st->o.sep, *ev = st->s.ev[r->ev].name;
-	const char *kind = r->rs ? "mean" : total ? "total" : "interval";
+	const char *sep = st->o.sep, *ev = ev_name(st, r);
+	const char *kind = r->unsupported ? "not_supported"
+			   : r->rs        ? "mean"
+			   : total        ? "total"
+					  : "interval";
 	FILE *out        = st->out;
 
 	if (st->o.json) {
@@ -228,7 +239,7 @@ static const char *unit_of(const char *ev)
  */
 static void row_perf(struct stat_state *st, double t, const struct stat_row *r)
 {
-	const char *sep = st->o.sep, *ev = st->s.ev[r->ev].name;
+	const char *sep = st->o.sep, *ev = ev_name(st, r);
 	bool json = st->o.json, vm = st->s.nr_vms > 1;
 	FILE *out = st->out;
 	char val[40];
@@ -238,7 +249,9 @@ static void row_perf(struct stat_state *st, double t, const struct stat_row *r)
 		return; /* perf -G sums no cgroups: neither are VMs summed */
 	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
 			 : 100.0;
-	if (r->running == 0)
+	if (r->unsupported)
+		snprintf(val, sizeof(val), "<not supported>");
+	else if (r->running == 0)
 		snprintf(val, sizeof(val), "<not counted>");
 	else
 		snprintf(val, sizeof(val), "%llu",
@@ -281,13 +294,14 @@ static void row_perf(struct stat_state *st, double t, const struct stat_row *r)
 static void row(struct stat_state *st, double t, bool total,
 		const struct stat_row *r)
 {
-	const char *ev = st->s.ev[r->ev].name;
+	const char *ev = ev_name(st, r);
 	FILE *out      = st->out;
 	char cpu[16], num[40];
 	double pct;
 
 	if (st->pass != PASS_PRINT) {
-		collect(st, r);
+		if (!r->unsupported)
+			collect(st, r);
 		return;
 	}
 	snprintf(cpu, sizeof(cpu), r->vcpu < 0 ? "all" : "%d", r->vcpu);
@@ -301,6 +315,11 @@ static void row(struct stat_state *st, double t, bool total,
 	}
 	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
 			 : 0.0;
+	if (r->unsupported) {
+		fprintf(out, "%10.3f  %-16s %-4s %26s  %s\n", t, r->vm, cpu,
+			"<not supported>", ev);
+		return;
+	}
 	fprintf(out, "%10.3f  %-16s %-4s %26s%s %-20s", t, r->vm, cpu,
 		fmt_count(num, sizeof(num), r->count, st->group),
 		r->stale ? "*" : " ", ev);
@@ -435,6 +454,36 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 	}
 }
 
+/*
+ * -d: a row per event the host refused, per live VM (per chosen vCPU
+ * with -A), as perf prints <not supported> beside the counts.
+ */
+static void unsupported_rows(struct stat_state *st, double t)
+{
+	struct stat_row r;
+	unsigned int vm, i, e;
+	struct ops_vm *m;
+
+	for (vm = 0; vm < st->s.nr_vms; vm++) {
+		m = &st->s.vms[vm];
+		for (e = 0; !m->gone && e < st->s.nr_refused; e++) {
+			r = (struct stat_row){.vm          = m->e.name,
+					      .uuid        = m->e.uuid,
+					      .vmi         = vm,
+					      .vcpu        = -1,
+					      .ev          = e,
+					      .unsupported = true};
+			for (i = 0; st->o.per_vcpu && i < m->e.nr_vcpus; i++) {
+				r.vcpu = (int)i;
+				if (m->ctx[i] >= 0)
+					row(st, t, true, &r);
+			}
+			if (!st->o.per_vcpu)
+				row(st, t, true, &r);
+		}
+	}
+}
+
 /* Read every VM: rows per VM (or vCPU), then "all" with several VMs. */
 static void rows(struct stat_state *st, double t, bool final)
 {
@@ -511,6 +560,8 @@ static void report(struct stat_state *st, bool final)
 		repeat_rows(st, t);
 	else if (!(final && st->o.interval_ms && perf_fields(st)))
 		rows(st, t, final); /* perf -I prints no total at the end */
+	if (final || st->o.interval_ms)
+		unsupported_rows(st, t);
 	stale_note(st);
 	/* Samples the VMs' sampling limits did not take. */
 	if (final && !st->o.json && !st->o.sep)
@@ -665,6 +716,30 @@ static int run_repeated(struct stat_state *st)
 	return ret;
 }
 
+/*
+ * The events of `vpmu stat` without -e, and those -d adds (to -e's too,
+ * as perf -d): what a VM spends its exits on, then the guest hardware
+ * events of perf's default and -d lists (the last two are perf's LLC
+ * events). Those the host cannot count (hardware events without a PMU)
+ * are dropped and print <not supported> (ops_start_counting()); events
+ * named with -e are refused with an error as before.
+ */
+#define STAT_DEFAULT "hv_run_ns,hv_guest_cycles,hv_exits,hv_hypercalls"
+#define STAT_DETAILED                                                          \
+	"hv_pio,hv_mmio,hv_msr_reads,hv_halts,cycles,instructions,branches,"   \
+	"branch-misses,cache-references,cache-misses"
+
+/* Events the user did not name: a refusal drops them, as perf does. */
+static int add_optional(struct ops_session *s, const char *list)
+{
+	unsigned int first = s->nr_ev;
+	int ret            = ops_parse_events(s, list);
+
+	while (!ret && first < s->nr_ev)
+		s->ev[first++].optional = true;
+	return ret;
+}
+
 static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
 {
 	struct stat_state *st = ctx;
@@ -680,6 +755,10 @@ static const struct cli_opt stat_opts[] = {
 	       "'vpmu events', or codes 0xNNNN), each with\n"
 	       "modifiers NAME:u/k/G (guest hardware events)\n"
 	       "or NAME:h (hv_*, host); repeatable"),
+	CLI_FLAG('d', "detailed", struct stat_opts, detailed,
+		 "also count STAT_DETAILED (exits by kind, guest\n"
+		 "hardware events); those this host cannot count\n"
+		 "print <not supported>"),
 	CLI_UINT('I', "interval-print", "MS", struct stat_opts, interval_ms, 1,
 		 "print the counts of every MS milliseconds"),
 	CLI_STR('x', "field-separator", "SEP", struct stat_opts, sep,
@@ -714,7 +793,13 @@ static const struct cli_cmd stat_cmd = {
 	.operands        = CLI_OPERANDS_ANY,
 	.stop_at_operand = true,
 	.help = "  Counts EVENTS (default hv_run_ns,hv_guest_cycles,hv_exits,\n"
-		"  hv_hypercalls) for SECONDS, while COMMAND runs (like perf "
+		"  hv_hypercalls; -d adds hv_pio,hv_mmio,hv_msr_reads,"
+		"hv_halts,\n"
+		"  cycles,instructions,branches,branch-misses,"
+		"cache-references,\n"
+		"  cache-misses, those this host cannot count shown as\n"
+		"  <not supported> as perf stat -d) for SECONDS, while COMMAND "
+		"runs (like perf "
 		"stat --\n"
 		"  CMD: counting starts before it and ends when it exits), or, "
 		"with\n"
@@ -799,8 +884,9 @@ static int parse(int argc, char **argv, struct stat_state *st)
 		r = cli_error(&stat_cmd,
 			      "-r needs -- SECONDS or a COMMAND to repeat");
 	if (!r && !st->s.nr_ev)
-		r = ops_parse_events(&st->s, "hv_run_ns,hv_guest_cycles,"
-					     "hv_exits,hv_hypercalls");
+		r = add_optional(&st->s, STAT_DEFAULT);
+	if (!r && st->o.detailed)
+		r = add_optional(&st->s, STAT_DETAILED);
 	return r;
 }
 

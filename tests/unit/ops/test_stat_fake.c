@@ -371,3 +371,74 @@ Test(stat_fake, json_has_perf_keys)
 	cr_expect_float_eq(json_object_get_double(v), 100.0, 1e-9);
 	json_object_put(o);
 }
+
+/* What -d adds (cmd_stat.c STAT_DETAILED); the hv_* ones every host counts. */
+static const char *const detailed[] = {
+	"hv_pio",           "hv_mmio",      "hv_msr_reads", "hv_halts",
+	"cycles",           "instructions", "branches",     "branch-misses",
+	"cache-references", "cache-misses",
+};
+
+/*
+ * Without -e, the default events the host cannot count (the fake VMs have
+ * no guest TSC: hv_guest_cycles) are <not supported>, not an error.
+ */
+Test(stat_fake, default_events_the_host_refuses_are_not_supported)
+{
+	static struct vpmu_out r;
+	struct perf_csv c[4];
+
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-x", ",", "--", "0.2", NULL},
+		     &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(perf_csv_rows(r.out, false, "hv_exits", c, 4), 1, "%s",
+		     r.out);
+	cr_assert_eq(perf_csv_rows(r.out, false, "hv_guest_cycles", c, 4), 1,
+		     "%s", r.out);
+	if (strcmp(c[0].value, "<not supported>"))
+		cr_skip_test("hv_guest_cycles is countable here");
+	cr_expect_eq(c[0].runtime, 0);
+}
+
+/*
+ * -d adds the detailed events; those this host cannot count (guest
+ * hardware events without a host PMU) are rows of <not supported>, as
+ * perf stat -d prints them, and the count goes on.
+ */
+Test(stat_fake, detailed_adds_events_and_marks_unsupported)
+{
+	static struct vpmu_out r;
+	struct perf_csv c[4];
+	size_t i;
+	int nr_unsupported = 0;
+
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-d", "-x", ",", "-e",
+				      "hv_hypercalls", "--", "0.3", NULL},
+		     &r);
+	cr_assert_eq(r.status, 0, "%s\n%s", r.out, r.err);
+	cr_expect_eq(perf_csv_rows(r.out, false, "hv_hypercalls", c, 4), 1);
+	for (i = 0; i < sizeof(detailed) / sizeof(detailed[0]); i++) {
+		cr_assert_eq(perf_csv_rows(r.out, false, detailed[i], c, 4), 1,
+			     "%s: %s", detailed[i], r.out);
+		if (!strcmp(c[0].value, "<not supported>")) {
+			nr_unsupported++;
+			cr_expect(strncmp(detailed[i], "hv_", 3), "%s",
+				  detailed[i]);
+		} else {
+			cr_expect_eq(strspn(c[0].value, "0123456789"),
+				     strlen(c[0].value), "%s", r.out);
+		}
+	}
+	cr_log_info("-d: %d events not supported on this host", nr_unsupported);
+	/* Text: the same rows, said the way perf says it. */
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-d", "-e", "hv_exits", "--",
+				      "0.2", NULL},
+		     &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "hv_halts") != NULL, "%s", r.out);
+	cr_expect_eq(strstr(r.out, "<not supported>") != NULL,
+		     nr_unsupported > 0, "%s", r.out);
+}
