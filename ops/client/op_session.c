@@ -21,7 +21,8 @@
 
 #include "event_spec.h"
 
-static int add_event(struct ops_session *s, const char *name)
+static int add_event(struct ops_session *s, const char *name,
+		     unsigned int group)
 {
 	struct ops_event *ev;
 	struct ev_spec sp;
@@ -40,21 +41,70 @@ static int add_event(struct ops_session *s, const char *name)
 	ev->code    = sp.code;
 	ev->is_time = sp.is_time;
 	ev->evsel   = sp.evsel;
+	ev->group   = group;
 	snprintf(ev->name, sizeof(ev->name), "%s", name);
 	s->nr_ev++;
 	return 0;
 }
 
+/*
+ * Before the group of (n) members at (it): it must fit one set of
+ * counters; if the current set has too few left, holes end it.
+ */
+static int place_group(struct ops_session *s, const struct ev_list_item *it,
+		       unsigned int n)
+{
+	unsigned int used = s->nr_ev % OPS_COUNTERS, i;
+	char names[256];
+	size_t o = 0;
+
+	if (n <= OPS_COUNTERS && used + n <= OPS_COUNTERS)
+		return 0;
+	for (i = 0; i < n && o < sizeof(names); i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
+				      i ? "," : "", it[i].spec);
+	if (n > OPS_COUNTERS) {
+		fprintf(stderr,
+			"%s: group {%s}: %u events cannot count at the same "
+			"time (a set has %d counters)\n",
+			s->prog, names, n, OPS_COUNTERS);
+		return -EINVAL;
+	}
+	if (s->nr_ev + (OPS_COUNTERS - used) + n > OPS_EVENTS_MAX) {
+		fprintf(stderr, "%s: group {%s}: at most %d events\n", s->prog,
+			names, OPS_EVENTS_MAX);
+		return -EINVAL;
+	}
+	while (s->nr_ev % OPS_COUNTERS) {
+		memset(&s->ev[s->nr_ev], 0, sizeof(s->ev[0]));
+		s->ev[s->nr_ev++].hole = true;
+	}
+	return 0;
+}
+
 int ops_parse_events(struct ops_session *s, const char *list)
 {
-	char buf[1024], *tok, *save = NULL;
-	int ret = 0;
+	struct ev_list_item it[OPS_EVENTS_MAX];
+	unsigned int nr, i, n, group = 0;
+	char err[320];
+	int ret;
 
-	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+	if (ev_list_split(list, it, OPS_EVENTS_MAX, &nr, err, sizeof(err))) {
+		fprintf(stderr, "%s: -e %s: %s\n", s->prog, list, err);
 		return -EINVAL;
-	for (tok = strtok_r(buf, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save))
-		ret = add_event(s, tok);
+	}
+	for (i = 0, ret = 0; i < nr && !ret; i++) {
+		if (it[i].group && it[i].group != group) {
+			group = it[i].group;
+			for (n = 1; i + n < nr && it[i + n].group == group;)
+				n++;
+			ret = place_group(s, &it[i], n);
+			s->nr_groups++;
+		}
+		if (!ret)
+			ret = add_event(s, it[i].spec,
+					it[i].group ? s->nr_groups : 0);
+	}
 	return ret;
 }
 
@@ -286,9 +336,10 @@ static struct json_object *counting_request(struct ops_session *s,
 	}
 	pmcs = json_object_new_array();
 	for (i = 0; i < s->nr_ev; i++)
-		json_object_array_add(pmcs,
-				      pmc(i % OPS_COUNTERS, i / OPS_COUNTERS,
-					  evsel(&s->ev[i])));
+		if (!s->ev[i].hole) /* a group's padding: nothing to count */
+			json_object_array_add(pmcs, pmc(i % OPS_COUNTERS,
+							i / OPS_COUNTERS,
+							evsel(&s->ev[i])));
 	json_object_object_add(r, "pmcs", pmcs);
 	if (s->max_overhead) /* bounds the set switching */
 		json_object_object_add(

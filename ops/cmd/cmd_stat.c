@@ -299,6 +299,8 @@ static void row(struct stat_state *st, double t, bool total,
 	char cpu[16], num[40];
 	double pct;
 
+	if (!r->unsupported && st->s.ev[r->ev].hole)
+		return; /* pads a set before an event group: no event */
 	if (st->pass != PASS_PRINT) {
 		if (!r->unsupported)
 			collect(st, r);
@@ -754,7 +756,8 @@ static const struct cli_opt stat_opts[] = {
 	       "events to count, comma-separated (names from\n"
 	       "'vpmu events', or codes 0xNNNN), each with\n"
 	       "modifiers NAME:u/k/G (guest hardware events)\n"
-	       "or NAME:h (hv_*, host); repeatable"),
+	       "or NAME:h (hv_*, host); groups {A,B}[:MOD]\n"
+	       "count at the same time; repeatable"),
 	CLI_FLAG('d', "detailed", struct stat_opts, detailed,
 		 "also count STAT_DETAILED (exits by kind, guest\n"
 		 "hardware events); those this host cannot count\n"

@@ -442,3 +442,33 @@ Test(stat_fake, detailed_adds_events_and_marks_unsupported)
 	cr_expect_eq(strstr(r.out, "<not supported>") != NULL,
 		     nr_unsupported > 0, "%s", r.out);
 }
+
+/*
+ * {a,b}: the members of a group count in the same event set, so with
+ * multiplexing they ran for exactly the same time; the padding that
+ * puts the group in one set prints no row.
+ */
+Test(stat_fake, group_members_count_at_the_same_time)
+{
+	static struct vpmu_out r;
+	struct perf_csv c[4], d[4];
+	const char *line;
+	int rows = 0;
+
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-x", ",", "--switch-ms", "2",
+				      "-e",
+				      "hv_exits,hv_pio,hv_mmio,hv_irqs,"
+				      "hv_halts,hv_msr_reads,hv_msr_writes,"
+				      "{hv_hypercalls,hv_run_ns}",
+				      "--", "0.5", NULL},
+		     &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (line = r.out; (line = strchr(line, '\n')); line++)
+		rows++;
+	cr_expect_eq(rows, 9, "%s", r.out);
+	cr_assert_eq(perf_csv_rows(r.out, false, "hv_hypercalls", c, 4), 1);
+	cr_assert_eq(perf_csv_rows(r.out, false, "hv_run_ns", d, 4), 1);
+	cr_expect_eq(c[0].runtime, d[0].runtime, "%s", r.out);
+	cr_expect(c[0].pcnt < 100.0, "multiplexed: %s", r.out);
+}
