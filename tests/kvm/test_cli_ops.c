@@ -7,7 +7,10 @@
  *   - `vpmu stat -p PID` selects a VM by the pid of its VMM, -C by vCPU;
  *   - `vpmu stat -- COMMAND` counts while COMMAND runs; -o FILE; the
  *     interval header once and a labelled total in text and CSV;
- *   - `vpmu top` under a pseudo-terminal quits on the key q;
+ *   - `vpmu top` under a pseudo-terminal quits on the key q, and takes
+ *     perf top's keys: h lists them, e and d prompt for the entries and
+ *     the delay, z turns zeroing off; --stdio prints refresh after
+ *     refresh with no terminal control;
  *   - `vpmu stat -r 3` with an event modifier: the mean of the runs (not
  *     their sum), perf's spread, the name as given.
  */
@@ -195,29 +198,101 @@ static bool read_until(int fd, char *buf, size_t len, const char *needle,
 	return strstr(buf, needle) != NULL;
 }
 
-Test(cli_ops, top_quits_on_q_under_a_pty)
+/*
+ * A VM (name) running op_hot and `vpmu top -p NAME -d 0.2 [extra]` under
+ * a pseudo-terminal (*master); top's pid.
+ */
+static pid_t top_start(const char *name, const char *extra, int *master)
 {
-	static char out[OUT_MAX];
-	int master, st, i;
 	pid_t pid;
 
-	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "topq", 1), 0);
+	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), name, 1), 0);
 	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
-	pid = forkpty(&master, NULL, NULL, NULL);
+	pid = forkpty(master, NULL, NULL, NULL);
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		execl(VPMU, VPMU, "top", "-p", "topq", "-d", "0.2",
-		      (char *)NULL);
+		if (extra)
+			execl(VPMU, VPMU, "top", "-p", name, "-d", "0.2", "-n",
+			      "2", extra, (char *)NULL);
+		else
+			execl(VPMU, VPMU, "top", "-p", name, "-d", "0.2",
+			      (char *)NULL);
 		_exit(127);
 	}
-	out[0] = '\0';
-	cr_assert(read_until(master, out, sizeof(out), "q quit", 30000),
-		  "top never drew: %s", out);
+	return pid;
+}
+
+/* Press q: top ends within 5 s, with status 0. */
+static void top_quit(pid_t pid, int master)
+{
+	int st, i;
+
 	cr_assert_eq(write(master, "q", 1), 1);
 	for (i = 0; i < 100 && waitpid(pid, &st, WNOHANG) == 0; i++)
 		usleep(50000);
 	cr_assert_lt(i, 100, "top did not quit on q within 5 s");
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	close(master);
+}
+
+Test(cli_ops, top_quits_on_q_under_a_pty)
+{
+	static char out[OUT_MAX];
+	int master;
+	pid_t pid = top_start("topq", NULL, &master);
+
+	out[0] = '\0';
+	cr_assert(read_until(master, out, sizeof(out), "q quit", 30000),
+		  "top never drew: %s", out);
+	top_quit(pid, master);
+}
+
+/* Send (keys) to top, then read until (needle): a fresh buffer. */
+static void top_step(int master, char *out, size_t len, const char *keys,
+		     const char *needle)
+{
+	out[0] = '\0';
+	cr_assert_eq(write(master, keys, strlen(keys)), (ssize_t)strlen(keys));
+	cr_assert(read_until(master, out, len, needle, 15000),
+		  "after '%s', no '%s': %s", keys, needle, out);
+}
+
+Test(cli_ops, top_keys_as_perf_top_under_a_pty)
+{
+	static char out[OUT_MAX];
+	int master;
+	pid_t pid = top_start("topk", NULL, &master);
+
+	out[0] = '\0';
+	cr_assert(read_until(master, out, sizeof(out), "h help", 30000),
+		  "top never drew: %s", out);
+	cr_expect(strstr(out, "10 entries, zeroing") != NULL, "%s", out);
+	top_step(master, out, sizeof(out), "h", "z  toggle zeroing");
+	top_step(master, out, sizeof(out), "e", "Enter display entries");
+	top_step(master, out, sizeof(out), "3\n", "3 entries, zeroing");
+	top_step(master, out, sizeof(out), "z", "3 entries, accumulating");
+	top_step(master, out, sizeof(out), "d", "Enter display delay");
+	top_step(master, out, sizeof(out), "0.5\n",
+		 "refresh delay (now 0.5 s)");
+	top_quit(pid, master);
+}
+
+/* --stdio: two refreshes one after the other, no escape sequences even
+ * on a terminal, no keys offered. */
+Test(cli_ops, top_stdio_prints_without_terminal_control)
+{
+	static char out[OUT_MAX];
+	int master, st;
+	pid_t pid = top_start("tops", "--stdio", &master);
+
+	out[0] = '\0';
+	read_until(master, out, sizeof(out), "refresh 2,", 30000);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	read_until(master, out, sizeof(out), "\nVM tops", 2000);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	cr_expect_eq(occurrences(out, "vpmu top: "), 2, "%s", out);
+	cr_expect(!strchr(out, '\033'), "escape sequences: %s", out);
+	cr_expect(!strstr(out, "q quit"), "%s", out);
 	close(master);
 }
 
