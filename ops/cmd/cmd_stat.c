@@ -558,12 +558,14 @@ static void report(struct stat_state *st, bool final)
 	if (!st->o.json && !st->o.sep && final && st->o.interval_ms)
 		fprintf(st->out, "# total over %.3f s\n", t);
 	header(st);
-	if (st->o.repeat)
-		repeat_rows(st, t);
-	else if (!(final && st->o.interval_ms && perf_fields(st)))
-		rows(st, t, final); /* perf -I prints no total at the end */
-	if (final || st->o.interval_ms)
+	/* perf -I prints no total at the end: neither do its fields here. */
+	if (!(final && st->o.interval_ms && perf_fields(st))) {
+		if (st->o.repeat)
+			repeat_rows(st, t);
+		else
+			rows(st, t, final);
 		unsupported_rows(st, t);
+	}
 	stale_note(st);
 	/* Samples the VMs' sampling limits did not take. */
 	if (final && !st->o.json && !st->o.sep)

@@ -432,6 +432,15 @@ Test(stat_fake, detailed_adds_events_and_marks_unsupported)
 		}
 	}
 	cr_log_info("-d: %d events not supported on this host", nr_unsupported);
+	/* -I: refused events sit beside each interval's counts, and, as
+	 * perf's -I fields, nothing is printed after the last interval. */
+	vpmu_prog_in(dir,
+		     (const char *[]){"stat", "-d", "-x", ",", "-I", "100",
+				      "-e", "hv_exits", "--", "0.35", NULL},
+		     &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(perf_csv_rows(r.out, true, "cycles", c, 4),
+		     perf_csv_rows(r.out, true, "hv_exits", c, 4), "%s", r.out);
 	/* Text: the same rows, said the way perf says it. */
 	vpmu_prog_in(dir,
 		     (const char *[]){"stat", "-d", "-e", "hv_exits", "--",
