@@ -10,6 +10,7 @@
 #include "ops_cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,8 @@ struct top {
 	bool accumulate;   /* 'z' toggles: no zeroing between refreshes */
 	bool help;         /* 'h', '?' or an unmapped key: the keys' list */
 	bool stdio;        /* --stdio: no screen clearing, no keys */
+	bool print_hist;   /* 'P': the next refresh also to a file */
+	FILE *out;         /* where a refresh is written (a memstream) */
 	const char *symfs; /* a Linux guest's root on the host */
 	struct term *tm;   /* the terminal keys come from (prompts) */
 	int tfd;           /* the refresh timer ('d' re-arms it) */
@@ -174,7 +177,7 @@ static void show_rate(struct top *t, unsigned int vm, double wall_s)
 		ops_rate_requested(t->freq, 0, t->s.ev[0].code, ov->e.tsc_khz),
 		&rate);
 	if (!ov->gone)
-		ops_rate_print(stdout, "  rate: ", "  warning: ", &win, &rate);
+		ops_rate_print(t->out, "  rate: ", "  warning: ", &win, &rate);
 }
 
 static int proc_by_n(const void *a, const void *b)
@@ -198,17 +201,17 @@ static void show_procs(struct top *t, struct top_vm *v)
 
 	qsort(v->ph, v->nr_ph, sizeof(*v->ph),
 	      t->by_name ? proc_by_name : proc_by_n);
-	printf("  %7s %8s  %-15s  %s\n", "SHARE", "SAMPLES", "COMMAND",
-	       "FUNCTION");
+	fprintf(t->out, "  %7s %8s  %-15s  %s\n", "SHARE", "SAMPLES", "COMMAND",
+		"FUNCTION");
 	for (i = 0; i < v->nr_ph && i < t->lines; i++)
-		printf("  %6.2f%% %8llu  %s\n",
-		       100.0 * (double)v->ph[i].n / (double)v->shown,
-		       (unsigned long long)v->ph[i].n, v->ph[i].label);
+		fprintf(t->out, "  %6.2f%% %8llu  %s\n",
+			100.0 * (double)v->ph[i].n / (double)v->shown,
+			(unsigned long long)v->ph[i].n, v->ph[i].label);
 	if (v->ph[PROC_ROWS_MAX].n)
-		printf("  %6.2f%% %8llu  [other]\n",
-		       100.0 * (double)v->ph[PROC_ROWS_MAX].n /
-			       (double)v->shown,
-		       (unsigned long long)v->ph[PROC_ROWS_MAX].n);
+		fprintf(t->out, "  %6.2f%% %8llu  [other]\n",
+			100.0 * (double)v->ph[PROC_ROWS_MAX].n /
+				(double)v->shown,
+			(unsigned long long)v->ph[PROC_ROWS_MAX].n);
 	if (t->accumulate)
 		return;
 	v->nr_ph               = 0;
@@ -221,10 +224,10 @@ static void show_vm(struct top *t, unsigned int vm, double wall_s)
 	size_t i, n = v->st.nr + 1;
 	unsigned int c;
 
-	printf("\nVM %s (%s), %u vCPUs: %llu samples%s\n", t->s.vms[vm].e.name,
-	       t->s.vms[vm].e.uuid, t->s.vms[vm].e.nr_vcpus,
-	       (unsigned long long)v->shown,
-	       t->s.vms[vm].gone ? " (gone)" : "");
+	fprintf(t->out, "\nVM %s (%s), %u vCPUs: %llu samples%s\n",
+		t->s.vms[vm].e.name, t->s.vms[vm].e.uuid,
+		t->s.vms[vm].e.nr_vcpus, (unsigned long long)v->shown,
+		t->s.vms[vm].gone ? " (gone)" : "");
 	show_rate(t, vm, wall_s);
 	v->total = 0;
 	for (i = 0; i < n; i++)
@@ -232,16 +235,16 @@ static void show_vm(struct top *t, unsigned int vm, double wall_s)
 	sort_vm = v;
 	qsort(v->view, n, sizeof(*v->view), t->by_name ? by_sym : by_n);
 	for (c = 0; t->per_vcpu && c < t->s.vms[vm].e.nr_vcpus; c++)
-		printf("  vCPU %u: %llu samples\n", c,
-		       (unsigned long long)v->per_vcpu[c]);
+		fprintf(t->out, "  vCPU %u: %llu samples\n", c,
+			(unsigned long long)v->per_vcpu[c]);
 	if (v->procs.has_tasks && v->shown)
 		show_procs(t, v);
 	for (i = 0;
 	     !v->procs.has_tasks && i < n && i < t->lines && v->view[i].n; i++)
-		printf("  %6.2f%% %8llu  %s\n",
-		       100.0 * (double)v->view[i].n / (double)v->shown,
-		       (unsigned long long)v->view[i].n,
-		       sym_name(v, v->view[i].sym));
+		fprintf(t->out, "  %6.2f%% %8llu  %s\n",
+			100.0 * (double)v->view[i].n / (double)v->shown,
+			(unsigned long long)v->view[i].n,
+			sym_name(v, v->view[i].sym));
 	if (t->accumulate)
 		return; /* 'z': the next refresh adds to these */
 	memset(v->hits, 0, n * sizeof(*v->hits));
@@ -274,20 +277,48 @@ static void drain_vm(struct top *t, unsigned int vm)
 /* The keys, as perf top's 'h' lists its own. */
 static void show_keys(const struct top *t)
 {
-	printf("  keys, as in perf top:\n"
-	       "    d  refresh delay (now %.3g s)\n"
-	       "    e  entries (lines) per VM (now %llu)\n"
-	       "    z  toggle zeroing between refreshes (now %s)\n"
-	       "    h ?  this list (again: hide it)\n"
-	       "    q  quit\n"
-	       "  and vpmu's: s sort by samples or by name, v samples per "
-	       "vCPU\n",
-	       t->delay, (unsigned long long)t->lines,
-	       t->accumulate ? "off" : "on");
+	fprintf(t->out,
+		"  keys, as in perf top:\n"
+		"    d  refresh delay (now %.3g s)\n"
+		"    e  entries (lines) per VM (now %llu)\n"
+		"    z  toggle zeroing between refreshes (now %s)\n"
+		"    P  print the next refresh to vpmu-top.hist.N\n"
+		"    h ?  this list (again: hide it)\n"
+		"    q  quit\n"
+		"  and vpmu's: s sort by samples or by name, v samples per "
+		"vCPU\n",
+		t->delay, (unsigned long long)t->lines,
+		t->accumulate ? "off" : "on");
+}
+
+/*
+ * 'P', as perf top's: the refresh just shown into the first free
+ * vpmu-top.hist.N of the working directory (perf writes perf.hist.N).
+ */
+static void save_hist(const char *text, size_t len)
+{
+	char name[32];
+	int fd = -1, n;
+
+	for (n = 0; fd < 0 && n < 1000; n++) {
+		snprintf(name, sizeof(name), "vpmu-top.hist.%d", n);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		printf("P: cannot write %s: %s\n", name,
+		       fd < 0 ? strerror(errno) : "short write");
+	else
+		printf("P: written to %s\n", name);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void refresh(struct top *t, unsigned int iter)
 {
+	char *text = NULL;
+	size_t len = 0;
 	uint64_t now;
 	unsigned int vm;
 	double wall_s;
@@ -297,21 +328,34 @@ static void refresh(struct top *t, unsigned int iter)
 	now        = vpmu_monotonic_ns();
 	wall_s     = (double)(now - t->last_ns) / 1e9;
 	t->last_ns = now;
+	/* Into memory first: 'P' writes the very text shown to a file. */
+	t->out = open_memstream(&text, &len);
+	if (!t->out)
+		t->out = stdout;
 	if (t->stdio)
 		fputs(iter > 1 ? "\n" : "", stdout); /* refreshes in a row */
 	else if (isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
-	printf("vpmu top: %s at %llu Hz, refresh %u, %u VM%s, sorted by %s, "
-	       "%llu entries, %s%s\n",
-	       t->s.ev[0].name, (unsigned long long)t->freq, iter, t->s.nr_live,
-	       t->s.nr_live == 1 ? "" : "s", t->by_name ? "name" : "samples",
-	       (unsigned long long)t->lines,
-	       t->accumulate ? "accumulating" : "zeroing",
-	       t->tm && t->tm->raw ? "  (q quit, h help)" : "");
+	fprintf(t->out,
+		"vpmu top: %s at %llu Hz, refresh %u, %u VM%s, sorted by %s, "
+		"%llu entries, %s%s\n",
+		t->s.ev[0].name, (unsigned long long)t->freq, iter,
+		t->s.nr_live, t->s.nr_live == 1 ? "" : "s",
+		t->by_name ? "name" : "samples", (unsigned long long)t->lines,
+		t->accumulate ? "accumulating" : "zeroing",
+		t->tm && t->tm->raw ? "  (q quit, h help)" : "");
 	if (t->help)
 		show_keys(t);
 	for (vm = 0; vm < t->s.nr_vms; vm++)
 		show_vm(t, vm, wall_s);
+	if (t->out != stdout && !fclose(t->out)) {
+		fwrite(text, 1, len, stdout);
+		if (t->print_hist)
+			save_hist(text, len);
+	}
+	t->print_hist = false;
+	t->out        = stdout;
+	free(text);
 	fflush(stdout);
 }
 
@@ -362,8 +406,9 @@ static const struct cli_cmd top_cmd = {
 		   "the\n"
 		   "  entries per VM, z toggles zeroing between refreshes (off: "
 		   "counts\n"
-		   "  since then), h or ? (or any other key) lists the keys, q "
-		   "quits;\n"
+		   "  since then), P writes the next refresh to "
+		   "vpmu-top.hist.N, h or ?\n"
+		   "  (or any other key) lists the keys, q quits;\n"
 		   "  and s sorts by samples or by name, v shows the samples of "
 		   "each\n"
 		   "  vCPU. --stdio prints every refresh below the last, with no "
@@ -507,6 +552,9 @@ static bool key(struct top *t, char c)
 	case 'z':
 		t->accumulate = !t->accumulate;
 		return false;
+	case 'P':
+		t->print_hist = true;
+		return false;
 	case 's':
 		t->by_name = !t->by_name;
 		return false;
@@ -555,7 +603,7 @@ static int wait_refresh(struct top *t, struct ops_wait *w)
 
 int ops_cmd_top(int argc, char **argv)
 {
-	struct top t        = {.s.prog = "vpmu top"};
+	struct top t        = {.s.prog = "vpmu top", .out = stdout};
 	struct sigaction sa = {.sa_handler = on_signal};
 	struct itimerspec its;
 	static const int sigs[] = {SIGINT, SIGTERM, 0};

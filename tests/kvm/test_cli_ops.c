@@ -9,8 +9,8 @@
  *     interval header once and a labelled total in text and CSV;
  *   - `vpmu top` under a pseudo-terminal quits on the key q, and takes
  *     perf top's keys: h lists them, e and d prompt for the entries and
- *     the delay, z turns zeroing off; --stdio prints refresh after
- *     refresh with no terminal control;
+ *     the delay, z turns zeroing off, P prints a refresh to a file;
+ *     --stdio prints refresh after refresh with no terminal control;
  *   - `vpmu stat -r 3` with an event modifier: the mean of the runs (not
  *     their sum), perf's spread, the name as given.
  */
@@ -211,6 +211,8 @@ static pid_t top_start(const char *name, const char *extra, int *master)
 	pid = forkpty(master, NULL, NULL, NULL);
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
+		if (chdir(rundir)) /* where 'P' writes */
+			_exit(126);
 		if (extra)
 			execl(VPMU, VPMU, "top", "-p", name, "-d", "0.2", "-n",
 			      "2", extra, (char *)NULL);
@@ -259,7 +261,8 @@ static void top_step(int master, char *out, size_t len, const char *keys,
 
 Test(cli_ops, top_keys_as_perf_top_under_a_pty)
 {
-	static char out[OUT_MAX];
+	static char out[OUT_MAX], hist[OUT_MAX];
+	char path[PATH_MAX];
 	int master;
 	pid_t pid = top_start("topk", NULL, &master);
 
@@ -274,6 +277,12 @@ Test(cli_ops, top_keys_as_perf_top_under_a_pty)
 	top_step(master, out, sizeof(out), "d", "Enter display delay");
 	top_step(master, out, sizeof(out), "0.5\n",
 		 "refresh delay (now 0.5 s)");
+	top_step(master, out, sizeof(out), "P",
+		 "P: written to vpmu-top.hist.0");
+	snprintf(path, sizeof(path), "%s/vpmu-top.hist.0", rundir);
+	cr_assert_eq(slurp_file(path, hist, sizeof(hist)), 0);
+	cr_expect(strstr(hist, "vpmu top: ") && strstr(hist, "\nVM topk"), "%s",
+		  hist);
 	top_quit(pid, master);
 }
 
