@@ -80,8 +80,11 @@ bool ops_client_match(const struct vmm_reg_entry *e, const char *sel);
 struct ops_event {
 	char name[64]; /* as the user gave it, modifiers included */
 	uint16_t code;
-	bool is_time;   /* counts ns or TSC cycles */
-	uint64_t evsel; /* PMC value: code, enable, rings of u/k */
+	bool is_time;       /* counts ns or TSC cycles */
+	uint64_t evsel;     /* PMC value: code, enable, rings of u/k */
+	bool optional;      /* counting: dropped if the host cannot count it */
+	unsigned int group; /* {a,b}: members share it and one set; 0: none */
+	bool hole;          /* no event: pads a set so a group fits the next */
 };
 
 /*
@@ -116,6 +119,11 @@ struct ops_session {
 	unsigned int nr_vms, nr_live;
 	struct ops_event ev[OPS_EVENTS_MAX];
 	unsigned int nr_ev, nr_sets;
+	/* Optional events the VMMs refused (not available on this host),
+	 * dropped from ev[] by ops_start_counting(): perf's <not supported>. */
+	char refused[OPS_EVENTS_MAX][64];
+	unsigned int nr_refused;
+	unsigned int nr_groups; /* {...} groups parsed so far */
 	unsigned int callchain; /* sampling: callers per sample (record -g) */
 	unsigned int max_overhead; /* budget %, 0: the VM's */
 	bool freq_mode;            /* raise the period (-F) */
@@ -124,9 +132,13 @@ struct ops_session {
 };
 
 /*
- * Parse an event list "a,b:u,0x02e0" into (s) (appending): specs of
- * event_spec.h (catalogue names or codes 0xNNNN, with modifiers u, k, h,
- * G, umask=N). Returns 0 or -EINVAL (one message printed).
+ * Parse an event list "a,b:u,0x02e0,{c,d}:u" into (s) (appending): specs
+ * of event_spec.h (catalogue names or codes 0xNNNN, with modifiers u, k,
+ * h, G, umask=N), groups in braces (ev_list_split()). A group's members
+ * are placed in one event set of OPS_COUNTERS, so they always count at the
+ * same time: when it would straddle two sets, holes pad the first. A group
+ * larger than a set is refused. Returns 0 or -EINVAL (one message
+ * printed).
  */
 int ops_parse_events(struct ops_session *s, const char *list);
 
@@ -143,7 +155,9 @@ int ops_open(struct ops_session *s, const struct ops_select *sel);
  * Counting: one context per vCPU, the events in ceil(nr_ev / 8) event sets
  * switched every (switch_ns) of run time when there are more than 8,
  * loaded and started: one session_open request per VM. A VM that fails is
- * reported and dropped. 0 or -errno when no VM is left.
+ * reported and dropped. An (optional) event the first VM's host cannot
+ * count is dropped instead, its name kept in (s->refused), and the
+ * request made again without it. 0 or -errno when no VM is left.
  */
 int ops_start_counting(struct ops_session *s, uint64_t switch_ns);
 

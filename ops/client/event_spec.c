@@ -172,3 +172,105 @@ unknown:
 		 (int)(n < 64 ? n : 64), spec);
 	return -ENOENT;
 }
+
+/* Append member (m, of n bytes) with the group's modifiers (mods). */
+static int list_add(struct ev_list_item *out, unsigned int max,
+		    unsigned int *nr, const char *m, size_t n, const char *mods,
+		    unsigned int group, char *err, size_t len)
+{
+	struct ev_list_item *it;
+
+	if (!n) {
+		snprintf(err, len, "empty event in the list");
+		return -EINVAL;
+	}
+	if (*nr == max) {
+		snprintf(err, len, "at most %u events", max);
+		return -EINVAL;
+	}
+	it = &out[(*nr)++];
+	if ((size_t)snprintf(it->spec, sizeof(it->spec), "%.*s%s", (int)n, m,
+			     mods) >= sizeof(it->spec)) {
+		snprintf(err, len, "event '%.*s%s' is too long", (int)n, m,
+			 mods);
+		return -EINVAL;
+	}
+	it->group = group;
+	return 0;
+}
+
+/* The group "{...}" at (p) with its modifiers; (*end) after them. */
+static int split_group(const char *p, const char **end,
+		       struct ev_list_item *out, unsigned int max,
+		       unsigned int *nr, unsigned int group, char *err,
+		       size_t len)
+{
+	const char *close = strchr(p + 1, '}'), *m, *after;
+	char mods[64]     = "";
+	size_t n;
+	int ret = 0;
+
+	n = strcspn(p + 1, "{}");
+	if (!close || p[1 + n] == '{') {
+		snprintf(err, len, "group '%.40s': %s", p,
+			 close ? "groups do not nest" : "no closing '}'");
+		return -EINVAL;
+	}
+	after = close + 1;
+	n     = strcspn(after, ",");
+	if (n && *after != ':') {
+		snprintf(err, len,
+			 "group '%.*s': only ':MODIFIERS' may follow '}'",
+			 (int)(after + n - p), p);
+		return -EINVAL;
+	}
+	if (n >= sizeof(mods) || memchr(after, '{', n) ||
+	    memchr(after, '}', n)) {
+		snprintf(err, len, "group '%.40s': bad modifiers", p);
+		return -EINVAL;
+	}
+	snprintf(mods, sizeof(mods), "%.*s", (int)n, after);
+	if (close == p + 1 || close[-1] == ',') {
+		snprintf(err, len, "empty event in group '%.*s'",
+			 (int)(close + 1 - p), p);
+		return -EINVAL;
+	}
+	for (m = p + 1; !ret && m < close; m += n + 1) {
+		n   = strcspn(m, ",}");
+		ret = list_add(out, max, nr, m, n, mods, group, err, len);
+	}
+	*end = after + strlen(mods);
+	return ret;
+}
+
+int ev_list_split(const char *list, struct ev_list_item *out, unsigned int max,
+		  unsigned int *nr, char *err, size_t len)
+{
+	const char *p      = list;
+	unsigned int group = 0;
+	size_t n;
+	int ret = 0;
+
+	*nr = 0;
+	while (!ret && *p) {
+		if (*p == '{') {
+			ret = split_group(p, &p, out, max, nr, ++group, err,
+					  len);
+		} else {
+			n = strcspn(p, ",{}");
+			if (p[n] == '{' || p[n] == '}') {
+				snprintf(err, len, "'%c' inside event '%.*s'",
+					 p[n], (int)(n + 1), p);
+				return -EINVAL;
+			}
+			ret = list_add(out, max, nr, p, n, "", 0, err, len);
+			p += n;
+		}
+		if (!ret && *p == ',' && !p[1]) {
+			snprintf(err, len, "empty event in the list");
+			return -EINVAL;
+		}
+		p += *p == ',';
+	}
+	return ret;
+}

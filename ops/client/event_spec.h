@@ -22,6 +22,10 @@
  *
  * KVM statistics (kvmstat:*) are refused: only guests can count them
  * (ev_spec_operator_refusal()).
+ *
+ * A list "a,b,{c,d}:u" is split by ev_list_split(): braces make a group,
+ * as perf's, whose members count at the same time (one event set); a
+ * modifier after the closing brace applies to every member.
  */
 #ifndef OPS_EVENT_SPEC_H
 #define OPS_EVENT_SPEC_H
@@ -48,5 +52,22 @@ int ev_spec_parse(const char *spec, struct ev_spec *out, char *err, size_t len);
  * why not (one sentence). Only KVM statistics are refused.
  */
 const char *ev_spec_operator_refusal(uint16_t code);
+
+/* One event of a list: its spec, and its group (0: none). */
+struct ev_list_item {
+	char spec[64];      /* as the user gave it, a group's modifiers added */
+	unsigned int group; /* 1, 2...: the {...} it is in, counted from 1 */
+};
+
+/*
+ * Split the event list (list) into (out) (at most (max) items), (*nr) of
+ * them: "a,b:u,{c,d}:k" gives a, b:u, c:k (group 1), d:k (group 1). Only
+ * the list's syntax is checked, not the events (ev_spec_parse()). 0, or
+ * -EINVAL with one sentence in (err): unbalanced or nested braces, an
+ * empty group or member, text after '}' other than ":MODS", more than
+ * (max) events.
+ */
+int ev_list_split(const char *list, struct ev_list_item *out, unsigned int max,
+		  unsigned int *nr, char *err, size_t len);
 
 #endif /* OPS_EVENT_SPEC_H */

@@ -21,7 +21,8 @@
 
 #include "event_spec.h"
 
-static int add_event(struct ops_session *s, const char *name)
+static int add_event(struct ops_session *s, const char *name,
+		     unsigned int group)
 {
 	struct ops_event *ev;
 	struct ev_spec sp;
@@ -40,21 +41,70 @@ static int add_event(struct ops_session *s, const char *name)
 	ev->code    = sp.code;
 	ev->is_time = sp.is_time;
 	ev->evsel   = sp.evsel;
+	ev->group   = group;
 	snprintf(ev->name, sizeof(ev->name), "%s", name);
 	s->nr_ev++;
 	return 0;
 }
 
+/*
+ * Before the group of (n) members at (it): it must fit one set of
+ * counters; if the current set has too few left, holes end it.
+ */
+static int place_group(struct ops_session *s, const struct ev_list_item *it,
+		       unsigned int n)
+{
+	unsigned int used = s->nr_ev % OPS_COUNTERS, i;
+	char names[256];
+	size_t o = 0;
+
+	if (n <= OPS_COUNTERS && used + n <= OPS_COUNTERS)
+		return 0;
+	for (i = 0; i < n && o < sizeof(names); i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
+				      i ? "," : "", it[i].spec);
+	if (n > OPS_COUNTERS) {
+		fprintf(stderr,
+			"%s: group {%s}: %u events cannot count at the same "
+			"time (a set has %d counters)\n",
+			s->prog, names, n, OPS_COUNTERS);
+		return -EINVAL;
+	}
+	if (s->nr_ev + (OPS_COUNTERS - used) + n > OPS_EVENTS_MAX) {
+		fprintf(stderr, "%s: group {%s}: at most %d events\n", s->prog,
+			names, OPS_EVENTS_MAX);
+		return -EINVAL;
+	}
+	while (s->nr_ev % OPS_COUNTERS) {
+		memset(&s->ev[s->nr_ev], 0, sizeof(s->ev[0]));
+		s->ev[s->nr_ev++].hole = true;
+	}
+	return 0;
+}
+
 int ops_parse_events(struct ops_session *s, const char *list)
 {
-	char buf[1024], *tok, *save = NULL;
-	int ret = 0;
+	struct ev_list_item it[OPS_EVENTS_MAX];
+	unsigned int nr, i, n, group = 0;
+	char err[320];
+	int ret;
 
-	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+	if (ev_list_split(list, it, OPS_EVENTS_MAX, &nr, err, sizeof(err))) {
+		fprintf(stderr, "%s: -e %s: %s\n", s->prog, list, err);
 		return -EINVAL;
-	for (tok = strtok_r(buf, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save))
-		ret = add_event(s, tok);
+	}
+	for (i = 0, ret = 0; i < nr && !ret; i++) {
+		if (it[i].group && it[i].group != group) {
+			group = it[i].group;
+			for (n = 1; i + n < nr && it[i + n].group == group;)
+				n++;
+			ret = place_group(s, &it[i], n);
+			s->nr_groups++;
+		}
+		if (!ret)
+			ret = add_event(s, it[i].spec,
+					it[i].group ? s->nr_groups : 0);
+	}
 	return ret;
 }
 
@@ -286,9 +336,10 @@ static struct json_object *counting_request(struct ops_session *s,
 	}
 	pmcs = json_object_new_array();
 	for (i = 0; i < s->nr_ev; i++)
-		json_object_array_add(pmcs,
-				      pmc(i % OPS_COUNTERS, i / OPS_COUNTERS,
-					  evsel(&s->ev[i])));
+		if (!s->ev[i].hole) /* a group's padding: nothing to count */
+			json_object_array_add(pmcs, pmc(i % OPS_COUNTERS,
+							i / OPS_COUNTERS,
+							evsel(&s->ev[i])));
 	json_object_object_add(r, "pmcs", pmcs);
 	if (s->max_overhead) /* bounds the set switching */
 		json_object_object_add(
@@ -391,13 +442,41 @@ static struct json_object *vm_request(struct ops_session *s,
 }
 
 /*
+ * (err) refuses an optional event as not available on this host: drop it
+ * from (s) into (s->refused). The VMM names it by register, "PMC<n> (set
+ * <s>)" (vmm_ctl_write_pmcs()).
+ */
+static bool drop_refused(struct ops_session *s, const char *err)
+{
+	const char *p = strstr(err, "PMC");
+	unsigned int num, set = 0, idx;
+
+	if (!p || !strstr(err, "not available") ||
+	    sscanf(p, "PMC%u (set %u)", &num, &set) < 1)
+		return false;
+	idx = set * OPS_COUNTERS + num;
+	if (num >= OPS_COUNTERS || idx >= s->nr_ev || !s->ev[idx].optional)
+		return false;
+	snprintf(s->refused[s->nr_refused++], sizeof(s->refused[0]), "%s",
+		 s->ev[idx].name);
+	memmove(&s->ev[idx], &s->ev[idx + 1],
+		(s->nr_ev - idx - 1) * sizeof(s->ev[0]));
+	s->nr_ev--;
+	return true;
+}
+
+/*
  * One session_open (req) per live VM: every chosen vCPU programmed, loaded
- * and started by the VMM in one round trip. Takes (req).
+ * and started by the VMM in one round trip. Takes (req). -EAGAIN when the
+ * first VM refused an optional event, now dropped: ask again. The VMs
+ * share the host, so a later VM refuses what the first one counts only if
+ * its configuration differs; it is then dropped as for any other error.
  */
 static int open_all(struct ops_session *s, struct json_object *req)
 {
 	struct json_object *rep;
 	unsigned int vm;
+	bool opened = false;
 	int ret;
 
 	for (vm = 0; vm < s->nr_vms; vm++) {
@@ -405,7 +484,13 @@ static int open_all(struct ops_session *s, struct json_object *req)
 
 		if (v->gone)
 			continue;
-		ret = call(s, vm, vm_request(s, v, req), &rep);
+		ret = ops_client_call(&v->cl, vm_request(s, v, req), &rep);
+		if (ret && !opened && drop_refused(s, v->cl.err)) {
+			json_object_put(req);
+			return -EAGAIN;
+		}
+		ret    = ret ? call_failed(s, vm, ret) : 0;
+		opened = opened || !ret;
 		if (!ret) {
 			keep_session(v, rep);
 			json_object_put(rep);
@@ -424,8 +509,13 @@ static int open_all(struct ops_session *s, struct json_object *req)
 
 int ops_start_counting(struct ops_session *s, uint64_t switch_ns)
 {
-	s->nr_sets = (s->nr_ev + OPS_COUNTERS - 1) / OPS_COUNTERS;
-	return open_all(s, counting_request(s, switch_ns));
+	int ret;
+
+	do {
+		s->nr_sets = (s->nr_ev + OPS_COUNTERS - 1) / OPS_COUNTERS;
+		ret        = open_all(s, counting_request(s, switch_ns));
+	} while (ret == -EAGAIN);
+	return ret;
 }
 
 int ops_start_sampling(struct ops_session *s, uint64_t period,

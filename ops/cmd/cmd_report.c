@@ -25,25 +25,42 @@ struct entry {
 	uint32_t vm, cpu;
 	char *label; /* sort keys of the leaf */
 	char *stack; /* callers, innermost first, ';'-separated ("" none) */
-	uint64_t n;
+	uint64_t n;  /* periods */
+	uint64_t samples; /* samples (-n) */
 };
 
 /* The keys of --sort, in the order given (perf's names). */
-enum sort_key { KEY_COMM, KEY_PID, KEY_DSO, KEY_SYM, KEY_SRC, NR_KEYS };
+enum sort_key {
+	KEY_COMM,
+	KEY_PID,
+	KEY_DSO,
+	KEY_SYM,
+	KEY_SRC,
+	KEY_CPU,
+	NR_KEYS
+};
 
+/*
+ * Each key's name, column header and width (printf's: negative pads on
+ * the right, 0 not at all); label_of() and print_columns() both pad so.
+ */
 static const struct {
 	const char *name, *column;
+	int width;
 } sort_keys[NR_KEYS] = {
-	[KEY_COMM] = {"comm", "COMMAND"},       [KEY_PID] = {"pid", "PID"},
-	[KEY_DSO] = {"dso", "SHARED OBJECT"},   [KEY_SYM] = {"sym", "FUNCTION"},
-	[KEY_SRC] = {"srcline", "SOURCE:LINE"},
+	[KEY_COMM] = {"comm", "COMMAND", -15},
+	[KEY_PID]  = {"pid", "PID", 7},
+	[KEY_DSO]  = {"dso", "SHARED OBJECT", -20},
+	[KEY_SYM]  = {"sym", "FUNCTION", 0},
+	[KEY_SRC]  = {"srcline", "SOURCE:LINE", 0},
+	[KEY_CPU]  = {"cpu", "CPU", 3}, /* the vCPU, as perf's CPU */
 };
 
 struct report {
 	struct rec_profile p;
 	struct rec_sym_opts so;
 	const char *file;
-	bool folded, stdio;
+	bool folded, stdio, show_samples, children;
 	enum sort_key keys[NR_KEYS];
 	unsigned int nr_keys;
 	enum graph_mode graph;
@@ -94,13 +111,20 @@ static int label_of(struct report *r, const struct rec_psample *s,
 		switch (r->keys[k]) {
 		case KEY_COMM:
 			comm_text(&w, comm, sizeof(comm));
-			snprintf(col[k], sizeof(col[k]), "%-15s", comm);
+			snprintf(col[k], sizeof(col[k]), "%*s",
+				 sort_keys[KEY_COMM].width, comm);
 			break;
 		case KEY_PID:
-			snprintf(col[k], sizeof(col[k]), "%7d", (int)w.pid);
+			snprintf(col[k], sizeof(col[k]), "%*d",
+				 sort_keys[KEY_PID].width, (int)w.pid);
+			break;
+		case KEY_CPU:
+			snprintf(col[k], sizeof(col[k]), "%*u",
+				 sort_keys[KEY_CPU].width, s->cpu);
 			break;
 		case KEY_DSO:
-			snprintf(col[k], sizeof(col[k]), "%-20s", w.dso);
+			snprintf(col[k], sizeof(col[k]), "%*s",
+				 sort_keys[KEY_DSO].width, w.dso);
 			break;
 		case KEY_SYM:
 			snprintf(col[k], sizeof(col[k]), "%s", sym_name(&w));
@@ -184,6 +208,7 @@ static int build(struct report *r, bool sym_only)
 		a->cpu        = s->cpu;
 		b->cpu        = ALL_VCPUS;
 		a->n = b->n = s->weight; /* missed periods count */
+		a->samples = b->samples = 1;
 		if (label_of(r, s, sym_only, &a->label) < 0)
 			return -ENOMEM;
 		a->stack = stack_of(r, s);
@@ -237,6 +262,7 @@ static void merge(struct report *r)
 	for (i = 0; i < r->nr; i++) {
 		if (out && !by_key(&r->e[out - 1], &r->e[i])) {
 			r->e[out - 1].n += r->e[i].n;
+			r->e[out - 1].samples += r->e[i].samples;
 			free(r->e[i].label);
 			free(r->e[i].stack);
 		} else {
@@ -248,7 +274,7 @@ static void merge(struct report *r)
 
 struct row {
 	size_t first, end; /* entries with this label */
-	uint64_t n;
+	uint64_t n, samples;
 };
 
 static int by_count(const void *a, const void *b)
@@ -299,19 +325,20 @@ static void print_columns(const struct report *r)
 {
 	unsigned int k;
 
-	for (k = 0; k < r->nr_keys; k++) {
-		const char *c = sort_keys[r->keys[k]].column;
-
-		if (r->keys[k] == KEY_COMM)
-			printf("%s%-15s", sep_before(r, k), c);
-		else if (r->keys[k] == KEY_PID)
-			printf("%s%7s", sep_before(r, k), c);
-		else if (r->keys[k] == KEY_DSO)
-			printf("%s%-20s", sep_before(r, k), c);
-		else
-			printf("%s%s", sep_before(r, k), c);
-	}
+	for (k = 0; k < r->nr_keys; k++)
+		printf("%s%*s", sep_before(r, k), sort_keys[r->keys[k]].width,
+		       sort_keys[r->keys[k]].column);
 	putchar('\n');
+}
+
+/* A group's header: two figures' columns, -n's, then the keys'. */
+static void print_header(const struct report *r, const char *a, const char *b,
+			 int b_width)
+{
+	printf("%8s %*s  ", a, b_width, b);
+	if (r->show_samples)
+		printf("%10s  ", "SAMPLES");
+	print_columns(r);
 }
 
 /* The rows of group [first, end), most samples first, with graphs. */
@@ -328,21 +355,23 @@ static void print_group(const struct report *r, size_t first, size_t end,
 	for (i = first; i < end; i = j) {
 		rows[nr] = (struct row){.first = i};
 		for (j = i; j < end && !strcmp(r->e[j].label, r->e[i].label);
-		     j++)
+		     j++) {
 			rows[nr].n += r->e[j].n;
+			rows[nr].samples += r->e[j].samples;
+		}
 		rows[nr++].end = j;
 	}
 	qsort(rows, nr, sizeof(*rows), by_count);
-	printf("%8s %10s  ", "OVERHEAD", "SAMPLES");
-	print_columns(r);
+	print_header(r, "OVERHEAD", "PERIODS", 10);
 	for (i = 0; i < nr; i++) {
 		double pct = 100.0 * (double)rows[i].n / (double)total;
 
 		if (pct < r->min_pct)
 			continue;
-		printf("%7.2f%% %10llu  %s\n", pct,
-		       (unsigned long long)rows[i].n,
-		       r->e[rows[i].first].label);
+		printf("%7.2f%% %10llu  ", pct, (unsigned long long)rows[i].n);
+		if (r->show_samples)
+			printf("%10llu  ", (unsigned long long)rows[i].samples);
+		printf("%s\n", r->e[rows[i].first].label);
 		if (!graph)
 			continue;
 		qsort(&r->e[rows[i].first], rows[i].end - rows[i].first,
@@ -354,6 +383,96 @@ static void print_group(const struct report *r, size_t first, size_t end,
 		}
 	}
 	free(rows);
+}
+
+/* --children: a function's periods as the leaf (self) and anywhere on
+ * the stack (children: itself and what it called), as perf's columns. */
+struct child {
+	const char *name;
+	uint64_t self, children, samples;
+};
+
+static int by_children(const void *a, const void *b)
+{
+	const struct child *x = a, *y = b;
+
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
+	return x->self > y->self ? -1 : x->self < y->self;
+}
+
+/* The row of (name) in (c) (of *nr), added if new. */
+static struct child *child_of(struct child *c, size_t *nr, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (!strcmp(c[i].name, name))
+			return &c[i];
+	c[*nr] = (struct child){.name = name};
+	return &c[(*nr)++];
+}
+
+/*
+ * Add entry (e) to (c): its leaf's self, and the children of every
+ * function of its stack once, however often it recurs there. (names) is
+ * scratch for the split stack (the entry's own copy).
+ */
+static void add_children(struct child *c, size_t *nr, const struct entry *e,
+			 char *names)
+{
+	struct child *seen[REC_CHAIN_MAX + 1], *f;
+	unsigned int nr_seen = 0, k;
+	char *tok, *save = NULL;
+
+	f = child_of(c, nr, e->label);
+	f->self += e->n;
+	f->children += e->n;
+	f->samples += e->samples;
+	seen[nr_seen++] = f;
+	for (tok = strtok_r(names, ";", &save); tok && nr_seen <= REC_CHAIN_MAX;
+	     tok = strtok_r(NULL, ";", &save)) {
+		f = child_of(c, nr, tok);
+		for (k = 0; k < nr_seen && seen[k] != f; k++)
+			;
+		if (k < nr_seen)
+			continue; /* recursion: counted once */
+		f->children += e->n;
+		f->samples += e->samples; /* -n: samples with it on the stack */
+		seen[nr_seen++] = f;
+	}
+}
+
+/* --children: the rows of group [first, end) by children, then self. */
+static void print_children(const struct report *r, size_t first, size_t end,
+			   uint64_t total)
+{
+	size_t i, nr = 0, cap = (end - first) * (REC_CHAIN_MAX + 1);
+	struct child *c = calloc(cap, sizeof(*c));
+	char **copies   = calloc(end - first, sizeof(*copies));
+
+	for (i = first; c && copies && i < end; i++) {
+		copies[i - first] = strdup(r->e[i].stack);
+		if (copies[i - first])
+			add_children(c, &nr, &r->e[i], copies[i - first]);
+	}
+	qsort(c, nr, sizeof(*c), by_children);
+	print_header(r, "CHILDREN", "SELF", 8);
+	for (i = 0; i < nr; i++) {
+		double pct = 100.0 * (double)c[i].children / (double)total;
+
+		if (pct < r->min_pct)
+			continue;
+		printf("%7.2f%% %7.2f%%  ", pct,
+		       100.0 * (double)c[i].self / (double)total);
+		if (r->show_samples)
+			printf("%10llu  ", (unsigned long long)c[i].samples);
+		printf("%s\n", c[i].name);
+	}
+	for (i = 0; copies && i < end - first; i++)
+		free(copies[i]);
+	free(copies);
+	free(c);
 }
 
 /* The VMs paused for `vpmu snapshot` while recorded. */
@@ -405,7 +524,10 @@ static void print_flat(const struct report *r)
 			       "%s\n",
 			       h->vms[g->vm].name, h->vms[g->vm].uuid, g->cpu,
 			       (unsigned long long)total, h->vms[g->vm].image);
-		print_group(r, i, j, total);
+		if (r->children)
+			print_children(r, i, j, total);
+		else
+			print_group(r, i, j, total);
 		i = j;
 	}
 	if (!r->nr)
@@ -458,7 +580,7 @@ static int set_sort(const struct cli_cmd *cmd, void *ctx, const char *arg)
 		if (k == NR_KEYS)
 			ret = cli_error(cmd,
 					"unknown sort key '%s' (keys: comm, "
-					"pid, dso, sym, srcline)",
+					"pid, dso, sym, srcline, cpu)",
 					tok);
 		else if (j < r->nr_keys)
 			ret = cli_error(cmd, "sort key '%s' given twice", tok);
@@ -468,7 +590,7 @@ static int set_sort(const struct cli_cmd *cmd, void *ctx, const char *arg)
 	free(copy);
 	if (!ret && !r->nr_keys)
 		ret = cli_error(cmd, "--sort needs a key (comm, pid, dso, "
-				     "sym, srcline)");
+				     "sym, srcline, cpu)");
 	return ret;
 }
 
@@ -512,8 +634,15 @@ static const struct cli_opt report_opts[] = {
 	       "columns, in order, from: comm (the guest\n"
 	       "process), pid, dso (the file: a program or library,\n"
 	       "[kernel.kallsyms], or the image), sym (function,\n"
-	       "the default), srcline (source file:line); e.g.\n"
-	       "comm,dso,sym"),
+	       "the default), srcline (source file:line), cpu\n"
+	       "(the vCPU); e.g. comm,dso,sym"),
+	CLI_FLAG('n', "show-nr-samples", struct report, show_samples,
+		 "a SAMPLES column: the samples of each row (PERIODS\n"
+		 "counts the periods they stand for)"),
+	CLI_FLAG(0, "children", struct report, children,
+		 "CHILDREN and SELF columns (perf report --children):\n"
+		 "periods of a function anywhere on the call chains\n"
+		 "and as the leaf; needs -s sym (the default)"),
 	CLI_FN('g', "call-graph", "MODE", set_graph,
 	       "with call chains: callee (the default: each\n"
 	       "function's callers, innermost first), caller\n"
@@ -523,6 +652,8 @@ static const struct cli_opt report_opts[] = {
 		 "graphs (full stacks with call chains)"),
 	CLI_NUM(0, "min-pct", "P", struct report, min_pct, 0,
 		"hide rows below P percent (default 0)"),
+	CLI_NUM(0, "percent-limit", "P", struct report, min_pct, 0,
+		"same as --min-pct (perf's name)"),
 	CLI_STR(0, "symfs", "DIR", struct report, so.symfs,
 		"look for images and the guest's programs under\n"
 		"DIR (DIR/PATH; for a Linux guest, its root file\n"
@@ -569,6 +700,10 @@ static int parse(int argc, char **argv, struct report *r)
 	cli_rest_free(&rest);
 	if (!r->file)
 		r->file = "vpmu.rec"; /* what `vpmu record` writes */
+	/* The call chains hold functions only: so must the rows. */
+	if (!ret && r->children && (r->nr_keys != 1 || r->keys[0] != KEY_SYM))
+		ret = cli_error(&report_cmd,
+				"--children sorts by function only (-s sym)");
 	return ret;
 }
 

@@ -22,7 +22,7 @@
 struct stat_opts {
 	struct ops_select sel; /* first: OPS_SELECT_ROWS */
 	const char *sep, *output;
-	bool json, per_vcpu;
+	bool json, per_vcpu, vpmu_fields, detailed;
 	uint64_t interval_ms, switch_ms, repeat;
 	uint64_t max_overhead; /* %, 0: the VM's budget */
 	double duration;
@@ -44,8 +44,9 @@ struct stat_row {
 	int vcpu;         /* -1: all vCPUs */
 	unsigned int ev;
 	uint64_t raw, enabled, running;
-	uint64_t count; /* scaled */
-	bool stale;     /* some of it could not be brought up to date */
+	uint64_t count;   /* scaled */
+	bool stale;       /* some of it could not be brought up to date */
+	bool unsupported; /* -d: refused by this host (ev: s.refused[]) */
 	const struct run_stats *rs; /* -r: the count over the runs */
 };
 
@@ -152,20 +153,30 @@ static void collect(struct stat_state *st, const struct stat_row *r)
 	}
 }
 
-static void row(struct stat_state *st, double t, bool total,
-		const struct stat_row *r)
+/* The event of (r): a counted one, or one the host refused. */
+static const char *ev_name(const struct stat_state *st,
+			   const struct stat_row *r)
 {
-	const char *sep = st->o.sep, *ev = st->s.ev[r->ev].name;
-	const char *kind = r->rs ? "mean" : total ? "total" : "interval";
-	FILE *out        = st->out;
-	char cpu[16], num[40];
-	double pct;
+	return r->unsupported ? st->s.refused[r->ev] : st->s.ev[r->ev].name;
+}
 
-	if (st->pass != PASS_PRINT) {
-		collect(st, r);
-		return;
-	}
-	snprintf(cpu, sizeof(cpu), r->vcpu < 0 ? "all" : "%d", r->vcpu);
+/* -x / -j in perf stat's shape (not --vpmu-fields)? */
+static bool perf_fields(const struct stat_state *st)
+{
+	return (st->o.json || st->o.sep) && !st->o.vpmu_fields;
+}
+
+/* vpmu's own CSV / JSON fields (--vpmu-fields): VM, uuid, raw, stale... */
+static void row_vpmu(struct stat_state *st, double t, bool total,
+		     const struct stat_row *r, const char *cpu)
+{
+	const char *sep = st->o.sep, *ev = ev_name(st, r);
+	const char *kind = r->unsupported ? "not_supported"
+			   : r->rs        ? "mean"
+			   : total        ? "total"
+					  : "interval";
+	FILE *out        = st->out;
+
 	if (st->o.json) {
 		fprintf(out,
 			"{\"time_s\": %.3f, \"vm\": \"%s\", \"uuid\": "
@@ -191,26 +202,126 @@ static void row(struct stat_state *st, double t, bool total,
 		fputs("}\n", out);
 		return;
 	}
-	if (sep) {
+	fprintf(out,
+		"%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu%s%d%s%"
+		"s",
+		t, sep, r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
+		(unsigned long long)r->count, sep, (unsigned long long)r->raw,
+		sep, (unsigned long long)r->enabled, sep,
+		(unsigned long long)r->running, sep, r->stale, sep, kind);
+	if (r->rs) /* -r: runs, stddev, rel_stddev_pct */
+		fprintf(out, "%s%llu%s%.3f%s%.2f", sep,
+			(unsigned long long)r->rs->n, sep,
+			run_stats_stddev(r->rs), sep,
+			run_stats_rel_stddev_pct(r->rs));
+	fputc('\n', out);
+}
+
+/*
+ * The unit perf prints beside a count: "ns" for the events that count
+ * nanoseconds (as perf's duration_time), none for the others.
+ */
+static const char *unit_of(const char *ev)
+{
+	size_t n = strcspn(ev, ":");
+
+	return n > 3 && !strncmp(ev + n - 3, "_ns", 3) ? "ns" : "";
+}
+
+/*
+ * perf stat's CSV (-x) and JSON (-j) fields, in perf's order and with its
+ * keys (tools/perf/Documentation/perf-stat.txt, CSV FORMAT; stat-display.c):
+ *   [interval,] [CPU<n>,] counter-value, unit, event, [cgroup,] [variance,]
+ *   event-runtime, pcnt-running, metric-value, metric-unit
+ * -A's vCPU is perf -A's CPU; with several VMs the VM's name sits where
+ * perf -G puts the cgroup (a VM is the group of its vCPU threads). No
+ * metric is derived: both metric fields are empty (JSON: 0 and "").
+ */
+static void row_perf(struct stat_state *st, double t, const struct stat_row *r)
+{
+	const char *sep = st->o.sep, *ev = ev_name(st, r);
+	bool json = st->o.json, vm = st->s.nr_vms > 1;
+	FILE *out = st->out;
+	char val[40];
+	double pct;
+
+	if (r->vmi >= st->s.nr_vms)
+		return; /* perf -G sums no cgroups: neither are VMs summed */
+	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
+			 : 100.0;
+	if (r->unsupported)
+		snprintf(val, sizeof(val), "<not supported>");
+	else if (r->running == 0)
+		snprintf(val, sizeof(val), "<not counted>");
+	else
+		snprintf(val, sizeof(val), "%llu",
+			 (unsigned long long)r->count);
+	if (json) {
+		fputc('{', out);
+		if (st->o.interval_ms && !r->rs)
+			fprintf(out, "\"interval\" : %.9f, ", t);
+		if (r->vcpu >= 0)
+			fprintf(out, "\"cpu\" : \"%d\", ", r->vcpu);
 		fprintf(out,
-			"%.3f%s%s%s%s%s%s%s%s%s%llu%s%llu%s%llu%s%llu%s%d%s%"
-			"s",
-			t, sep, r->vm, sep, r->uuid, sep, cpu, sep, ev, sep,
-			(unsigned long long)r->count, sep,
-			(unsigned long long)r->raw, sep,
-			(unsigned long long)r->enabled, sep,
-			(unsigned long long)r->running, sep, r->stale, sep,
-			kind);
-		if (r->rs) /* -r: runs, stddev, rel_stddev_pct */
-			fprintf(out, "%s%llu%s%.3f%s%.2f", sep,
-				(unsigned long long)r->rs->n, sep,
-				run_stats_stddev(r->rs), sep,
+			"\"counter-value\" : \"%s\", \"unit\" : \"%s\", "
+			"\"event\" : \"%s\", ",
+			val, unit_of(ev), ev);
+		if (vm)
+			fprintf(out, "\"cgroup\" : \"%s\", ", r->vm);
+		if (r->rs)
+			fprintf(out, "\"variance\" : %.2f, ",
 				run_stats_rel_stddev_pct(r->rs));
-		fputc('\n', out);
+		fprintf(out,
+			"\"event-runtime\" : %llu, \"pcnt-running\" : %.2f, "
+			"\"metric-value\" : 0.000000, \"metric-unit\" : "
+			"\"\"}\n",
+			(unsigned long long)r->running, pct);
+		return;
+	}
+	if (st->o.interval_ms && !r->rs)
+		fprintf(out, "%16.9f%s", t, sep);
+	if (r->vcpu >= 0)
+		fprintf(out, "CPU%d%s", r->vcpu, sep);
+	fprintf(out, "%s%s%s%s%s", val, sep, unit_of(ev), sep, ev);
+	if (vm)
+		fprintf(out, "%s%s", sep, r->vm);
+	if (r->rs)
+		fprintf(out, "%s%.2f%%", sep, run_stats_rel_stddev_pct(r->rs));
+	fprintf(out, "%s%llu%s%.2f%s%s\n", sep, (unsigned long long)r->running,
+		sep, pct, sep, sep);
+}
+
+static void row(struct stat_state *st, double t, bool total,
+		const struct stat_row *r)
+{
+	const char *ev = ev_name(st, r);
+	FILE *out      = st->out;
+	char cpu[16], num[40];
+	double pct;
+
+	if (!r->unsupported && st->s.ev[r->ev].hole)
+		return; /* pads a set before an event group: no event */
+	if (st->pass != PASS_PRINT) {
+		if (!r->unsupported)
+			collect(st, r);
+		return;
+	}
+	snprintf(cpu, sizeof(cpu), r->vcpu < 0 ? "all" : "%d", r->vcpu);
+	if (perf_fields(st)) {
+		row_perf(st, t, r);
+		return;
+	}
+	if (st->o.json || st->o.sep) {
+		row_vpmu(st, t, total, r, cpu);
 		return;
 	}
 	pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled
 			 : 0.0;
+	if (r->unsupported) {
+		fprintf(out, "%10.3f  %-16s %-4s %26s  %s\n", t, r->vm, cpu,
+			"<not supported>", ev);
+		return;
+	}
 	fprintf(out, "%10.3f  %-16s %-4s %26s%s %-20s", t, r->vm, cpu,
 		fmt_count(num, sizeof(num), r->count, st->group),
 		r->stale ? "*" : " ", ev);
@@ -345,6 +456,36 @@ static void report_vm(struct stat_state *st, unsigned int vm, double t,
 	}
 }
 
+/*
+ * -d: a row per event the host refused, per live VM (per chosen vCPU
+ * with -A), as perf prints <not supported> beside the counts.
+ */
+static void unsupported_rows(struct stat_state *st, double t)
+{
+	struct stat_row r;
+	unsigned int vm, i, e;
+	struct ops_vm *m;
+
+	for (vm = 0; vm < st->s.nr_vms; vm++) {
+		m = &st->s.vms[vm];
+		for (e = 0; !m->gone && e < st->s.nr_refused; e++) {
+			r = (struct stat_row){.vm          = m->e.name,
+					      .uuid        = m->e.uuid,
+					      .vmi         = vm,
+					      .vcpu        = -1,
+					      .ev          = e,
+					      .unsupported = true};
+			for (i = 0; st->o.per_vcpu && i < m->e.nr_vcpus; i++) {
+				r.vcpu = (int)i;
+				if (m->ctx[i] >= 0)
+					row(st, t, true, &r);
+			}
+			if (!st->o.per_vcpu)
+				row(st, t, true, &r);
+		}
+	}
+}
+
 /* Read every VM: rows per VM (or vCPU), then "all" with several VMs. */
 static void rows(struct stat_state *st, double t, bool final)
 {
@@ -417,10 +558,14 @@ static void report(struct stat_state *st, bool final)
 	if (!st->o.json && !st->o.sep && final && st->o.interval_ms)
 		fprintf(st->out, "# total over %.3f s\n", t);
 	header(st);
-	if (st->o.repeat)
-		repeat_rows(st, t);
-	else
-		rows(st, t, final);
+	/* perf -I prints no total at the end: neither do its fields here. */
+	if (!(final && st->o.interval_ms && perf_fields(st))) {
+		if (st->o.repeat)
+			repeat_rows(st, t);
+		else
+			rows(st, t, final);
+		unsupported_rows(st, t);
+	}
 	stale_note(st);
 	/* Samples the VMs' sampling limits did not take. */
 	if (final && !st->o.json && !st->o.sep)
@@ -575,6 +720,30 @@ static int run_repeated(struct stat_state *st)
 	return ret;
 }
 
+/*
+ * The events of `vpmu stat` without -e, and those -d adds (to -e's too,
+ * as perf -d): what a VM spends its exits on, then the guest hardware
+ * events of perf's default and -d lists (the last two are perf's LLC
+ * events). Those the host cannot count (hardware events without a PMU)
+ * are dropped and print <not supported> (ops_start_counting()); events
+ * named with -e are refused with an error as before.
+ */
+#define STAT_DEFAULT "hv_run_ns,hv_guest_cycles,hv_exits,hv_hypercalls"
+#define STAT_DETAILED                                                          \
+	"hv_pio,hv_mmio,hv_msr_reads,hv_halts,cycles,instructions,branches,"   \
+	"branch-misses,cache-references,cache-misses"
+
+/* Events the user did not name: a refusal drops them, as perf does. */
+static int add_optional(struct ops_session *s, const char *list)
+{
+	unsigned int first = s->nr_ev;
+	int ret            = ops_parse_events(s, list);
+
+	while (!ret && first < s->nr_ev)
+		s->ev[first++].optional = true;
+	return ret;
+}
+
 static int add_events(const struct cli_cmd *cmd, void *ctx, const char *v)
 {
 	struct stat_state *st = ctx;
@@ -589,13 +758,21 @@ static const struct cli_opt stat_opts[] = {
 	       "events to count, comma-separated (names from\n"
 	       "'vpmu events', or codes 0xNNNN), each with\n"
 	       "modifiers NAME:u/k/G (guest hardware events)\n"
-	       "or NAME:h (hv_*, host); repeatable"),
+	       "or NAME:h (hv_*, host); groups {A,B}[:MOD]\n"
+	       "count at the same time; repeatable"),
+	CLI_FLAG('d', "detailed", struct stat_opts, detailed,
+		 "also count STAT_DETAILED (exits by kind, guest\n"
+		 "hardware events); those this host cannot count\n"
+		 "print <not supported>"),
 	CLI_UINT('I', "interval-print", "MS", struct stat_opts, interval_ms, 1,
 		 "print the counts of every MS milliseconds"),
 	CLI_STR('x', "field-separator", "SEP", struct stat_opts, sep,
 		"CSV with separator SEP"),
 	CLI_FLAG('j', "json", struct stat_opts, json,
 		 "one JSON object per line"),
+	CLI_FLAG(0, "vpmu-fields", struct stat_opts, vpmu_fields,
+		 "-x / -j with vpmu's fields (time_s,vm,uuid,\n"
+		 "vcpu,event,count,raw,...) instead of perf's"),
 	CLI_STR('o', "output", "FILE", struct stat_opts, output,
 		"write the counts to FILE (default stdout)"),
 	CLI_FLAG('A', "no-aggr", struct stat_opts, per_vcpu,
@@ -621,7 +798,13 @@ static const struct cli_cmd stat_cmd = {
 	.operands        = CLI_OPERANDS_ANY,
 	.stop_at_operand = true,
 	.help = "  Counts EVENTS (default hv_run_ns,hv_guest_cycles,hv_exits,\n"
-		"  hv_hypercalls) for SECONDS, while COMMAND runs (like perf "
+		"  hv_hypercalls; -d adds hv_pio,hv_mmio,hv_msr_reads,"
+		"hv_halts,\n"
+		"  cycles,instructions,branches,branch-misses,"
+		"cache-references,\n"
+		"  cache-misses, those this host cannot count shown as\n"
+		"  <not supported> as perf stat -d) for SECONDS, while COMMAND "
+		"runs (like perf "
 		"stat --\n"
 		"  CMD: counting starts before it and ends when it exits), or, "
 		"with\n"
@@ -644,18 +827,27 @@ static const struct cli_cmd stat_cmd = {
 		"the\n"
 		"  header once, then every interval, then '# total' and the "
 		"totals.\n"
-		"  -x SEP prints CSV:\n"
+		"  -x SEP prints perf stat's CSV, -j its JSON (perf's order "
+		"and keys):\n"
+		"    [interval,][CPU<n>,]counter-value,unit,event,[vm,]"
+		"[variance,]\n"
+		"    event-runtime,pcnt-running,metric-value,metric-unit\n"
+		"  (interval with -I, CPU<n> the vCPU with -A, the VM where "
+		"perf -G\n"
+		"  puts the cgroup when counting several VMs, variance with "
+		"-r).\n"
+		"  --vpmu-fields prints vpmu's fields instead:\n"
 		"    time_s,vm,uuid,vcpu,event,count,raw,enabled_ns,running_ns,"
 		"stale,kind\n"
-		"  where kind is 'interval' or 'total'; --json one object per "
+		"  where kind is 'interval' or 'total'; with -j one object per "
 		"line with\n"
 		"  the same fields. -r N repeats COMMAND (or SECONDS) N times "
 		"and\n"
 		"  prints the mean of each count and, as perf, +- the "
 		"standard\n"
-		"  deviation of the mean in % (kind 'mean'; CSV adds the "
+		"  deviation of the mean in % (--vpmu-fields: kind 'mean', "
 		"columns\n"
-		"  runs,stddev,rel_stddev_pct; JSON the same fields).\n"
+		"  runs,stddev,rel_stddev_pct).\n"
 		"  EVENTS take modifiers NAME:MOD (u, k, G for guest hardware "
 		"events,\n"
 		"  h for hypervisor and host ones; see 'vpmu events').\n"
@@ -697,8 +889,9 @@ static int parse(int argc, char **argv, struct stat_state *st)
 		r = cli_error(&stat_cmd,
 			      "-r needs -- SECONDS or a COMMAND to repeat");
 	if (!r && !st->s.nr_ev)
-		r = ops_parse_events(&st->s, "hv_run_ns,hv_guest_cycles,"
-					     "hv_exits,hv_hypercalls");
+		r = add_optional(&st->s, STAT_DEFAULT);
+	if (!r && st->o.detailed)
+		r = add_optional(&st->s, STAT_DETAILED);
 	return r;
 }
 

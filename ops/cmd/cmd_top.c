@@ -2,11 +2,15 @@
 /*
  * cmd_top.c: `vpmu top`, a live profile of the chosen VMs: the same host
  * sampling contexts as `vpmu record`, drained and summarised every second
- * (the hottest guest functions per VM in the last interval).
+ * (the hottest guest functions per VM in the last interval, or since the
+ * start once 'z' turned zeroing off). Keys mean what they mean in perf
+ * top (d delay, e entries, z zeroing, h/? help, q quit); --stdio prints
+ * plainly, without terminal control.
  */
 #include "ops_cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +56,17 @@ struct top_vm {
 	size_t nr_samples;
 	struct proc_hit *ph;
 	size_t nr_ph;
-	uint64_t total;
+	uint64_t total;   /* samples of this interval (the rate) */
+	uint64_t shown;   /* samples the rows count: since zeroing */
+	struct hit *view; /* hits sorted for display (hits stays by index) */
 	uint64_t per_vcpu[VMM_CTL_SESSION_VCPUS]; /* samples per vCPU */
 	struct ops_rate_win rate_base; /* counts at the last refresh */
+};
+
+/* Keys read from a terminal: raw (no echo, no line buffering). */
+struct term {
+	bool raw;
+	struct termios saved;
 };
 
 struct top {
@@ -66,7 +78,14 @@ struct top {
 	uint64_t last_ns;  /* the last refresh (or the start of sampling) */
 	bool by_name;      /* 's': sort by function name, not samples */
 	bool per_vcpu;     /* 'v': samples of each vCPU too */
+	bool accumulate;   /* 'z' toggles: no zeroing between refreshes */
+	bool help;         /* 'h', '?' or an unmapped key: the keys' list */
+	bool stdio;        /* --stdio: no screen clearing, no keys */
+	bool print_hist;   /* 'P': the next refresh also to a file */
+	FILE *out;         /* where a refresh is written (a memstream) */
 	const char *symfs; /* a Linux guest's root on the host */
+	struct term *tm;   /* the terminal keys come from (prompts) */
+	int tfd;           /* the refresh timer ('d' re-arms it) */
 };
 
 /* The row of process and function (label), added if new. */
@@ -106,12 +125,14 @@ static void count(void *opaque, const struct ops_sample *smp)
 			 w.sym ? w.sym->name : "[unknown]");
 		proc_row(v, label)->n++;
 		v->total++;
+		v->shown++;
 		if (smp->vcpu < VMM_CTL_SESSION_VCPUS)
 			v->per_vcpu[smp->vcpu]++;
 		return;
 	}
 	v->hits[i].n++;
 	v->total++;
+	v->shown++;
 	if (smp->vcpu < VMM_CTL_SESSION_VCPUS)
 		v->per_vcpu[smp->vcpu]++;
 }
@@ -156,7 +177,7 @@ static void show_rate(struct top *t, unsigned int vm, double wall_s)
 		ops_rate_requested(t->freq, 0, t->s.ev[0].code, ov->e.tsc_khz),
 		&rate);
 	if (!ov->gone)
-		ops_rate_print(stdout, "  rate: ", "  warning: ", &win, &rate);
+		ops_rate_print(t->out, "  rate: ", "  warning: ", &win, &rate);
 }
 
 static int proc_by_n(const void *a, const void *b)
@@ -180,17 +201,19 @@ static void show_procs(struct top *t, struct top_vm *v)
 
 	qsort(v->ph, v->nr_ph, sizeof(*v->ph),
 	      t->by_name ? proc_by_name : proc_by_n);
-	printf("  %7s %8s  %-15s  %s\n", "SHARE", "SAMPLES", "COMMAND",
-	       "FUNCTION");
+	fprintf(t->out, "  %7s %8s  %-15s  %s\n", "SHARE", "SAMPLES", "COMMAND",
+		"FUNCTION");
 	for (i = 0; i < v->nr_ph && i < t->lines; i++)
-		printf("  %6.2f%% %8llu  %s\n",
-		       100.0 * (double)v->ph[i].n / (double)v->total,
-		       (unsigned long long)v->ph[i].n, v->ph[i].label);
+		fprintf(t->out, "  %6.2f%% %8llu  %s\n",
+			100.0 * (double)v->ph[i].n / (double)v->shown,
+			(unsigned long long)v->ph[i].n, v->ph[i].label);
 	if (v->ph[PROC_ROWS_MAX].n)
-		printf("  %6.2f%% %8llu  [other]\n",
-		       100.0 * (double)v->ph[PROC_ROWS_MAX].n /
-			       (double)v->total,
-		       (unsigned long long)v->ph[PROC_ROWS_MAX].n);
+		fprintf(t->out, "  %6.2f%% %8llu  [other]\n",
+			100.0 * (double)v->ph[PROC_ROWS_MAX].n /
+				(double)v->shown,
+			(unsigned long long)v->ph[PROC_ROWS_MAX].n);
+	if (t->accumulate)
+		return;
 	v->nr_ph               = 0;
 	v->ph[PROC_ROWS_MAX].n = 0;
 }
@@ -201,31 +224,32 @@ static void show_vm(struct top *t, unsigned int vm, double wall_s)
 	size_t i, n = v->st.nr + 1;
 	unsigned int c;
 
-	printf("\nVM %s (%s), %u vCPUs: %llu samples%s\n", t->s.vms[vm].e.name,
-	       t->s.vms[vm].e.uuid, t->s.vms[vm].e.nr_vcpus,
-	       (unsigned long long)v->total,
-	       t->s.vms[vm].gone ? " (gone)" : "");
+	fprintf(t->out, "\nVM %s (%s), %u vCPUs: %llu samples%s\n",
+		t->s.vms[vm].e.name, t->s.vms[vm].e.uuid,
+		t->s.vms[vm].e.nr_vcpus, (unsigned long long)v->shown,
+		t->s.vms[vm].gone ? " (gone)" : "");
 	show_rate(t, vm, wall_s);
+	v->total = 0;
 	for (i = 0; i < n; i++)
-		v->hits[i].sym = (int64_t)i;
+		v->view[i] = (struct hit){.sym = (int64_t)i, .n = v->hits[i].n};
 	sort_vm = v;
-	qsort(v->hits, n, sizeof(*v->hits), t->by_name ? by_sym : by_n);
+	qsort(v->view, n, sizeof(*v->view), t->by_name ? by_sym : by_n);
 	for (c = 0; t->per_vcpu && c < t->s.vms[vm].e.nr_vcpus; c++)
-		printf("  vCPU %u: %llu samples\n", c,
-		       (unsigned long long)v->per_vcpu[c]);
-	if (v->procs.has_tasks && v->total)
+		fprintf(t->out, "  vCPU %u: %llu samples\n", c,
+			(unsigned long long)v->per_vcpu[c]);
+	if (v->procs.has_tasks && v->shown)
 		show_procs(t, v);
 	for (i = 0;
-	     !v->procs.has_tasks && i < n && i < t->lines && v->hits[i].n; i++)
-		printf("  %6.2f%% %8llu  %s\n",
-		       100.0 * (double)v->hits[i].n / (double)v->total,
-		       (unsigned long long)v->hits[i].n,
-		       (size_t)v->hits[i].sym < v->st.nr
-			       ? v->st.syms[v->hits[i].sym].name
-			       : "[unknown]");
+	     !v->procs.has_tasks && i < n && i < t->lines && v->view[i].n; i++)
+		fprintf(t->out, "  %6.2f%% %8llu  %s\n",
+			100.0 * (double)v->view[i].n / (double)v->shown,
+			(unsigned long long)v->view[i].n,
+			sym_name(v, v->view[i].sym));
+	if (t->accumulate)
+		return; /* 'z': the next refresh adds to these */
 	memset(v->hits, 0, n * sizeof(*v->hits));
 	memset(v->per_vcpu, 0, sizeof(v->per_vcpu));
-	v->total = 0;
+	v->shown = 0;
 }
 
 static int put_task(void *opaque, const struct rec_task *t)
@@ -250,8 +274,51 @@ static void drain_vm(struct top *t, unsigned int vm)
 	ops_drain(&t->s, vm, count, t, &lost);
 }
 
+/* The keys, as perf top's 'h' lists its own. */
+static void show_keys(const struct top *t)
+{
+	fprintf(t->out,
+		"  keys, as in perf top:\n"
+		"    d  refresh delay (now %.3g s)\n"
+		"    e  entries (lines) per VM (now %llu)\n"
+		"    z  toggle zeroing between refreshes (now %s)\n"
+		"    P  print the next refresh to vpmu-top.hist.N\n"
+		"    h ?  this list (again: hide it)\n"
+		"    q  quit\n"
+		"  and vpmu's: s sort by samples or by name, v samples per "
+		"vCPU\n",
+		t->delay, (unsigned long long)t->lines,
+		t->accumulate ? "off" : "on");
+}
+
+/*
+ * 'P', as perf top's: the refresh just shown into the first free
+ * vpmu-top.hist.N of the working directory (perf writes perf.hist.N).
+ */
+static void save_hist(const char *text, size_t len)
+{
+	char name[32];
+	int fd = -1, n;
+
+	for (n = 0; fd < 0 && n < 1000; n++) {
+		snprintf(name, sizeof(name), "vpmu-top.hist.%d", n);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		printf("P: cannot write %s: %s\n", name,
+		       fd < 0 ? strerror(errno) : "short write");
+	else
+		printf("P: written to %s\n", name);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void refresh(struct top *t, unsigned int iter)
 {
+	char *text = NULL;
+	size_t len = 0;
 	uint64_t now;
 	unsigned int vm;
 	double wall_s;
@@ -261,14 +328,34 @@ static void refresh(struct top *t, unsigned int iter)
 	now        = vpmu_monotonic_ns();
 	wall_s     = (double)(now - t->last_ns) / 1e9;
 	t->last_ns = now;
-	if (isatty(STDOUT_FILENO))
+	/* Into memory first: 'P' writes the very text shown to a file. */
+	t->out = open_memstream(&text, &len);
+	if (!t->out)
+		t->out = stdout;
+	if (t->stdio)
+		fputs(iter > 1 ? "\n" : "", stdout); /* refreshes in a row */
+	else if (isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
-	printf("vpmu top: %s at %llu Hz, refresh %u, %u VM%s, sorted by %s%s\n",
-	       t->s.ev[0].name, (unsigned long long)t->freq, iter, t->s.nr_live,
-	       t->s.nr_live == 1 ? "" : "s", t->by_name ? "name" : "samples",
-	       isatty(STDIN_FILENO) ? "  (q quit, s sort, v per-vCPU)" : "");
+	fprintf(t->out,
+		"vpmu top: %s at %llu Hz, refresh %u, %u VM%s, sorted by %s, "
+		"%llu entries, %s%s\n",
+		t->s.ev[0].name, (unsigned long long)t->freq, iter,
+		t->s.nr_live, t->s.nr_live == 1 ? "" : "s",
+		t->by_name ? "name" : "samples", (unsigned long long)t->lines,
+		t->accumulate ? "accumulating" : "zeroing",
+		t->tm && t->tm->raw ? "  (q quit, h help)" : "");
+	if (t->help)
+		show_keys(t);
 	for (vm = 0; vm < t->s.nr_vms; vm++)
 		show_vm(t, vm, wall_s);
+	if (t->out != stdout && !fclose(t->out)) {
+		fwrite(text, 1, len, stdout);
+		if (t->print_hist)
+			save_hist(text, len);
+	}
+	t->print_hist = false;
+	t->out        = stdout;
+	free(text);
 	fflush(stdout);
 }
 
@@ -293,6 +380,9 @@ static const struct cli_opt top_opts[] = {
 		 "stop after N refreshes (default: until Ctrl-C)"),
 	CLI_UINT(0, "lines", "N", struct top, lines, 1,
 		 "functions shown per VM (default 10)"),
+	CLI_FLAG(0, "stdio", struct top, stdio,
+		 "print each refresh after the last, without\n"
+		 "terminal control (no clearing, no keys)"),
 	CLI_STR(0, "symfs", "DIR", struct top, symfs,
 		"a Linux guest's programs under DIR (its root\n"
 		"file system's tree on the host)"),
@@ -312,9 +402,18 @@ static const struct cli_cmd top_cmd = {
 		   "  hottest process and function pairs.\n"
 		   "  Runs until -n refreshes, Ctrl-C or, on a terminal, the "
 		   "key q.\n"
-		   "  Keys: q quits, s sorts by samples or by name, v shows the\n"
-		   "  samples of each vCPU. Between refreshes it sleeps (no "
-		   "polling).\n",
+		   "  Keys, as in perf top: d asks for the refresh delay, e for "
+		   "the\n"
+		   "  entries per VM, z toggles zeroing between refreshes (off: "
+		   "counts\n"
+		   "  since then), P writes the next refresh to "
+		   "vpmu-top.hist.N, h or ?\n"
+		   "  (or any other key) lists the keys, q quits;\n"
+		   "  and s sorts by samples or by name, v shows the samples of "
+		   "each\n"
+		   "  vCPU. --stdio prints every refresh below the last, with no "
+		   "keys.\n"
+		   "  Between refreshes it sleeps (no polling).\n",
 };
 
 static int parse(int argc, char **argv, struct top *t)
@@ -357,9 +456,11 @@ static int setup(struct top *t)
 		symtab_load(&t->vms[i].st, t->s.vms[i].e.image);
 		t->vms[i].hits =
 			calloc(t->vms[i].st.nr + 1, sizeof(struct hit));
+		t->vms[i].view =
+			calloc(t->vms[i].st.nr + 1, sizeof(struct hit));
 		t->vms[i].ph = calloc(PROC_ROWS_MAX + 1, sizeof(*t->vms[i].ph));
 		t->vms[i].procs.symfs = t->symfs;
-		if (!t->vms[i].hits || !t->vms[i].ph)
+		if (!t->vms[i].hits || !t->vms[i].view || !t->vms[i].ph)
 			return -ENOMEM;
 	}
 	ret = ops_start_sampling(&t->s, period, 256 << 10);
@@ -372,12 +473,6 @@ static int setup(struct top *t)
 	t->last_ns = vpmu_monotonic_ns();
 	return ret;
 }
-
-/* Keys read from a terminal: raw (no echo, no line buffering). */
-struct term {
-	bool raw;
-	struct termios saved;
-};
 
 static void term_raw(struct term *tm)
 {
@@ -400,20 +495,78 @@ static void term_restore(struct term *tm)
 	tm->raw = false;
 }
 
-/* One key: true to quit. */
+/*
+ * perf top's prompt: (what), then a line read with the terminal back in
+ * its own mode (echo, editing). The number, or -1 if it is none.
+ */
+static double prompt(struct top *t, const char *what)
+{
+	char line[32], *end;
+	ssize_t n;
+	double v;
+
+	/* TCSANOW: what was typed after the key is the answer's start. */
+	if (t->tm->raw)
+		tcsetattr(STDIN_FILENO, TCSANOW, &t->tm->saved);
+	printf("\n%s: ", what);
+	fflush(stdout);
+	n = read(STDIN_FILENO, line, sizeof(line) - 1);
+	term_raw(t->tm);
+	line[n > 0 ? n : 0] = '\0';
+	v                   = strtod(line, &end);
+	return end != line && strspn(end, " \r\n") == strlen(end) ? v : -1;
+}
+
+/* 'd': refresh every SECONDS from now on (the timer re-armed). */
+static void set_delay(struct top *t, double sec)
+{
+	uint64_t ns = (uint64_t)(sec * 1e9);
+	struct itimerspec its;
+
+	if (!(sec >= 0.01 && sec <= 3600))
+		return; /* as perf's prompt: a bad answer changes nothing */
+	t->delay        = sec;
+	its.it_interval = (struct timespec){(time_t)(ns / 1000000000ULL),
+					    (long)(ns % 1000000000ULL)};
+	its.it_value    = its.it_interval;
+	timerfd_settime(t->tfd, 0, &its, NULL);
+}
+
+/* One key, as perf top reads them: true to quit. */
 static bool key(struct top *t, char c)
 {
+	double v;
+
 	switch (c) {
 	case 'q':
 	case 'Q':
 		return true;
+	case 'd':
+		set_delay(t, prompt(t, "Enter display delay (seconds)"));
+		return false;
+	case 'e':
+		v = prompt(t, "Enter display entries (lines)");
+		if (v >= 1 && v <= 100000)
+			t->lines = (uint64_t)v;
+		return false;
+	case 'z':
+		t->accumulate = !t->accumulate;
+		return false;
+	case 'P':
+		t->print_hist = true;
+		return false;
 	case 's':
 		t->by_name = !t->by_name;
 		return false;
 	case 'v':
 		t->per_vcpu = !t->per_vcpu;
 		return false;
-	default:
+	case 'h':
+	case '?':
+		t->help = !t->help;
+		return false;
+	default: /* perf shows its keys for any other */
+		t->help = true;
 		return false;
 	}
 }
@@ -450,7 +603,7 @@ static int wait_refresh(struct top *t, struct ops_wait *w)
 
 int ops_cmd_top(int argc, char **argv)
 {
-	struct top t        = {.s.prog = "vpmu top"};
+	struct top t        = {.s.prog = "vpmu top", .out = stdout};
 	struct sigaction sa = {.sa_handler = on_signal};
 	struct itimerspec its;
 	static const int sigs[] = {SIGINT, SIGTERM, 0};
@@ -475,7 +628,9 @@ int ops_cmd_top(int argc, char **argv)
 		.it_value    = {(time_t)(ns / 1000000000ULL),
 				(long)(ns % 1000000000ULL)},
 	};
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	tfd   = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	t.tfd = tfd;
+	t.tm  = &tm;
 	if (!ret && (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL))) {
 		fprintf(stderr, "vpmu top: timerfd: %s\n", strerror(errno));
 		ret = 1;
@@ -486,7 +641,8 @@ int ops_cmd_top(int argc, char **argv)
 	}
 	if (!ret) {
 		w.p[0] = (struct pollfd){.fd = tfd, .events = POLLIN};
-		term_raw(&tm); /* keys only from a terminal */
+		if (!t.stdio)
+			term_raw(&tm); /* keys only from a terminal */
 		w.p[1] = (struct pollfd){.fd     = tm.raw ? STDIN_FILENO : -1,
 					 .events = POLLIN};
 	}
@@ -503,6 +659,7 @@ int ops_cmd_top(int argc, char **argv)
 	for (i = 0; t.vms && i < t.s.nr_vms; i++) {
 		symtab_free(&t.vms[i].st);
 		free(t.vms[i].hits);
+		free(t.vms[i].view);
 		free(t.vms[i].ph);
 		guest_procs_free(&t.vms[i].procs);
 	}

@@ -7,7 +7,10 @@
  *   - `vpmu stat -p PID` selects a VM by the pid of its VMM, -C by vCPU;
  *   - `vpmu stat -- COMMAND` counts while COMMAND runs; -o FILE; the
  *     interval header once and a labelled total in text and CSV;
- *   - `vpmu top` under a pseudo-terminal quits on the key q;
+ *   - `vpmu top` under a pseudo-terminal quits on the key q, and takes
+ *     perf top's keys: h lists them, e and d prompt for the entries and
+ *     the delay, z turns zeroing off, P prints a refresh to a file;
+ *     --stdio prints refresh after refresh with no terminal control;
  *   - `vpmu stat -r 3` with an event modifier: the mean of the runs (not
  *     their sum), perf's spread, the name as given.
  */
@@ -109,8 +112,9 @@ Test(cli_ops, stat_selects_by_vmm_pid_and_vcpu_list)
 {
 	char out_path[PATH_MAX], err_path[PATH_MAX], out[OUT_MAX];
 	char pid_text[16];
-	const char *argv[] = {"stat", "-p", pid_text,    "-C", "1", "-A", "-x",
-			      ",",    "-e", "hv_run_ns", "--", "1", NULL};
+	const char *argv[] = {
+		"stat",          "-p", pid_text,    "-C", "1", "-A", "-x", ",",
+		"--vpmu-fields", "-e", "hv_run_ns", "--", "1", NULL};
 	pid_t pid;
 
 	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "sel", 2), 0);
@@ -155,9 +159,9 @@ Test(cli_ops, stat_command_output_file_header_once_and_total)
 	const char *txt[] = {"stat",  "-p",  "cmd", "-e", "hv_run_ns",
 			     "-I",    "300", "-o",  file, "--",
 			     "sleep", "1",   NULL};
-	const char *csv[] = {"stat",  "-p",  "cmd", "-e", "hv_run_ns",
-			     "-I",    "300", "-x",  ",",  "--",
-			     "sleep", "1",   NULL};
+	const char *csv[] = {"stat", "-p",    "cmd", "-e", "hv_run_ns",
+			     "-I",   "300",   "-x",  ",",  "--vpmu-fields",
+			     "--",   "sleep", "1",   NULL};
 
 	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "cmd", 1), 0);
 	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
@@ -194,24 +198,37 @@ static bool read_until(int fd, char *buf, size_t len, const char *needle,
 	return strstr(buf, needle) != NULL;
 }
 
-Test(cli_ops, top_quits_on_q_under_a_pty)
+/*
+ * A VM (name) running op_hot and `vpmu top -p NAME -d 0.2 [extra]` under
+ * a pseudo-terminal (*master); top's pid.
+ */
+static pid_t top_start(const char *name, const char *extra, int *master)
 {
-	static char out[OUT_MAX];
-	int master, st, i;
 	pid_t pid;
 
-	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "topq", 1), 0);
+	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), name, 1), 0);
 	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
-	pid = forkpty(&master, NULL, NULL, NULL);
+	pid = forkpty(master, NULL, NULL, NULL);
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		execl(VPMU, VPMU, "top", "-p", "topq", "-d", "0.2",
-		      (char *)NULL);
+		if (chdir(rundir)) /* where 'P' writes */
+			_exit(126);
+		if (extra)
+			execl(VPMU, VPMU, "top", "-p", name, "-d", "0.2", "-n",
+			      "2", extra, (char *)NULL);
+		else
+			execl(VPMU, VPMU, "top", "-p", name, "-d", "0.2",
+			      (char *)NULL);
 		_exit(127);
 	}
-	out[0] = '\0';
-	cr_assert(read_until(master, out, sizeof(out), "q quit", 30000),
-		  "top never drew: %s", out);
+	return pid;
+}
+
+/* Press q: top ends within 5 s, with status 0. */
+static void top_quit(pid_t pid, int master)
+{
+	int st, i;
+
 	cr_assert_eq(write(master, "q", 1), 1);
 	for (i = 0; i < 100 && waitpid(pid, &st, WNOHANG) == 0; i++)
 		usleep(50000);
@@ -220,15 +237,86 @@ Test(cli_ops, top_quits_on_q_under_a_pty)
 	close(master);
 }
 
+Test(cli_ops, top_quits_on_q_under_a_pty)
+{
+	static char out[OUT_MAX];
+	int master;
+	pid_t pid = top_start("topq", NULL, &master);
+
+	out[0] = '\0';
+	cr_assert(read_until(master, out, sizeof(out), "q quit", 30000),
+		  "top never drew: %s", out);
+	top_quit(pid, master);
+}
+
+/* Send (keys) to top, then read until (needle): a fresh buffer. */
+static void top_step(int master, char *out, size_t len, const char *keys,
+		     const char *needle)
+{
+	out[0] = '\0';
+	cr_assert_eq(write(master, keys, strlen(keys)), (ssize_t)strlen(keys));
+	cr_assert(read_until(master, out, len, needle, 15000),
+		  "after '%s', no '%s': %s", keys, needle, out);
+}
+
+Test(cli_ops, top_keys_as_perf_top_under_a_pty)
+{
+	static char out[OUT_MAX], hist[OUT_MAX];
+	char path[PATH_MAX];
+	int master;
+	pid_t pid = top_start("topk", NULL, &master);
+
+	out[0] = '\0';
+	cr_assert(read_until(master, out, sizeof(out), "h help", 30000),
+		  "top never drew: %s", out);
+	cr_expect(strstr(out, "10 entries, zeroing") != NULL, "%s", out);
+	top_step(master, out, sizeof(out), "h", "z  toggle zeroing");
+	top_step(master, out, sizeof(out), "e", "Enter display entries");
+	top_step(master, out, sizeof(out), "3\n", "3 entries, zeroing");
+	top_step(master, out, sizeof(out), "z", "3 entries, accumulating");
+	top_step(master, out, sizeof(out), "d", "Enter display delay");
+	top_step(master, out, sizeof(out), "0.5\n",
+		 "refresh delay (now 0.5 s)");
+	top_step(master, out, sizeof(out), "P",
+		 "P: written to vpmu-top.hist.0");
+	snprintf(path, sizeof(path), "%s/vpmu-top.hist.0", rundir);
+	cr_assert_eq(slurp_file(path, hist, sizeof(hist)), 0);
+	cr_expect(strstr(hist, "vpmu top: ") && strstr(hist, "\nVM topk"), "%s",
+		  hist);
+	top_quit(pid, master);
+}
+
+/* --stdio: two refreshes one after the other, no escape sequences even
+ * on a terminal, no keys offered. */
+Test(cli_ops, top_stdio_prints_without_terminal_control)
+{
+	static char out[OUT_MAX];
+	int master, st;
+	pid_t pid = top_start("tops", "--stdio", &master);
+
+	out[0] = '\0';
+	read_until(master, out, sizeof(out), "refresh 2,", 30000);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	read_until(master, out, sizeof(out), "\nVM tops", 2000);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	cr_expect_eq(occurrences(out, "vpmu top: "), 2, "%s", out);
+	cr_expect(!strchr(out, '\033'), "escape sequences: %s", out);
+	cr_expect(!strstr(out, "q quit"), "%s", out);
+	close(master);
+}
+
 /* -r 3 of 0.3 s: each hv_run_ns:h row is the mean of one run's time in
  * KVM_RUN (at most ~0.3 s, not the 0.9 s of the three together). */
 Test(cli_ops, stat_repeat_means_with_modifier)
 {
 	char out[OUT_MAX];
-	const char *argv[] = {"stat", "-p",  "rep",
-			      "-r",   "3",   "-x",
-			      ",",    "-e",  "hv_run_ns:h,hv_exits",
-			      "--",   "0.3", NULL};
+	const char *argv[] = {"stat", "-p",
+			      "rep",  "-r",
+			      "3",    "-x",
+			      ",",    "--vpmu-fields",
+			      "-e",   "hv_run_ns:h,hv_exits",
+			      "--",   "0.3",
+			      NULL};
 	const char *l;
 	unsigned long long runs, count;
 	double rel;

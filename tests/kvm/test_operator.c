@@ -181,7 +181,8 @@ Test(operator, list_and_stat_two_vms_exact)
 {
 	const char *list[] = {"list", "--libvirt-uri", "test:///default", NULL};
 	const char *stat[] = {"stat",       "-a", "-e", "hv_hypercalls",
-			      "--per-vcpu", "-x", ",",  NULL};
+			      "--per-vcpu", "-x", ",",  "--vpmu-fields",
+			      NULL};
 	static struct vpmu_result res;
 	static char out[OUT_MAX];
 	char fout[128], ferr[128];
@@ -277,13 +278,21 @@ Test(operator, record_attributes_hot_loop)
 Test(operator, perf_events_on_every_vcpu_under_the_sandbox)
 {
 	char file[128];
-	const char *stat[] = {
-		"stat",       "-m", "hot2", "-e", "cycles,task-clock",
-		"--per-vcpu", "-x", ",",    "--", "1",
-		NULL};
-	const char *rec[] = {"record", "-m", "hot2", "-F", "1000",
-			     "-o",     file, "--",   "1",  NULL};
-	const char *rep[] = {"report", "--folded", file, NULL};
+	const char *stat[] = {"stat",
+			      "-m",
+			      "hot2",
+			      "-e",
+			      "cycles,task-clock",
+			      "--per-vcpu",
+			      "-x",
+			      ",",
+			      "--vpmu-fields",
+			      "--",
+			      "1",
+			      NULL};
+	const char *rec[]  = {"record", "-m", "hot2", "-F", "1000",
+			      "-o",     file, "--",   "1",  NULL};
+	const char *rep[]  = {"report", "--folded", file, NULL};
 	static struct vpmu_result res;
 	const char *const evs[]  = {"cycles", "task-clock"};
 	const char *const cpus[] = {"0", "1"};
@@ -402,9 +411,10 @@ static uint64_t proc_cpu_ns(pid_t pid, pid_t tid)
  */
 static void cpu_time_within_proc_stat(const char *guest, const char *ready)
 {
-	const char *stat[] = {"stat",       "-m", "cpu", "-e", "hv_cpu_ns",
-			      "--per-vcpu", "-x", ",",   "-I", "300",
-			      "--",         "1",  NULL};
+	const char *stat[] = {
+		"stat", "-m", "cpu",           "-e", "hv_cpu_ns", "--per-vcpu",
+		"-x",   ",",  "--vpmu-fields", "-I", "300",       "--",
+		"1",    NULL};
 	static struct vpmu_result res;
 	unsigned long long last = 0, rows = 0;
 	uint64_t s0, s1, tick;
@@ -819,8 +829,9 @@ Test(operator, host_contexts_go_with_their_client)
 Test(operator, guest_own_pmu_undisturbed)
 {
 	const char *list[] = {"list", "--json", "--no-libvirt", NULL};
-	const char *stat[] = {"stat",          "-m", "own", "-e",
-			      "hv_hypercalls", "-x", ",",   NULL};
+	const char *stat[] = {
+		"stat", "-m", "own",           "-e", "hv_hypercalls",
+		"-x",   ",",  "--vpmu-fields", NULL};
 	static struct vpmu_result res;
 	static char out[OUT_MAX];
 	const char *want = ",hv_hypercalls,301,"; /* op_own.c: 300 + read */
@@ -894,9 +905,10 @@ static unsigned int vcpu_rows(const char *out, unsigned int vcpu)
  */
 Test(operator, stat_per_vcpu_one_request_per_vm_per_interval)
 {
-	const char *stat[] = {"stat",       "-a", "-e", "hv_run_ns",
-			      "--per-vcpu", "-x", ",",  "-I",
-			      "500",        "--", "2",  NULL};
+	const char *stat[] = {"stat",       "-a",  "-e", "hv_run_ns",
+			      "--per-vcpu", "-x",  ",",  "--vpmu-fields",
+			      "-I",         "500", "--", "2",
+			      NULL};
 	static struct vpmu_result res;
 	int64_t before, after, reports;
 	struct ops_client c;
@@ -972,8 +984,9 @@ Test(operator, stale_read_is_flagged)
 	const char *text_stat[] = {"stat", "-m",        "stale",
 				   "-e",   "hv_run_ns", "--per-vcpu",
 				   "--",   "1",         NULL};
-	const char *csv_stat[]  = {"stat", "-m", "stale", "-e", "hv_run_ns",
-				   "-x",   ",",  "--",    "1",  NULL};
+	const char *csv_stat[]  = {"stat",      "-m", "stale", "-e",
+				   "hv_run_ns", "-x", ",",     "--vpmu-fields",
+				   "--",        "1",  NULL};
 	struct json_object *r, *rep, *vcpus, *o, *v;
 	static struct vpmu_result res;
 	struct ops_client c;

@@ -206,10 +206,18 @@ Test(linux_guest, host_operators_stat_the_linux_vm)
 			      "--name",
 			      "linux-op",
 			      NULL};
-	const char *stat[] = {
-		"stat",       "-m", "linux-op", "-e", "hv_run_ns,cycles",
-		"--per-vcpu", "-x", ",",        "--", "2",
-		NULL};
+	const char *stat[] = {"stat",
+			      "-m",
+			      "linux-op",
+			      "-e",
+			      "hv_run_ns,cycles",
+			      "--per-vcpu",
+			      "-x",
+			      ",",
+			      "--vpmu-fields",
+			      "--",
+			      "2",
+			      NULL};
 	static char tail[4096];
 	char dir[64], console[128], err[128];
 	pid_t pid;

@@ -96,6 +96,7 @@ Test(cli_wakeups, stat_interval_wakes_once_per_interval)
 			"200",
 			"-x",
 			",",
+			"--vpmu-fields",
 			"--",
 			"2",
 			NULL};

@@ -42,10 +42,11 @@ static double run_stat(const char *interval, const char *sec, int *st)
 		dup2(fd, 2);
 		if (interval[0])
 			execl(VPMU, "vpmu", "stat", "-a", "-e", EVENTS, "-I",
-			      interval, "-x", ",", "--", sec, (char *)NULL);
+			      interval, "-x", ",", "--vpmu-fields", "--", sec,
+			      (char *)NULL);
 		else
 			execl(VPMU, "vpmu", "stat", "-a", "-e", EVENTS, "-x",
-			      ",", "--", sec, (char *)NULL);
+			      ",", "--vpmu-fields", "--", sec, (char *)NULL);
 		_exit(127);
 	}
 	wait4(cl, st, 0, &ru);

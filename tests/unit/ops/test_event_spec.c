@@ -186,3 +186,93 @@ Test(event_spec, vmm_errors_name_the_users_events)
 	ops_name_pmcs(&s, "PMC1 (set 1): invalid value", out, 12);
 	cr_expect_eq(strlen(out), 11);
 }
+
+/* perf's groups: braces, a modifier after '}' for every member. */
+static const struct {
+	int line;
+	const char *list;
+	const char *want; /* "spec/group ..." of each item, or NULL: -EINVAL */
+	const char *msg;  /* the error says it */
+} split_rows[] = {
+	{__LINE__, "a,b:u", "a/0 b:u/0", NULL},
+	{__LINE__, "{a,b}:u,c", "a:u/1 b:u/1 c/0", NULL},
+	{__LINE__, "{a},{b:k,c}", "a/1 b:k/2 c/2", NULL},
+	{__LINE__, "x,{a,b}", "x/0 a/1 b/1", NULL},
+	{__LINE__, "{a,b", NULL, "no closing '}'"},
+	{__LINE__, "{a,{b}}", NULL, "groups do not nest"},
+	{__LINE__, "{}", NULL, "empty event in group"},
+	{__LINE__, "{a,}", NULL, "empty event in group"},
+	{__LINE__, "{a}x", NULL, "only ':MODIFIERS' may follow '}'"},
+	{__LINE__, "a}", NULL, "'}' inside event"},
+	{__LINE__, "a,,b", NULL, "empty event"},
+	{__LINE__, "a,", NULL, "empty event"},
+};
+
+Test(event_spec, lists_split_into_groups)
+{
+	struct ev_list_item it[8];
+	char err[320], got[256];
+	unsigned int nr, i;
+	size_t r, o;
+	int ret;
+
+	for (r = 0; r < sizeof(split_rows) / sizeof(split_rows[0]); r++) {
+		err[0] = '\0';
+		ret    = ev_list_split(split_rows[r].list, it, 8, &nr, err,
+				       sizeof(err));
+		if (!split_rows[r].want) {
+			cr_expect_eq(ret, -EINVAL, "line %d",
+				     split_rows[r].line);
+			cr_expect(strstr(err, split_rows[r].msg) != NULL,
+				  "line %d: '%s'", split_rows[r].line, err);
+			continue;
+		}
+		cr_assert_eq(ret, 0, "line %d: %s", split_rows[r].line, err);
+		for (i = 0, o = 0; i < nr; i++)
+			o += (size_t)snprintf(got + o, sizeof(got) - o,
+					      "%s%s/%u", i ? " " : "",
+					      it[i].spec, it[i].group);
+		cr_expect_str_eq(got, split_rows[r].want, "line %d",
+				 split_rows[r].line);
+	}
+}
+
+/*
+ * A group counts at once: its members share an event set. Seven events
+ * then a pair: a hole ends set 0 and the pair opens set 1; the group's
+ * modifier reaches each member; a group larger than a set is refused.
+ */
+Test(event_spec, groups_share_one_event_set)
+{
+	static struct ops_session s;
+
+	s.prog = "vpmu stat";
+	cr_assert_eq(ops_parse_events(&s, "hv_exits,hv_pio,hv_mmio,hv_irqs,"
+					  "hv_halts,hv_msr_reads,"
+					  "hv_msr_writes,"
+					  "{cycles,instructions}:u"),
+		     0);
+	cr_assert_eq(s.nr_ev, 10);
+	cr_expect(s.ev[7].hole);
+	cr_expect_str_eq(s.ev[8].name, "cycles:u");
+	cr_expect_str_eq(s.ev[9].name, "instructions:u");
+	cr_expect_eq(s.ev[8].evsel & RINGS, PVPMU_EVSEL_USR);
+	cr_expect_eq(s.ev[9].evsel & RINGS, PVPMU_EVSEL_USR);
+	cr_expect_neq(s.ev[8].group, 0);
+	cr_expect_eq(s.ev[8].group, s.ev[9].group);
+	cr_expect_eq(s.ev[0].group, 0);
+	/* A group that fits where it starts is not moved. */
+	memset(&s, 0, sizeof(s));
+	s.prog = "vpmu stat";
+	cr_assert_eq(ops_parse_events(&s, "hv_exits,{hv_pio,hv_mmio}"), 0);
+	cr_expect_eq(s.nr_ev, 3);
+	cr_expect_not(s.ev[1].hole);
+	/* Nine members never count at once on eight counters. */
+	cr_expect_eq(ops_parse_events(&s, "{hv_exits,hv_pio,hv_mmio,hv_irqs,"
+					  "hv_halts,hv_msr_reads,"
+					  "hv_msr_writes,hv_hypercalls,"
+					  "hv_run_ns}"),
+		     -EINVAL);
+	/* A member's own error is the event's. */
+	cr_expect_eq(ops_parse_events(&s, "{hv_exits:u,hv_pio}"), -EINVAL);
+}

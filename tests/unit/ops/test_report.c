@@ -816,3 +816,58 @@ Test(vmm_report, an_exec_changes_the_program_and_name_from_its_note_on)
 	cr_expect(eq(str, (char *)at.dso, "[kernel.kallsyms]"));
 	rec_profile_free(&p);
 }
+
+/*
+ * perf report's habits: -s ...,cpu (the vCPU), -n (a SAMPLES column),
+ * --children (CHILDREN and SELF: hot is the leaf of every sample, middle
+ * and outer call it in 9 of 10) and --percent-limit.
+ */
+Test(vmm_report, perf_columns_children_and_percent_limit)
+{
+	chain_file("");
+	cr_assert(eq(int,
+		     report("-s", "comm,dso,sym,pid,cpu", "-n", "-g", "none",
+			    path, NULL),
+		     0),
+		  "%s", errs);
+	cr_expect(not(eq(ptr,
+			 strstr(text, "OVERHEAD    PERIODS     SAMPLES  "
+				      "COMMAND          SHARED OBJECT"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(
+		not(eq(ptr, strstr(text, "  FUNCTION      PID  CPU\n"), NULL)),
+		"%s", text);
+	cr_expect(not(eq(ptr, strstr(text, "  hot        0    0\n"), NULL)),
+		  "%s", text);
+	cr_assert(eq(int, report("--children", "-n", path, NULL), 0), "%s",
+		  errs);
+	cr_expect(not(eq(ptr,
+			 strstr(text, "CHILDREN     SELF     SAMPLES  "
+				      "FUNCTION\n"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(not(eq(ptr,
+			 strstr(text, " 100.00%  100.00%          10  hot\n"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(not(eq(ptr,
+			 strstr(text, "  90.00%    0.00%           9  "
+				      "middle\n"),
+			 NULL)),
+		  "%s", text);
+	cr_expect(not(eq(ptr,
+			 strstr(text, "  90.00%    0.00%           9  "
+				      "outer\n"),
+			 NULL)),
+		  "%s", text);
+	cr_assert(eq(int,
+		     report("--children", "--percent-limit", "95", path, NULL),
+		     0));
+	cr_expect(eq(ptr, strstr(text, "middle"), NULL), "%s", text);
+	cr_expect(not(eq(ptr, strstr(text, "hot"), NULL)), "%s", text);
+	cr_assert(eq(int, report("--children", "-s", "dso", path, NULL), 1));
+	cr_expect(not(eq(ptr, strstr(errs, "--children sorts by function"),
+			 NULL)),
+		  "%s", errs);
+}
