@@ -37,12 +37,19 @@ static int add_event(struct ops_session *s, const char *name,
 		fprintf(stderr, "%s: %s\n", s->prog, err);
 		return -EINVAL;
 	}
-	ev          = &s->ev[s->nr_ev];
+	ev = &s->ev[s->nr_ev];
+	if (strlen(name) >= sizeof(ev->name)) {
+		fprintf(stderr,
+			"%s: %.32s...: an event's name is at most %zu "
+			"characters\n",
+			s->prog, name, sizeof(ev->name) - 1);
+		return -EINVAL;
+	}
 	ev->code    = sp.code;
 	ev->is_time = sp.is_time;
 	ev->evsel   = sp.evsel;
 	ev->group   = group;
-	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	memcpy(ev->name, name, strlen(name) + 1);
 	s->nr_ev++;
 	return 0;
 }
@@ -457,8 +464,10 @@ static bool drop_refused(struct ops_session *s, const char *err)
 	idx = set * OPS_COUNTERS + num;
 	if (num >= OPS_COUNTERS || idx >= s->nr_ev || !s->ev[idx].optional)
 		return false;
-	snprintf(s->refused[s->nr_refused++], sizeof(s->refused[0]), "%s",
-		 s->ev[idx].name);
+	_Static_assert(sizeof(s->refused[0]) == sizeof(s->ev[0].name),
+		       "a refused event keeps its whole name");
+	memcpy(s->refused[s->nr_refused++], s->ev[idx].name,
+	       sizeof(s->refused[0]));
 	memmove(&s->ev[idx], &s->ev[idx + 1],
 		(s->nr_ev - idx - 1) * sizeof(s->ev[0]));
 	s->nr_ev--;
