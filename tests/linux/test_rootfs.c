@@ -272,8 +272,10 @@ static void first_pprof_row(const char *out, char *name, size_t len)
 static void live_pprof_top(const char *dir, const char *comm, char *top,
 			   size_t len)
 {
-	const char *argv[] = {"serve",   "--listen",           "127.0.0.1:0",
-			      "--symfs", LINUX_DIR "rootfs.d", NULL};
+	/* Loopback, the test's own user: no token to share with curl. */
+	const char *argv[] = {"serve",     "--listen", "127.0.0.1:0",
+			      "--no-auth", "--symfs",  LINUX_DIR "rootfs.d",
+			      NULL};
 	char log[128], out[128], cmd[1024];
 	static char text[64 << 10];
 	unsigned int port = 0, i;
