@@ -6,8 +6,8 @@
  * covers. A container with valid checksums rarely comes out of random
  * bytes, so the input is a program of edits applied to a valid snapshot
  * of the fake VM (fake_vm.h): its VM section, one section per vCPU, the
- * devices section and (empty) memory. The edited file is written with the
- * snapshot writer (checksums right), then read as `vpmu run --restore`
+ * devices section and memory (zero, made once). The edited file is written with
+ * the snapshot writer (checksums right), then read as `vpmu run --restore`
  * reads it: vmm_snapshot_open() (the VM section's layout), then
  * vmm_snapshot_restore() on the fake VM (memory, each vCPU's layout; KVM
  * refuses the registers there, fds are -1), and each vCPU section that
@@ -47,7 +47,8 @@ struct sect {
 };
 
 static struct sect sect[NR_SECT];
-static uint8_t *zero_mem;
+static void *mem_sect; /* the memory section of zeroed RAM, made once */
+static size_t mem_len;
 static int memfd = -1;
 static char path[64];
 
@@ -138,7 +139,7 @@ static const char *write_file(const struct vmm_vm *vm)
 		if (!sect[i].dropped)
 			vmm_snap_write_sect(&w, sect[i].type, sect[i].index,
 					    sect[i].buf, sect[i].len);
-	vmm_snap_write_memory(&w, zero_mem, FAKE_VM_MEM, NULL);
+	vmm_snap_write_sect(&w, VMM_SNAP_MEMORY, 0, mem_sect, mem_len);
 	if (vmm_snap_write_end(&w))
 		abort();
 	return path;
@@ -170,22 +171,52 @@ static void vcpu_glue(struct vmm_vcpu *vcpu, const struct vmm_snap_section *s)
 	free(sv);
 }
 
+/*
+ * The memory section never changes (RAM stays zero: the restore drops it
+ * with MADV_DONTNEED): written and read back once, not for every input.
+ */
+static void make_mem_sect(void)
+{
+	struct vmm_snap_hdr hdr = {.mem_size = FAKE_VM_MEM, .nr_vcpus = 1};
+	const struct vmm_snap_section *m;
+	struct vmm_snap_writer w;
+	struct vmm_snap snap;
+	char err[256];
+	void *zero = calloc(1, FAKE_VM_MEM);
+
+	if (!zero || vmm_snap_write_begin(&w, memfd, &hdr) ||
+	    vmm_snap_write_sect(&w, VMM_SNAP_VM, 0, "", 0) ||
+	    vmm_snap_write_sect(&w, VMM_SNAP_VCPU, 0, "", 0) ||
+	    vmm_snap_write_memory(&w, zero, FAKE_VM_MEM, NULL) ||
+	    vmm_snap_write_end(&w) ||
+	    vmm_snap_open(path, NULL, &snap, err, sizeof(err)))
+		abort();
+	m        = vmm_snap_find(&snap, VMM_SNAP_MEMORY, 0);
+	mem_len  = m->length;
+	mem_sect = malloc(mem_len);
+	if (!mem_sect)
+		abort();
+	memcpy(mem_sect, m->data, mem_len);
+	vmm_snap_close(&snap);
+	free(zero);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	memfd    = memfd_create("vpmu-fuzz-snap", MFD_CLOEXEC);
-	zero_mem = calloc(1, FAKE_VM_MEM);
-	if (memfd < 0 || !zero_mem)
+	memfd = memfd_create("vpmu-fuzz-snap", MFD_CLOEXEC);
+	if (memfd < 0)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
+	make_mem_sect();
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = {.p = data, .left = size};
-	struct vmm_vm *vm = fake_vm_fresh();
+	struct vmm_vm *vm = fake_vm_fresh(false);
 	struct vmm_snapshot_dims dims;
 	struct vmm_snap snap;
 	char err[256] = "";

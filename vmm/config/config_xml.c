@@ -584,12 +584,15 @@ static int read_config(const struct vmm_xml_src *src, char **buf, size_t *len)
 	fd = vpmu_file_open(src->path, O_RDONLY, 0, &st, src->err, src->errlen);
 	if (fd < 0)
 		return fd;
+	/* The file's size, not the limit: a domain is a few hundred bytes. */
+	if ((uint64_t)st.st_size < max)
+		max = (size_t)st.st_size;
 	*buf = malloc(max + 1);
 	if (!*buf) {
 		ret = -ENOMEM;
 		goto out_close;
 	}
-	/* One byte more than allowed tells a file that grew past the limit. */
+	/* One byte more tells a file that grew past its size or the limit. */
 	while (n <= max && (got = read(fd, *buf + n, max + 1 - n)) != 0) {
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -601,7 +604,11 @@ static int read_config(const struct vmm_xml_src *src, char **buf, size_t *len)
 		}
 		n += (size_t)got;
 	}
-	if (!ret && (n > max || (uint64_t)st.st_size > max)) {
+	if (!ret && n > max && max < VMM_CONFIG_XML_MAX) {
+		vmm_config_errf(src->err, src->errlen,
+				"%s: grew while it was read", src->path);
+		ret = -EAGAIN;
+	} else if (!ret && (n > max || (uint64_t)st.st_size > max)) {
 		vmm_config_errf(
 			src->err, src->errlen,
 			"%s: %llu bytes: a config may have at most "
