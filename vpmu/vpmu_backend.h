@@ -116,8 +116,8 @@ struct vpmu_backend_ops {
 	/*
 	 * Optional. Why this instance, which counts (ev->code), cannot honour
 	 * the rest of (ev) on this host (a ring filter, say), as one
-	 * sentence that lives as long as the instance; NULL if it can. An
-	 * event it refuses is refused when the PMC is written, never
+	 * sentence that lives as long as the instance; NULL if it can. A
+	 * perfmon2 PMC write of such an event is refused (NOTAVAIL), never
 	 * counted with the filter ignored.
 	 */
 	const char *(*refusal)(const struct vpmu_backend *b,

@@ -508,7 +508,8 @@ static int perf_enumerate(const struct vpmu_backend *b, unsigned int idx,
 /*
  * Cycles from task-clock count the vCPU thread's time in every guest ring:
  * a ring filter (cycles:u, cycles:k, a guest's USR/OS bits) cannot be
- * honoured, so it is refused rather than ignored.
+ * honoured, so perfmon2 callers are refused rather than ignored (the
+ * architectural model, which cannot refuse, counts every ring).
  */
 static const char *tsc_ring_refusal(const struct probe *pr,
 				    const struct vpmu_event *ev)
@@ -535,8 +536,6 @@ static int event_attr(const struct probe *pr, const struct vpmu_event *ev,
 		      struct perf_event_attr *attr)
 {
 	base_attr(pr, attr);
-	if (tsc_ring_refusal(pr, ev))
-		return -EINVAL;
 	if (pr->kind == KIND_SW || pr->kind == KIND_TSC)
 		return 0; /* host thread events: no guest privilege filter */
 	attr->exclude_user   = !ev->usr;

@@ -40,8 +40,6 @@ int vpmu_pmc_bind(struct vpmu_domain *d, struct vpmu_pmc *pmc, unsigned int i)
 		const struct vpmu_backend *be = &d->cfg.backends[b];
 
 		if (be->ops->describe(be, pmc->ev.code, NULL) == 0) {
-			if (be->ops->refusal && be->ops->refusal(be, &pmc->ev))
-				return -EINVAL;
 			pmc->be = be;
 			return 0;
 		}
