@@ -15,6 +15,7 @@
 
 #include "backends/backends.h"
 #include "vpmu_core.h"
+#include "vpmu_mech.h"
 #include "vpmu_pmu.h"
 
 /* What a hosted domain owns besides the core's state. */
@@ -124,8 +125,9 @@ out_free:
 struct listing {
 	vpmu_event_avail_fn_t fn;
 	void *opaque;
-	uint16_t code;      /* vpmu_domain_event_unavailable() */
-	const char *reason; /* its answer */
+	uint16_t code;        /* vpmu_domain_event_unavailable() */
+	struct vpmu_event ev; /* vpmu_domain_evsel_refusal() */
+	const char *reason;   /* their answer */
 };
 
 static int list_locked(void *opaque, const struct vpmu_backend *bes,
@@ -151,6 +153,23 @@ static int reason_locked(void *opaque, const struct vpmu_backend *bes,
 
 	l->reason = vpmu_backends_unavailable_reason(bes, nr, l->code);
 	return 0;
+}
+
+static int refusal_locked(void *opaque, const struct vpmu_backend *bes,
+			  unsigned int nr)
+{
+	struct listing *l = opaque;
+
+	l->reason = vpmu_backends_event_refusal(bes, nr, &l->ev);
+	return 0;
+}
+
+const char *vpmu_domain_evsel_refusal(struct vpmu_domain *d, uint64_t evsel)
+{
+	struct listing l = {.ev = vpmu_evsel_event(evsel)};
+
+	vpmu_domain_backends_run(d, refusal_locked, &l);
+	return l.reason;
 }
 
 const char *vpmu_domain_event_unavailable(struct vpmu_domain *d, uint16_t code)

@@ -112,6 +112,16 @@ struct vpmu_backend_ops {
 	 * next events (the vCPU thread's CPU time, say).
 	 */
 	int (*rebase)(struct vpmu_bevent *e, uint64_t now_ns);
+
+	/*
+	 * Optional. Why this instance, which counts (ev->code), cannot honour
+	 * the rest of (ev) on this host (a ring filter, say), as one
+	 * sentence that lives as long as the instance; NULL if it can. A
+	 * perfmon2 PMC write of such an event is refused (NOTAVAIL), never
+	 * counted with the filter ignored.
+	 */
+	const char *(*refusal)(const struct vpmu_backend *b,
+			       const struct vpmu_event *ev);
 };
 
 #endif /* VPMU_BACKEND_H */

@@ -30,6 +30,8 @@ void vpmu_reset_pmds(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 bool vpmu_is_counter(const struct vpmu_ctx *ctx, unsigned int i);
 
 /* events.c: backend events of the active set */
+/* The event a counting PMC's event-select value (v) asks for. */
+struct vpmu_event vpmu_evsel_event(uint64_t v);
 int vpmu_pmc_bind(struct vpmu_domain *d, struct vpmu_pmc *pmc, unsigned int i);
 int vpmu_ctx_open_events(struct vpmu_ctx *ctx);
 void vpmu_ctx_close_events(struct vpmu_ctx *ctx);

@@ -168,6 +168,7 @@ struct vpmu_domain {
 	uint32_t gen;           /* handle generation */
 	uint64_t smpl_used[2];  /* sampling bytes charged: guest, host */
 	struct vpmu_cpu **cpus; /* VPMU_MAX_CPUS slots, lazily */
+	uint32_t cpus_end;      /* one past the highest slot created */
 };
 
 /*

@@ -20,24 +20,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <vpmu_file.h>
+
 #define MAP_FILE_MAX (256u << 20) /* a System.map is a few MiB */
 
-/*
- * Open (path) read-only if it is a regular file. O_NONBLOCK makes the
- * open of a FIFO return at once instead of waiting for a writer; fstat
- * then refuses it (and devices, directories, sockets).
- */
+/* Open (path) read-only if it is a regular file (vpmu_file.h). */
 static int open_regular(const char *path, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
+	return vpmu_file_open(path, O_RDONLY, 0, st, NULL, 0);
 }
 
 static int by_addr(const void *a, const void *b)

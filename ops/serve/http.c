@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vpmu_file.h"
+
 int serve_parse_listen(const char *s, struct sockaddr_storage *sa, char *err,
 		       size_t errlen)
 {
@@ -560,18 +562,15 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
  */
 static char *slurp(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	struct stat st;
+	int fd = vpmu_file_open(path, O_RDONLY, 0, NULL, err, errlen);
 	char *buf;
 	FILE *f;
 	long n;
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (fd < 0)
 		return NULL;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+	if (!(f = fdopen(fd, "r"))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		close(fd);
 		return NULL;
 	}
@@ -611,23 +610,16 @@ int serve_check_auth(const struct serve_opts *o, char *err, size_t errlen)
 
 int serve_load_token(const char *path, char **token, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	char buf[514];
+	char buf[514], why[256];
 	struct stat st;
 	ssize_t n;
 	size_t i;
+	int fd = vpmu_file_open(path, O_RDONLY, 0, &st, why, sizeof(why));
 
 	*token = NULL;
 	if (fd < 0) {
-		snprintf(err, errlen, "--auth-token-file %s: %s", path,
-			 strerror(errno));
-		return -errno;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen,
-			 "--auth-token-file %s: not a regular file", path);
-		close(fd);
-		return -EINVAL;
+		snprintf(err, errlen, "--auth-token-file %s", why);
+		return fd;
 	}
 	if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & 077)) {
 		snprintf(err, errlen,

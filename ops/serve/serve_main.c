@@ -7,12 +7,17 @@
 #include "serve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include <vpmu_common.h>
+#include <vpmu_file.h>
 
 #include "cli_parse.h"
 #include "serve_priv.h"
@@ -122,6 +127,28 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 	return 0;
 }
 
+/*
+ * The TLS files are regular files (vpmu_file.h): a FIFO named there would
+ * block the daemon before it answers a signal. Checked with the other
+ * options, before the daemon starts.
+ */
+static int check_tls_files(const struct serve_opts *o, char *err, size_t errlen)
+{
+	const char *files[] = {o->tls_cert, o->tls_key, o->tls_client_ca};
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i])
+			continue;
+		fd = vpmu_file_open(files[i], O_RDONLY, 0, NULL, err, errlen);
+		if (fd < 0)
+			return fd;
+		close(fd);
+	}
+	return 0;
+}
+
 /* The events must parse before we listen: one clear message if not. */
 static int check_events(const struct serve_opts *o)
 {
@@ -180,6 +207,7 @@ int serve_run(int argc, char **argv)
 	if (serve_parse_listen(sv.o.listen, &sa, err, sizeof(err)) ||
 	    serve_check_tls(&sv.o, &sa, err, sizeof(err)) ||
 	    serve_check_auth(&sv.o, err, sizeof(err)) ||
+	    check_tls_files(&sv.o, err, sizeof(err)) ||
 	    (sv.o.auth_token_file &&
 	     serve_load_token(sv.o.auth_token_file, &sv.token, err,
 			      sizeof(err)))) {

@@ -8,6 +8,7 @@ uint64_t fake_backend_next_count;
 int fake_backend_open_ret;
 int fake_backend_read_ret;
 unsigned int fake_backend_nr_open;
+const char *fake_backend_ring_refusal;
 
 static int fake_describe(const struct vpmu_backend *b, uint16_t code,
 			 struct vpmu_event_info *info)
@@ -48,6 +49,13 @@ static int fake_read(struct vpmu_bevent *e, uint64_t now_ns, uint64_t *delta)
 	return fake_backend_read_ret;
 }
 
+static const char *fake_refusal(const struct vpmu_backend *b,
+				const struct vpmu_event *ev)
+{
+	(void)b;
+	return ev->usr && ev->os ? NULL : fake_backend_ring_refusal;
+}
+
 const struct vpmu_backend_ops fake_backend = {
 	.name      = "fake",
 	.describe  = fake_describe,
@@ -55,4 +63,5 @@ const struct vpmu_backend_ops fake_backend = {
 	.open      = fake_open,
 	.close     = fake_close,
 	.read      = fake_read,
+	.refusal   = fake_refusal,
 };

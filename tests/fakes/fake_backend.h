@@ -18,5 +18,7 @@ extern uint64_t fake_backend_next_count;  /* delta every read() returns */
 extern int fake_backend_open_ret;         /* 0 or -errno for open() */
 extern int fake_backend_read_ret;         /* 0 or -errno for read() */
 extern unsigned int fake_backend_nr_open; /* events open now */
+/* If set, refusal() answers it for an event counting one ring only. */
+extern const char *fake_backend_ring_refusal;
 
 #endif /* FAKE_BACKEND_H */

@@ -62,7 +62,7 @@ static void create(void)
 	need(vmm_control_init(vm, &cfg), "vmm_control_init");
 }
 
-struct vmm_vm *fake_vm_fresh(void)
+struct vmm_vm *fake_vm_fresh(bool ram_written)
 {
 	struct vmm_control *ctl;
 	unsigned int i;
@@ -85,7 +85,8 @@ struct vmm_vm *fake_vm_fresh(void)
 		atomic_store(&vm->vcpus[i].requests, 0);
 	}
 	/* Zero RAM (memset: page faults cost more than 2 MiB of stores). */
-	memset(vm->mem, 0, FAKE_VM_MEM);
+	if (ram_written)
+		memset(vm->mem, 0, FAKE_VM_MEM);
 	need(vmm_pv_create(vm, &cfg), "vmm_pv_create");
 	return vm;
 }

@@ -17,6 +17,7 @@
 #ifndef VPMU_FUZZ_FAKE_VM_H
 #define VPMU_FUZZ_FAKE_VM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "vmm_core_priv.h"
@@ -26,8 +27,13 @@
 
 #define FAKE_VM_VCPUS 2
 
-/* The VM (FAKE_VM_VCPUS vCPUs, FAKE_VM_MEM of RAM) as at creation. */
-struct vmm_vm *fake_vm_fresh(void);
+/*
+ * The VM (FAKE_VM_VCPUS vCPUs, FAKE_VM_MEM of RAM) as at creation. RAM is
+ * zeroed again only if (ram_written): the target may have written it
+ * (a guest program). Zeroing 2 MiB is a large share of a control-socket
+ * input's time, and that target never writes guest RAM.
+ */
+struct vmm_vm *fake_vm_fresh(bool ram_written);
 
 /*
  * Exit (vcpu) as `out (port), eax` with (value) would, through the VMM's

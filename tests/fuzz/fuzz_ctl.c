@@ -76,7 +76,7 @@ static bool serve(struct vmm_control *ctl, struct vmm_ctl_client *c, int peer)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t step = 1 + size % 97, off = 0, n;
-	struct vmm_vm *vm        = fake_vm_fresh();
+	struct vmm_vm *vm        = fake_vm_fresh(false);
 	struct vmm_control *ctl  = vmm_ctl(vm);
 	struct vmm_ctl_client *c = &ctl->clients[0];
 	bool open                = true;

@@ -69,7 +69,7 @@ static void poke(struct vmm_vm *vm, struct fuzz_in *in, uint64_t gpa,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in  = {.p = data, .left = size};
-	struct vmm_vm *vm  = fake_vm_fresh();
+	struct vmm_vm *vm  = fake_vm_fresh(true);
 	unsigned int calls = 0;
 
 	while (in.left && calls++ < 256) {

@@ -18,6 +18,9 @@
  *   ctl_packed/  packed sample frames of smpl_drain (ctl_proto.h): none,
  *                three records (no arrays, some, all of both), records of
  *                a longer (later) layout
+ *   snapshot_sections/ edit programs on the fake VM's snapshot: none (it
+ *                restores), a notification vector below 32, a pending NMI
+ *                with an LVTPC, a dropped vCPU, a vCPU with one MSR
  * Usage: fuzz_seedgen DIR (DIR/TARGET/ must exist).
  */
 #include <asm/bootparam.h>
@@ -33,6 +36,7 @@
 #include "ctl_proto.h"
 #include "elf_exec.h"
 #include "record_file.h"
+#include "snapshot_priv.h"
 
 static const char *outdir;
 
@@ -472,6 +476,40 @@ static void packed_frames(void)
 	save("ctl_packed", "seed-longer-records", l.b, l.n);
 }
 
+/* fuzz_snapshot_sections.c's edits: put32 and resize on a section. */
+static void put32(struct buf *b, unsigned int sect, size_t off, uint32_t v)
+{
+	put_le(b, 3, 1);
+	put_le(b, sect, 1);
+	put_le(b, off, 2);
+	put_le(b, v, 4);
+}
+
+static void snapshot_sections(void)
+{
+	const size_t vcpu_pmu = offsetof(struct snap_vcpu, pmu);
+	struct buf b          = {0};
+
+	save("snapshot_sections", "seed-baseline", "", 0);
+	put32(&b, 1, vcpu_pmu + offsetof(struct vmm_snap_vcpu_pmu, vector), 14);
+	save("snapshot_sections", "seed-vector-14", b.b, b.n);
+	b.n = 0;
+	put32(&b, 2, vcpu_pmu + offsetof(struct vmm_snap_vcpu_pmu, pmi), 0x100);
+	put32(&b, 2, vcpu_pmu + offsetof(struct vmm_snap_vcpu_pmu, lvtpc),
+	      0x400);
+	save("snapshot_sections", "seed-pmi-nmi", b.b, b.n);
+	b.n = 0;
+	put_le(&b, 2, 1);
+	put_le(&b, 2, 1);
+	save("snapshot_sections", "seed-drop-vcpu1", b.b, b.n);
+	b.n = 0;
+	put_le(&b, 1, 1); /* resize vCPU 0 to one MSR more */
+	put_le(&b, 1, 1);
+	put_le(&b, sizeof(struct snap_vcpu) + sizeof(struct kvm_msr_entry), 2);
+	put32(&b, 1, offsetof(struct snap_vcpu, nmsrs), 1);
+	save("snapshot_sections", "seed-one-msr", b.b, b.n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -486,5 +524,6 @@ int main(int argc, char **argv)
 	record("seed-two-vms.rec", 12);
 	record("seed-empty.rec", 0);
 	packed_frames();
+	snapshot_sections();
 	return 0;
 }

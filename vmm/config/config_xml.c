@@ -39,6 +39,8 @@
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
+#include <vpmu_file.h>
+
 #include "vm_config_priv.h"
 
 /* Schema errors gathered by the structured error callback. */
@@ -575,10 +577,9 @@ out_free_schema:
 }
 
 /*
- * Read the whole of (src->path) into (*buf, *len): a regular file of at
- * most VMM_CONFIG_XML_MAX bytes (O_NONBLOCK: a FIFO must not hang us
- * before fstat() refuses it). Bounding the input bounds the parse: with no
- * DTD (refuse_dtd) nothing in the file expands.
+ * Read the whole of (src->path) into (*buf, *len): a regular file
+ * (vpmu_file.h) of at most VMM_CONFIG_XML_MAX bytes. Bounding the input
+ * bounds the parse: with no DTD (refuse_dtd) nothing in the file expands.
  */
 static int read_config(const struct vmm_xml_src *src, char **buf, size_t *len)
 {
@@ -587,25 +588,18 @@ static int read_config(const struct vmm_xml_src *src, char **buf, size_t *len)
 	ssize_t got;
 	int fd, ret = 0;
 
-	fd = open(src->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		ret = -errno;
-		vmm_config_errf(src->err, src->errlen, "%s: %s", src->path,
-				strerror(-ret));
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		vmm_config_errf(src->err, src->errlen, "%s: not a regular file",
-				src->path);
-		ret = -EINVAL;
-		goto out_close;
-	}
+	fd = vpmu_file_open(src->path, O_RDONLY, 0, &st, src->err, src->errlen);
+	if (fd < 0)
+		return fd;
+	/* The file's size, not the limit: a domain is a few hundred bytes. */
+	if ((uint64_t)st.st_size < max)
+		max = (size_t)st.st_size;
 	*buf = malloc(max + 1);
 	if (!*buf) {
 		ret = -ENOMEM;
 		goto out_close;
 	}
-	/* One byte more than allowed tells a file that grew past the limit. */
+	/* One byte more tells a file that grew past its size or the limit. */
 	while (n <= max && (got = read(fd, *buf + n, max + 1 - n)) != 0) {
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -617,7 +611,11 @@ static int read_config(const struct vmm_xml_src *src, char **buf, size_t *len)
 		}
 		n += (size_t)got;
 	}
-	if (!ret && (n > max || (uint64_t)st.st_size > max)) {
+	if (!ret && n > max && max < VMM_CONFIG_XML_MAX) {
+		vmm_config_errf(src->err, src->errlen,
+				"%s: grew while it was read", src->path);
+		ret = -EAGAIN;
+	} else if (!ret && (n > max || (uint64_t)st.st_size > max)) {
 		vmm_config_errf(
 			src->err, src->errlen,
 			"%s: %llu bytes: a config may have at most "

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <vpmu_common.h>
+#include <vpmu_file.h>
 
 #define IMAGE_FILE_MAX   (1ULL << 30)
 #define BZ_HDRS_OFFSET   0x202
@@ -112,19 +113,9 @@ int vmm_image_map(const char *path, struct vmm_image_file *f, char *err,
 	struct stat st;
 	int fd, ret = 0;
 
-	/* A FIFO must not block the open: it is refused just below. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		ret = -EINVAL;
-		goto out_close;
-	}
+	fd = vpmu_file_open(path, O_RDONLY, 0, &st, err, errlen);
+	if (fd < 0)
+		return fd;
 	if (st.st_size == 0 || (uint64_t)st.st_size > IMAGE_FILE_MAX) {
 		snprintf(err, errlen, "%s: size %lld is not a guest image",
 			 path, (long long)st.st_size);

@@ -89,12 +89,35 @@ struct vmm_snapshot {
 	struct vmm_snapshot_result req_res;
 };
 
+/*
+ * snapshot_restore.c: a heap copy of section (s)'s payload (malloc'd, so
+ * aligned for any struct: a section may start at any byte of the file), or
+ * NULL. The restore reads sections only through such copies.
+ */
+struct vmm_snap_section;
+void *vmm_snapshot_section_copy(const struct vmm_snap_section *s);
+
 /* snapshot_vcpu.c */
 int vmm_snapshot_vcpu_save(struct vmm_vcpu *vcpu, const uint32_t *msrs,
 			   unsigned int nr_msrs, bool halted,
 			   struct snap_vcpu **out, size_t *len);
+/*
+ * The layout checks of a vCPU section (version, size, MSR count): what
+ * vmm_snapshot_vcpu_restore() does before KVM sees anything. 0 or -EINVAL
+ * with a message. Here and below (data) is an aligned copy of the
+ * section (vmm_snapshot_section_copy()).
+ */
+int vmm_snapshot_vcpu_check(const struct vmm_vcpu *vcpu, const void *data,
+			    uint64_t len, char *err, size_t errlen);
 int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
 			      uint64_t len, char *err, size_t errlen);
+/*
+ * The part after KVM's: statistics and the PMU module's glue (its
+ * vcpu_restore hook). (sv) passed vmm_snapshot_vcpu_check().
+ */
+int vmm_snapshot_vcpu_restore_glue(struct vmm_vcpu *vcpu,
+				   const struct snap_vcpu *sv, char *err,
+				   size_t errlen);
 int vmm_snapshot_vcpu_restore_arch(struct vmm_vcpu *vcpu, const void *data,
 				   char *err, size_t errlen);
 /* The snapshot hooks of (vm)'s modules, NULL: none has state to save. */

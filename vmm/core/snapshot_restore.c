@@ -14,9 +14,19 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+
+void *vmm_snapshot_section_copy(const struct vmm_snap_section *s)
+{
+	void *p = malloc(s->length ? s->length : 1);
+
+	if (p)
+		memcpy(p, s->data, s->length);
+	return p;
+}
 
 int vmm_snapshot_open(const char *path, const char *pmu_model,
 		      struct vmm_snap *snap, struct vmm_snapshot_dims *dims,
@@ -24,7 +34,7 @@ int vmm_snapshot_open(const char *path, const char *pmu_model,
 {
 	struct vmm_snap_expect exp = {0};
 	const struct vmm_snap_section *s;
-	const struct snap_vm *sv;
+	struct snap_vm *sv = NULL;
 	char vendor[13];
 	int ret;
 
@@ -35,23 +45,24 @@ int vmm_snapshot_open(const char *path, const char *pmu_model,
 	ret = vmm_snap_open(path, &exp, snap, err, errlen);
 	if (ret)
 		return ret;
-	s  = vmm_snap_find(snap, VMM_SNAP_VM, 0);
-	sv = s ? s->data : NULL;
-	if (!sv || s->length != sizeof(*sv) || sv->version != SNAP_VM_VERSION ||
+	s = vmm_snap_find(snap, VMM_SNAP_VM, 0);
+	if (s && s->length == sizeof(*sv))
+		sv = vmm_snapshot_section_copy(s);
+	if (!sv || sv->version != SNAP_VM_VERSION ||
 	    sv->mem_size != snap->hdr.mem_size ||
 	    sv->nr_vcpus != snap->hdr.nr_vcpus ||
 	    sv->nr_maps > VMM_SNAP_MAPS_MAX) {
 		snprintf(err, errlen, "%s: section VM: bad layout", path);
-		vmm_snap_close(snap);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out_close;
 	}
 	if (sv->image_kind != VMM_IMAGE_ELF) {
 		snprintf(err, errlen,
 			 "%s: section VM: a %s guest; only freestanding "
 			 "guests can be restored",
 			 path, vmm_image_kind_name(sv->image_kind));
-		vmm_snap_close(snap);
-		return -ENOTSUP;
+		ret = -ENOTSUP;
+		goto out_close;
 	}
 	memset(dims, 0, sizeof(*dims));
 	dims->mem_size = sv->mem_size;
@@ -59,7 +70,13 @@ int vmm_snapshot_open(const char *path, const char *pmu_model,
 	snprintf(dims->name, sizeof(dims->name), "%.63s", sv->name);
 	snprintf(dims->pmu_model, sizeof(dims->pmu_model), "%.15s",
 		 snap->hdr.pmu_model);
+	free(sv);
 	return 0;
+
+out_close:
+	free(sv);
+	vmm_snap_close(snap);
+	return ret;
 }
 
 static void restore_devices(struct vmm_vm *vm, const struct vmm_snap *snap)
@@ -92,22 +109,45 @@ static int restore_vcpus(struct vmm_vm *vm, const struct vmm_snap *snap,
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		const struct vmm_snap_section *s =
 			vmm_snap_find(snap, VMM_SNAP_VCPU, i);
-		const struct snap_vcpu *sv = s->data;
+		struct snap_vcpu *sv = vmm_snapshot_section_copy(s);
 
-		ret = vmm_snapshot_vcpu_restore(&vm->vcpus[i], s->data,
-						s->length, err, errlen);
+		if (!sv)
+			return -ENOMEM;
+		ret = vmm_snapshot_vcpu_restore(&vm->vcpus[i], sv, s->length,
+						err, errlen);
+		if (!ret)
+			vm->snap->vcpu[i].restored_halted =
+				(sv->flags & SNAP_VCPU_HALTED) != 0;
+		free(sv);
 		if (ret)
 			return ret;
-		vm->snap->vcpu[i].restored_halted =
-			(sv->flags & SNAP_VCPU_HALTED) != 0;
 	}
 	return 0;
 }
 
-int vmm_snapshot_restore(struct vmm_vm *vm, const struct vmm_snap *snap,
-			 char *err, size_t errlen)
+/* The vCPUs' architectural models, from copies of their sections. */
+static int restore_arch(struct vmm_vm *vm, const struct vmm_snap *snap,
+			char *err, size_t errlen)
 {
-	const struct snap_vm *sv = vmm_snap_find(snap, VMM_SNAP_VM, 0)->data;
+	struct snap_vcpu *sv;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < vm->nr_vcpus; i++) {
+		sv = vmm_snapshot_section_copy(
+			vmm_snap_find(snap, VMM_SNAP_VCPU, i));
+		if (!sv)
+			return -ENOMEM;
+		ret = vmm_snapshot_vcpu_restore_arch(&vm->vcpus[i], sv, err,
+						     errlen);
+		free(sv);
+	}
+	return ret;
+}
+
+static int restore_from(struct vmm_vm *vm, const struct vmm_snap *snap,
+			const struct snap_vm *sv, char *err, size_t errlen)
+{
 	const struct vmm_snap_section *p =
 		vmm_snap_find(snap, VMM_SNAP_VPMU, 0);
 	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vm);
@@ -148,18 +188,28 @@ int vmm_snapshot_restore(struct vmm_vm *vm, const struct vmm_snap *snap,
 			return ret;
 		}
 	}
-	for (i = 0; i < vm->nr_vcpus; i++) {
-		ret = vmm_snapshot_vcpu_restore_arch(
-			&vm->vcpus[i],
-			vmm_snap_find(snap, VMM_SNAP_VCPU, i)->data, err,
-			errlen);
-		if (ret)
-			return ret;
-	}
+	ret = restore_arch(vm, snap, err, errlen);
+	if (ret)
+		return ret;
 	for (i = 0; h && h->restore_map && i < sv->nr_maps; i++) {
 		ret = h->restore_map(vm, &sv->maps[i], err, errlen);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+int vmm_snapshot_restore(struct vmm_vm *vm, const struct vmm_snap *snap,
+			 char *err, size_t errlen)
+{
+	struct snap_vm *sv;
+	int ret;
+
+	/* Checked by vmm_snapshot_open(); copied: sections are unaligned. */
+	sv = vmm_snapshot_section_copy(vmm_snap_find(snap, VMM_SNAP_VM, 0));
+	if (!sv)
+		return -ENOMEM;
+	ret = restore_from(vm, snap, sv, err, errlen);
+	free(sv);
+	return ret;
 }

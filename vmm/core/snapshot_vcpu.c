@@ -100,8 +100,9 @@ out_free:
 	return ret ? ret : -EIO;
 }
 
-static int restore_glue(struct vmm_vcpu *vcpu, const struct snap_vcpu *sv,
-			char *err, size_t errlen)
+int vmm_snapshot_vcpu_restore_glue(struct vmm_vcpu *vcpu,
+				   const struct snap_vcpu *sv, char *err,
+				   size_t errlen)
 {
 	const struct vmm_snapshot_hooks *h = vmm_snapshot_hooks(vcpu->vm);
 
@@ -112,11 +113,10 @@ static int restore_glue(struct vmm_vcpu *vcpu, const struct snap_vcpu *sv,
 			       (sv->flags & SNAP_VCPU_ARCH) != 0, err, errlen);
 }
 
-int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
-			      uint64_t len, char *err, size_t errlen)
+int vmm_snapshot_vcpu_check(const struct vmm_vcpu *vcpu, const void *data,
+			    uint64_t len, char *err, size_t errlen)
 {
 	const struct snap_vcpu *sv = data;
-	unsigned int i, failed = 0;
 
 	if (len >= sizeof(sv->version) && sv->version != SNAP_VCPU_VERSION) {
 		snprintf(err, errlen,
@@ -130,6 +130,19 @@ int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
 		snprintf(err, errlen, "vCPU %u: bad state layout", vcpu->index);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
+			      uint64_t len, char *err, size_t errlen)
+{
+	const struct snap_vcpu *sv = data;
+	unsigned int i, failed = 0;
+	int ret;
+
+	ret = vmm_snapshot_vcpu_check(vcpu, data, len, err, errlen);
+	if (ret)
+		return ret;
 	/* KVM's order: special registers, registers, MSRs, FPU, events. */
 	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sv->sregs) ||
 	    ioctl(vcpu->fd, KVM_SET_REGS, &sv->regs))
@@ -155,7 +168,7 @@ int vmm_snapshot_vcpu_restore(struct vmm_vcpu *vcpu, const void *data,
 	if (ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &sv->events) ||
 	    ioctl(vcpu->fd, KVM_SET_MP_STATE, &sv->mp))
 		goto fail;
-	return restore_glue(vcpu, sv, err, errlen);
+	return vmm_snapshot_vcpu_restore_glue(vcpu, sv, err, errlen);
 
 fail:
 	snprintf(err, errlen, "vCPU %u: KVM refused its state: %s", vcpu->index,

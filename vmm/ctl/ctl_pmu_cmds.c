@@ -286,6 +286,7 @@ size_t vmm_ctl_fill_pmcs(struct json_object *arr, struct pfarg_pmc *pmcs)
 int vmm_ctl_write_pmcs(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 		       struct pfarg_pmc *pmcs, size_t n)
 {
+	const char *why;
 	size_t i;
 	int ret;
 
@@ -307,11 +308,17 @@ int vmm_ctl_write_pmcs(struct vmm_ctl_call *x, struct vmm_ctl_hctx *hc,
 	ret = vpmu_ctx_write_pmcs(dom(x), &host, hc->handle, pmcs, (int)n);
 	for (i = 0; i < n; i++) {
 		if (PFM_REG_HAS_ERROR(pmcs[i].reg_flags)) {
-			snprintf(x->err, sizeof(x->err), "PMC%u (set %u): %s",
-				 pmcs[i].reg_num, pmcs[i].reg_set,
+			why = pmcs[i].reg_flags & PFM_REG_RETFL_NOTAVAIL
+				      ? vpmu_domain_evsel_refusal(
+						dom(x), pmcs[i].reg_value)
+				      : NULL;
+			snprintf(x->err, sizeof(x->err),
+				 "PMC%u (set %u): %s%s%s", pmcs[i].reg_num,
+				 pmcs[i].reg_set,
 				 pmcs[i].reg_flags & PFM_REG_RETFL_NOTAVAIL
 					 ? "event not available on this host"
-					 : "invalid value");
+					 : "invalid value",
+				 why ? ": " : "", why ? why : "");
 			break;
 		}
 		note_nvals(hc, pmcs[i].reg_set, pmcs[i].reg_num,

@@ -17,6 +17,8 @@
 #include "vmm_machine.h"
 #include "vmm_virtio.h"
 
+#include <vpmu_file.h>
+
 const unsigned int vmm_disk_irq[VMM_DISKS_MAX] = {5, 6, 7, 9};
 
 struct disk {
@@ -77,7 +79,6 @@ static int disk_open(struct vmm_vm *vm, struct disks *ds,
 	struct vmm_virtio_host host     = {
 		    .gpa_ptr = disk_gpa_ptr, .irq = disk_irq, .opaque = d};
 	char serial[VMM_VIRTIO_BLK_SERIAL_MAX + 1], words[96];
-	struct stat st;
 	int ret;
 
 	if (c->from_dir) { /* `vpmu run` makes the image (vm_config.h) */
@@ -89,20 +90,12 @@ static int disk_open(struct vmm_vm *vm, struct disks *ds,
 	d->irq  = vmm_disk_irq[ds->nr];
 	d->base = VMM_DISK_MMIO_BASE + ds->nr * VMM_VIRTIO_MMIO_SIZE;
 	/* Checked again once open: the path may have changed since. */
-	d->fd = open(c->path, (c->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC |
-				      O_NOCTTY | O_NONBLOCK);
+	d->fd = vpmu_file_open(c->path, c->read_only ? O_RDONLY : O_RDWR,
+			       VPMU_FILE_OR_BLOCKDEV, NULL, err, errlen);
 	if (d->fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "disk %s: %s", c->path, strerror(-ret));
-		return ret;
-	}
-	if (fstat(d->fd, &st) ||
-	    (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))) {
-		snprintf(err, errlen, "disk %s: not a file or a block device",
-			 c->path);
-		close(d->fd);
+		ret   = d->fd;
 		d->fd = -1;
-		return -EINVAL;
+		return ret;
 	}
 	if (c->remove_after_open) /* a scratch image of a folder */
 		unlink(c->path);

@@ -9,6 +9,7 @@
  * the ABI's status codes; a guest never sees anything else.
  */
 #include "vmm_pv.h"
+#include "pv_priv.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -342,6 +343,11 @@ static int hc_smpl_info(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 	return vmm_hc_write(vcpu, gpa, &req, sizeof(req));
 }
 
+bool vmm_pv_vector_ok(uint32_t vector)
+{
+	return vector == 0 || (vector >= 32 && vector <= 255);
+}
+
 static int hc_set_vector(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 {
 	struct pvpmu_hc_vector req;
@@ -352,7 +358,7 @@ static int hc_set_vector(struct vmm_vcpu *vcpu, vmm_gpa_t gpa, void *opaque)
 			  PVPMU_HC_VECTOR_SIZE_VER1);
 	if (ret)
 		return ret;
-	if (req.vector && (req.vector < 32 || req.vector > 255))
+	if (!vmm_pv_vector_ok(req.vector))
 		return -PVPMU_EINVAL;
 	vmm_pv_vcpu(vcpu)->vector = req.vector;
 	return 0;

@@ -20,6 +20,8 @@
 #include <sys/ioctl.h>
 #include <x86intrin.h>
 
+#include <vpmu_common.h>
+
 #define MSR_IA32_TSC 0x10
 
 _Static_assert(VMM_PV_SMPL_MAPS_MAX <= VMM_SNAP_MAPS_MAX,
@@ -101,13 +103,61 @@ static int64_t tsc_offset(struct vmm_vcpu *vcpu)
 	return (int64_t)(m.e.data - (t1 + (t2 - t1) / 2));
 }
 
+/*
+ * A pending PMI as the VMM posts one (vmm_pv_raise_pmi()): none, a fixed
+ * vector of the LVTPC (16..255, as arch_msrs.c delivers it), an NMI, or
+ * KVM's LVTPC.
+ */
+static bool pmi_ok(uint32_t pmi)
+{
+	return pmi == 0 || (pmi >= 16 && pmi <= 255) || pmi == VMM_PV_PMI_NMI ||
+	       pmi == VMM_PV_PMI_LVTPC;
+}
+
+/*
+ * The guest-set values of (sv), checked as the live paths check them: a
+ * snapshot file is input, and restoring must not install what the guest
+ * could never have set (a vector below 32 would be raised as an
+ * exception).
+ */
+static int check_vcpu_pmu(const struct vmm_vcpu *vcpu,
+			  const struct vmm_snap_vcpu_pmu *sv, char *err,
+			  size_t errlen)
+{
+	if (!vmm_pv_vector_ok(sv->vector))
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "vCPU %u: notification vector %u: the ABI "
+				 "allows 0 or 32..255",
+				 vcpu->index, sv->vector);
+	if (!pmi_ok(sv->pmi))
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "vCPU %u: pending PMI %#x is not a vector "
+				 "16..255, an NMI or the LVTPC",
+				 vcpu->index, sv->pmi);
+	if (sv->irq_pending > 1)
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "vCPU %u: interrupt-pending flag %u is not 0 "
+				 "or 1",
+				 vcpu->index, sv->irq_pending);
+	if (sv->lvtpc & ~VMM_LVTPC_WRITABLE)
+		return vpmu_fail(err, errlen, -EINVAL,
+				 "vCPU %u: LVTPC %#x sets bits a guest cannot "
+				 "write",
+				 vcpu->index, sv->lvtpc);
+	return 0;
+}
+
 static int pv_vcpu_restore(struct vmm_vcpu *vcpu,
 			   const struct vmm_snap_vcpu_pmu *sv, bool has_arch,
 			   char *err, size_t errlen)
 {
 	struct vmm_arch *a      = vmm_pv(vcpu->vm)->arch;
 	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+	int ret;
 
+	ret = check_vcpu_pmu(vcpu, sv, err, errlen);
+	if (ret)
+		return ret;
 	if (sv->shared_gpa && (sv->shared_gpa % 4096 ||
 			       !vmm_gpa_ptr(vcpu->vm, sv->shared_gpa, 4096))) {
 		snprintf(err, errlen, "vCPU %u: shared page outside RAM",

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include <vpmu_common.h>
+#include <vpmu_file.h>
 
 const char *vmm_snap_type_name(uint32_t type)
 {
@@ -288,17 +289,9 @@ int vmm_snap_open(const char *path, const struct vmm_snap_expect *exp,
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));
-	/* A FIFO must not block the open: it is refused just below. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		ret = fd < 0 ? -errno : -EINVAL;
-		if (fd >= 0)
-			close(fd);
-		snprintf(err, errlen, "%s: %s", path,
-			 ret == -EINVAL ? "not a regular file"
-					: strerror(-ret));
-		return ret;
-	}
+	fd = vpmu_file_open(path, O_RDONLY, 0, &st, err, errlen);
+	if (fd < 0)
+		return fd;
 	if (st.st_size == 0) {
 		close(fd);
 		snprintf(err, errlen, "%s: header: empty file", path);

@@ -166,6 +166,21 @@ int vpmu_backends_list_events(const struct vpmu_backend *bes, unsigned int n,
 	return 0;
 }
 
+const char *vpmu_backends_event_refusal(const struct vpmu_backend *bes,
+					unsigned int n,
+					const struct vpmu_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (bes[i].ops->describe(&bes[i], ev->code, NULL))
+			continue;
+		return bes[i].ops->refusal ? bes[i].ops->refusal(&bes[i], ev)
+					   : NULL;
+	}
+	return vpmu_backends_unavailable_reason(bes, n, ev->code);
+}
+
 const char *vpmu_backends_unavailable_reason(const struct vpmu_backend *bes,
 					     unsigned int n, uint16_t code)
 {

@@ -69,4 +69,13 @@ int vpmu_backends_list_events(const struct vpmu_backend *bes, unsigned int n,
 const char *vpmu_backends_unavailable_reason(const struct vpmu_backend *bes,
 					     unsigned int n, uint16_t code);
 
+/*
+ * Why (bes)[0..n) cannot count (ev) as asked: the refusal of the backend
+ * that counts its code (a modifier it cannot honour), else
+ * vpmu_backends_unavailable_reason(); NULL when it can be counted.
+ */
+const char *vpmu_backends_event_refusal(const struct vpmu_backend *bes,
+					unsigned int n,
+					const struct vpmu_event *ev);
+
 #endif /* VPMU_BACKENDS_H */

@@ -505,6 +505,32 @@ static int perf_enumerate(const struct vpmu_backend *b, unsigned int idx,
 	return -ENOENT;
 }
 
+/*
+ * Cycles from task-clock count the vCPU thread's time in every guest ring:
+ * a ring filter (cycles:u, cycles:k, a guest's USR/OS bits) cannot be
+ * honoured, so perfmon2 callers are refused rather than ignored (the
+ * architectural model, which cannot refuse, counts every ring).
+ */
+static const char *tsc_ring_refusal(const struct probe *pr,
+				    const struct vpmu_event *ev)
+{
+	if (pr->kind != KIND_TSC || (ev->usr && ev->os))
+		return NULL;
+	return "this host has no PMU: cycles are the vCPU thread's CPU time "
+	       "(task-clock), which cannot tell guest ring 0 from ring 3, so "
+	       "a ring filter (:u or :k) cannot be honoured";
+}
+
+static const char *perf_refusal(const struct vpmu_backend *b,
+				const struct vpmu_event *ev)
+{
+	struct probe *pr = probe(b->priv, ev->code);
+
+	if (!pr)
+		return "out of memory";
+	return pr->ok ? tsc_ring_refusal(pr, ev) : NULL;
+}
+
 /* Fill (*attr) for (e): privilege filters and modifiers. */
 static int event_attr(const struct probe *pr, const struct vpmu_event *ev,
 		      struct perf_event_attr *attr)
@@ -742,4 +768,5 @@ const struct vpmu_backend_ops vpmu_perf_backend = {
 	.read      = perf_read,
 	.arm       = perf_arm,
 	.rebase    = perf_rebase,
+	.refusal   = perf_refusal,
 };

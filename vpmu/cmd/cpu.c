@@ -34,7 +34,9 @@ int vpmu_cpu_create(struct vpmu_domain *d, uint32_t index,
 	cpu->dom       = d;
 	cpu->index     = index;
 	d->cpus[index] = cpu;
-	*out           = cpu;
+	if (index >= d->cpus_end)
+		d->cpus_end = index + 1;
+	*out = cpu;
 out_unlock:
 	pthread_mutex_unlock(&d->lock);
 	return ret;

@@ -91,6 +91,15 @@ static int write_pmc(struct vpmu_ctx *ctx, void *elem)
 		     pmu->pmcs[p->reg_num].rsvd_mask);
 	if (vpmu_pmc_bind(ctx->dom, &pmc, p->reg_num))
 		return bad(&p->reg_flags, PFM_REG_RETFL_NOTAVAIL);
+	/*
+	 * A modifier the backend cannot honour (a ring filter on cycles
+	 * from task-clock) is refused to perfmon2 callers, who get an error
+	 * code. The architectural model cannot refuse an event its CPUID
+	 * offers (that would be a #GP): it counts every ring there.
+	 */
+	if (ctx->owner != VPMU_OWNER_ARCH && pmc.be && pmc.be->ops->refusal &&
+	    pmc.be->ops->refusal(pmc.be, &pmc.ev))
+		return bad(&p->reg_flags, PFM_REG_RETFL_NOTAVAIL);
 	/* A time event's reset periods above the maximum rate. */
 	if (vpmu_is_counter(ctx, p->reg_num) &&
 	    vpmu_thr_check_period(

@@ -14,6 +14,18 @@
  * event. A disabled PMC (EN clear) counts nothing and needs none. Returns
  * -ENOENT when no backend can count the event (3.1.2 NOTAVAIL).
  */
+struct vpmu_event vpmu_evsel_event(uint64_t v)
+{
+	return (struct vpmu_event){
+		.code  = (uint16_t)(v & 0xffff),
+		.cmask = (uint8_t)(v >> VPMU_EVSEL_CMASK_SHIFT),
+		.usr   = (v & VPMU_EVSEL_USR) != 0,
+		.os    = (v & VPMU_EVSEL_OS) != 0,
+		.edge  = (v & VPMU_EVSEL_EDGE) != 0,
+		.inv   = (v & VPMU_EVSEL_INV) != 0,
+	};
+}
+
 int vpmu_pmc_bind(struct vpmu_domain *d, struct vpmu_pmc *pmc, unsigned int i)
 {
 	uint64_t v = pmc->value;
@@ -23,14 +35,7 @@ int vpmu_pmc_bind(struct vpmu_domain *d, struct vpmu_pmc *pmc, unsigned int i)
 	pmc->be = NULL;
 	if (!(v & VPMU_EVSEL_EN))
 		return 0;
-	pmc->ev = (struct vpmu_event){
-		.code  = (uint16_t)(v & 0xffff),
-		.cmask = (uint8_t)(v >> VPMU_EVSEL_CMASK_SHIFT),
-		.usr   = (v & VPMU_EVSEL_USR) != 0,
-		.os    = (v & VPMU_EVSEL_OS) != 0,
-		.edge  = (v & VPMU_EVSEL_EDGE) != 0,
-		.inv   = (v & VPMU_EVSEL_INV) != 0,
-	};
+	pmc->ev = vpmu_evsel_event(v);
 	for (b = 0; b < d->cfg.nr_backends; b++) {
 		const struct vpmu_backend *be = &d->cfg.backends[b];
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -204,6 +205,26 @@ Test(cli_program, no_vm_to_monitor_is_one_line)
 		    "no running VM to monitor");
 	expect_fail((const char *[]){"stat", "-p", "web", "--", "1", NULL},
 		    "no running VM matches 'web'");
+}
+
+/*
+ * A FIFO named as the guest image, the kernel or the snapshot to restore
+ * is refused at once (vpmu-vmm opens it without waiting for a writer).
+ */
+Test(cli_program, run_refuses_a_fifo_at_once, .timeout = 30)
+{
+	char dir[] = "/tmp/vpmu-cli-fifo-XXXXXX", fifo[64], msg[128];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/f", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(msg, sizeof(msg), "%s: not a regular file (it is a FIFO)",
+		 fifo);
+	expect_fail((const char *[]){"run", fifo, NULL}, msg);
+	expect_fail((const char *[]){"run", "--kernel", fifo, NULL}, msg);
+	expect_fail((const char *[]){"run", "--restore", fifo, NULL}, msg);
+	unlink(fifo);
+	rmdir(dir);
 }
 
 /* Two live VMs never share a name: the second `vpmu run --name` fails. */

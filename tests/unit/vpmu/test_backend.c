@@ -116,6 +116,26 @@ Test(vpmu_backend, open_failure_fails_load)
 	cr_assert(eq(int, load_start(fd), 0));
 }
 
+/*
+ * A modifier the backend cannot honour (one ring of cycles from
+ * task-clock): the perfmon2 write is refused (NOTAVAIL), not counted as
+ * if unfiltered; both rings are fine.
+ */
+Test(vpmu_backend, refused_modifier_is_notavail)
+{
+	uint64_t both      = VPMU_EVSEL(FAKE_EV_CODE & 0xff, FAKE_EV_CODE >> 8);
+	struct pfarg_pmc p = {.reg_value = both & ~VPMU_EVSEL_OS};
+	int fd;
+
+	cr_assert(eq(int, ctx_pmc(0x3c, &fd), 0));
+	fake_backend_ring_refusal = "rings cannot be told apart";
+	cr_expect(eq(int, vpmu_ctx_write_pmcs(d, &g, fd, &p, 1), -EINVAL));
+	cr_expect(eq(u32, p.reg_flags, PFM_REG_RETFL_NOTAVAIL));
+	p = (struct pfarg_pmc){.reg_value = both};
+	cr_expect(eq(int, vpmu_ctx_write_pmcs(d, &g, fd, &p, 1), 0));
+	fake_backend_ring_refusal = NULL;
+}
+
 /* Re-programming a live PMC whose event cannot open: NOTAVAIL. */
 Test(vpmu_backend, open_failure_on_live_write_pmcs)
 {

@@ -3,12 +3,15 @@
  * test_backends_list.c: the standard backend list and the event listing
  * without KVM or perf: hv, and a kvmstat instance whose VMM has no vCPU
  * fd (so it never reaches KVM), and a list without perf. Reasons must say
- * why each unavailable event is unavailable.
+ * why each unavailable event is unavailable. With perf: a ring filter on
+ * cycles that are task-clock (no host PMU) is refused, with the reason.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pvpmu/catalog.h>
 
@@ -177,4 +180,57 @@ Test(vpmu_backends, build_without_sources_is_empty)
 	cr_assert(eq(uint, s.nr, pvpmu_catalog_size()));
 	cr_assert(not(s.ev[0].available));
 	vpmu_backends_release(&empty);
+}
+
+static pid_t self_tid(void *opaque, uint32_t cpu)
+{
+	(void)opaque;
+	(void)cpu;
+	return gettid();
+}
+
+/*
+ * Without a host PMU, cycles are the vCPU thread's task-clock, blind to
+ * guest rings: cycles:u and cycles:k are refused with that reason instead
+ * of counting every ring. With a PMU the filter is honoured.
+ */
+Test(vpmu_backends, cycles_from_task_clock_refuse_a_ring_filter)
+{
+	static const struct vpmu_perf_source ps = {.vcpu_tid = self_tid,
+						   .tsc_khz  = 2000000};
+	const struct vpmu_event all             = {
+			    .code = PVPMU_EV_CYCLES, .usr = true, .os = true};
+	struct vpmu_event usr = all, os = all;
+	struct vpmu_backend_list l;
+	const char *why;
+	bool pmu;
+
+	usr.os = false;
+	os.usr = false;
+	pmu    = access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	      access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+	cr_assert(eq(int, vpmu_backends_build(&l, &hv, &ks, &ps), 0));
+	why = vpmu_backends_unavailable_reason(l.be, l.nr, PVPMU_EV_CYCLES);
+	if (why) {
+		vpmu_backends_release(&l);
+		cr_skip("cycles cannot be counted here at all: %s", why);
+	}
+	cr_expect(eq(ptr, (void *)vpmu_backends_event_refusal(l.be, l.nr, &all),
+		     NULL));
+	why = vpmu_backends_event_refusal(l.be, l.nr, &usr);
+	if (pmu) {
+		cr_expect(eq(ptr, (void *)why, NULL), "%s", why);
+	} else {
+		cr_expect(not(eq(ptr, (void *)why, NULL)));
+		cr_expect(not(eq(ptr,
+				 strstr(why ? why : "", "ring 0 from ring 3"),
+				 NULL)),
+			  "%s", why);
+		cr_expect(not(
+			eq(ptr,
+			   (void *)vpmu_backends_event_refusal(l.be, l.nr, &os),
+			   NULL)));
+		printf("cycles:u here: %s\n", why);
+	}
+	vpmu_backends_release(&l);
 }

@@ -459,6 +459,14 @@ int vpmu_domain_list_events(struct vpmu_domain *d, vpmu_event_avail_fn_t fn,
  */
 const char *vpmu_domain_event_unavailable(struct vpmu_domain *d, uint16_t code);
 
+/*
+ * Why (d) refuses a counting PMC whose event select is (evsel): the code
+ * cannot be counted (vpmu_domain_event_unavailable()), or its backend
+ * cannot honour a modifier (a ring filter where cycles are the vCPU
+ * thread's CPU time). NULL when it can be counted as asked.
+ */
+const char *vpmu_domain_evsel_refusal(struct vpmu_domain *d, uint64_t evsel);
+
 #include "vpmu_cmd.h"
 #include "vpmu_arch.h"
 #include "vpmu_format.h"
