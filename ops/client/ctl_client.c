@@ -74,40 +74,60 @@ static int reply_error(struct ops_client *c, struct json_object *r)
 	return -e;
 }
 
-int ops_client_call(struct ops_client *c, struct json_object *req,
-		    struct json_object **rep)
+int ops_client_send(struct ops_client *c, struct json_object *req,
+		    int timeout_ms, int64_t *id)
 {
-	struct json_object *r = NULL, *v;
-	int64_t id            = c->next_id++;
-	int tmo = c->timeout_ms > 0 ? c->timeout_ms : OPS_CLIENT_TIMEOUT_MS;
 	int ret;
 
-	if (rep)
-		*rep = NULL;
+	*id = c->next_id++;
 	json_object_object_add(req, "v", json_object_new_int(VMM_CTL_PROTO));
-	json_object_object_add(req, "id", json_object_new_int64(id));
-	ret = c->fd < 0 ? -ENOTCONN : vmm_ctl_send(c->fd, req, tmo);
+	json_object_object_add(req, "id", json_object_new_int64(*id));
+	ret = c->fd < 0 ? -ENOTCONN : vmm_ctl_send(c->fd, req, timeout_ms);
 	json_object_put(req);
-	if (!ret)
-		ret = vmm_ctl_recv(c->fd, &r, tmo);
-	if (ret) {
+	if (ret)
 		snprintf(c->err, sizeof(c->err), "%s",
 			 ret == -ECONNRESET || ret == -EPIPE
 				 ? "connection closed by the VMM"
 				 : strerror(-ret));
-		return ret;
-	}
-	/*
-	 * Replies come in order: another id means a confused stream. A null
-	 * id is a connection-level error (refused peer, bad frame).
-	 */
-	if (json_object_object_get_ex(r, "id", &v) && v &&
-	    json_object_get_int64(v) != id) {
-		snprintf(c->err, sizeof(c->err),
-			 "reply to request %lld carries another id",
-			 (long long)id);
+	return ret;
+}
+
+int ops_client_reply(struct ops_client *c, int64_t id, int timeout_ms,
+		     struct json_object **rep)
+{
+	struct json_object *r = NULL, *v;
+	int64_t got;
+	int ret;
+
+	if (rep)
+		*rep = NULL;
+	for (;;) {
+		ret = vmm_ctl_recv(c->fd, &r, timeout_ms);
+		if (ret) {
+			snprintf(c->err, sizeof(c->err), "%s",
+				 ret == -ECONNRESET || ret == -EPIPE
+					 ? "connection closed by the VMM"
+					 : strerror(-ret));
+			return ret;
+		}
+		/*
+		 * Replies come in order. One to an earlier request is late: its
+		 * caller gave up on it (a missed deadline), so it is dropped.
+		 * A later id means a confused stream; a null id is a
+		 * connection-level error (refused peer, bad frame).
+		 */
+		if (!json_object_object_get_ex(r, "id", &v) || !v)
+			break;
+		got = json_object_get_int64(v);
+		if (got == id)
+			break;
 		json_object_put(r);
-		return -EPROTO;
+		if (got > id || got <= 0) {
+			snprintf(c->err, sizeof(c->err),
+				 "reply to request %lld carries another id",
+				 (long long)id);
+			return -EPROTO;
+		}
 	}
 	if (!json_object_object_get_ex(r, "ok", &v) ||
 	    !json_object_get_boolean(v)) {
@@ -120,6 +140,19 @@ int ops_client_call(struct ops_client *c, struct json_object *req,
 	else
 		json_object_put(r);
 	return 0;
+}
+
+int ops_client_call(struct ops_client *c, struct json_object *req,
+		    struct json_object **rep)
+{
+	int tmo = c->timeout_ms > 0 ? c->timeout_ms : OPS_CLIENT_TIMEOUT_MS;
+	int64_t id;
+	int ret;
+
+	if (rep)
+		*rep = NULL;
+	ret = ops_client_send(c, req, tmo, &id);
+	return ret ? ret : ops_client_reply(c, id, tmo, rep);
 }
 
 bool ops_client_match(const struct vmm_reg_entry *e, const char *sel)

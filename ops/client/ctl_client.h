@@ -44,6 +44,19 @@ void ops_client_close(struct ops_client *c);
 int ops_client_call(struct ops_client *c, struct json_object *req,
 		    struct json_object **rep);
 
+/*
+ * ops_client_call() in two halves, for callers that wait on many VMs at
+ * once: send (req) (owned, as above) within (timeout_ms), its id into
+ * (*id); then read the reply to request (id) within (timeout_ms) (call it
+ * once poll() says the socket is readable). A reply to an earlier request
+ * whose caller gave up on it (-ETIMEDOUT) is dropped on the way. Both
+ * return 0 or -errno with c->err set, as ops_client_call().
+ */
+int ops_client_send(struct ops_client *c, struct json_object *req,
+		    int timeout_ms, int64_t *id);
+int ops_client_reply(struct ops_client *c, int64_t id, int timeout_ms,
+		     struct json_object **rep);
+
 /* Build {"cmd": cmd} for ops_client_call(). */
 struct json_object *ops_client_req(const char *cmd);
 
@@ -110,6 +123,7 @@ struct ops_vm {
 	int session;                    /* the VM's session, -1 if none */
 	int ctx[VMM_CTL_SESSION_VCPUS]; /* host context per vCPU, -1 if none */
 	bool drain_json;                /* its VMM refused packed drains */
+	int64_t read_id;                /* the session_read in flight */
 };
 
 struct ops_session {
@@ -183,6 +197,17 @@ struct ops_counts {
  * reported; -ECONNRESET and the like mark it gone).
  */
 int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out);
+
+/*
+ * ops_read_vm() in two halves, for reading many VMs at once: send VM
+ * (vm)'s session_read, then (its socket readable) read the reply within
+ * (timeout_ms). A reply that misses it returns -ETIMEDOUT and leaves the
+ * VM attached (its reply, when it comes, is dropped by the next request);
+ * other failures are reported as ops_read_vm()'s.
+ */
+int ops_read_send(struct ops_session *s, unsigned int vm, int timeout_ms);
+int ops_read_reply(struct ops_session *s, unsigned int vm, int timeout_ms,
+		   struct ops_counts *out);
 
 /*
  * Sampling: event ev[0] with (period), the other events recorded in every

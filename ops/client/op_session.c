@@ -591,22 +591,36 @@ static void parse_vcpu(struct ops_session *s, struct json_object *o,
 			: 0;
 }
 
-int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
+int ops_read_send(struct ops_session *s, unsigned int vm, int timeout_ms)
 {
 	struct ops_vm *v      = &s->vms[vm];
-	struct json_object *r = ops_client_req("session_read"), *rep, *arr, *o,
-			   *jv;
-	size_t i;
-	int ret, cpu;
+	struct json_object *r = ops_client_req("session_read");
+	int ret;
 
 	if (v->gone) {
 		json_object_put(r);
 		return -ENOTCONN;
 	}
 	json_object_object_add(r, "session", json_object_new_int(v->session));
-	ret = call(s, vm, r, &rep);
+	ret = ops_client_send(&v->cl, r, timeout_ms, &v->read_id);
+	return ret ? call_failed(s, vm, ret) : 0;
+}
+
+int ops_read_reply(struct ops_session *s, unsigned int vm, int timeout_ms,
+		   struct ops_counts *out)
+{
+	struct ops_vm *v = &s->vms[vm];
+	struct json_object *rep, *arr, *o, *jv;
+	size_t i;
+	int ret, cpu;
+
+	if (v->gone)
+		return -ENOTCONN;
+	ret = ops_client_reply(&v->cl, v->read_id, timeout_ms, &rep);
+	if (ret == -ETIMEDOUT)
+		return ret; /* the caller's call: late is not gone */
 	if (ret)
-		return ret;
+		return call_failed(s, vm, ret);
 	memset(out, 0, v->e.nr_vcpus * sizeof(*out));
 	json_object_object_get_ex(rep, "vcpus", &arr);
 	for (i = 0; i < json_object_array_length(arr); i++) {
@@ -618,6 +632,18 @@ int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
 	}
 	json_object_put(rep);
 	return 0;
+}
+
+int ops_read_vm(struct ops_session *s, unsigned int vm, struct ops_counts *out)
+{
+	struct ops_vm *v = &s->vms[vm];
+	int tmo =
+		v->cl.timeout_ms > 0 ? v->cl.timeout_ms : OPS_CLIENT_TIMEOUT_MS;
+	int ret = ops_read_send(s, vm, tmo);
+
+	if (!ret)
+		ret = ops_read_reply(s, vm, tmo, out);
+	return ret == -ETIMEDOUT ? call_failed(s, vm, ret) : ret;
 }
 
 /* [nr_missed, period] of sample (i), from "weights". */
