@@ -6,11 +6,12 @@
  * (op_session.c: one host context per vCPU, counting the metric events),
  * reads every VM once per interval into monotonic counters (VMs are
  * attached by a few attach threads, so one whose VMM never answers holds
- * only a thread, never the collection of the others), renders the
+ * only a thread, never the collection of the others; the attached are
+ * read together, each within a deadline: collect()), renders the
  * /metrics and /debug/vpmu/vms snapshots HTTP threads answer from, and
  * runs profile requests (profile.c). Only this thread talks to VMs, so a
  * stalled HTTP client never delays collection, and a stalled VM (bounded
- * by the client's timeout) never blocks an HTTP thread.
+ * by the round's deadline) never blocks an HTTP thread.
  */
 #include "serve_priv.h"
 
@@ -294,20 +295,12 @@ static void rescan(struct serve *sv)
 	}
 }
 
-/* Read one VM into its counters. */
-static void read_vm(struct serve_vm *v)
+/* What a read of VM (v) returned (c) goes into its counters. */
+static void take_counts(struct serve_vm *v, const struct ops_counts *c)
 {
-	struct ops_counts *c;
 	unsigned int n = v->s.vms[0].e.nr_vcpus, cpu, k;
 	int m;
 
-	if (v->s.vms[0].gone)
-		return;
-	c = calloc(n, sizeof(*c));
-	if (!c || ops_read_vm(&v->s, 0, c)) {
-		free(c);
-		return;
-	}
 	for (cpu = 0; cpu < n; cpu++) {
 		v->stale[cpu] = c[cpu].stale;
 		if (c[cpu].pmis > v->pmis[cpu]) /* never published lower */
@@ -322,6 +315,18 @@ static void read_vm(struct serve_vm *v)
 					    c[cpu].running[k]));
 		}
 	}
+}
+
+/* Read one VM into its counters, waiting for it (its session ends). */
+static void read_vm(struct serve_vm *v)
+{
+	struct ops_counts *c;
+
+	if (v->s.vms[0].gone)
+		return;
+	c = calloc(v->s.vms[0].e.nr_vcpus, sizeof(*c));
+	if (c && !ops_read_vm(&v->s, 0, c))
+		take_counts(v, c);
 	free(c);
 }
 
@@ -359,18 +364,101 @@ static void publish(struct serve *sv, double took_s)
 	pthread_mutex_unlock(&sv->lock);
 }
 
+/* Milliseconds from now to (end), monotonic ns; 0 once past. */
+static int ms_left(uint64_t end)
+{
+	uint64_t now = vpmu_monotonic_ns();
+
+	return end > now ? (int)((end - now + 999999) / 1000000) : 0;
+}
+
+/* VM (v)'s reply came (its socket readable): take it. */
+static void take_reply(struct serve_vm *v, uint64_t end)
+{
+	struct ops_counts *c = calloc(v->s.vms[0].e.nr_vcpus, sizeof(*c));
+	int ret              = -ENOMEM;
+
+	if (c)
+		ret = ops_read_reply(&v->s, 0, ms_left(end), c);
+	if (!ret) {
+		take_counts(v, c);
+		v->misses = 0;
+	}
+	v->waiting = ret != 0 && !v->s.vms[0].gone;
+	free(c);
+}
+
+/*
+ * Wait until (end) for the replies of the VMs still (waiting), taking each
+ * as it comes: one poll() over all their sockets.
+ */
+static void take_replies(struct serve *sv, struct pollfd *p,
+			 struct serve_vm **who, uint64_t end)
+{
+	unsigned int i, n;
+	int tmo;
+
+	for (;;) {
+		for (i = n = 0; i < sv->nr_vms; i++) {
+			if (!sv->vms[i]->waiting)
+				continue;
+			p[n] = (struct pollfd){.fd = sv->vms[i]->s.vms[0].cl.fd,
+					       .events = POLLIN};
+			who[n++] = sv->vms[i];
+		}
+		tmo = ms_left(end);
+		if (!n || !tmo || poll(p, n, tmo) <= 0)
+			return;
+		for (i = 0; i < n; i++) {
+			if (p[i].revents)
+				take_reply(who[i], end);
+		}
+	}
+}
+
+/*
+ * One round: every VM's session_read is sent first, then the replies are
+ * taken together as they come, until the round's deadline (half the
+ * interval, at most the client timeout), so a VM that stopped answering
+ * delays nobody's metrics. A VM that misses it keeps its last values,
+ * marked stale, and is detached after SERVE_READ_MISSES misses in a row
+ * or at once when its socket closes.
+ */
 static void collect(struct serve *sv)
 {
-	uint64_t t0 = vpmu_monotonic_ns();
-	unsigned int i;
+	uint64_t t0 = vpmu_monotonic_ns(), dl = sv->o.interval_ns / 2;
+	struct serve_vm **who = calloc(sv->nr_vms + 1, sizeof(*who));
+	struct pollfd *p      = calloc(sv->nr_vms + 1, sizeof(*p));
+	struct serve_vm *v;
+	uint64_t end;
+	unsigned int i, cpu;
 
+	if (dl > OPS_CLIENT_TIMEOUT_MS * 1000000ULL)
+		dl = OPS_CLIENT_TIMEOUT_MS * 1000000ULL;
+	end = t0 + dl;
+	for (i = 0; i < sv->nr_vms; i++) {
+		v          = sv->vms[i];
+		v->waiting = who && p && !v->s.vms[0].gone &&
+			     !ops_read_send(&v->s, 0, ms_left(end));
+	}
+	if (who && p)
+		take_replies(sv, p, who, end);
 	for (i = sv->nr_vms; i-- > 0;) {
-		if (sv->vms[i]->s.vms[0].gone) {
+		v = sv->vms[i];
+		if (v->s.vms[0].gone) {
 			detach(sv, i, "it stopped answering");
 			continue;
 		}
-		read_vm(sv->vms[i]);
+		if (!v->waiting)
+			continue;
+		v->waiting = false;
+		for (cpu = 0; cpu < v->s.vms[0].e.nr_vcpus; cpu++)
+			v->stale[cpu] = true;
+		if (++v->misses >= SERVE_READ_MISSES)
+			detach(sv, i, "its reads missed their deadline");
 	}
+	free(who);
+	free(p);
 	publish(sv, (double)(vpmu_monotonic_ns() - t0) / 1e9);
 }
 

@@ -19,6 +19,7 @@
  *                                vCPU since the VM started (notification
  *                                vectors and architectural PMIs)
  *   vpmu_vcpu_stale              gauge 1 when the last read was stale
+ *                                or its reply missed the deadline
  *   vpmu_serve_vms, vpmu_serve_collect_duration_seconds   the daemon
  *
  * Every label value and JSON string is valid UTF-8, whatever the bytes of

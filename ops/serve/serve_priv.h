@@ -153,6 +153,8 @@ struct serve_vm {
 	uint64_t *last_vals; /* [vcpu * OPS_COUNTERS]: per-sample deltas */
 	int64_t created;     /* Unix time counting began */
 	bool seen;           /* found by the last scan */
+	bool waiting;        /* its read of this round is unanswered */
+	unsigned int misses; /* rounds in a row its reply missed */
 	struct symtab syms;  /* loaded when first profiled */
 	bool has_syms;
 	unsigned int pprof_vm; /* its number in the running profile */
@@ -172,6 +174,12 @@ struct serve_vm {
  */
 #define SERVE_ATTACHERS       4
 #define SERVE_ATTACH_RETRY_NS 30000000000ULL
+/*
+ * Attached VMs are read together, each round within half the interval (at
+ * most the client timeout: collect()); one whose replies miss that many
+ * rounds in a row is detached.
+ */
+#define SERVE_READ_MISSES 3
 
 enum serve_job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_FAILED };
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # serve_lib.sh: what the tests of `vpmu serve` with real clients share
-# (test_serve_clients.sh, test_serve_kvm.sh), sourced once they made
-# their directory T: the clean-up of what they started (PIDS), polling, a
-# real Prometheus scraping vpmu serve, and its answers per VM.
+# (test_serve_*.sh), sourced once they made their directory T: the
+# clean-up of what they started (PIDS), failing with their logs, polling,
+# a real Prometheus scraping vpmu serve, and its answers per VM.
 # shellcheck shell=bash
 
 PIDS=()
@@ -12,6 +12,16 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+
+# fail MESSAGE: say it, show the tail of each log $T/NAME.log named in
+# FAIL_LOGS (default "fake serve") and exit 1.
+fail() {
+	echo "FAIL: $*"
+	for f in ${FAIL_LOGS:-fake serve}; do
+		[ -f "$T/$f.log" ] && { echo "--- $f.log"; tail -20 "$T/$f.log"; }
+	done
+	exit 1
+}
 
 # wait_for SECONDS COMMAND...: poll every 0.2 s.
 wait_for() {

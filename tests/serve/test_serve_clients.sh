@@ -21,13 +21,7 @@ T=$(mktemp -d /tmp/vpmu-serve-test.XXXXXX)
 export VPMU_RUNTIME_DIR=$T/run HOME=$T PPROF_TMPDIR=$T GOCACHE=$T/gocache
 # shellcheck source=serve_lib.sh
 . "$(dirname "$0")/serve_lib.sh"
-fail() {
-	echo "FAIL: $*"
-	for f in fake serve prom; do
-		[ -f "$T/$f.log" ] && { echo "--- $f.log"; tail -20 "$T/$f.log"; }
-	done
-	exit 1
-}
+FAIL_LOGS="fake serve prom"
 
 N=400 # hypercalls per vCPU
 "$FAKE" "$T/go" $N alpha:2 beta:1 2>"$T/fake.log" &

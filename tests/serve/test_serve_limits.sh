@@ -19,13 +19,6 @@ T=$(mktemp -d /tmp/vpmu-serve-limits.XXXXXX)
 export VPMU_RUNTIME_DIR=$T/run HOME=$T
 # shellcheck source=serve_lib.sh
 . "$(dirname "$0")/serve_lib.sh"
-fail() {
-	echo "FAIL: $*"
-	for f in fake serve; do
-		[ -f "$T/$f.log" ] && { echo "--- $f.log"; tail -20 "$T/$f.log"; }
-	done
-	exit 1
-}
 
 # --- Authentication: refused without, or with a token file others read.
 timeout 5 "$VPMU" serve --listen 127.0.0.1:0 2>"$T/noauth.log" && fail "served without authentication"

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test_serve_stopped.sh BUILD_DIR: VMs that attach normally and then stop
+# answering (their VMM stopped with SIGSTOP) never hold the collection of a
+# live VM: each scrape an interval apart shows the live VM's counter moved,
+# and the stopped VMs are not reported fresh (stale, or detached). Fake
+# VMs, no KVM.
+set -u
+B=$(cd "$1" && pwd)
+VPMU=$B/vmm/vpmu
+FAKE=$B/tests/serve/fake_vms
+T=$(mktemp -d /tmp/vpmu-serve-stopped.XXXXXX)
+export VPMU_RUNTIME_DIR=$T/run HOME=$T
+# shellcheck source=serve_lib.sh
+. "$(dirname "$0")/serve_lib.sh"
+STOPPED=""
+# A stopped process is let go before serve_lib's cleanup kills it.
+resume() {
+	[ -n "$STOPPED" ] && kill -CONT "$STOPPED" 2>/dev/null
+	cleanup
+}
+trap resume EXIT
+FAIL_LOGS="live stopped serve"
+
+new_token
+"$VPMU" serve --listen 127.0.0.1:0 --interval 0.5 --auth-token-file "$TOKEN_FILE" \
+	2>"$T/serve.log" &
+PIDS+=($!)
+wait_for 10 grep -q 'listening' "$T/serve.log" || fail "serve did not listen"
+U=http://127.0.0.1:$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/serve.log")
+
+# The live VM, and two VMs in another process, to be stopped.
+"$FAKE" "$T/go" 0 live:1 2>"$T/live.log" &
+PIDS+=($!)
+"$FAKE" "$T/go" 0 stopa:1 stopb:1 2>"$T/stopped.log" &
+PIDS+=($!)
+STOP_PID=$!
+attached() {
+	curl -s "$U/metrics" >"$T/m.txt"
+	for vm in live stopa stopb; do
+		grep -q "^vpmu_vm_info{vm=\"$vm\"" "$T/m.txt" || return 1
+	done
+}
+wait_for 20 attached || fail "serve did not attach the three VMs"
+kill -STOP "$STOP_PID"
+STOPPED=$STOP_PID
+echo "ok: three VMs attached; stopa and stopb stopped (pid $STOP_PID)"
+
+# The live VM's run time, and the stopped VMs' samples, in scrape (file $1).
+live_ns() { grep '^vpmu_events_seconds_total{vm="live".*event="hv_run_ns"' "$1"; }
+fresh() { grep -E '^vpmu_vcpu_stale\{vm="stop[ab]".*\} 0$' "$1"; }
+prev=$(curl -s "$U/metrics" | tee "$T/m0.txt" | grep '^vpmu_events_seconds_total{vm="live".*event="hv_run_ns"')
+[ -n "$prev" ] || fail "no hv_run_ns of the live VM: $(head -40 "$T/m0.txt")"
+for i in 1 2 3 4 5 6; do
+	sleep 1
+	curl -s "$U/metrics" >"$T/m$i.txt"
+	cur=$(live_ns "$T/m$i.txt")
+	echo "scrape $i: $cur; $(grep '^vpmu_serve_collect_duration_seconds' "$T/m$i.txt")"
+	[ -n "$cur" ] && [ "$cur" != "$prev" ] ||
+		fail "the live VM's counter did not move in 1 s beside 2 stopped VMs (scrape $i)"
+	# The first scrape may predate the first missed deadline.
+	[ "$i" -gt 1 ] && fresh "$T/m$i.txt" && fail "a stopped VM reported fresh (scrape $i)"
+	prev=$cur
+done
+echo "serve: $(grep -E -c "VM 'stop[ab]'" "$T/serve.log") lines about the stopped VMs:"
+grep -E "VM 'stop[ab]'" "$T/serve.log"
+echo "ok: the live VM collected every interval beside 2 stopped VMs"
+kill -CONT "$STOP_PID"
+STOPPED=""
+echo PASS
