@@ -144,7 +144,8 @@ Test(linux_guest, bad_kernel_and_missing_initrd_are_refused_clearly)
 	HAS(res.err, "bad magic"); /* neither ELF nor bzImage */
 	RUN("run", "--kernel", VMLINUX, "--initrd", LINUX_DIR "no-such.cpio");
 	STATUS(1);
-	HAS(res.err, "initrd " LINUX_DIR "no-such.cpio: cannot open");
+	HAS(res.err,
+	    "initrd " LINUX_DIR "no-such.cpio: No such file or directory");
 	RUN("run", "--kernel", VMLINUX, "--mem", "8M");
 	STATUS(1);
 	HAS(res.err, "raise --mem");
