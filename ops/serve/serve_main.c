@@ -111,10 +111,9 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 				 "--max-profile-seconds: 1 to 3600");
 
 	*o = (struct serve_opts){
-		.listen = a.listen,
-		.events = a.events,
-		.default_events =
-			a.events == (const char *)SERVE_DEFAULT_EVENTS,
+		.listen          = a.listen,
+		.events          = a.events,
+		.default_events  = !strcmp(a.events, SERVE_DEFAULT_EVENTS),
 		.interval_ns     = (uint64_t)(a.interval * 1e9),
 		.tls_cert        = a.cert,
 		.tls_key         = a.key,
