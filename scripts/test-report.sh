@@ -157,5 +157,5 @@ if [ -s "$details" ]; then
 	sort "$details"
 fi
 echo "(time: wall time of the ctest run, all of its labels together; not run:"
-echo " tests outside the nested rig's subset, see docs/testing.md)"
+echo " tests outside the nested rig's subset, or the ASan suite's Linux subset; see docs/testing.md)"
 exit "$bad"

@@ -549,7 +549,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c,
 		     "/debug/vpmu/vms");
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void
+mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	(void)cls;
 	fputs("vpmu serve: http: ", stderr);
