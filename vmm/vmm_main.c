@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,36 +60,43 @@ static void check_name(const struct vmm_config *cfg)
 
 /*
  * SIGINT and SIGTERM stop the VM cleanly (vCPUs leave KVM_RUN, the control
- * socket and registry entry are removed) with status 128 + signal: a
- * thread waits for them on a signalfd, and every other thread keeps them
- * blocked. SIGPIPE is ignored: when the console is a pipe or socket whose
- * reader went away (`vpmu run ... | head`), the same thread sees it
- * (POLLERR) and stops the VM with status 128 + SIGPIPE and one message,
- * instead of the VMM dying in the middle of a write.
+ * socket and registry entry are removed) with status 128 + signal: every
+ * thread keeps them blocked except one waiter, which takes them only
+ * inside its ppoll. Not a signalfd: the kernel wakes a signalfd's pollers
+ * on every signal sent to any thread of the process, and the vCPUs' kick
+ * timers send one per sample, so the waiter would run (and preempt a
+ * vCPU) at the sampling rate. SIGPIPE is ignored: when the console is a
+ * pipe or socket whose reader went away (`vpmu run ... | head`), the same
+ * thread sees it (POLLERR) and stops the VM with status 128 + SIGPIPE and
+ * one message, instead of the VMM dying in the middle of a write.
  */
 struct waiter {
 	struct vmm_vm *vm;
-	int sig_fd, console_fd; /* console_fd -1: not a pipe or socket */
+	int console_fd; /* -1: not a pipe or socket */
+	sigset_t wait_mask;
 };
+
+static volatile sig_atomic_t stop_signal;
+
+static void note_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
 
 static void *signal_waiter(void *arg)
 {
 	struct waiter *w = arg;
-	struct signalfd_siginfo si;
-	struct pollfd p[2] = {
-		{.fd = w->sig_fd, .events = POLLIN},
-		{.fd = w->console_fd, .events = 0},
-	};
+	struct pollfd p  = {.fd = w->console_fd, .events = 0};
 
+	pthread_setname_np(pthread_self(), "vpmu-signals");
 	for (;;) {
-		if (poll(p, 2, -1) < 0)
-			continue; /* EINTR */
-		if (p[0].revents & POLLIN &&
-		    read(w->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-			vmm_vm_stop(w->vm, 128 + (int)si.ssi_signo);
+		p.revents = 0;
+		ppoll(&p, 1, NULL, &w->wait_mask); /* EINTR: a stop signal */
+		if (stop_signal) {
+			vmm_vm_stop(w->vm, 128 + (int)stop_signal);
 			return NULL;
 		}
-		if (p[1].revents & (POLLERR | POLLHUP)) {
+		if (p.revents & (POLLERR | POLLHUP)) {
 			fprintf(stderr,
 				"vpmu: %s: console output closed (broken "
 				"pipe): stopping the VM\n",
@@ -114,7 +120,9 @@ static int pipe_fd(FILE *f)
 
 static int run_until_signal(struct vmm_vm *vm, FILE *console)
 {
-	struct waiter w = {.vm = vm, .console_fd = pipe_fd(console)};
+	struct waiter w     = {.vm = vm, .console_fd = pipe_fd(console)};
+	struct sigaction sa = {.sa_handler = note_stop_signal}, old_int,
+			 old_term;
 	sigset_t set, old;
 	pthread_t waiter;
 	bool has_waiter;
@@ -125,16 +133,20 @@ static int run_until_signal(struct vmm_vm *vm, FILE *console)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	w.sig_fd   = signalfd(-1, &set, SFD_CLOEXEC);
-	has_waiter = w.sig_fd >= 0 &&
-		     pthread_create(&waiter, NULL, signal_waiter, &w) == 0;
-	status = vmm_vm_run(vm);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	w.wait_mask = old;
+	sigdelset(&w.wait_mask, SIGINT);
+	sigdelset(&w.wait_mask, SIGTERM);
+	has_waiter = pthread_create(&waiter, NULL, signal_waiter, &w) == 0;
+	status     = vmm_vm_run(vm);
 	if (has_waiter) {
 		pthread_cancel(waiter);
 		pthread_join(waiter, NULL);
 	}
-	if (w.sig_fd >= 0)
-		close(w.sig_fd);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return status;
 }

@@ -523,6 +523,59 @@ Test(operator, record_run_share_is_the_vcpu_threads_cpu_share)
 		  res.err);
 }
 
+/* voluntary_ctxt_switches of thread (tid) of (pid): its wake-ups. */
+static uint64_t thread_wakes(pid_t pid, pid_t tid)
+{
+	char path[64], buf[2048];
+	unsigned long long n = 0;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	if (!slurp_file(path, buf, sizeof(buf)) &&
+	    (p = strstr(buf, "\nvoluntary_ctxt_switches:")))
+		sscanf(p + strlen("\nvoluntary_ctxt_switches:"), "%llu", &n);
+	return n;
+}
+
+/*
+ * Each sample is a kick: a timer signal to the vCPU thread. It must wake
+ * no other thread of the VMM. The thread that takes SIGINT and SIGTERM
+ * once waited on a signalfd, whose pollers the kernel wakes for every
+ * signal sent to any thread of the process: it woke once per sample and
+ * took the CPU from the vCPU on a loaded host. Now it may wake a few
+ * times (the command's start and end), never once per sample.
+ */
+Test(operator, sampling_kicks_wake_no_other_vmm_thread)
+{
+	char file[128];
+	const char *rec[] = {"record", "-m", "hot", "-F", "2000",
+			     "-o",     file, "--",  "1",  NULL};
+	static struct vpmu_result res;
+	unsigned long long samples = 0;
+	uint64_t w0, w1;
+	const char *p;
+	pid_t tid;
+
+	snprintf(file, sizeof(file), "%s/kicks.rec", rundir);
+	start_vm(0, GUEST("op_hot"), "hot", 1, "op_hot: ready", 1);
+	tid = thread_named(vms[0].pid, "vpmu-signals");
+	cr_assert(lt(int, 0, tid), "no thread vpmu-signals in VMM %d",
+		  vms[0].pid);
+	w0 = thread_wakes(vms[0].pid, tid);
+	cr_assert(eq(int, vpmu_cmd(&res, 30, rec), 0));
+	w1 = thread_wakes(vms[0].pid, tid);
+	cr_assert(eq(int, res.status, 0), "%s", res.err);
+	p = strstr(res.err, ".rec: ");
+	cr_assert(not(eq(ptr, (void *)p, NULL)), "%s", res.err);
+	sscanf(p + strlen(".rec: "), "%llu", &samples);
+	cr_log_info("%llu samples; the signal thread woke %llu times\n%s",
+		    samples, (unsigned long long)(w1 - w0), res.err);
+	cr_assert(lt(u64, 100, samples), "%s", res.err);
+	cr_expect(le(u64, w1 - w0, samples / 20),
+		  "the signal thread woke %llu times for %llu samples",
+		  (unsigned long long)(w1 - w0), samples);
+}
+
 static int raw_connect(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};

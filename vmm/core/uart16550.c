@@ -185,7 +185,7 @@ int vmm_uart_start_input(struct vmm_uart *uart, int fd)
 	uart->input_fd = fd;
 	/*
 	 * The thread takes no signals: it starts before the VMM blocks
-	 * SIGINT/SIGTERM for its signalfd, and a process-directed signal
+	 * SIGINT/SIGTERM for its signal waiter, and a process-directed signal
 	 * delivered here would end the VMM without its clean stop.
 	 */
 	sigfillset(&all);

@@ -5,7 +5,7 @@
  * by reading IIR; received bytes from the input descriptor raise "data
  * available", set LSR.DR and come out of RBR in order; the line follows
  * what is pending (16550A data sheet: IIR priorities, ETBEI behaviour).
- * The input thread takes no process-directed signal (the VMM's signalfd
+ * The input thread takes no process-directed signal (the VMM's signal waiter
  * thread must get SIGTERM, or the VMM dies without its clean stop).
  */
 #include <criterion/criterion.h>
