@@ -111,6 +111,7 @@ struct vpmu_thr {
 	uint64_t last_ns;   /* run ns of the last sample */
 	uint64_t step_run;  /* run ns at the last controller step */
 	uint64_t step_cost; /* cpu cost ns at the last controller step */
+	uint64_t step_in;   /* of it inside run time, at the same step */
 	uint64_t step_smpl; /* nr_samples at the last controller step */
 	uint32_t scale;     /* frequency mode period scale (>= ONE) */
 	uint32_t pct;       /* operator budget, 0: the domain's */
@@ -152,6 +153,8 @@ struct vpmu_cpu {
 	uint32_t index;
 	uint64_t run_ns;
 	uint64_t cost_ns; /* monitoring cost charged (vpmu_cpu_charge) */
+	/* Of it, what passed inside run time (vpmu_cpu_charge_in_run). */
+	uint64_t cost_in_run_ns;
 	bool is_idle;
 	struct vpmu_ctx *ctx[VPMU_CPU_MAX_CTX]; /* contexts counted here */
 	struct vpmu_guest_state gs; /* guest state at the last exit */

@@ -57,6 +57,17 @@ void vpmu_cpu_charge(struct vpmu_cpu *cpu, uint64_t ns)
 	__atomic_add_fetch(&cpu->cost_ns, ns, __ATOMIC_RELAXED);
 }
 
+void vpmu_cpu_charge_in_run(struct vpmu_cpu *cpu, uint64_t ns)
+{
+	__atomic_add_fetch(&cpu->cost_ns, ns, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&cpu->cost_in_run_ns, ns, __ATOMIC_RELAXED);
+}
+
+static uint64_t cost_in_run_ns(struct vpmu_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->cost_in_run_ns, __ATOMIC_RELAXED);
+}
+
 uint64_t vpmu_cpu_cost_ns(struct vpmu_cpu *cpu)
 {
 	return __atomic_load_n(&cpu->cost_ns, __ATOMIC_RELAXED);
@@ -144,6 +155,7 @@ static void rebase(struct vpmu_ctx *ctx)
 
 	t->step_run  = ctx->cpu ? ctx->cpu->run_ns : 0;
 	t->step_cost = ctx->cpu ? vpmu_cpu_cost_ns(ctx->cpu) : 0;
+	t->step_in   = ctx->cpu ? cost_in_run_ns(ctx->cpu) : 0;
 	t->step_smpl = ctx->st.nr_samples;
 }
 
@@ -167,26 +179,33 @@ void vpmu_thr_step(struct vpmu_ctx *ctx)
 {
 	struct vpmu_thr *t   = &ctx->thr;
 	struct vpmu_cpu *cpu = ctx->cpu;
-	uint64_t run_w, cost_w, smpl_w, cur, floor = rate_gap(ctx);
+	uint64_t run_w, cost_w, in_w, wall, smpl_w, cur, floor = rate_gap(ctx);
 	unsigned int pct = budget_pct(ctx);
 
 	if (!cpu || !limited(ctx))
 		return;
-	if (cpu->run_ns < t->step_run || vpmu_cpu_cost_ns(cpu) < t->step_cost)
+	if (cpu->run_ns < t->step_run || vpmu_cpu_cost_ns(cpu) < t->step_cost ||
+	    cost_in_run_ns(cpu) < t->step_in)
 		return rebase(ctx); /* another vCPU (per-thread context) */
 	run_w  = cpu->run_ns - t->step_run;
 	cost_w = vpmu_cpu_cost_ns(cpu) - t->step_cost;
+	in_w   = cost_in_run_ns(cpu) - t->step_in;
+	/*
+	 * The vCPU's time: run and cost, the cost that passed inside run
+	 * time (a kick's kernel exit and re-entry) counted once.
+	 */
+	wall = run_w + cost_w - (in_w < run_w ? in_w : run_w);
 	/*
 	 * A step per VPMU_THR_STEP_NS of the vCPU's time, run and cost:
 	 * over budget, run time alone comes slowly (at 50 kHz under a
 	 * costly kick, 10 ms of run took 300 ms), and the cost of that
 	 * first window showed in the budget for seconds.
 	 */
-	if (run_w + cost_w < VPMU_THR_STEP_NS)
+	if (wall < VPMU_THR_STEP_NS)
 		return;
 	smpl_w = ctx->st.nr_samples - t->step_smpl;
 	if (t->freq_mode) {
-		cur       = vpmu_throttle_next(cost_w, run_w + cost_w, t->scale,
+		cur       = vpmu_throttle_next(cost_w, wall, t->scale,
 					       VPMU_THR_SCALE_ONE, pct);
 		t->scale  = cur < SCALE_MAX ? (uint32_t)cur : SCALE_MAX;
 		t->gap_ns = floor;
@@ -195,14 +214,13 @@ void vpmu_thr_step(struct vpmu_ctx *ctx)
 		cur = pct ? t->gap_ns : 0;
 		if (pct && smpl_w && cur < run_w / smpl_w &&
 		    (unsigned __int128)cost_w * 100 >
-			    (unsigned __int128)(run_w + cost_w) * pct)
+			    (unsigned __int128)wall * pct)
 			cur = run_w / smpl_w;
-		t->gap_ns = vpmu_throttle_next(cost_w, run_w + cost_w, cur,
-					       floor, pct);
+		t->gap_ns = vpmu_throttle_next(cost_w, wall, cur, floor, pct);
 	}
 	/* The same measure lengthens (or relaxes) time-based switching. */
 	if (time_switched(ctx)) {
-		cur    = vpmu_throttle_next(cost_w, run_w + cost_w, t->mux,
+		cur    = vpmu_throttle_next(cost_w, wall, t->mux,
 					    VPMU_THR_SCALE_ONE, pct);
 		t->mux = cur < SCALE_MAX ? (uint32_t)cur : SCALE_MAX;
 		switch_rescale(ctx);

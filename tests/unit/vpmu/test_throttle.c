@@ -207,6 +207,30 @@ Test(vpmu_throttle, overhead_budget_widens_the_gap)
 	cr_assert(lt(u64, st.gap_ns, 200000));
 }
 
+/*
+ * A kick's kernel part passes inside the run time the VMM accounts
+ * (vpmu_cpu_charge_in_run): it is cost, and not run time as well. Each
+ * 100 us of run holds 50 us of it: half the vCPU's time, twice 25 %
+ * (counted twice, it would read 50 / 150, a third, and the gap 133 us).
+ */
+Test(vpmu_throttle, cost_inside_run_time_is_counted_once)
+{
+	struct vpmu_ctx_stats st;
+	int fd, i;
+
+	limits(0, 25);
+	fd = dfl_ctx(&H.guest, 1 << 20);
+	h_rate(0, 10000);
+	sample_ev0(&H.guest, fd, 1);
+	for (i = 0; i < 100; i++) { /* one step: 10 ms of the vCPU's time */
+		vpmu_cpu_charge_in_run(H.cpu0, 50000);
+		h_run(100000);
+	}
+	st = stats(&H.guest, fd);
+	cr_assert(eq(u64, st.gap_ns, 200000), "observed 100 us x 50 / 25");
+	cr_assert(eq(u64, vpmu_cpu_cost_ns(H.cpu0), 5000000));
+}
+
 /* Frequency mode (operators' -F) stretches the period instead. */
 Test(vpmu_throttle, frequency_mode_raises_the_period)
 {

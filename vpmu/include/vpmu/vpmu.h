@@ -367,6 +367,12 @@ uint64_t vpmu_cpu_next_deadline(struct vpmu_cpu *cpu);
  * the run time (vpmu_limits.max_overhead_pct).
  */
 void vpmu_cpu_charge(struct vpmu_cpu *cpu, uint64_t ns);
+/*
+ * The same for a cost that passed inside the run time already accounted
+ * (vpmu_cpu_account): the kernel's exit and re-entry of a kick, inside
+ * KVM_RUN. It is cost, and the controller does not count it as run too.
+ */
+void vpmu_cpu_charge_in_run(struct vpmu_cpu *cpu, uint64_t ns);
 
 /* Monitoring cost charged to (cpu) so far, ns. */
 uint64_t vpmu_cpu_cost_ns(struct vpmu_cpu *cpu);
