@@ -89,14 +89,21 @@ static void print_kicks(const struct vmm_vcpu *vcpu, FILE *out)
 	fprintf(out,
 		"  kick path, mean us: exit %.2f, accounting %.2f, shared page "
 		"%.2f, to re-entry %.2f (timer_settime %.2f, requests and "
-		"deadline %.2f); kernel re-entry charged %.2f us (the exit's "
-		"length)\n",
+		"deadline %.2f); kernel part charged %.2f us",
 		kick_us(vcpu, k->exit), kick_us(vcpu, k->acct),
 		kick_us(vcpu, k->shared), kick_us(vcpu, k->arm + k->deadline),
 		kick_us(vcpu, k->arm), kick_us(vcpu, k->deadline),
-		vcpu->stats.kicks ? (double)k->reentry_est / 1e3 /
+		vcpu->stats.kicks ? (double)k->kernel_charged / 1e3 /
 					    (double)vcpu->stats.kicks
 				  : 0.0);
+	if (vcpu->vm->kick_cost.kernel_ns)
+		fprintf(out,
+			" (probed at start: a kick cost a bare guest %.2f us, "
+			"%.2f of it in user space)\n",
+			(double)vcpu->vm->kick_cost.lost_ns / 1e3,
+			(double)vcpu->vm->kick_cost.user_ns / 1e3);
+	else
+		fprintf(out, " (no probe: twice the exit's length)\n");
 }
 
 static void print_vcpu(const struct vmm_vcpu *vcpu, FILE *out)

@@ -184,6 +184,25 @@ struct vmm_host {
 	bool tsc_stable;
 };
 
+/*
+ * What one kick (a timer signal ending KVM_RUN, then the next KVM_RUN)
+ * costs a guest on this host, measured on a bare vCPU (kick_probe.c):
+ * the guest time it took, the user space between KVM_RUN's return and the
+ * next call, and the rest, the kernel's part no VMM can time itself.
+ */
+struct vmm_kick_cost {
+	uint64_t lost_ns;   /* guest time one kick took (median) */
+	uint64_t user_ns;   /* of which user space (median) */
+	uint64_t kernel_ns; /* lost_ns - user_ns: signal, exit, re-entry */
+};
+
+/*
+ * Measure it (about 50 ms; before the seccomp sandbox: it creates a VM
+ * on (kvm_fd)). Uses SIGUSR2 on the calling thread. -errno if the probe
+ * could not run or measured nothing.
+ */
+int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost);
+
 /* Probe this host (its /sys and CPUID). */
 void vmm_host_probe(struct vmm_host *host);
 /* The same from a sysfs tree at (sysfs_root), for tests. */

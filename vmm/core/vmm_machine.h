@@ -77,8 +77,8 @@ struct vmm_kick_stats {
 	uint64_t exit, acct, shared, deadline, arm, entry;
 	uint64_t t_done; /* TSC when the kick's accounting ended, 0 = none */
 	uint64_t t_arm;  /* cycles timer_settime took before this entry */
-	uint64_t reentry_est; /* ns charged for the kernel's re-entries */
-	bool by_timer;        /* the kick being handled includes our timer's */
+	uint64_t kernel_charged; /* ns charged for the kernel's part */
+	bool by_timer; /* the kick being handled includes our timer's */
 };
 
 struct vmm_vcpu {
@@ -99,6 +99,12 @@ struct vmm_vcpu {
 
 struct vmm_vm {
 	int kvm_fd, vm_fd;
+	/*
+	 * What a kick costs a guest on this host (vmm_kick_probe), measured
+	 * on vCPU 0's thread before it first runs; kernel_ns 0 until then or
+	 * if the probe failed (read it with __atomic_load_n).
+	 */
+	struct vmm_kick_cost kick_cost;
 	size_t run_size;
 	void *mem;
 	uint64_t mem_size;

@@ -271,11 +271,27 @@ void vmm_pv_destroy(struct vmm_vm *vm)
 int vmm_pv_vcpu_start(struct vmm_vcpu *vcpu)
 {
 	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
+	struct vmm_vm *vm       = vcpu->vm;
 	struct sigevent sev     = {
 		    .sigev_notify = SIGEV_THREAD_ID,
 		    .sigev_signo  = SIGUSR1,
         };
+	struct vmm_kick_cost cost;
 
+	/*
+	 * What a kick costs a guest here, the kernel's part of which no
+	 * VMM can time: measured once per VM on a bare vCPU, before the
+	 * guest runs and before the sandbox (it creates a VM). Charged for
+	 * every kick of our timer (vmm_pv_after_run). The probe times gaps
+	 * with the guest's TSC: not where the host does not trust it.
+	 */
+	if (vcpu->index == 0 && vmm_vm_host(vm)->tsc_stable &&
+	    !vmm_kick_probe(vm->kvm_fd, &cost)) {
+		vm->kick_cost.lost_ns = cost.lost_ns;
+		vm->kick_cost.user_ns = cost.user_ns;
+		__atomic_store_n(&vm->kick_cost.kernel_ns, cost.kernel_ns,
+				 __ATOMIC_RELEASE);
+	}
 	sev._sigev_un._tid = gettid();
 	if (timer_create(CLOCK_MONOTONIC, &sev, &pmu->timer) < 0)
 		return -errno;
@@ -436,16 +452,11 @@ void vmm_pv_before_run(struct vmm_vcpu *vcpu)
 	inject_irq(vcpu);
 	vmm_pv_shared_stamp_entry(vcpu);
 	/*
-	 * The rest of our timer's kick (shared page, requests,
-	 * timer re-arm) is monitoring cost too. The kernel's re-entry into
-	 * the guest, inside KVM_RUN, cannot be seen from user space: it is
-	 * charged as long as the exit measured for the same kick (timer
-	 * due -> KVM_RUN returned), a world switch each way.
+	 * The rest of our timer's kick in user space (shared page,
+	 * requests, timer re-arm) is monitoring cost too.
 	 */
 	if (p->reentry_from) {
-		vpmu_cpu_charge(p->cpu, vpmu_monotonic_ns() - p->reentry_from +
-						p->reentry_kernel_ns);
-		vcpu->kick.reentry_est += p->reentry_kernel_ns;
+		vpmu_cpu_charge(p->cpu, vpmu_monotonic_ns() - p->reentry_from);
 		p->reentry_from = 0;
 	}
 }
@@ -482,29 +493,35 @@ bool vmm_pv_pmi_wakes(struct vmm_vcpu *vcpu)
 }
 
 /*
- * The kick the VMM sees: from the moment its timer was due to
- * fire (wall clock; armed for at least VMM_TIMER_MIN_NS) to KVM_RUN's
- * return at (t0), at most 1 ms (a later return is the host's scheduling,
- * not the kick). A timer due before this KVM_RUN began (t0 - run_ns)
- * fired outside the guest: only KVM_RUN's immediate return counts, and
- * (*entered) is false (no world switch to charge twice).
+ * The kernel's part of a kick of our timer that ended KVM_RUN at (t0)
+ * after (run_ns) in it: what the start-up probe measured, when the kick
+ * came inside KVM_RUN. A timer due before this KVM_RUN began fired
+ * outside the guest: KVM_RUN returned at once, no world switch (0).
+ * Without a probe, the exit as the VMM sees it (from the moment the timer
+ * was due, armed for at least VMM_TIMER_MIN_NS, to KVM_RUN's return, at
+ * most 1 ms: a later return is the host's scheduling), twice: once for
+ * the way out, once for the way back in.
  */
-static uint64_t kick_ns(const struct vmm_pv_vcpu *p, uint64_t t0,
-			uint64_t run_ns, bool *entered)
+static uint64_t kick_kernel_ns(const struct vmm_vcpu *vcpu, uint64_t t0,
+			       uint64_t run_ns)
 {
-	uint64_t due, rel, start = t0 - run_ns;
+	const struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
+	uint64_t due, rel, exit_ns, start = t0 - run_ns;
+	uint64_t probed = __atomic_load_n(&vcpu->vm->kick_cost.kernel_ns,
+					  __ATOMIC_ACQUIRE);
 
-	*entered = false;
 	if (p->armed_deadline == VPMU_NO_DEADLINE ||
 	    p->armed_deadline < p->armed_run_ns)
 		return 0;
 	rel = p->armed_deadline - p->armed_run_ns;
 	due = p->armed_wall_ns +
 	      (rel < VMM_TIMER_MIN_NS ? VMM_TIMER_MIN_NS : rel);
-	*entered = due >= start;
-	if (!*entered)
-		due = start;
-	return t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
+	if (due < start)
+		return 0;
+	if (probed)
+		return probed;
+	exit_ns = t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
+	return 2 * exit_ns;
 }
 
 void vmm_pv_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
@@ -513,8 +530,7 @@ void vmm_pv_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	struct vpmu_guest_state gs = {0};
 	struct vmm_pv_vcpu *p      = vmm_pv_vcpu(vcpu);
 	bool timer                 = kicked && vcpu->kick.by_timer;
-	uint64_t now, exit_ns = 0;
-	bool entered = false;
+	uint64_t now, kernel_ns;
 
 	if (vcpu->vm->has_sync_regs)
 		gs.ip = vcpu->run->s.regs.regs.rip;
@@ -534,17 +550,19 @@ void vmm_pv_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,
 	/* Complete an operator's pending read: its counts are now current. */
 	vmm_vcpu_accounted(vcpu);
 	/*
-	 * Charge what monitoring cost this vCPU: the kick of our
-	 * timer and the accounting (samples written, chains walked) since
-	 * KVM_RUN returned at (t_ret).
+	 * Charge what monitoring cost this vCPU: the accounting (samples
+	 * written, chains walked) since KVM_RUN returned at (t_ret), and for
+	 * a kick of our timer its kernel part, which passed inside KVM_RUN.
 	 */
 	now = vpmu_monotonic_ns();
-	if (timer)
-		exit_ns = kick_ns(p, t_ret, run_ns, &entered);
-	vpmu_cpu_charge(p->cpu, now - t_ret + exit_ns);
+	vpmu_cpu_charge(p->cpu, now - t_ret);
+	if (timer) {
+		kernel_ns = kick_kernel_ns(vcpu, t_ret, run_ns);
+		vpmu_cpu_charge_in_run(p->cpu, kernel_ns);
+		vcpu->kick.kernel_charged += kernel_ns; /* --stats */
+	}
 	/* The rest of our timer's kick: charged by vmm_pv_before_run(). */
-	p->reentry_from      = timer ? now : 0;
-	p->reentry_kernel_ns = entered ? exit_ns : 0;
+	p->reentry_from = timer ? now : 0;
 	if (!timer)
 		return;
 	/*

@@ -118,8 +118,7 @@ struct vmm_pv_vcpu {
 	/* After a kick of our timer, when its accounting ended:
 	 * vmm_pv_before_run() charges the way back to KVM_RUN. */
 	uint64_t reentry_from;
-	uint64_t reentry_kernel_ns; /* its unseen kernel re-entry, estimated */
-	uint32_t vector;            /* notification vector, 0 = none */
+	uint32_t vector; /* notification vector, 0 = none */
 	atomic_bool irq_pending;
 	atomic_uint pmi; /* pending PMI, vector or VMM_PV_PMI_NMI */
 	/* PMIs injected: notification vectors, architectural PMIs. */

@@ -117,16 +117,16 @@ Test(vmm_kick, stats_print_the_means_in_us)
 
 	vm.tsc_khz       = 1000000;
 	vcpu.stats.kicks = 4;
-	vcpu.kick        = (struct vmm_kick_stats){.timer       = 3,
-						   .early       = 1,
-						   .outside     = 1,
-						   .rearms      = 3,
-						   .exit        = 8000,
-						   .acct        = 4000,
-						   .shared      = 400,
-						   .deadline    = 2000,
-						   .arm         = 6000,
-						   .reentry_est = 20000};
+	vcpu.kick        = (struct vmm_kick_stats){.timer          = 3,
+						   .early          = 1,
+						   .outside        = 1,
+						   .rearms         = 3,
+						   .exit           = 8000,
+						   .acct           = 4000,
+						   .shared         = 400,
+						   .deadline       = 2000,
+						   .arm            = 6000,
+						   .kernel_charged = 20000};
 	vmm_stats_print(&vm, out);
 	fclose(out);
 	cr_expect(ne(ptr,
@@ -138,8 +138,9 @@ Test(vmm_kick, stats_print_the_means_in_us)
 		     strstr(text, "exit 2.00, accounting 1.00, shared "
 				  "page 0.10, to re-entry 2.00 "
 				  "(timer_settime 1.50, requests and "
-				  "deadline 0.50); kernel re-entry charged "
-				  "5.00 us (the exit's length)"),
+				  "deadline 0.50); kernel part charged "
+				  "5.00 us (no probe: twice the exit's "
+				  "length)"),
 		     NULL),
 		  "%s", text);
 	free(text);

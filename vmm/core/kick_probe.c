@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kick_probe.c: what one kick costs a guest on this host, measured.
+ *
+ * A sample of a time-based event interrupts the guest: a timer signal
+ * ends KVM_RUN, the VMM accounts, re-arms and enters again. The VMM times
+ * its own user-space part, but the kernel's part (the signal, the exit
+ * and the re-entry, and the guest's slower first steps afterwards) is
+ * invisible from user space and differs widely between hosts (hardware
+ * VT-x, PVM, nested). So it is measured once, on a bare vCPU: a guest in
+ * 64-bit ring 3 reads its TSC in a loop and sums the gaps between two
+ * reads longer than a microsecond (the time it did not run), alternately
+ * left alone and kicked by a one-shot timer re-armed after every kick, as
+ * a kick-driven sampler does. The kicked phase's gaps beyond the free
+ * phase's (the host's own interrupts), per kick, are what a kick took from
+ * the guest; minus the user space between KVM_RUN's return and the next
+ * call, the kernel's part. Time, not work done: a busy sibling hyperthread
+ * slows the guest's work but not the clock. Medians of a few pairs of
+ * phases, so one preemption of the probe does not decide. Hosts whose TSC
+ * the kernel does not trust are not probed (the caller falls back).
+ */
+#include "vmm_core_priv.h"
+
+#include <errno.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROBE_SIGNAL    SIGUSR2
+#define PROBE_PAIRS     5
+#define PROBE_PHASE_NS  5000000ULL /* each phase: 5 ms */
+#define PROBE_PERIOD_NS 50000ULL   /* a kick per 50 us in the kicked one */
+#define PROBE_MEM       0x200000ULL
+#define PROBE_CODE_GPA  0x10000ULL
+
+/*
+ * The guest: R8 the last TSC read; a gap above R10 cycles adds to RBX
+ * (cycles) and RCX (gaps). Entered at its start for each phase.
+ */
+__asm__(".pushsection .rodata\n"
+	"kick_probe_guest:\n"
+	"rdtsc\n shl $32, %rdx\n or %rdx, %rax\n mov %rax, %r8\n"
+	"0: rdtsc\n shl $32, %rdx\n or %rdx, %rax\n"
+	"mov %rax, %r9\n sub %r8, %r9\n mov %rax, %r8\n"
+	"cmp %r10, %r9\n jb 0b\n"
+	"add %r9, %rbx\n inc %rcx\n jmp 0b\n"
+	"kick_probe_guest_end:\n"
+	".popsection\n");
+extern const unsigned char kick_probe_guest[], kick_probe_guest_end[];
+
+struct probe {
+	int vm, vcpu;
+	uint64_t tsc_khz;
+	struct kvm_run *run;
+	size_t run_size;
+	void *mem;
+	timer_t timer;
+	bool has_timer;
+};
+
+struct phase {
+	uint64_t wall_ns, gap_ns, kicks, user_ns;
+};
+
+static _Thread_local struct kvm_run *probe_run;
+
+static void probe_kick(int sig)
+{
+	(void)sig;
+	if (probe_run)
+		probe_run->immediate_exit = 1;
+}
+
+static void user_segment(struct kvm_segment *s, uint16_t sel, uint8_t type,
+			 bool code)
+{
+	*s = (struct kvm_segment){.limit    = 0xffffffff,
+				  .selector = sel,
+				  .type     = type,
+				  .present  = 1,
+				  .dpl      = 3,
+				  .db       = !code,
+				  .s        = 1,
+				  .l        = code,
+				  .g        = 1};
+}
+
+/* A vCPU in 64-bit ring 3 at the counting loop (identity-mapped 2 MiB). */
+static int probe_setup(int kvm_fd, struct probe *p)
+{
+	struct kvm_userspace_memory_region r = {.memory_size = PROBE_MEM};
+	struct kvm_cpuid2 *cpuid;
+	struct kvm_sregs sr;
+	uint64_t *pt;
+	int sz;
+
+	p->vm = ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	if (p->vm < 0)
+		return -errno;
+	p->mem = mmap(NULL, PROBE_MEM, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p->mem == MAP_FAILED) {
+		p->mem = NULL;
+		return -ENOMEM;
+	}
+	r.userspace_addr = (uintptr_t)p->mem;
+	if (ioctl(p->vm, KVM_SET_USER_MEMORY_REGION, &r))
+		return -errno;
+	pt    = (uint64_t *)((char *)p->mem + 0x1000); /* PML4 */
+	pt[0] = 0x2000 | 7;
+	pt    = (uint64_t *)((char *)p->mem + 0x2000); /* PDPT */
+	pt[0] = 0x3000 | 7;
+	pt    = (uint64_t *)((char *)p->mem + 0x3000); /* PD: one 2 MiB */
+	pt[0] = 0x87;
+	memcpy((char *)p->mem + PROBE_CODE_GPA, kick_probe_guest,
+	       (size_t)(kick_probe_guest_end - kick_probe_guest));
+	p->vcpu = ioctl(p->vm, KVM_CREATE_VCPU, 0);
+	sz      = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (p->vcpu < 0 || sz <= 0)
+		return -EIO;
+	p->run_size = (size_t)sz;
+	p->run = mmap(NULL, p->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      p->vcpu, 0);
+	if (p->run == MAP_FAILED) {
+		p->run = NULL;
+		return -ENOMEM;
+	}
+	/* Long mode needs CPUID's LM bit: the host's supported set. */
+	cpuid = calloc(1, sizeof(*cpuid) + 256 * sizeof(cpuid->entries[0]));
+	if (!cpuid)
+		return -ENOMEM;
+	cpuid->nent = 256;
+	if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) ||
+	    ioctl(p->vcpu, KVM_SET_CPUID2, cpuid)) {
+		free(cpuid);
+		return -EIO;
+	}
+	free(cpuid);
+	if (ioctl(p->vcpu, KVM_GET_SREGS, &sr))
+		return -errno;
+	user_segment(&sr.cs, 0x1b, 11, true);
+	user_segment(&sr.ss, 0x23, 3, false);
+	sr.ds = sr.es = sr.fs = sr.gs = sr.ss;
+	sr.cr3                        = 0x1000;
+	sr.cr4                        = 0x20;       /* PAE */
+	sr.cr0                        = 0x80010033; /* PG WP NE ET MP PE */
+	sr.efer                       = 0x500;      /* LME LMA */
+	if (ioctl(p->vcpu, KVM_SET_SREGS, &sr))
+		return -errno;
+	sz = ioctl(p->vcpu, KVM_GET_TSC_KHZ, 0);
+	if (sz <= 0)
+		return -ENOTSUP;
+	p->tsc_khz = (uint64_t)sz;
+	return 0;
+}
+
+static void probe_free(struct probe *p)
+{
+	if (p->has_timer)
+		timer_delete(p->timer);
+	if (p->run)
+		munmap(p->run, p->run_size);
+	if (p->vcpu >= 0)
+		close(p->vcpu);
+	if (p->vm >= 0)
+		close(p->vm);
+	if (p->mem)
+		munmap(p->mem, PROBE_MEM);
+}
+
+static void arm(struct probe *p, uint64_t ns)
+{
+	struct itimerspec its = {.it_value = {(time_t)(ns / 1000000000ULL),
+					      (long)(ns % 1000000000ULL)}};
+
+	timer_settime(p->timer, 0, &its, NULL);
+}
+
+/* Enter the guest at its start: gaps summed from zero. */
+static int guest_restart(struct probe *p)
+{
+	struct kvm_regs regs = {.rip    = PROBE_CODE_GPA,
+				.rflags = 0x2,
+				.r10    = p->tsc_khz / 1000}; /* 1 us */
+
+	return ioctl(p->vcpu, KVM_SET_REGS, &regs) ? -errno : 0;
+}
+
+static int guest_gap_ns(struct probe *p, uint64_t *ns)
+{
+	struct kvm_regs regs;
+
+	if (ioctl(p->vcpu, KVM_GET_REGS, &regs))
+		return -errno;
+	*ns = regs.rbx * 1000000ULL / p->tsc_khz;
+	return 0;
+}
+
+/*
+ * One phase of PROBE_PHASE_NS: kicked every (period_ns) of wall time,
+ * or (0) left alone until its end.
+ */
+static int run_phase(struct probe *p, uint64_t period_ns, struct phase *ph)
+{
+	uint64_t start, end, t_call, t_ret = 0;
+	int ret;
+
+	*ph = (struct phase){0};
+	ret = guest_restart(p);
+	if (ret)
+		return ret;
+	start = vpmu_monotonic_ns();
+	end   = start + PROBE_PHASE_NS;
+	arm(p, period_ns ? period_ns : PROBE_PHASE_NS);
+	for (;;) {
+		t_call = vpmu_monotonic_ns();
+		if (t_ret)
+			ph->user_ns += t_call - t_ret;
+		ret                    = ioctl(p->vcpu, KVM_RUN, 0);
+		t_ret                  = vpmu_monotonic_ns();
+		p->run->immediate_exit = 0;
+		if (ret == 0 || errno != EINTR)
+			return ret ? -errno : -EIO; /* the loop never exits */
+		if (t_ret >= end)
+			break;
+		ph->kicks++;
+		arm(p, period_ns ? period_ns : end - t_ret);
+	}
+	arm(p, 0);
+	ph->wall_ns = t_ret - start;
+	return guest_gap_ns(p, &ph->gap_ns);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Per kick: guest time lost (*lost) and user space (*user), ns. */
+static int probe_pair(struct probe *p, uint64_t *lost, uint64_t *user)
+{
+	struct phase free_run, kicked;
+	double background;
+	int ret;
+
+	ret = run_phase(p, 0, &free_run);
+	if (!ret)
+		ret = run_phase(p, PROBE_PERIOD_NS, &kicked);
+	if (ret)
+		return ret;
+	if (!free_run.wall_ns || !kicked.kicks)
+		return -EAGAIN;
+	/* The host's own interruptions, at the free phase's rate. */
+	background = (double)free_run.gap_ns * (double)kicked.wall_ns /
+		     (double)free_run.wall_ns;
+	*lost = (double)kicked.gap_ns > background
+			? (uint64_t)(((double)kicked.gap_ns - background) /
+				     (double)kicked.kicks)
+			: 0;
+	*user = kicked.user_ns / kicked.kicks;
+	return 0;
+}
+
+int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
+{
+	struct sigevent sev = {.sigev_notify = SIGEV_THREAD_ID,
+			       .sigev_signo  = PROBE_SIGNAL};
+	struct sigaction sa = {.sa_handler = probe_kick};
+	struct probe p      = {.vm = -1, .vcpu = -1};
+	uint64_t lost[PROBE_PAIRS], user[PROBE_PAIRS];
+	sigset_t unblock, old;
+	unsigned int i;
+	int ret;
+
+	memset(cost, 0, sizeof(*cost));
+	ret = probe_setup(kvm_fd, &p);
+	if (ret)
+		goto out;
+	/*
+	 * No SA_RESTART: KVM_RUN must return EINTR. The handler stays: a
+	 * signal still queued after the timer is gone must not end the VMM.
+	 */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(PROBE_SIGNAL, &sa, NULL)) {
+		ret = -errno;
+		goto out;
+	}
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &p.timer)) {
+		ret = -errno;
+		goto out;
+	}
+	p.has_timer = true;
+	sigemptyset(&unblock);
+	sigaddset(&unblock, PROBE_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &unblock, &old);
+	probe_run = p.run;
+	for (i = 0; i < PROBE_PAIRS && !ret; i++)
+		ret = probe_pair(&p, &lost[i], &user[i]);
+	probe_run = NULL;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto out;
+	qsort(lost, PROBE_PAIRS, sizeof(lost[0]), cmp_u64);
+	qsort(user, PROBE_PAIRS, sizeof(user[0]), cmp_u64);
+	cost->lost_ns   = lost[PROBE_PAIRS / 2];
+	cost->user_ns   = user[PROBE_PAIRS / 2];
+	cost->kernel_ns = cost->lost_ns > cost->user_ns
+				  ? cost->lost_ns - cost->user_ns
+				  : 0;
+	ret             = cost->lost_ns ? 0 : -EAGAIN;
+out:
+	probe_free(&p);
+	return ret;
+}
