@@ -367,6 +367,46 @@ Test(timing, kicks_per_set_switch)
 			  "%llu kicks for %llu switches", k, sw);
 }
 
+/*
+ * The kernel's part of a kick is measured when the VM starts (a bare
+ * vCPU timing with its TSC what each kick took from it) and charged for
+ * every kick that came inside KVM_RUN: none is charged more, some (timers
+ * that fired outside KVM_RUN) nothing. Where the host does not trust its
+ * TSC there is no probe, and --stats says so.
+ */
+Test(timing, kick_cost_is_probed_when_the_vm_starts)
+{
+	double charged = -1, lost = -1, user = -1;
+	const char *p;
+
+	RUN("run", GUEST("tm_switch"), "--stats", "--max-overhead", "100");
+	STATUS(0);
+	p = strstr(res.err, "kernel part charged ");
+	cr_assert(not(eq(ptr, (void *)p, NULL)), "%s", res.err);
+	sscanf(p, "kernel part charged %lf us", &charged);
+	if (!strstr(res.err, "TSC: stable")) {
+		HAS(res.err, "(no probe: twice the exit's length)");
+		return;
+	}
+	p = strstr(res.err, "(probed at start: a kick cost a bare guest ");
+	cr_assert(not(eq(ptr, (void *)p, NULL)), "%s", res.err);
+	cr_assert(eq(int,
+		     sscanf(p,
+			    "(probed at start: a kick cost a bare guest %lf "
+			    "us, %lf of it in user space)",
+			    &lost, &user),
+		     2),
+		  "%s", p);
+	fprintf(stderr,
+		"kick probe: %.2f us a kick, %.2f in user space; charged "
+		"%.2f us per kick\n",
+		lost, user, charged);
+	cr_expect(lt(dbl, 0.0, user), "%s", p);
+	cr_expect(lt(dbl, user, lost), "%s", p);
+	cr_expect(lt(dbl, 0.0, charged), "%s", res.err);
+	cr_expect(le(dbl, charged, lost - user + 0.01), "%s", res.err);
+}
+
 /* The slowdown benchmark (scripts/bench.sh) runs; no figure asserted. */
 Test(timing, slowdown_benchmark_runs)
 {
