@@ -50,16 +50,10 @@ static void check_file(const uint8_t *data, size_t size)
 	vmm_snap_close(&s);
 }
 
-/*
- * The replay backend is made once: it holds only the declared events (no
- * stream is scripted, so it keeps no state between reads); the domain it
- * counts for is new for every input.
- */
-static struct vpmu_replay *rp;
-
 static void check_blob(const uint8_t *data, size_t size)
 {
 	struct vpmu_domain_config cfg = {0};
+	struct vpmu_replay *rp;
 	struct vpmu_backend be;
 	struct vpmu_domain *d;
 	struct vpmu_cpu *cpu;
@@ -67,12 +61,10 @@ static void check_blob(const uint8_t *data, size_t size)
 	unsigned int i;
 	int ret;
 
-	if (!rp) {
-		if (vpmu_replay_create(&rp))
-			abort();
-		for (i = 0; i < 8; i++)
-			vpmu_replay_add_event(rp, (uint16_t)(0x10 + i), "ev");
-	}
+	if (vpmu_replay_create(&rp))
+		return;
+	for (i = 0; i < 8; i++)
+		vpmu_replay_add_event(rp, (uint16_t)(0x10 + i), "ev");
 	vpmu_replay_instance(rp, &be);
 	vpmu_limits_default(&cfg.limits);
 	cfg.backends    = &be;
@@ -87,6 +79,7 @@ static void check_blob(const uint8_t *data, size_t size)
 			vpmu_cpu_account(cpu, 1000, NULL);
 		vpmu_domain_destroy(d);
 	}
+	vpmu_replay_destroy(rp);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
