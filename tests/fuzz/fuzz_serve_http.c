@@ -131,8 +131,10 @@ static void request(unsigned int i, const uint8_t *req, size_t len)
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd                 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		abort(); /* the harness, not the daemon */
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("fuzz_serve_http: connecting"); /* the harness's fault */
+		abort();
+	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	/* A reset mid-write is an answer too (a refused body, say). */
 	if (len && send(fd, req, len, MSG_NOSIGNAL) < 0) {
