@@ -7,8 +7,9 @@
  *
  * What goes where: every input is checked in process (the exposition
  * encoder, below); about 1 in 32, chosen by the input's bytes (to_daemon(),
- * which also sends the corpus loaded at start and every replayed input),
- * also goes through a real daemon, 25 times as costly as the rest.
+ * which also sends every input equal to a file of the corpus loaded at
+ * start and every replayed input), also goes through a real daemon, 25
+ * times as costly as the rest.
  *
  * Input: byte 0 chooses the daemon (bit 0: the one that requires the
  * token "fuzz-token-0123456789"); the rest is sent as it is over a TCP
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -67,29 +69,83 @@ static void start(unsigned int i)
 /*
  * Whether this input goes to a daemon: a round trip through loopback TCP
  * and the daemon's thread costs 0.5 to 1.5 ms, 25 times the rest. It is a
- * function of the input (sampled bytes and size: about 1 in 32 inputs of
- * any shape), except that the runs of the corpus libFuzzer loads at start
- * (the files named on the command line, counted by LLVMFuzzerInitialize:
- * the hand-written seeds, a crash reproduced alone) and every replayed
- * input (fuzz_replaying) all go.
+ * function of the input alone: about 1 in 32 inputs of any shape (size
+ * and three sampled bytes), every input equal to a file named on the
+ * command line (the corpus libFuzzer loads at start, the hand-written
+ * seeds, a crash reproduced alone: kept by LLVMFuzzerInitialize) and
+ * every replayed input (fuzz_replaying). Not a count of runs: libFuzzer
+ * runs an input again to look for a leak.
  */
-static unsigned long run_all = 1; /* libFuzzer first runs an empty input */
+struct seed {
+	size_t size;
+	uint8_t *data;
+};
+
+static struct seed *seeds;
+static size_t nr_seeds;
+
+static int seed_cmp(const void *a, const void *b)
+{
+	const struct seed *x = a, *y = b;
+
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+static bool is_seed(const uint8_t *data, size_t size)
+{
+	struct seed key = {.size = size};
+	const struct seed *s;
+
+	s = bsearch(&key, seeds, nr_seeds, sizeof(*seeds), seed_cmp);
+	if (!s)
+		return false;
+	/* bsearch found one of this size: look at all of them. */
+	while (s > seeds && s[-1].size == size)
+		s--;
+	for (; s < seeds + nr_seeds && s->size == size; s++) {
+		if (!memcmp(s->data, data, size))
+			return true;
+	}
+	return false;
+}
 
 static bool to_daemon(const uint8_t *data, size_t size)
 {
-	static unsigned long runs;
 	uint32_t h = (uint32_t)size * 2654435761U;
 
-	if (fuzz_replaying || runs++ < run_all)
+	if (fuzz_replaying)
 		return true;
 	h ^= data[size / 2] * 40503U + data[size - 1] * 69069U +
 	     data[size / 3] * 1103515245U;
-	return (h >> 11) % 32 == 0;
+	return (h >> 11) % 32 == 0 || is_seed(data, size);
 }
 
-/* How many inputs the arguments name (files, and the files of folders). */
-static void count_corpus(int argc, char **argv)
+/* Keep the file (path) in seeds[]; a harness failure aborts. */
+static void add_seed(const char *path)
 {
+	struct seed *n, s = {0};
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		if (f)
+			fclose(f);
+		return; /* not an input: libFuzzer says so */
+	}
+	s.size = (size_t)st.st_size;
+	s.data = malloc(s.size + 1);
+	n      = realloc(seeds, (nr_seeds + 1) * sizeof(*seeds));
+	if (!s.data || !n || fread(s.data, 1, s.size, f) != s.size)
+		abort();
+	fclose(f);
+	seeds             = n;
+	seeds[nr_seeds++] = s;
+}
+
+/* The inputs the arguments name: files, and the files of folders. */
+static void load_seeds(int argc, char **argv)
+{
+	char sub[4096];
 	struct dirent *e;
 	DIR *d;
 	int i;
@@ -99,18 +155,24 @@ static void count_corpus(int argc, char **argv)
 			continue;
 		d = opendir(argv[i]);
 		if (!d) {
-			run_all++;
+			add_seed(argv[i]);
 			continue;
 		}
-		while ((e = readdir(d)))
-			run_all += e->d_name[0] != '.';
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", argv[i], e->d_name);
+			add_seed(sub);
+		}
 		closedir(d);
 	}
+	if (nr_seeds)
+		qsort(seeds, nr_seeds, sizeof(*seeds), seed_cmp);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	count_corpus(*argc, *argv);
+	load_seeds(*argc, *argv);
 	start(0);
 	start(1);
 	return 0;
