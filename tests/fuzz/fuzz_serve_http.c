@@ -96,6 +96,8 @@ static bool is_seed(const uint8_t *data, size_t size)
 	struct seed key = {.size = size};
 	const struct seed *s;
 
+	if (!nr_seeds)
+		return false; /* seeds is NULL: not for bsearch */
 	s = bsearch(&key, seeds, nr_seeds, sizeof(*seeds), seed_cmp);
 	if (!s)
 		return false;
