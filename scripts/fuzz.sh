@@ -6,8 +6,13 @@
 # BUILD_DIR/fuzz-corpus/TARGET (the seeds stay in tests/fuzz/corpus/);
 # a crashing input is saved as BUILD_DIR/fuzz-crashes/TARGET-crash-*.
 # Exit 1 if any target crashed, leaked, timed out or ran out of memory.
+# A line per target as it ends says so at once (a long run, the nightly
+# `scripts/fuzz.sh 3600`, takes hours); Ctrl-C or SIGTERM stops the
+# running targets (libFuzzer prints their statistics) and still prints
+# the table.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   FUZZ_JOBS=N   targets run N at a time (default: 2, at most nproc)
+#   FUZZ_JOBS=N        targets run N at a time (default: 2, at most nproc)
+#   FUZZ_BUILD_JOBS=N  parallel compile jobs of the build (default: nproc)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -22,6 +27,7 @@ case $SECONDS_EACH in
 esac
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
 JOBS=${FUZZ_JOBS:-2}
+BUILD_JOBS=${FUZZ_BUILD_JOBS:-$(nproc)}
 if [ "$JOBS" -gt "$(nproc)" ]; then
 	JOBS=$(nproc)
 fi
@@ -29,7 +35,7 @@ fi
 echo "fuzz: building the fuzz targets in $BUILD_DIR (clang)"
 CC=clang cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DVPMU_WERROR=ON -DVPMU_FUZZ=ON >/dev/null
-if ! cmake --build "$BUILD_DIR" -j"$(nproc)" --target fuzzers \
+if ! cmake --build "$BUILD_DIR" -j"$BUILD_JOBS" --target fuzzers \
 	>"$BUILD_DIR/fuzz-build.log" 2>&1; then
 	grep -E 'error|warning' "$BUILD_DIR/fuzz-build.log" | head -20
 	echo "fuzz.sh: build failed ($BUILD_DIR/fuzz-build.log)" >&2
@@ -51,59 +57,97 @@ done
 LOGS=$BUILD_DIR/fuzz-logs
 mkdir -p "$LOGS" "$BUILD_DIR/fuzz-crashes"
 
+# A libFuzzer statistic of TARGET's log (stat::NAME), "?" if none.
+stat() {
+	local v
+	v=$(sed -n "s/^stat::$2: *//p" "$LOGS/$1.log" | tail -1)
+	echo "${v:-?}"
+}
+
 run_one() {
-	local t=$1 work=$BUILD_DIR/fuzz-corpus/$1
+	local t=$1 work=$BUILD_DIR/fuzz-corpus/$1 rc=0
 	mkdir -p "$work"
 	"$BUILD_DIR/fuzz/$t" -max_total_time="$SECONDS_EACH" -timeout=10 \
 		-rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 \
 		-artifact_prefix="$BUILD_DIR/fuzz-crashes/$t-" \
-		"$work" "$ROOT/tests/fuzz/corpus/$t" >"$LOGS/$t.log" 2>&1
-	echo $? >"$LOGS/$t.rc"
+		"$work" "$ROOT/tests/fuzz/corpus/$t" >"$LOGS/$t.log" 2>&1 || rc=$?
+	echo $rc >"$LOGS/$t.rc"
+	echo "fuzz: $t: ended (exit $rc), $(stat "$t" number_of_executed_units)" \
+		"executions, $(stat "$t" average_exec_per_sec)/s"
 }
+
+# Ctrl-C, SIGTERM: SIGINT to each running fuzzer (a child of a run_one
+# subshell), which then prints its statistics and exits; the table follows.
+stopping=0
+# shellcheck disable=SC2317 # called by the trap
+stop() {
+	local p
+	stopping=1
+	echo "fuzz: stopping the running targets" >&2
+	for p in $(jobs -p); do
+		pkill -INT -P "$p" 2>/dev/null || true
+	done
+}
+trap stop INT TERM
 
 nr=${#TARGETS[@]}
 echo "fuzz: $nr targets, ${SECONDS_EACH} s each, $JOBS at a time" \
 	"(about $(((nr + JOBS - 1) / JOBS * SECONDS_EACH)) s)"
 running=0
 for t in "${TARGETS[@]}"; do
-	if [ "$running" -ge "$JOBS" ]; then
+	rm -f "$LOGS/$t.rc" "$LOGS/$t.log"
+done
+for t in "${TARGETS[@]}"; do
+	while [ "$running" -ge "$JOBS" ] && [ "$stopping" = 0 ]; do
 		wait -n || true
-		running=$((running - 1))
+		running=$(jobs -pr | wc -l)
+	done
+	if [ "$stopping" != 0 ]; then
+		break
 	fi
-	rm -f "$LOGS/$t.rc"
 	echo "fuzz: $t: running for $SECONDS_EACH s"
 	run_one "$t" &
 	running=$((running + 1))
 done
-wait || true
+# wait returns early when a signal arrives: wait again until all ended.
+while [ -n "$(jobs -pr)" ]; do
+	wait || true
+done
 
 status=0
+failed=()
 printf '\n%-12s %6s %12s %9s %6s %7s %7s  %s\n' target seconds executions \
 	exec/s cov ft corpus result
 for t in "${TARGETS[@]}"; do
 	log=$LOGS/$t.log
+	if [ ! -e "$log" ]; then
+		printf '%-12s %6s %12s %9s %6s %7s %7s  %s\n' "$t" - - - - - - \
+			"not run (stopped before)"
+		status=1
+		continue
+	fi
 	rc=$(cat "$LOGS/$t.rc" 2>/dev/null || echo 1)
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+	execs=$(stat "$t" number_of_executed_units)
+	eps=$(stat "$t" average_exec_per_sec)
 	last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
 	cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 	corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
 	result=ok
-	if [ "$rc" != 0 ]; then
+	if [ "$rc" = 72 ] && [ "$stopping" != 0 ]; then
+		result="stopped" # libFuzzer's exit status when interrupted
+		status=1
+	elif [ "$rc" != 0 ]; then
 		result="FAILED (exit $rc, log $log)"
+		failed+=("$t")
 		status=1
 	fi
 	printf '%-12s %6s %12s %9s %6s %7s %7s  %s\n' "$t" "$SECONDS_EACH" \
-		"${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" \
+		"$execs" "$eps" "${cov:-?}" "${ft:-?}" "${corp:-?}" \
 		"$result"
 done
-if [ "$status" != 0 ]; then
-	for t in "${TARGETS[@]}"; do
-		if [ "$(cat "$LOGS/$t.rc" 2>/dev/null || echo 1)" != 0 ]; then
-			echo "--- $t: end of $LOGS/$t.log"
-			tail -40 "$LOGS/$t.log"
-		fi
-	done
-fi
+for t in "${failed[@]}"; do
+	echo "--- $t: end of $LOGS/$t.log"
+	tail -40 "$LOGS/$t.log"
+done
 exit $status

@@ -167,6 +167,7 @@ struct vpmu_domain {
 	uint64_t width_mask; /* (1 << width) - 1 */
 	uint32_t sys_gid, thread_gid;
 	struct vpmu_ctx **ctx; /* handle table, vpmu_nr_slots() slots */
+	uint32_t ctx_end;      /* one past the highest slot ever used */
 	uint32_t nr_ctx;
 	uint32_t gen;           /* handle generation */
 	uint64_t smpl_used[2];  /* sampling bytes charged: guest, host */

@@ -30,8 +30,9 @@
 /*
  * The VM (FAKE_VM_VCPUS vCPUs, FAKE_VM_MEM of RAM) as at creation. RAM is
  * zeroed again only if (ram_written): the target may have written it
- * (a guest program). Zeroing 2 MiB is a large share of a control-socket
- * input's time, and that target never writes guest RAM.
+ * (a guest program). Its pages are dropped (MADV_DONTNEED), so an input
+ * pays for the few it touches, not for storing 2 MiB; the control-socket
+ * target never writes guest RAM and skips even that.
  */
 struct vmm_vm *fake_vm_fresh(bool ram_written);
 

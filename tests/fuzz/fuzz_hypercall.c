@@ -51,17 +51,18 @@ static uint64_t block_gpa(struct fuzz_in *in, uint8_t where)
 	}
 }
 
-/* Copy the next (len) input bytes to guest (gpa), the part inside RAM. */
+/*
+ * Copy the next (len) input bytes to guest (gpa), the part inside RAM
+ * (one memcpy: a byte loop's traced compares were a sixth of the time).
+ */
 static void poke(struct vmm_vm *vm, struct fuzz_in *in, uint64_t gpa,
 		 size_t len)
 {
 	size_t n = len < in->left ? len : in->left;
-	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (gpa + i < vm->mem_size)
-			((uint8_t *)vm->mem)[gpa + i] = in->p[i];
-	}
+	if (gpa < vm->mem_size)
+		memcpy((uint8_t *)vm->mem + gpa, in->p,
+		       vm->mem_size - gpa < n ? vm->mem_size - gpa : n);
 	in->p += n;
 	in->left -= n;
 }

@@ -9,6 +9,7 @@
 #ifndef VPMU_FUZZ_INPUT_H
 #define VPMU_FUZZ_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
  * next call. Aborts if the file cannot be made (a harness failure).
  */
 const char *fuzz_file(const void *data, size_t size);
+
+/*
+ * True when replay_main.c runs the inputs (a ctest replay of a corpus),
+ * false under libFuzzer: a target that sends only some inputs down a
+ * costly path sends every replayed one.
+ */
+extern bool fuzz_replaying;
 
 /* A cursor over the input, for targets that read a program from it. */
 struct fuzz_in {

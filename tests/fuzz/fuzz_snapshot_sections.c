@@ -120,14 +120,15 @@ static void edit(struct fuzz_in *in)
 /* The edited snapshot as a file; its path. */
 static const char *write_file(const struct vmm_vm *vm)
 {
+	static char vendor[13]; /* CPUID, a VM exit on a PVM host: once */
 	struct vmm_snap_hdr hdr = {0};
 	struct vmm_snap_writer w;
-	char vendor[13];
 	unsigned int i;
 
 	if (ftruncate(memfd, 0) || lseek(memfd, 0, SEEK_SET))
 		abort();
-	vmm_snapshot_host_vendor(vendor);
+	if (!vendor[0])
+		vmm_snapshot_host_vendor(vendor);
 	snprintf(hdr.vendor, sizeof(hdr.vendor), "%s", vendor);
 	snprintf(hdr.pmu_model, sizeof(hdr.pmu_model), "%s",
 		 vmm_snapshot_model(vm));

@@ -74,6 +74,7 @@ int main(int argc, char **argv)
 	unsigned int nr = 0;
 	int i, ret = 0;
 
+	fuzz_replaying = true;
 	LLVMFuzzerInitialize(&argc, &argv);
 	for (i = 1; i < argc; i++)
 		ret |= run_path(argv[i], &nr);

@@ -339,7 +339,7 @@ static int get_cpus(struct vpmu_domain *d, struct snap_rd *r,
 		idx = snap_get_u32(r);
 		if (r->bad)
 			return refuse(e, "truncated vCPU list");
-		if (idx >= VPMU_MAX_CPUS || !d->cpus[idx])
+		if (idx >= d->cpus_end || !d->cpus[idx])
 			return refuse(e, "vCPU %u: this VM does not have it",
 				      idx);
 		run_ns[idx] = snap_get_u64(r);
@@ -362,7 +362,7 @@ static int install(struct vpmu_domain *d, struct snap_ctx *sc, uint32_t nr,
 		if (c && c->owner != VPMU_OWNER_HOST)
 			vpmu_ctx_free(c);
 	}
-	for (i = 0; i < VPMU_MAX_CPUS; i++) {
+	for (i = 0; i < d->cpus_end; i++) { /* none above: NULL */
 		if (d->cpus[i] && run_ns[i] != UINT64_MAX) {
 			d->cpus[i]->run_ns  = run_ns[i];
 			d->cpus[i]->is_idle = idle[i];
@@ -371,6 +371,8 @@ static int install(struct vpmu_domain *d, struct snap_ctx *sc, uint32_t nr,
 	d->gen = h->gen;
 	for (i = 0; i < nr; i++) {
 		d->ctx[sc[i].slot] = sc[i].ctx;
+		if (sc[i].slot >= d->ctx_end)
+			d->ctx_end = sc[i].slot + 1;
 		d->nr_ctx++;
 		sc[i].ctx = NULL;
 	}
@@ -403,7 +405,7 @@ int vpmu_domain_restore(struct vpmu_domain *d, const void *data, size_t len,
 	struct snap_hdr h   = {0};
 	uint64_t *run_ns    = NULL;
 	uint8_t *idle       = NULL;
-	uint32_t i, nr = 0;
+	uint32_t i, nr = 0, nr_cpus;
 	int ret;
 
 	if (err && errlen)
@@ -411,12 +413,14 @@ int vpmu_domain_restore(struct vpmu_domain *d, const void *data, size_t len,
 	if (!data)
 		return refuse(&e, "no state");
 	pthread_mutex_lock(&d->lock);
-	run_ns = malloc(VPMU_MAX_CPUS * sizeof(*run_ns));
-	idle   = calloc(VPMU_MAX_CPUS, 1);
-	ret    = run_ns && idle ? 0 : -ENOMEM;
+	/* Per vCPU the domain has (up to cpus_end), not VPMU_MAX_CPUS. */
+	nr_cpus = d->cpus_end ? d->cpus_end : 1;
+	run_ns  = malloc(nr_cpus * sizeof(*run_ns));
+	idle    = calloc(nr_cpus, 1);
+	ret     = run_ns && idle ? 0 : -ENOMEM;
 	if (ret)
 		goto out;
-	memset(run_ns, 0xff, VPMU_MAX_CPUS * sizeof(*run_ns));
+	memset(run_ns, 0xff, nr_cpus * sizeof(*run_ns));
 	ret = get_header(d, &r, &h, &e);
 	if (!ret)
 		ret = get_cpus(d, &r, &h, run_ns, idle, &e);

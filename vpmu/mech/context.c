@@ -230,6 +230,8 @@ int vpmu_ctx_new(struct vpmu_domain *d, enum vpmu_owner owner, uint32_t flags,
 	d->gen       = (d->gen + 1) & 0x7fff;
 	ctx->handle  = (int)((d->gen << 16) | slot);
 	d->ctx[slot] = ctx;
+	if (slot >= d->ctx_end)
+		d->ctx_end = slot + 1;
 	d->nr_ctx++;
 	*out = ctx;
 	return 0;
