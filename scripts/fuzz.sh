@@ -11,6 +11,9 @@
 # running targets (libFuzzer prints their statistics) and still prints
 # the table.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   FUZZ_RUNS=N        a target also ends after N executions (libFuzzer's
+#                      -runs; SECONDS is then its cap); the table says
+#                      which targets the cap stopped short of N
 #   FUZZ_JOBS=N        targets run N at a time (default: 2, at most nproc)
 #   FUZZ_BUILD_JOBS=N  parallel compile jobs of the build (default: nproc)
 set -euo pipefail
@@ -26,6 +29,17 @@ case $SECONDS_EACH in
 	;;
 esac
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
+RUNS=${FUZZ_RUNS:-}
+case $RUNS in
+*[!0-9]*)
+	echo "fuzz.sh: FUZZ_RUNS must be a number, not '$RUNS'" >&2
+	exit 2
+	;;
+esac
+RUNS_ARG=()
+if [ -n "$RUNS" ]; then
+	RUNS_ARG=(-runs="$RUNS")
+fi
 JOBS=${FUZZ_JOBS:-2}
 BUILD_JOBS=${FUZZ_BUILD_JOBS:-$(nproc)}
 if [ "$JOBS" -gt "$(nproc)" ]; then
@@ -65,13 +79,15 @@ stat() {
 }
 
 run_one() {
-	local t=$1 work=$BUILD_DIR/fuzz-corpus/$1 rc=0
+	local t=$1 work=$BUILD_DIR/fuzz-corpus/$1 rc=0 t0=$SECONDS
 	mkdir -p "$work"
-	"$BUILD_DIR/fuzz/$t" -max_total_time="$SECONDS_EACH" -timeout=10 \
+	"$BUILD_DIR/fuzz/$t" -max_total_time="$SECONDS_EACH" "${RUNS_ARG[@]}" \
+		-timeout=10 \
 		-rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 \
 		-artifact_prefix="$BUILD_DIR/fuzz-crashes/$t-" \
 		"$work" "$ROOT/tests/fuzz/corpus/$t" >"$LOGS/$t.log" 2>&1 || rc=$?
 	echo $rc >"$LOGS/$t.rc"
+	echo $((SECONDS - t0)) >"$LOGS/$t.secs"
 	echo "fuzz: $t: ended (exit $rc), $(stat "$t" number_of_executed_units)" \
 		"executions, $(stat "$t" average_exec_per_sec)/s"
 }
@@ -91,11 +107,17 @@ stop() {
 trap stop INT TERM
 
 nr=${#TARGETS[@]}
-echo "fuzz: $nr targets, ${SECONDS_EACH} s each, $JOBS at a time" \
-	"(about $(((nr + JOBS - 1) / JOBS * SECONDS_EACH)) s)"
+if [ -n "$RUNS" ]; then
+	echo "fuzz: $nr targets, $RUNS executions each or at most" \
+		"${SECONDS_EACH} s, $JOBS at a time" \
+		"(at most $(((nr + JOBS - 1) / JOBS * SECONDS_EACH)) s)"
+else
+	echo "fuzz: $nr targets, ${SECONDS_EACH} s each, $JOBS at a time" \
+		"(about $(((nr + JOBS - 1) / JOBS * SECONDS_EACH)) s)"
+fi
 running=0
 for t in "${TARGETS[@]}"; do
-	rm -f "$LOGS/$t.rc" "$LOGS/$t.log"
+	rm -f "$LOGS/$t.rc" "$LOGS/$t.log" "$LOGS/$t.secs"
 done
 for t in "${TARGETS[@]}"; do
 	while [ "$running" -ge "$JOBS" ] && [ "$stopping" = 0 ]; do
@@ -116,12 +138,12 @@ done
 
 status=0
 failed=()
-printf '\n%-12s %6s %12s %9s %6s %7s %7s  %s\n' target seconds executions \
+printf '\n%-18s %6s %12s %9s %6s %7s %7s  %s\n' target seconds executions \
 	exec/s cov ft corpus result
 for t in "${TARGETS[@]}"; do
 	log=$LOGS/$t.log
 	if [ ! -e "$log" ]; then
-		printf '%-12s %6s %12s %9s %6s %7s %7s  %s\n' "$t" - - - - - - \
+		printf '%-18s %6s %12s %9s %6s %7s %7s  %s\n' "$t" - - - - - - \
 			"not run (stopped before)"
 		status=1
 		continue
@@ -133,7 +155,11 @@ for t in "${TARGETS[@]}"; do
 	cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 	corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
+	secs=$(cat "$LOGS/$t.secs" 2>/dev/null || echo "$SECONDS_EACH")
 	result=ok
+	if [ -n "$RUNS" ] && [ "$rc" = 0 ] && [ "${execs:-0}" -lt "$RUNS" ] 2>/dev/null; then
+		result="ok (stopped by the ${SECONDS_EACH} s cap, below $RUNS)"
+	fi
 	if [ "$rc" = 72 ] && [ "$stopping" != 0 ]; then
 		result="stopped" # libFuzzer's exit status when interrupted
 		status=1
@@ -142,7 +168,7 @@ for t in "${TARGETS[@]}"; do
 		failed+=("$t")
 		status=1
 	fi
-	printf '%-12s %6s %12s %9s %6s %7s %7s  %s\n' "$t" "$SECONDS_EACH" \
+	printf '%-18s %6s %12s %9s %6s %7s %7s  %s\n' "$t" "$secs" \
 		"$execs" "$eps" "${cov:-?}" "${ft:-?}" "${corp:-?}" \
 		"$result"
 done

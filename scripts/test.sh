@@ -3,8 +3,8 @@
 # run every test: formatting, the Criterion unit tests (label unit), the
 # guest tests (labels kvm and linux: real guests under KVM), then the same
 # under ASan + UBSan (build-asan, halting on the first report), then every
-# fuzz target of tests/fuzz for a short bounded time (build-fuzz, clang +
-# libFuzzer). Ends with one table: per suite and label, where it ran and
+# fuzz target of tests/fuzz for 10^6 executions or at most 300 s
+# (build-fuzz, clang + libFuzzer). Ends with one table: per suite and label, where it ran and
 # its passed / failed / skipped counts per Criterion test.
 #
 # The guest labels always run, for real: directly where /dev/kvm can be
@@ -20,14 +20,17 @@
 #   VPMU_GUESTS=auto|direct|rig  where the guest labels run (default auto:
 #                   direct with a usable /dev/kvm, else the rig; rig forces
 #                   the rig, direct fails without /dev/kvm)
-#   FUZZ_SECONDS=N  seconds per fuzz target (default 20; 0 skips fuzzing)
+#   FUZZ_RUNS=N     executions per fuzz target (default 1000000)
+#   FUZZ_SECONDS=N  at most so many seconds per fuzz target (default 300;
+#                   0 skips fuzzing)
 #   SANITIZE=0      skip the sanitizer suite
 #   RIG_*           passed on to scripts/nested-kvm/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
-FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+FUZZ_SECONDS=${FUZZ_SECONDS:-300}
+export FUZZ_RUNS=${FUZZ_RUNS:-1000000}
 SANITIZE=${SANITIZE:-1}
 GUESTS=${VPMU_GUESTS:-auto}
 REPORT=$PWD/$BUILD_DIR/test-results
@@ -321,7 +324,7 @@ else
 fi
 
 if [ "$FUZZ_SECONDS" != 0 ]; then
-	step "fuzz targets, $FUZZ_SECONDS s each (build-fuzz)"
+	step "fuzz targets, $FUZZ_RUNS executions each, at most $FUZZ_SECONDS s (build-fuzz)"
 	scripts/fuzz.sh "$FUZZ_SECONDS" || FAILED=1
 fi
 [ "$FAILED" = 0 ]

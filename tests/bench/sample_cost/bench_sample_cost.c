@@ -21,11 +21,14 @@
  * floor's kick path (exit, timer_settime: what no sampler avoids) and the
  * CPU time per sample of vpmu's operator pipeline (record client, control
  * thread) with the vCPU thread's involuntary switches. Then the overhead
- * budget at 50 kHz: `vpmu record -F 50000 --max-overhead 10` and with the
- * VM's default of 25 %, the measured overhead (the share of time lost,
- * 1 - off/on, against the unsampled rounds of the same phases, and the
- * VMM's own cost / (run + cost) as record prints it) beside the budget,
- * and the rate achieved. Then the resident set
+ * budget at 50 kHz: `vpmu record -F 50000 --max-overhead 5, 10, 25 and 50`
+ * (the VM runs with a budget of 50 %, which record's may not exceed; it
+ * applies to the rates above too), the measured overhead (the share of
+ * time lost, 1 - off/on, against the unsampled rounds of the same phases,
+ * and the VMM's own cost / (run + cost) as record prints it) beside the
+ * budget, the rate achieved, and per sample what the VMM charged beside
+ * what the guest lost. A rate the floor itself cannot reach is named with
+ * the rate it reached and its cost per kick there. Then the resident set
  * of an idle VM (1 vCPU, 64 MiB) and per extra vCPU, against bare_kvm's.
  *
  * Usage: bench_sample_cost [RATE...]   (default 1000 10000 50000);
@@ -71,8 +74,8 @@ static double vp_client_us[MAX_RATE], vp_ctl_us[MAX_RATE], vp_nivcsw[MAX_RATE];
 static double vp_window_us[MAX_RATE];
 /* The overhead budget cases, --max-overhead PCT (0: the VM's). */
 #define BUDGET_RATE 50000
-#define BUDGET_DFL  25
-static const unsigned int budgets[] = {10, 0};
+#define BUDGET_VM   "50" /* the VM's own budget: record's may not exceed it */
+static const unsigned int budgets[] = {5, 10, 25, 50};
 #define NR_BUDGETS (sizeof(budgets) / sizeof(budgets[0]))
 static struct side bg[NR_BUDGETS];
 static double bg_cost[NR_BUDGETS];    /* VMM's cost / wall, %, mean */
@@ -155,8 +158,9 @@ static int run_floor(void)
 /* --- vpmu: rounds printed by bench_work.elf while a phase lasts. */
 static struct vm_bg vm;
 static char vm_err[96];
-static const char *const vm_argv[] = {"run",   GUEST("bench_work"), "--name",
-				      "bench", "--stats",           NULL};
+static const char *const vm_argv[] = {
+	"run",     GUEST("bench_work"), "--name",  "bench",
+	"--stats", "--max-overhead",    BUDGET_VM, NULL};
 
 static void collect(uint64_t *c, unsigned int *n, size_t *off, uint64_t ms)
 {
@@ -339,8 +343,9 @@ static void run_budgets(size_t *pos, const char *file, const char *out,
 	static uint64_t off[ROUNDS], on[ROUNDS];
 	uint64_t on_ms = secs > 1.6 ? (uint64_t)(secs * 1000) - 1000 : 600;
 	char hz[24], pct[16];
-	const char *argv[] = {"record", "-m", "bench", "-F", hz,   "-o",
-			      file,     "--", sec,     NULL, NULL, NULL};
+	const char *argv[] = {"record", "-m", "bench", "-F",
+			      hz,       "-o", file,    "--max-overhead",
+			      pct,      "--", sec,     NULL};
 	unsigned int i, n_off, n_on, n_cost;
 	double samples, c, sum;
 	int k;
@@ -348,16 +353,6 @@ static void run_budgets(size_t *pos, const char *file, const char *out,
 	snprintf(hz, sizeof(hz), "%d", BUDGET_RATE);
 	for (i = 0; i < NR_BUDGETS; i++) {
 		snprintf(pct, sizeof(pct), "%u", budgets[i]);
-		if (budgets[i]) { /* "--max-overhead PCT" before "--" */
-			argv[7]  = "--max-overhead";
-			argv[8]  = pct;
-			argv[9]  = "--";
-			argv[10] = sec;
-		} else { /* the VM's own budget: no flag */
-			argv[7] = "--";
-			argv[8] = sec;
-			argv[9] = argv[10] = NULL;
-		}
 		n_off = n_on = n_cost = 0;
 		samples = sum = 0;
 		for (k = 0; k < phases; k++) {
@@ -386,29 +381,38 @@ static void run_budgets(size_t *pos, const char *file, const char *out,
 	}
 }
 
-/* The measured overhead against each budget. */
+/*
+ * The measured overhead against each budget, and per sample what the VMM
+ * charged (its cost share over the samples per second) beside what the
+ * guest lost (the measured share over the same rate).
+ */
 static void print_budgets(void)
 {
 	unsigned int i, pct;
-	double lost;
+	double lost, rate;
 
 	printf("overhead budget at %d Hz (record -F: the period is raised "
 	       "when it bites): measured overhead = 1 - off/on median "
-	       "round (same phases), VMM's = its cost / (run + cost)\n",
+	       "round (same phases), VMM's = its cost / (run + cost); per "
+	       "sample: what the VMM charged beside what the guest lost\n",
 	       BUDGET_RATE);
-	printf("  %-22s | %9s %9s | %9s | %9s\n", "budget", "overhead",
-	       "vs budget", "VMM's", "smpl/s");
+	printf("  %-22s | %9s %9s | %9s | %9s | %10s %10s\n", "budget",
+	       "overhead", "vs budget", "VMM's", "smpl/s", "charged us",
+	       "lost us");
 	for (i = 0; i < NR_BUDGETS; i++) {
-		pct  = budgets[i] ? budgets[i] : BUDGET_DFL;
+		pct  = budgets[i];
 		lost = bg[i].ok && bg[i].on
 			       ? 100.0 * (1.0 -
 					  (double)bg[i].off / (double)bg[i].on)
 			       : 0;
+		rate = bg[i].secs ? bg[i].events / bg[i].secs : 0;
 		printf("  %3u %% %-16s | %7.2f %% %+6.2f pt | %7.2f %% | "
-		       "%9.0f\n",
-		       pct, budgets[i] ? "(--max-overhead)" : "(VM default)",
-		       lost, lost - pct, bg_cost[i],
-		       bg[i].secs ? bg[i].events / bg[i].secs : 0);
+		       "%9.0f | %10.2f %10.2f\n",
+		       pct, "(--max-overhead)", lost, lost - pct, bg_cost[i],
+		       rate,
+		       rate && bg_cost[i] >= 0 ? bg_cost[i] / 100 / rate * 1e6
+					       : 0.0,
+		       rate ? lost / 100 / rate * 1e6 : 0.0);
 		printf("    median round off %llu on %llu cycles; %s\n",
 		       (unsigned long long)bg[i].off,
 		       (unsigned long long)bg[i].on, bg_line[i]);
@@ -490,21 +494,25 @@ static void run_vpmu(void)
 	run_budgets(&pos, file, out, err, sec);
 }
 
-/* The VM's own stamps of its kicks (`vpmu run --stats`), all rates. */
+/*
+ * The VM's own stamps of its kicks (`vpmu run --stats`), all rates: its
+ * kicks, and its kick path with the kernel part it charged per kick.
+ */
 static void kick_breakdown(void)
 {
-	char *p, *nl;
+	char *p, *path, *nl;
 
 	if (slurp_file(vm_err, buf, sizeof(buf)))
 		return;
-	p = strstr(buf, "(kicks)");
-	if (p && (nl = strchr(p, '\n')))
-		*nl = ' ';
+	p    = strstr(buf, "(kicks)");
+	path = strstr(buf, "kick path, mean us:");
 	if (p && (nl = strchr(p, '\n')))
 		*nl = '\0';
-	printf("vpmu's kick path over the whole run (vpmu run --stats):\n  "
+	if (path && (nl = strchr(path, '\n')))
+		*nl = '\0';
+	printf("vpmu's kicks over the whole run (vpmu run --stats):\n  %s\n  "
 	       "%s\n",
-	       p ? p : "(not printed)");
+	       p ? p : "(not printed)", path ? path : "(no kick path)");
 }
 
 /* VmRSS of (pid) in KiB, 0 if unknown. */
@@ -682,16 +690,40 @@ int main(int argc, char **argv)
 	       "median round) / events per s\n");
 	printf("  %7s | %9s %9s | %9s %9s %6s | %9s %9s\n", "rate", "floor us",
 	       "kicks/s", "vpmu us", "smpl/s", "x flr", "perf us", "smpl/s");
-	for (i = 0; i < nr_rates; i++)
-		printf("  %7lu | %9.2f %9.0f | %9.2f %9.0f %6.2f | %9.2f "
+	for (i = 0; i < nr_rates; i++) {
+		double flr = cost_us(&fl[i]), vpu = cost_us(&vp[i]);
+		char ratio[16] = "   n/a";
+
+		if (flr > 0 && vpu > 0)
+			snprintf(ratio, sizeof(ratio), "%6.2f", vpu / flr);
+		printf("  %7lu | %9.2f %9.0f | %9.2f %9.0f %s | %9.2f "
 		       "%9.0f\n",
-		       rates[i], cost_us(&fl[i]),
-		       fl[i].secs ? fl[i].events / fl[i].secs : 0,
-		       cost_us(&vp[i]),
-		       vp[i].secs ? vp[i].events / vp[i].secs : 0,
-		       cost_us(&fl[i]) ? cost_us(&vp[i]) / cost_us(&fl[i]) : 0,
+		       rates[i], flr,
+		       fl[i].secs ? fl[i].events / fl[i].secs : 0, vpu,
+		       vp[i].secs ? vp[i].events / vp[i].secs : 0, ratio,
 		       cost_us(&pf[i]),
 		       pf[i].secs ? pf[i].events / pf[i].secs : 0);
+	}
+	/*
+	 * Where the floor itself cannot keep up, its row is what this host
+	 * sustains: the rate it reached and what each kick cost the guest
+	 * there (a kick-driven sampler cannot go faster than one per that
+	 * cost plus the run between kicks).
+	 */
+	for (i = 0; i < nr_rates; i++) {
+		double got = fl[i].secs ? fl[i].events / fl[i].secs : 0;
+
+		if (got >= 0.9 * (double)rates[i])
+			continue;
+		printf("  floor at %lu Hz: kicked %.0f times per s (%.0f %% of "
+		       "the rate): one kick cost the guest %.2f us there, so "
+		       "a kick-driven sampler on this host reaches at most "
+		       "~%.0f kicks per s%s\n",
+		       rates[i], got, 100.0 * got / (double)rates[i],
+		       cost_us(&fl[i]),
+		       cost_us(&fl[i]) > 0 ? 1e6 / cost_us(&fl[i]) : 0.0,
+		       cost_us(&fl[i]) > 0 ? "" : " (no cost measured: n/a)");
+	}
 	for (i = 0; i < nr_rates; i++)
 		printf("  slowdown at %lu Hz: floor x%.3f  vpmu x%.3f  perf "
 		       "x%.3f\n",
