@@ -42,7 +42,9 @@
 
 static struct serve sv[2];
 static unsigned int port[2];
-static char token[] = "fuzz-token-0123456789";
+/* Standard error as it was before libFuzzer closed it (-close_fd_mask). */
+static int harness_err = 2;
+static char token[]    = "fuzz-token-0123456789";
 
 static void start(unsigned int i)
 {
@@ -174,10 +176,42 @@ static void load_seeds(int argc, char **argv)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	harness_err = dup(2);
 	load_seeds(*argc, *argv);
 	start(0);
 	start(1);
 	return 0;
+}
+
+/*
+ * A socket connected to daemon (i). On a loaded host a loopback connect()
+ * can wait on the daemon's backlog, and libFuzzer's SIGALRM, once a
+ * second and without SA_RESTART, then interrupts it (EINTR); the local
+ * ports can all sit in TIME_WAIT for a moment (EADDRNOTAVAIL). Each try
+ * takes a new socket; after 5 s of failures the harness gives up and
+ * says why where libFuzzer's log shows it.
+ */
+static int daemon_connect(unsigned int i)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port   = htons((uint16_t)port[i])};
+	int fd, err = 0, tries;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (tries = 0; tries < 500; tries++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 &&
+		    !connect(fd, (const struct sockaddr *)&sa, sizeof(sa)))
+			return fd;
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		usleep(10000);
+	}
+	dprintf(harness_err,
+		"fuzz_serve_http: connecting to daemon %u (port %u): %s\n", i,
+		port[i], strerror(err));
+	abort(); /* the harness's fault, or a daemon that stopped listening */
 }
 
 /* Send (req) to daemon (i); check the answer's status line. */
@@ -185,20 +219,12 @@ static void request(unsigned int i, const uint8_t *req, size_t len)
 {
 	static const int ok[] = {200, 400, 401, 403, 404, 405, 413,
 				 414, 429, 431, 500, 503, 505};
-	struct sockaddr_in sa = {.sin_family = AF_INET,
-				 .sin_port   = htons((uint16_t)port[i])};
 	struct timeval tmo    = {.tv_sec = 10};
 	char buf[4096];
 	size_t got = 0, k;
-	int fd, code = 0;
+	int fd = daemon_connect(i), code = 0;
 	ssize_t n = 0;
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd                 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror("fuzz_serve_http: connecting"); /* the harness's fault */
-		abort();
-	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	/* A reset mid-write is an answer too (a refused body, say). */
 	if (len && send(fd, req, len, MSG_NOSIGNAL) < 0) {
