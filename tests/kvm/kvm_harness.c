@@ -36,6 +36,26 @@ void kvm_require(void)
 		     strerror(errno));
 }
 
+bool console_wait_for(FILE *console, const char *text, unsigned int timeout_s)
+{
+	struct timespec tick = {.tv_sec = 0, .tv_nsec = 5 * 1000 * 1000};
+	unsigned int polls   = timeout_s * 200;
+	char buf[OUT_MAX];
+	ssize_t n;
+
+	do {
+		/* pread: the VM's thread owns the stream's position. */
+		n = pread(fileno(console), buf, sizeof(buf) - 1, 0);
+		if (n > 0) {
+			buf[n] = '\0';
+			if (strstr(buf, text))
+				return true;
+		}
+		nanosleep(&tick, NULL);
+	} while (polls--);
+	return false;
+}
+
 static void slurp(FILE *f, char *buf, size_t max)
 {
 	size_t n;

@@ -9,7 +9,9 @@
 #ifndef KVM_HARNESS_H
 #define KVM_HARNESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define VPMU_BIN  VPMU_BUILD_DIR "/vmm/vpmu"
 #define GUEST(n)  VPMU_BUILD_DIR "/guests/" n ".elf"
@@ -36,6 +38,15 @@ void kvm_require(void);
  */
 int vpmu_cmd(struct vpmu_result *res, unsigned int timeout_s,
 	     const char *const *argv);
+
+/*
+ * Wait up to (timeout_s) seconds for (text) on (console), the file an
+ * in-process VM writes its serial output to (flushed at every newline).
+ * A guest that printed a line has run: tests that act on a running guest
+ * wait for its line, never a fixed time (the VM's start-up varies with
+ * the host's load). Returns whether (text) appeared.
+ */
+bool console_wait_for(FILE *console, const char *text, unsigned int timeout_s);
 
 /* Count the occurrences of (needle) in (hay). */
 unsigned int count_str(const char *hay, const char *needle);

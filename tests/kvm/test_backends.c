@@ -214,6 +214,16 @@ static void sleep_ms(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The guest spin, run by (th), has printed its line: it is spinning. */
+static void wait_spinning(pthread_t *th)
+{
+	if (console_wait_for(console, "all vcpus spinning", 30))
+		return;
+	vmm_vm_stop(vm, VMM_STATUS_STOPPED);
+	pthread_join(*th, NULL);
+	cr_fatal("spin never printed its line in 30 s");
+}
+
 Test(backends_vm, values_are_monotonic_while_the_guest_runs)
 {
 	struct vpmu_bevent exits;
@@ -227,6 +237,7 @@ Test(backends_vm, values_are_monotonic_while_the_guest_runs)
 		  "%s", err);
 	open_stat(&exits, "exits");
 	cr_assert(eq(int, pthread_create(&th, NULL, run_vm, vm), 0));
+	wait_spinning(&th);
 	for (i = 0; i < 30; i++) {
 		sleep_ms(10);
 		d = read_stat(&exits);
@@ -262,7 +273,7 @@ Test(backends_vm, reads_at_one_run_time_share_one_snapshot)
 	open_stat(&exits, "exits");
 	open_stat(&exits2, "exits");
 	cr_assert(eq(int, pthread_create(&th, NULL, run_vm, vm), 0));
-	sleep_ms(50);
+	wait_spinning(&th);
 	now = ++run_ns;
 	a   = read_stat_at(&exits, now);
 	sleep_ms(50); /* the guest keeps exiting in the kernel */
@@ -626,6 +637,7 @@ Test(backends_vm, perf_overflow_kicks_a_running_vcpu)
 		sleep_ms(1);
 	the_vcpu_tid = find_vcpu_tid(before, nb, atomic_load(&r.tid));
 	cr_assert(lt(int, 0, the_vcpu_tid), "no vCPU thread found");
+	wait_spinning(&th);
 	e = (struct vpmu_bevent){.be = &pb, .ev.code = PVPMU_EV_SW_TASK_CLOCK};
 	cr_assert(eq(int, pb.ops->open(&e, 0), 0));
 	kicks = s->kicks;

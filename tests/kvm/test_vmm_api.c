@@ -8,8 +8,10 @@
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pvpmu/abi.h>
@@ -199,24 +201,31 @@ Test(vmm_api, registered_hypercall_replaces_enosys)
 	cr_assert(ge(u32, calls, 1));
 }
 
-static void *stopper(void *arg)
+static void *run_vm(void *arg)
 {
-	usleep(200 * 1000);
-	vmm_vm_stop(arg, VMM_STATUS_STOPPED);
-	return NULL;
+	return (void *)(intptr_t)vmm_vm_run(arg);
 }
 
 Test(vmm_api, stop_kicks_spinning_vcpus_out)
 {
+	struct timespec settle = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
 	char err[VMM_CONFIG_ERR_LEN];
 	pthread_t t;
-	int status;
+	void *status;
 
 	cr_assert(eq(int, vmm_vm_load(vm, GUEST("spin"), err, sizeof(err)), 0),
 		  "%s", err);
-	cr_assert(eq(int, pthread_create(&t, NULL, stopper, vm), 0));
-	status = vmm_vm_run(vm);
-	pthread_join(t, NULL);
-	cr_assert(eq(int, status, VMM_STATUS_STOPPED));
+	cr_assert(eq(int, pthread_create(&t, NULL, run_vm, vm), 0));
+	/* Its line printed, vCPU 0 is back in the guest within the pause. */
+	if (!console_wait_for(console, "all vcpus spinning", 30)) {
+		vmm_vm_stop(vm, VMM_STATUS_STOPPED);
+		pthread_join(t, NULL);
+		cr_fatal("spin never printed its line in 30 s");
+	}
+	nanosleep(&settle, NULL);
+	vmm_vm_stop(vm, VMM_STATUS_STOPPED);
+	pthread_join(t, &status);
+	cr_assert(eq(int, (int)(intptr_t)status, VMM_STATUS_STOPPED));
 	cr_assert(ge(u64, vmm_vcpu_stats(vmm_vm_vcpu(vm, 0))->kicks, 1));
+	cr_assert(ge(u64, vmm_vcpu_stats(vmm_vm_vcpu(vm, 1))->kicks, 1));
 }
