@@ -183,8 +183,8 @@ static int grow(void **arr, size_t *cap, size_t nr, size_t size)
 	return 0;
 }
 
-/* Index of (s) in the string table, added if new; -1 on ENOMEM. */
-static int64_t intern(struct pprof_builder *b, const char *s)
+/* Index of (s), valid UTF-8, in the string table, added if new. */
+static int64_t intern_valid(struct pprof_builder *b, const char *s)
 {
 	uint64_t h = str_hash(s), n;
 	struct hent *e;
@@ -207,6 +207,29 @@ static int64_t intern(struct pprof_builder *b, const char *s)
 	}
 	e->v = ++b->nr_strs;
 	return (int64_t)b->nr_strs - 1;
+}
+
+/*
+ * Index of (s) in the string table, added if new; -1 on ENOMEM. A
+ * profile's strings are protobuf strings, which must be UTF-8 (Go's and
+ * Parca's decoders refuse the whole profile otherwise), and names come
+ * from guests and files (symbols, process names, image paths): a byte
+ * that is not UTF-8 becomes U+FFFD, as in the metrics' labels.
+ */
+static int64_t intern(struct pprof_builder *b, const char *s)
+{
+	size_t len = strlen(s), n;
+	char *clean;
+	int64_t id;
+
+	if (vmm_ctl_utf8_check(s, len) == len)
+		return intern_valid(b, s);
+	clean = vmm_ctl_utf8_clean(s, len, &n);
+	if (!clean)
+		return -1;
+	id = intern_valid(b, clean);
+	free(clean);
+	return id;
 }
 
 const char *pprof_unit_of(const char *event)

@@ -207,6 +207,42 @@ Test(serve_pprof, decodes_back_to_what_was_built)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/*
+ * Names from guests and files that are not UTF-8 (a symbol, a process
+ * name, a VM's name and image path) reach the profile as valid UTF-8,
+ * each bad byte as U+FFFD: protobuf strings must be UTF-8.
+ */
+Test(serve_pprof, every_string_is_utf8)
+{
+	struct sym syms[1]          = {{0x1000, 0x100, "h\xffot"}};
+	struct symtab st            = {.syms = syms, .nr = 1};
+	const struct pprof_type t[] = {{"samples", "count"}};
+	struct pprof_sample s       = {.nr_ips = 1, .pid = 7};
+	Perftools__Profiles__Profile *p;
+	struct pprof_builder *b;
+	bool named = false;
+	size_t i;
+
+	cr_assert(eq(int, pprof_new(&b, t, 1, 0, 1), 0));
+	cr_assert(eq(int, pprof_add_vm(b, 0, "vm\xc3(", "u", "/img\x80/k", &st),
+		     0));
+	s.comm      = "a\xe2\x82"
+		      "b";
+	s.ips[0]    = 0x1010;
+	s.values[0] = 1;
+	cr_assert(eq(int, pprof_add(b, &s), 0));
+	p = finish_and_decode(b, 1, 1);
+	for (i = 0; i < p->n_string_table; i++) {
+		const char *x = p->string_table[i];
+
+		cr_expect(eq(sz, vmm_ctl_utf8_check(x, strlen(x)), strlen(x)),
+			  "string %zu is not UTF-8", i);
+		named |= !strcmp(x, "h\xef\xbf\xbdot");
+	}
+	cr_expect(named, "the symbol keeps its valid bytes");
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 Test(serve_pprof, chains_are_kept_leaf_first)
 {
 	struct sym syms[3]          = {{0x1000, 0x10, "outer"},
