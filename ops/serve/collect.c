@@ -107,6 +107,16 @@ static void vm_free(struct serve_vm *v)
 	free(v);
 }
 
+void serve_free_left(struct serve *sv)
+{
+	struct serve_vm *v;
+
+	while ((v = sv->left)) {
+		sv->left = v->left_next;
+		vm_free(v);
+	}
+}
+
 static struct serve_vm *attach(struct serve *sv, const struct vmm_reg_entry *e)
 {
 	struct serve_vm *v = calloc(1, sizeof(*v));
@@ -156,7 +166,13 @@ static void detach(struct serve *sv, unsigned int i, const char *why)
 	fprintf(stderr, "vpmu serve: detached VM '%s' (%s): %s\n",
 		v->s.vms[0].e.name, v->s.vms[0].e.uuid, why);
 	serve_profile_stop(sv, v);
-	vm_free(v);
+	if (sv->pb) { /* its symbols are in the profile: freed after it */
+		ops_close(&v->s);
+		v->left_next = sv->left;
+		sv->left     = v;
+	} else {
+		vm_free(v);
+	}
 	sv->vms[i] = sv->vms[--sv->nr_vms];
 }
 
@@ -372,6 +388,17 @@ static int ms_left(uint64_t end)
 	return end > now ? (int)((end - now + 999999) / 1000000) : 0;
 }
 
+/* The end of a round that begins now: half the interval, at most the
+ * client timeout. */
+static uint64_t round_end(const struct serve *sv)
+{
+	uint64_t dl = sv->o.interval_ns / 2;
+
+	if (dl > OPS_CLIENT_TIMEOUT_MS * 1000000ULL)
+		dl = OPS_CLIENT_TIMEOUT_MS * 1000000ULL;
+	return vpmu_monotonic_ns() + dl;
+}
+
 /* VM (v)'s reply came (its socket readable): take it. */
 static void take_reply(struct serve_vm *v, uint64_t end)
 {
@@ -388,19 +415,33 @@ static void take_reply(struct serve_vm *v, uint64_t end)
 	free(c);
 }
 
+/* VM (v)'s hello came back (its socket readable): it answers. */
+static void take_pong(struct serve_vm *v, uint64_t end)
+{
+	struct ops_vm *ov = &v->s.vms[0];
+	int ret = ops_client_reply(&ov->cl, v->ping_id, ms_left(end), NULL);
+
+	v->ping      = !ret;
+	v->ping_wait = ret == -ETIMEDOUT;
+	if (ret && ret != -ETIMEDOUT)
+		ops_vm_gone(&v->s, 0, ov->cl.err);
+}
+
 /*
- * Wait until (end) for the replies of the VMs still (waiting), taking each
+ * Wait until (end) for the replies of the VMs still waiting for their
+ * read (waiting) or, with (pongs), their hello (ping_wait), taking each
  * as it comes: one poll() over all their sockets.
  */
 static void take_replies(struct serve *sv, struct pollfd *p,
-			 struct serve_vm **who, uint64_t end)
+			 struct serve_vm **who, uint64_t end, bool pongs)
 {
 	unsigned int i, n;
 	int tmo;
 
 	for (;;) {
 		for (i = n = 0; i < sv->nr_vms; i++) {
-			if (!sv->vms[i]->waiting)
+			if (!(pongs ? sv->vms[i]->ping_wait
+				    : sv->vms[i]->waiting))
 				continue;
 			p[n] = (struct pollfd){.fd = sv->vms[i]->s.vms[0].cl.fd,
 					       .events = POLLIN};
@@ -410,10 +451,45 @@ static void take_replies(struct serve *sv, struct pollfd *p,
 		if (!n || !tmo || poll(p, n, tmo) <= 0)
 			return;
 		for (i = 0; i < n; i++) {
-			if (p[i].revents)
+			if (!p[i].revents)
+				continue;
+			if (pongs)
+				take_pong(who[i], end);
+			else
 				take_reply(who[i], end);
 		}
 	}
+}
+
+void serve_ping(struct serve *sv)
+{
+	struct serve_vm **who = calloc(sv->nr_vms + 1, sizeof(*who));
+	struct pollfd *p      = calloc(sv->nr_vms + 1, sizeof(*p));
+	uint64_t end          = round_end(sv);
+	struct serve_vm *v;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sv->nr_vms; i++) {
+		v            = sv->vms[i];
+		v->ping_wait = false;
+		if (!v->ping)
+			continue;
+		v->ping = false;
+		if (!who || !p || v->s.vms[0].gone)
+			continue;
+		ret = ops_client_send(&v->s.vms[0].cl, ops_client_req("hello"),
+				      ms_left(end), &v->ping_id);
+		v->ping_wait = !ret;
+		if (ret && ret != -ETIMEDOUT)
+			ops_vm_gone(&v->s, 0, v->s.vms[0].cl.err);
+	}
+	if (who && p)
+		take_replies(sv, p, who, end, true);
+	for (i = 0; i < sv->nr_vms; i++)
+		sv->vms[i]->ping_wait = false;
+	free(who);
+	free(p);
 }
 
 /*
@@ -426,23 +502,19 @@ static void take_replies(struct serve *sv, struct pollfd *p,
  */
 static void collect(struct serve *sv)
 {
-	uint64_t t0 = vpmu_monotonic_ns(), dl = sv->o.interval_ns / 2;
+	uint64_t t0 = vpmu_monotonic_ns(), end = round_end(sv);
 	struct serve_vm **who = calloc(sv->nr_vms + 1, sizeof(*who));
 	struct pollfd *p      = calloc(sv->nr_vms + 1, sizeof(*p));
 	struct serve_vm *v;
-	uint64_t end;
 	unsigned int i, cpu;
 
-	if (dl > OPS_CLIENT_TIMEOUT_MS * 1000000ULL)
-		dl = OPS_CLIENT_TIMEOUT_MS * 1000000ULL;
-	end = t0 + dl;
 	for (i = 0; i < sv->nr_vms; i++) {
 		v          = sv->vms[i];
 		v->waiting = who && p && !v->s.vms[0].gone &&
 			     !ops_read_send(&v->s, 0, ms_left(end));
 	}
 	if (who && p)
-		take_replies(sv, p, who, end);
+		take_replies(sv, p, who, end, false);
 	for (i = sv->nr_vms; i-- > 0;) {
 		v = sv->vms[i];
 		if (v->s.vms[0].gone) {
@@ -590,6 +662,7 @@ void serve_collect_free(struct serve *sv)
 
 	for (i = 0; i < sv->nr_vms; i++)
 		vm_free(sv->vms[i]);
+	serve_free_left(sv);
 	free(sv->vms);
 	sv->vms    = NULL;
 	sv->nr_vms = 0;

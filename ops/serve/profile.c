@@ -194,6 +194,33 @@ static bool chosen(const struct serve_vm *v, const struct serve_profile *p)
 	return !p->vm[0] || ops_client_match(&v->s.vms[0].e, p->vm);
 }
 
+static bool chosen_now(const struct serve *sv, const struct serve_vm *v)
+{
+	return chosen(v, &sv->cur);
+}
+
+static bool samples(const struct serve *sv, const struct serve_vm *v)
+{
+	(void)sv;
+	return v->sampling && !v->s.vms[0].gone;
+}
+
+/*
+ * Which of the VMs (want) picks answer now (serve_ping: their (ping)).
+ * Every step of a profile talks to those only: a VMM that stopped
+ * answering costs one round's deadline, and its samples wait in its
+ * buffer for the next step it answers.
+ */
+static void ping_if(struct serve *sv,
+		    bool (*want)(const struct serve *, const struct serve_vm *))
+{
+	unsigned int i;
+
+	for (i = 0; i < sv->nr_vms; i++)
+		sv->vms[i]->ping = want(sv, sv->vms[i]);
+	serve_ping(sv);
+}
+
 /*
  * The sample type of event (name), added if there is room; or -1, also
  * for the sampled event: its type is the periods the samples stand for,
@@ -254,10 +281,18 @@ void serve_profile_start(struct serve *sv)
 		finish(sv, 500, "out of memory", NULL, 0);
 		return;
 	}
+	ping_if(sv, chosen_now);
 	for (i = 0; i < sv->nr_vms; i++) {
 		v = sv->vms[i];
 		if (!chosen(v, p))
 			continue;
+		if (!v->ping) {
+			fprintf(stderr,
+				"vpmu serve: VM '%s' does not answer: left out "
+				"of the profile\n",
+				v->s.vms[0].e.name);
+			continue;
+		}
 		if (!v->has_syms) {
 			v->has_syms = true;
 			if (symtab_load(&v->syms, v->s.vms[0].e.image))
@@ -294,11 +329,20 @@ void serve_profile_stop(struct serve *sv, struct serve_vm *only)
 	if (!sv->pb)
 		return;
 	if (only) { /* one VM leaves during the profile */
-		drain(sv, only);
+		for (i = 0; i < sv->nr_vms; i++)
+			sv->vms[i]->ping =
+				sv->vms[i] == only && samples(sv, only);
+		serve_ping(sv);
+		if (only->ping)
+			drain(sv, only);
 		only->sampling = false;
 		return;
 	}
+	/* A VM silent now is put back to counting once it answers. */
+	ping_if(sv, samples);
 	for (i = 0; i < sv->nr_vms; i++) {
+		if (!sv->vms[i]->ping)
+			continue;
 		drain(sv, sv->vms[i]);
 		stop_sampling(sv->vms[i]);
 	}
@@ -309,8 +353,25 @@ void serve_profile_stop(struct serve *sv, struct serve_vm *only)
 		sv->cur.seconds, (unsigned long long)pprof_nr_samples(sv->pb));
 	pprof_free(sv->pb);
 	sv->pb = NULL;
+	serve_free_left(sv);
 	finish(sv, ret ? 500 : 200, ret ? strerror(-ret) : NULL,
 	       ret ? NULL : data, ret ? 0 : len);
+}
+
+/* VMs a profile left sampling (silent when it ended) count again. */
+static void count_again(struct serve *sv)
+{
+	unsigned int i;
+
+	for (i = 0; i < sv->nr_vms && !samples(sv, sv->vms[i]); i++)
+		;
+	if (i == sv->nr_vms)
+		return;
+	ping_if(sv, samples);
+	for (i = 0; i < sv->nr_vms; i++) {
+		if (sv->vms[i]->ping)
+			stop_sampling(sv->vms[i]);
+	}
 }
 
 void serve_profile_tick(struct serve *sv)
@@ -319,6 +380,8 @@ void serve_profile_tick(struct serve *sv)
 	bool abandoned;
 	unsigned int i;
 
+	if (!sv->pb)
+		count_again(sv);
 	for (;;) {
 		pthread_mutex_lock(&sv->lock);
 		if (!sv->pb) { /* the next in the queue */
@@ -339,8 +402,11 @@ void serve_profile_tick(struct serve *sv)
 				return;
 			continue; /* answered at once (404): the next */
 		}
-		for (i = 0; i < sv->nr_vms; i++)
-			drain(sv, sv->vms[i]);
+		ping_if(sv, samples);
+		for (i = 0; i < sv->nr_vms; i++) {
+			if (sv->vms[i]->ping)
+				drain(sv, sv->vms[i]);
+		}
 		if (!abandoned && vpmu_monotonic_ns() < sv->prof_end)
 			return;
 		if (abandoned)

@@ -155,15 +155,19 @@ struct serve_vm {
 	bool seen;           /* found by the last scan */
 	bool waiting;        /* its read of this round is unanswered */
 	unsigned int misses; /* rounds in a row its reply missed */
+	bool ping;           /* serve_ping(): asked, then answered */
+	bool ping_wait;      /* its hello is unanswered */
+	int64_t ping_id;     /* that hello's request id */
 	struct symtab syms;  /* loaded when first profiled */
 	bool has_syms;
 	unsigned int pprof_vm; /* its number in the running profile */
 	/* The guest's processes, as its kernel reports them. */
 	struct guest_procs procs;
-	uint64_t task_gen;     /* the newest record fetched */
-	bool tasks_gone;       /* its VMM has no process records */
-	size_t nr_samples;     /* samples placed in procs so far */
-	struct pprof_guest pg; /* its files in the running profile */
+	uint64_t task_gen;          /* the newest record fetched */
+	bool tasks_gone;            /* its VMM has no process records */
+	size_t nr_samples;          /* samples placed in procs so far */
+	struct pprof_guest pg;      /* its files in the running profile */
+	struct serve_vm *left_next; /* in serve.left */
 };
 
 /*
@@ -219,6 +223,11 @@ struct serve {
 	int inotify_fd, wake_fd;
 	atomic_bool stop;
 	struct pprof_builder *pb; /* the running profile, if any */
+	/*
+	 * VMs detached while it runs: the builder keeps pointers to their
+	 * symbols until it is finished (serve_free_left()).
+	 */
+	struct serve_vm *left;
 	struct serve_profile cur; /* its request's parameters (a copy) */
 	uint64_t prof_end;        /* monotonic ns */
 	int64_t prof_t0;          /* Unix ns */
@@ -258,8 +267,20 @@ void serve_collect_free(struct serve *sv);
 void serve_wake(struct serve *sv);
 /* (Re)start (v)'s counting session on its metric events. 0 or -errno. */
 int serve_start_counting(struct serve_vm *v);
+/* Free the VMs detached during the profile that just ended. */
+void serve_free_left(struct serve *sv);
 /* Read (v) once more and bank its counters: its session is ending. */
 void serve_read_and_bank(struct serve_vm *v);
+/*
+ * Which VMs answer now: a hello to each VM whose (ping) is set, the
+ * replies taken together within a collection round's deadline; (ping)
+ * stays set only on those that answered. A profile talks to a VM in
+ * request-reply steps, each waiting up to the client timeout: it talks
+ * only to those that just answered, so one VMM that stopped answering
+ * holds the collector for one round's deadline, not a timeout per step
+ * (a silent VM's late reply is dropped by its next request).
+ */
+void serve_ping(struct serve *sv);
 
 /* metrics.c: render /metrics and /debug/vpmu/vms from the VMs. */
 char *serve_render_metrics(struct serve *sv, enum om_format f);

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # test_serve_stopped.sh BUILD_DIR: VMs that attach normally and then stop
 # answering (their VMM stopped with SIGSTOP) never hold the collection of a
-# live VM: each scrape an interval apart shows the live VM's counter moved,
-# and the stopped VMs are not reported fresh (stale, or detached). Fake
-# VMs, no KVM.
+# live VM, during a profile or not: each scrape an interval apart shows the
+# live VM's counter moved, a profile ends on time with the live VM's
+# samples, and the stopped VMs are not reported fresh (stale, or
+# detached). Fake VMs, no KVM.
 set -u
 B=$(cd "$1" && pwd)
 VPMU=$B/vmm/vpmu
@@ -42,13 +43,41 @@ attached() {
 	done
 }
 wait_for 20 attached || fail "serve did not attach the three VMs"
-kill -STOP "$STOP_PID"
-STOPPED=$STOP_PID
-echo "ok: three VMs attached; stopa and stopb stopped (pid $STOP_PID)"
 
 # The live VM's run time, and the stopped VMs' samples, in scrape (file $1).
 live_ns() { grep '^vpmu_events_seconds_total{vm="live".*event="hv_run_ns"' "$1"; }
 fresh() { grep -E '^vpmu_vcpu_stale\{vm="stop[ab]".*\} 0$' "$1"; }
+
+# A profile of the three VMs; two stop answering 1 s into it. It talks
+# only to VMs that just answered: the live VM's metrics keep moving and
+# the profile ends on time with its samples, where a request-reply step
+# per silent VM used to wait a client timeout (5 s) each.
+curl -s -o "$T/p.pb.gz" -w '%{http_code} %{time_total}' \
+	"$U/debug/pprof/profile?seconds=4" >"$T/p.code" &
+CURL=$!
+sleep 1
+kill -STOP "$STOP_PID"
+STOPPED=$STOP_PID
+prev=$(curl -s "$U/metrics" | tee "$T/pm0.txt" | grep '^vpmu_events_seconds_total{vm="live".*event="hv_run_ns"')
+for i in 1 2 3 4; do
+	sleep 1
+	curl -s -m 10 "$U/metrics" >"$T/pm$i.txt"
+	cur=$(live_ns "$T/pm$i.txt")
+	echo "during the profile, scrape $i: $cur"
+	[ -n "$cur" ] && [ "$cur" != "$prev" ] ||
+		fail "the live VM's counter did not move in 1 s during a profile beside 2 stopped VMs (scrape $i)"
+	prev=$cur
+done
+wait "$CURL"
+read -r code took <"$T/p.code"
+echo "profile of 4 s: HTTP $code after $took s"
+[ "$code" = 200 ] || fail "the profile beside 2 stopped VMs: HTTP $code"
+awk -v t="$took" 'BEGIN { exit !(t < 4 + 5) }' ||
+	fail "the profile of 4 s took $took s: a step waited a client timeout"
+go tool pprof -raw "$T/p.pb.gz" 2>/dev/null | grep -q 'vm:\[live\]' ||
+	fail "the profile has no samples of the live VM"
+echo "ok: a profile beside 2 VMs that stopped answering in it: on time, the live VM sampled and collected"
+echo "ok: three VMs attached; stopa and stopb stopped (pid $STOP_PID)"
 prev=$(curl -s "$U/metrics" | tee "$T/m0.txt" | grep '^vpmu_events_seconds_total{vm="live".*event="hv_run_ns"')
 [ -n "$prev" ] || fail "no hv_run_ns of the live VM: $(head -40 "$T/m0.txt")"
 for i in 1 2 3 4 5 6; do
