@@ -182,7 +182,7 @@ static void drain(struct serve *sv, struct serve_vm *v)
 	struct drain_ctx d = {.sv = sv, .v = v, .period = 0};
 	uint64_t lost;
 
-	if (!v->sampling || v->s.vms[0].gone || !sv->pb)
+	if (!v->profiled || v->s.vms[0].gone || !sv->pb)
 		return;
 	d.period = period_of(&sv->cur);
 	fetch_tasks(v); /* before the samples they name */
@@ -203,6 +203,15 @@ static bool samples(const struct serve *sv, const struct serve_vm *v)
 {
 	(void)sv;
 	return v->sampling && !v->s.vms[0].gone;
+}
+
+/*
+ * In the running profile. A VM silent when a profile ended may still
+ * sample (until count_again()), for none: its samples are not drained.
+ */
+static bool profiled(const struct serve *sv, const struct serve_vm *v)
+{
+	return samples(sv, v) && v->profiled;
 }
 
 /*
@@ -283,7 +292,8 @@ void serve_profile_start(struct serve *sv)
 	}
 	ping_if(sv, chosen_now);
 	for (i = 0; i < sv->nr_vms; i++) {
-		v = sv->vms[i];
+		v           = sv->vms[i];
+		v->profiled = false;
 		if (!chosen(v, p))
 			continue;
 		if (!v->ping) {
@@ -308,7 +318,8 @@ void serve_profile_start(struct serve *sv)
 		fetch_tasks(v);
 		pprof_add_vm(sv->pb, v->pprof_vm, v->s.vms[0].e.name,
 			     v->s.vms[0].e.uuid, v->s.vms[0].e.image, &v->syms);
-		if (start_sampling(sv, v, p))
+		v->profiled = !start_sampling(sv, v, p);
+		if (!v->profiled)
 			fprintf(stderr,
 				"vpmu serve: VM '%s': cannot sample: left "
 				"out of the profile\n",
@@ -331,20 +342,21 @@ void serve_profile_stop(struct serve *sv, struct serve_vm *only)
 	if (only) { /* one VM leaves during the profile */
 		for (i = 0; i < sv->nr_vms; i++)
 			sv->vms[i]->ping =
-				sv->vms[i] == only && samples(sv, only);
+				sv->vms[i] == only && profiled(sv, only);
 		serve_ping(sv);
 		if (only->ping)
 			drain(sv, only);
-		only->sampling = false;
+		only->sampling = only->profiled = false;
 		return;
 	}
 	/* A VM silent now is put back to counting once it answers. */
-	ping_if(sv, samples);
+	ping_if(sv, profiled);
 	for (i = 0; i < sv->nr_vms; i++) {
-		if (!sv->vms[i]->ping)
-			continue;
-		drain(sv, sv->vms[i]);
-		stop_sampling(sv->vms[i]);
+		if (sv->vms[i]->ping) {
+			drain(sv, sv->vms[i]);
+			stop_sampling(sv->vms[i]);
+		}
+		sv->vms[i]->profiled = false;
 	}
 	ret = pprof_finish(sv->pb, sv->prof_t0,
 			   (int64_t)(vpmu_monotonic_ns() - sv->prof_mono0),
@@ -369,8 +381,13 @@ static void count_again(struct serve *sv)
 		return;
 	ping_if(sv, samples);
 	for (i = 0; i < sv->nr_vms; i++) {
-		if (sv->vms[i]->ping)
-			stop_sampling(sv->vms[i]);
+		if (!sv->vms[i]->ping)
+			continue;
+		stop_sampling(sv->vms[i]);
+		fprintf(stderr,
+			"vpmu serve: VM '%s' answers again: it counts as "
+			"before the profile\n",
+			sv->vms[i]->s.vms[0].e.name);
 	}
 }
 
@@ -402,7 +419,7 @@ void serve_profile_tick(struct serve *sv)
 				return;
 			continue; /* answered at once (404): the next */
 		}
-		ping_if(sv, samples);
+		ping_if(sv, profiled);
 		for (i = 0; i < sv->nr_vms; i++) {
 			if (sv->vms[i]->ping)
 				drain(sv, sv->vms[i]);

@@ -148,6 +148,7 @@ struct serve_vm {
 	bool *stale;               /* [vcpu] */
 	uint64_t *pmis;            /* [vcpu]: PMIs injected, ever */
 	bool sampling;             /* the session samples for a profile */
+	bool profiled;             /* ... for the running one */
 	int map[OPS_EVENTS_MAX];   /* sampling PMD k -> metric event, or -1 */
 	int tmap[OPS_EVENTS_MAX];  /* sampling PMD k -> pprof type, or -1 */
 	uint64_t *last_vals; /* [vcpu * OPS_COUNTERS]: per-sample deltas */

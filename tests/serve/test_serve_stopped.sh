@@ -96,4 +96,37 @@ grep -E "VM 'stop[ab]'" "$T/serve.log"
 echo "ok: the live VM collected every interval beside 2 stopped VMs"
 kill -CONT "$STOP_PID"
 STOPPED=""
+
+# A VM silent for a moment around a profile's end: its sampling session
+# cannot be closed then; once it answers it counts as before (and a
+# counter that stood still would show it).
+"$FAKE" "$T/go" 0 nap:1 2>"$T/nap.log" &
+PIDS+=($!)
+NAP=$!
+nap_ns() { curl -s "$U/metrics" | grep '^vpmu_events_seconds_total{vm="nap".*event="hv_run_ns"'; }
+nap_attached() { curl -s "$U/metrics" | grep -q '^vpmu_vm_info{vm="nap"'; }
+wait_for 20 nap_attached || fail "nap not attached"
+curl -s -o "$T/n.pb.gz" -w '%{http_code}' "$U/debug/pprof/profile?seconds=2" >"$T/n.code" &
+CURL=$!
+sleep 1.7
+kill -STOP "$NAP"
+STOPPED=$NAP
+sleep 0.7
+kill -CONT "$NAP"
+STOPPED=""
+wait "$CURL"
+[ "$(cat "$T/n.code")" = 200 ] || fail "the profile around nap's pause: HTTP $(cat "$T/n.code")"
+go tool pprof -raw "$T/n.pb.gz" 2>/dev/null | grep -q 'vm:\[nap\]' || fail "no samples of nap"
+prev=$(nap_ns)
+for i in 1 2; do
+	sleep 1
+	cur=$(nap_ns)
+	[ -n "$cur" ] && [ "$cur" != "$prev" ] || fail "nap's counter did not move after its pause ($i)"
+	prev=$cur
+done
+if grep -q "VM 'nap' answers again" "$T/serve.log"; then
+	echo "ok: nap, silent when the profile ended, counts again"
+else
+	echo "ok: nap answered when the profile ended (the pause fell elsewhere); it counts"
+fi
 echo PASS
