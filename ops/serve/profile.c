@@ -194,11 +194,6 @@ static bool chosen(const struct serve_vm *v, const struct serve_profile *p)
 	return !p->vm[0] || ops_client_match(&v->s.vms[0].e, p->vm);
 }
 
-static bool chosen_now(const struct serve *sv, const struct serve_vm *v)
-{
-	return chosen(v, &sv->cur);
-}
-
 static bool samples(const struct serve *sv, const struct serve_vm *v)
 {
 	(void)sv;
@@ -274,10 +269,60 @@ static int new_builder(struct serve *sv, const struct serve_profile *p)
 	return pprof_new(&sv->pb, t, n, 1, (int64_t)period_of(p));
 }
 
+/* VM (v), chosen and answering, joins the running profile. */
+static void join(struct serve *sv, struct serve_vm *v)
+{
+	v->joining = false;
+	if (!v->has_syms) {
+		v->has_syms = true;
+		if (symtab_load(&v->syms, v->s.vms[0].e.image))
+			fprintf(stderr,
+				"vpmu serve: VM '%s': no symbols from %s: "
+				"addresses only\n",
+				v->s.vms[0].e.name, v->s.vms[0].e.image);
+	}
+	v->pprof_vm    = sv->prof_nr_vms++;
+	v->procs.symfs = sv->o.symfs;
+	pprof_guest_free(&v->pg); /* spaces of an earlier profile */
+	fetch_tasks(v);
+	pprof_add_vm(sv->pb, v->pprof_vm, v->s.vms[0].e.name,
+		     v->s.vms[0].e.uuid, v->s.vms[0].e.image, &v->syms);
+	v->profiled = !start_sampling(sv, v, &sv->cur);
+	if (!v->profiled)
+		fprintf(stderr,
+			"vpmu serve: VM '%s': cannot sample: left out of the "
+			"profile\n",
+			v->s.vms[0].e.name);
+}
+
+static bool in_profile(const struct serve *sv, const struct serve_vm *v)
+{
+	return profiled(sv, v) || (v->joining && !v->s.vms[0].gone);
+}
+
+/*
+ * One step of the running profile, with the VMs that answer now: the
+ * chosen ones that had not answered yet join it, the others are drained.
+ */
+static void step(struct serve *sv)
+{
+	unsigned int i;
+
+	ping_if(sv, in_profile);
+	for (i = 0; i < sv->nr_vms; i++) {
+		if (!sv->vms[i]->ping)
+			continue;
+		if (sv->vms[i]->joining)
+			join(sv, sv->vms[i]);
+		else
+			drain(sv, sv->vms[i]);
+	}
+}
+
 void serve_profile_start(struct serve *sv)
 {
 	const struct serve_profile *p = &sv->cur;
-	unsigned int i, nr = 0, idx = 0;
+	unsigned int i, nr = 0;
 	struct serve_vm *v;
 
 	for (i = 0; i < sv->nr_vms; i++)
@@ -290,40 +335,20 @@ void serve_profile_start(struct serve *sv)
 		finish(sv, 500, "out of memory", NULL, 0);
 		return;
 	}
-	ping_if(sv, chosen_now);
+	sv->prof_nr_vms = 0;
 	for (i = 0; i < sv->nr_vms; i++) {
 		v           = sv->vms[i];
 		v->profiled = false;
-		if (!chosen(v, p))
-			continue;
-		if (!v->ping) {
+		v->joining  = chosen(v, p);
+	}
+	/* A VM that does not answer now joins at the step it does. */
+	step(sv);
+	for (i = 0; i < sv->nr_vms; i++) {
+		if (sv->vms[i]->joining)
 			fprintf(stderr,
-				"vpmu serve: VM '%s' does not answer: left out "
-				"of the profile\n",
-				v->s.vms[0].e.name);
-			continue;
-		}
-		if (!v->has_syms) {
-			v->has_syms = true;
-			if (symtab_load(&v->syms, v->s.vms[0].e.image))
-				fprintf(stderr,
-					"vpmu serve: VM '%s': no symbols from "
-					"%s: addresses only\n",
-					v->s.vms[0].e.name,
-					v->s.vms[0].e.image);
-		}
-		v->pprof_vm    = idx++;
-		v->procs.symfs = sv->o.symfs;
-		pprof_guest_free(&v->pg); /* spaces of an earlier profile */
-		fetch_tasks(v);
-		pprof_add_vm(sv->pb, v->pprof_vm, v->s.vms[0].e.name,
-			     v->s.vms[0].e.uuid, v->s.vms[0].e.image, &v->syms);
-		v->profiled = !start_sampling(sv, v, p);
-		if (!v->profiled)
-			fprintf(stderr,
-				"vpmu serve: VM '%s': cannot sample: left "
-				"out of the profile\n",
-				v->s.vms[0].e.name);
+				"vpmu serve: VM '%s' does not answer: it joins "
+				"the profile when it does\n",
+				sv->vms[i]->s.vms[0].e.name);
 	}
 	sv->prof_t0    = unix_ns();
 	sv->prof_mono0 = vpmu_monotonic_ns();
@@ -346,7 +371,7 @@ void serve_profile_stop(struct serve *sv, struct serve_vm *only)
 		serve_ping(sv);
 		if (only->ping)
 			drain(sv, only);
-		only->sampling = only->profiled = false;
+		only->sampling = only->profiled = only->joining = false;
 		return;
 	}
 	/* A VM silent now is put back to counting once it answers. */
@@ -356,7 +381,7 @@ void serve_profile_stop(struct serve *sv, struct serve_vm *only)
 			drain(sv, sv->vms[i]);
 			stop_sampling(sv->vms[i]);
 		}
-		sv->vms[i]->profiled = false;
+		sv->vms[i]->profiled = sv->vms[i]->joining = false;
 	}
 	ret = pprof_finish(sv->pb, sv->prof_t0,
 			   (int64_t)(vpmu_monotonic_ns() - sv->prof_mono0),
@@ -395,7 +420,6 @@ void serve_profile_tick(struct serve *sv)
 {
 	struct serve_profile *p;
 	bool abandoned;
-	unsigned int i;
 
 	if (!sv->pb)
 		count_again(sv);
@@ -419,11 +443,7 @@ void serve_profile_tick(struct serve *sv)
 				return;
 			continue; /* answered at once (404): the next */
 		}
-		ping_if(sv, profiled);
-		for (i = 0; i < sv->nr_vms; i++) {
-			if (sv->vms[i]->ping)
-				drain(sv, sv->vms[i]);
-		}
+		step(sv);
 		if (!abandoned && vpmu_monotonic_ns() < sv->prof_end)
 			return;
 		if (abandoned)

@@ -149,6 +149,7 @@ struct serve_vm {
 	uint64_t *pmis;            /* [vcpu]: PMIs injected, ever */
 	bool sampling;             /* the session samples for a profile */
 	bool profiled;             /* ... for the running one */
+	bool joining;              /* chosen for it, not answering yet */
 	int map[OPS_EVENTS_MAX];   /* sampling PMD k -> metric event, or -1 */
 	int tmap[OPS_EVENTS_MAX];  /* sampling PMD k -> pprof type, or -1 */
 	uint64_t *last_vals; /* [vcpu * OPS_COUNTERS]: per-sample deltas */
@@ -224,6 +225,7 @@ struct serve {
 	int inotify_fd, wake_fd;
 	atomic_bool stop;
 	struct pprof_builder *pb; /* the running profile, if any */
+	unsigned int prof_nr_vms; /* VMs that joined it */
 	/*
 	 * VMs detached while it runs: the builder keeps pointers to their
 	 * symbols until it is finished (serve_free_left()).

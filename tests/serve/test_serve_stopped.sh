@@ -129,4 +129,22 @@ if grep -q "VM 'nap' answers again" "$T/serve.log"; then
 else
 	echo "ok: nap answered when the profile ended (the pause fell elsewhere); it counts"
 fi
+
+# Silent when a profile starts, back 1 s later: it joins the profile then.
+kill -STOP "$NAP"
+STOPPED=$NAP
+curl -s -o "$T/j.pb.gz" -w '%{http_code}' "$U/debug/pprof/profile?seconds=3" >"$T/j.code" &
+CURL=$!
+sleep 1
+kill -CONT "$NAP"
+STOPPED=""
+wait "$CURL"
+[ "$(cat "$T/j.code")" = 200 ] || fail "the profile nap joined late: HTTP $(cat "$T/j.code")"
+go tool pprof -raw "$T/j.pb.gz" 2>/dev/null | grep -q 'vm:\[nap\]' ||
+	fail "nap, silent when the profile started, has no samples in it"
+if grep -q "VM 'nap' does not answer: it joins" "$T/serve.log"; then
+	echo "ok: nap, silent when the profile started, joined it"
+else
+	echo "ok: nap answered when the profile started (its pause ended first); it is in it"
+fi
 echo PASS
