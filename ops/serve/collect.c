@@ -388,8 +388,7 @@ static int ms_left(uint64_t end)
 	return end > now ? (int)((end - now + 999999) / 1000000) : 0;
 }
 
-/* The end of a round that begins now: half the interval, at most the
- * client timeout. */
+/* A round that begins now ends in half the interval, at most the timeout. */
 static uint64_t round_end(const struct serve *sv)
 {
 	uint64_t dl = sv->o.interval_ns / 2;
