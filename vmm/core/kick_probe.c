@@ -16,8 +16,12 @@
  * the guest; minus the user space between KVM_RUN's return and the next
  * call, the kernel's part. Time, not work done: a busy sibling hyperthread
  * slows the guest's work but not the clock. Medians of a few pairs of
- * phases, so one preemption of the probe does not decide. Hosts whose TSC
- * the kernel does not trust are not probed (the caller falls back).
+ * phases, so one preemption of the probe does not decide. Where a kick
+ * takes longer than the kicked phase's period (a nested PVM host was seen
+ * to take 120 us), the next kick comes before the guest runs again and
+ * the guest sees no gap at all: the period doubles until the guest runs
+ * between kicks. Hosts whose TSC the kernel does not trust are not probed
+ * (the caller falls back).
  */
 #include "vmm_core_priv.h"
 
@@ -31,21 +35,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROBE_SIGNAL    SIGUSR2
-#define PROBE_PAIRS     5
-#define PROBE_PHASE_NS  5000000ULL /* each phase: 5 ms */
-#define PROBE_PERIOD_NS 50000ULL   /* a kick per 50 us in the kicked one */
-#define PROBE_MEM       0x200000ULL
-#define PROBE_CODE_GPA  0x10000ULL
+#define PROBE_SIGNAL        SIGUSR2
+#define PROBE_PAIRS         5
+#define PROBE_PHASE_NS      5000000ULL /* each phase: 5 ms */
+#define PROBE_PERIOD_NS     50000ULL   /* a kick per 50 us in the kicked one, */
+#define PROBE_PERIOD_MAX_NS 1600000ULL /* or longer, up to this */
+#define PROBE_MEM           0x200000ULL
+#define PROBE_CODE_GPA      0x10000ULL
 
 /*
  * The guest: R8 the last TSC read; a gap above R10 cycles adds to RBX
- * (cycles) and RCX (gaps). Entered at its start for each phase.
+ * (cycles) and RCX (gaps); R11 counts the loop's turns. Entered at its
+ * start for each phase.
  */
 __asm__(".pushsection .rodata\n"
 	"kick_probe_guest:\n"
 	"rdtsc\n shl $32, %rdx\n or %rdx, %rax\n mov %rax, %r8\n"
-	"0: rdtsc\n shl $32, %rdx\n or %rdx, %rax\n"
+	"0: inc %r11\n rdtsc\n shl $32, %rdx\n or %rdx, %rax\n"
 	"mov %rax, %r9\n sub %r8, %r9\n mov %rax, %r8\n"
 	"cmp %r10, %r9\n jb 0b\n"
 	"add %r9, %rbx\n inc %rcx\n jmp 0b\n"
@@ -64,7 +70,7 @@ struct probe {
 };
 
 struct phase {
-	uint64_t wall_ns, gap_ns, kicks, user_ns;
+	uint64_t wall_ns, gap_ns, kicks, user_ns, turns;
 };
 
 static _Thread_local struct kvm_run *probe_run;
@@ -191,13 +197,15 @@ static int guest_restart(struct probe *p)
 	return ioctl(p->vcpu, KVM_SET_REGS, &regs) ? -errno : 0;
 }
 
-static int guest_gap_ns(struct probe *p, uint64_t *ns)
+/* What the guest measured: its gaps (ns) and its loop's turns. */
+static int guest_result(struct probe *p, struct phase *ph)
 {
 	struct kvm_regs regs;
 
 	if (ioctl(p->vcpu, KVM_GET_REGS, &regs))
 		return -errno;
-	*ns = regs.rbx * 1000000ULL / p->tsc_khz;
+	ph->gap_ns = regs.rbx * 1000000ULL / p->tsc_khz;
+	ph->turns  = regs.r11;
 	return 0;
 }
 
@@ -233,7 +241,7 @@ static int run_phase(struct probe *p, uint64_t period_ns, struct phase *ph)
 	}
 	arm(p, 0);
 	ph->wall_ns = t_ret - start;
-	return guest_gap_ns(p, &ph->gap_ns);
+	return guest_result(p, ph);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -243,8 +251,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Per kick: guest time lost (*lost) and user space (*user), ns. */
-static int probe_pair(struct probe *p, uint64_t *lost, uint64_t *user)
+/*
+ * Per kick: guest time lost (*lost) and user space (*user), ns. -ETIME
+ * when the kicked guest did not run between kicks: (period_ns) is shorter
+ * than a kick.
+ */
+static int probe_pair(struct probe *p, uint64_t period_ns, uint64_t *lost,
+		      uint64_t *user)
 {
 	struct phase free_run, kicked;
 	double background;
@@ -252,11 +265,13 @@ static int probe_pair(struct probe *p, uint64_t *lost, uint64_t *user)
 
 	ret = run_phase(p, 0, &free_run);
 	if (!ret)
-		ret = run_phase(p, PROBE_PERIOD_NS, &kicked);
+		ret = run_phase(p, period_ns, &kicked);
 	if (ret)
 		return ret;
 	if (!free_run.wall_ns || !kicked.kicks)
 		return -EAGAIN;
+	if (kicked.turns < kicked.kicks)
+		return -ETIME;
 	/* The host's own interruptions, at the free phase's rate. */
 	background = (double)free_run.gap_ns * (double)kicked.wall_ns /
 		     (double)free_run.wall_ns;
@@ -274,7 +289,7 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 			       .sigev_signo  = PROBE_SIGNAL};
 	struct sigaction sa = {.sa_handler = probe_kick};
 	struct probe p      = {.vm = -1, .vcpu = -1};
-	uint64_t lost[PROBE_PAIRS], user[PROBE_PAIRS];
+	uint64_t lost[PROBE_PAIRS], user[PROBE_PAIRS], period = PROBE_PERIOD_NS;
 	sigset_t unblock, old;
 	unsigned int i;
 	int ret;
@@ -302,8 +317,15 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	sigaddset(&unblock, PROBE_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &unblock, &old);
 	probe_run = p.run;
-	for (i = 0; i < PROBE_PAIRS && !ret; i++)
-		ret = probe_pair(&p, &lost[i], &user[i]);
+	for (i = 0; i < PROBE_PAIRS && !ret;) {
+		ret = probe_pair(&p, period, &lost[i], &user[i]);
+		if (ret == -ETIME && period < PROBE_PERIOD_MAX_NS) {
+			period *= 2;
+			ret = 0;
+		} else if (!ret) {
+			i++;
+		}
+	}
 	probe_run = NULL;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
