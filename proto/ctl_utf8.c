@@ -7,6 +7,7 @@
  */
 #include "ctl_proto.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,15 +53,38 @@ static int char_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/*
+ * Bytes of ASCII (s, n) starts with, 8 at a time: requests and replies
+ * are almost all ASCII, and every reply is checked before it is sent.
+ */
+static size_t ascii_run(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	uint64_t w;
+
+	while (n - i >= sizeof(w)) {
+		memcpy(&w, s + i, sizeof(w));
+		if (w & 0x8080808080808080ULL)
+			break;
+		i += sizeof(w);
+	}
+	while (i < n && s[i] < 0x80)
+		i++;
+	return i;
+}
+
 size_t vmm_ctl_utf8_check(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i               = 0;
 	int n;
 
-	while (i < len && (n = char_len(u + i, len - i)) > 0)
+	for (;;) {
+		i += ascii_run(u + i, len - i);
+		if (i == len || (n = char_len(u + i, len - i)) <= 0)
+			return i;
 		i += (size_t)n;
-	return i;
+	}
 }
 
 int vmm_ctl_utf8_prefix(const char *s, size_t max)

@@ -471,6 +471,34 @@ Test(vmm_ctl, non_utf8_requests_are_refused)
 }
 
 /*
+ * The check stops at the first byte that is not UTF-8 wherever it sits in
+ * a run of ASCII (the check takes ASCII a word at a time), and a valid
+ * character there is passed, as glibc's converter says.
+ */
+Test(vmm_ctl, utf8_check_finds_a_bad_byte_at_any_offset)
+{
+	static const char *const inserts[] = {
+		"\xc0\xaf",         "\xe2\x82\xac", "\xed\xa0\x80",
+		"\xf0\x9f\x98\x80", "\xff",         "\xe2\x82"};
+	char text[64];
+	size_t at, k, ins, len;
+
+	for (k = 0; k < sizeof(inserts) / sizeof(inserts[0]); k++) {
+		ins = strlen(inserts[k]);
+		for (at = 0; at <= 24; at++) {
+			memset(text, 'a', at);
+			memcpy(text + at, inserts[k], ins);
+			memset(text + at + ins, 'b', 20);
+			len = at + ins + 20;
+			cr_expect(eq(sz, vmm_ctl_utf8_check(text, len),
+				     is_utf8(text, len) ? len : at),
+				  "insert %zu at offset %zu", k, at);
+			cr_expect(eq(sz, vmm_ctl_utf8_check(text, at), at));
+		}
+	}
+}
+
+/*
  * Whatever text a reply carries (a message, an image path from the
  * command line), what goes on the wire is valid UTF-8: invalid bytes
  * become U+FFFD, a character cut at the end of a string is dropped.
