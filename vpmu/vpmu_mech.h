@@ -24,6 +24,8 @@ bool vpmu_pmd_add(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
 uint64_t vpmu_pmd_to_ovfl(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
 			  unsigned int i);
 void vpmu_pmd_seed(struct vpmu_pmd *pmd, uint32_t seed);
+/* Fill (d)->blank_set, which every new set of (d) starts as. */
+void vpmu_set_blank_init(struct vpmu_domain *d);
 uint32_t vpmu_prng_next(uint32_t *state);
 void vpmu_reset_pmds(struct vpmu_ctx *ctx, struct vpmu_set *s, uint64_t ovfl,
 		     bool is_long);

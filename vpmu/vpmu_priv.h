@@ -169,10 +169,11 @@ struct vpmu_domain {
 	struct vpmu_ctx **ctx; /* handle table, vpmu_nr_slots() slots */
 	uint32_t ctx_end;      /* one past the highest slot ever used */
 	uint32_t nr_ctx;
-	uint32_t gen;           /* handle generation */
-	uint64_t smpl_used[2];  /* sampling bytes charged: guest, host */
-	struct vpmu_cpu **cpus; /* VPMU_MAX_CPUS slots, lazily */
-	uint32_t cpus_end;      /* one past the highest slot created */
+	uint32_t gen;              /* handle generation */
+	uint64_t smpl_used[2];     /* sampling bytes charged: guest, host */
+	struct vpmu_cpu **cpus;    /* VPMU_MAX_CPUS slots, lazily */
+	uint32_t cpus_end;         /* one past the highest slot created */
+	struct vpmu_set blank_set; /* what a new set starts as */
 };
 
 /*

@@ -10,14 +10,17 @@
 
 #include "vpmu_mech.h"
 
-/* Loaded contexts of (ctx)'s owner on the same vCPU/thread as it. */
+/*
+ * Loaded contexts of (ctx)'s owner on the same vCPU/thread as it. Slots
+ * past ctx_end were never used: a session's LOAD need not look at them.
+ */
 static unsigned int nr_taken(struct vpmu_domain *d, const struct vpmu_ctx *ctx,
 			     uint32_t load_pid)
 {
 	unsigned int n = 0;
 	uint32_t i;
 
-	for (i = 0; i < vpmu_nr_slots(d); i++) {
+	for (i = 0; i < d->ctx_end; i++) {
 		const struct vpmu_ctx *o = d->ctx[i];
 
 		if (!o || o == ctx || o->state != VPMU_CTX_LOADED ||
@@ -381,7 +384,7 @@ int vpmu_thread_blocked(struct vpmu_domain *d, const struct vpmu_caller *who,
 	if (!who || who->owner != VPMU_OWNER_GUEST)
 		return -EINVAL;
 	pthread_mutex_lock(&d->lock);
-	for (i = 0; i < vpmu_nr_slots(d) && !blocked; i++) {
+	for (i = 0; i < d->ctx_end && !blocked; i++) {
 		if (is_thread_of(d->ctx[i], tid, who->cpu))
 			blocked = d->ctx[i]->is_blocked;
 	}

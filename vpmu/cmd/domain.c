@@ -71,6 +71,7 @@ int vpmu_domain_create(const struct vpmu_domain_config *cfg,
 	d->width_mask = cfg->limits.counter_width == 64
 				? ~0ULL
 				: VPMU_BIT(cfg->limits.counter_width) - 1;
+	vpmu_set_blank_init(d);
 	d->sys_gid    = PFM_GROUP_ANY;
 	d->thread_gid = PFM_GROUP_ANY;
 	d->ctx        = calloc(vpmu_nr_slots(d), sizeof(*d->ctx));

@@ -6,11 +6,17 @@
  */
 #include "vpmu_mech.h"
 
+#include <string.h>
+
+static bool is_counter(const struct vpmu_domain *d, unsigned int i)
+{
+	return i < d->pmu->nr_counters &&
+	       d->pmu->pmds[i].kind == VPMU_REG_COUNTER;
+}
+
 bool vpmu_is_counter(const struct vpmu_ctx *ctx, unsigned int i)
 {
-	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
-
-	return i < pmu->nr_counters && pmu->pmds[i].kind == VPMU_REG_COUNTER;
+	return is_counter(ctx->dom, i);
 }
 
 static bool no_emul64(const struct vpmu_set *s, unsigned int i)
@@ -32,18 +38,23 @@ uint64_t vpmu_pmd_value(const struct vpmu_ctx *ctx, const struct vpmu_set *s,
 }
 
 /* Split (v) into the software and hardware parts (3.1.3 "Write"). */
-void vpmu_pmd_set(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
-		  uint64_t v)
+static void split(const struct vpmu_domain *d, struct vpmu_set *s,
+		  unsigned int i, uint64_t v)
 {
 	struct vpmu_pmd *pmd = &s->pmd[i];
-	uint64_t mask        = ctx->dom->width_mask;
 
-	if (!vpmu_is_counter(ctx, i)) {
+	if (!is_counter(d, i)) {
 		pmd->sw = v;
 		return;
 	}
-	pmd->hw = v & mask;
-	pmd->sw = no_emul64(s, i) ? 0 : v & ~mask;
+	pmd->hw = v & d->width_mask;
+	pmd->sw = no_emul64(s, i) ? 0 : v & ~d->width_mask;
+}
+
+void vpmu_pmd_set(struct vpmu_ctx *ctx, struct vpmu_set *s, unsigned int i,
+		  uint64_t v)
+{
+	split(ctx->dom, s, i, v);
 }
 
 /*
@@ -108,6 +119,25 @@ uint32_t vpmu_prng_next(uint32_t *state)
 		lo -= 0x7fffffff;
 	*state = lo;
 	return lo;
+}
+
+/*
+ * The do-nothing defaults of a new set (3.1.1, 3.1.2, 3.1.3), made once
+ * per domain: a set is made for every context and every set a session
+ * asks for, and copying 64 registers' defaults is cheaper than working
+ * them out again each time.
+ */
+void vpmu_set_blank_init(struct vpmu_domain *d)
+{
+	struct vpmu_set *s = &d->blank_set;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < VPMU_NR_REGS; i++) {
+		s->pmc[i].value = d->pmu->pmcs[i].def_value;
+		split(d, s, i, d->pmu->pmds[i].def_value);
+		vpmu_pmd_seed(&s->pmd[i], 0);
+	}
 }
 
 /* Any 32-bit seed is valid (3.1.3): reduce it into 1 .. 2^31 - 2. */

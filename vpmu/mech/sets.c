@@ -28,20 +28,6 @@ struct vpmu_set *vpmu_set_find(const struct vpmu_ctx *ctx, uint16_t id)
 	return NULL;
 }
 
-/* A new set holds the do-nothing defaults (3.1.1, 3.1.2, 3.1.3). */
-static void set_init(struct vpmu_ctx *ctx, struct vpmu_set *s, uint16_t id)
-{
-	const struct vpmu_pmu_desc *pmu = ctx->dom->pmu;
-	unsigned int i;
-
-	s->id = id;
-	for (i = 0; i < VPMU_NR_REGS; i++) {
-		s->pmc[i].value = pmu->pmcs[i].def_value;
-		vpmu_pmd_set(ctx, s, i, pmu->pmds[i].def_value);
-		vpmu_pmd_seed(&s->pmd[i], 0);
-	}
-}
-
 /* Create set (id) in order; -ENOMEM past the per-context set limit. */
 int vpmu_set_add(struct vpmu_ctx *ctx, uint16_t id, struct vpmu_set **out)
 {
@@ -54,10 +40,11 @@ int vpmu_set_add(struct vpmu_ctx *ctx, uint16_t id, struct vpmu_set **out)
 	if (!arr)
 		return -ENOMEM;
 	ctx->sets = arr;
-	s         = calloc(1, sizeof(*s));
+	s         = malloc(sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	set_init(ctx, s, id);
+	*s    = ctx->dom->blank_set; /* 3.1.1-3.1.3: the defaults */
+	s->id = id;
 	for (pos = 0; pos < ctx->nr_sets && arr[pos]->id < id; pos++)
 		;
 	memmove(&arr[pos + 1], &arr[pos], (ctx->nr_sets - pos) * sizeof(*arr));
