@@ -56,15 +56,17 @@ static const struct vmm_msr_ops arch_msr_ops = {
 	.write = msr_write,
 };
 
-/* "auto": the vendor of the CPUID the guest gets (leaf 0). */
-static const struct vpmu_arch_ops *resolve(const char *model,
-					   const struct kvm_cpuid2 *c)
+static bool is_intel_model(const struct vpmu_arch_ops *ops)
+{
+	return !strncmp(vpmu_arch_name(ops), "intel", 5);
+}
+
+/* The model that matches the host's CPUID vendor (leaf 0), or NULL. */
+static const struct vpmu_arch_ops *host_model(const struct kvm_cpuid2 *c)
 {
 	unsigned int i;
 	char vendor[12];
 
-	if (strcmp(model, "auto"))
-		return vpmu_arch_find(model);
 	for (i = 0; i < c->nent; i++) {
 		if (c->entries[i].function != 0)
 			continue;
@@ -74,6 +76,15 @@ static const struct vpmu_arch_ops *resolve(const char *model,
 		return vpmu_arch_auto(vendor);
 	}
 	return NULL;
+}
+
+/* "auto": the vendor of the CPUID the guest gets (leaf 0). */
+static const struct vpmu_arch_ops *resolve(const char *model,
+					   const struct kvm_cpuid2 *c)
+{
+	if (strcmp(model, "auto"))
+		return vpmu_arch_find(model);
+	return host_model(c);
 }
 
 static int claim_ranges(struct vmm_vm *vm, struct vmm_arch *a)
@@ -94,7 +105,7 @@ static int claim_ranges(struct vmm_vm *vm, struct vmm_arch *a)
 int vmm_pv_arch_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 {
 	struct vmm_pv *pv = vmm_pv(vm);
-	const struct vpmu_arch_ops *ops;
+	const struct vpmu_arch_ops *ops, *host;
 	struct kvm_cpuid2 *cpuid;
 	struct vmm_arch *a;
 	unsigned int i;
@@ -112,7 +123,10 @@ int vmm_pv_arch_init(struct vmm_vm *vm, const struct vmm_config *cfg)
 		goto out_free;
 	a->ops      = ops;
 	a->nr_vcpus = vm->nr_vcpus;
-	pv->arch    = a;
+	host        = host_model(cpuid);
+	a->amd_on_other_host =
+		!is_intel_model(ops) && (!host || is_intel_model(host));
+	pv->arch = a;
 	for (i = 0; !ret && i < vm->nr_vcpus; i++) {
 		a->vcpu[i].lvtpc = VMM_LVT_MASKED;
 		ret              = vpmu_arch_create(pv->domain,
@@ -147,16 +161,32 @@ void vmm_pv_arch_destroy(struct vmm_vm *vm)
  * Linux picks its PMU driver by the CPU vendor (leaf 0), so a Linux guest
  * sees the vendor of its model: GenuineIntel for intel-v2, AuthenticAMD
  * for amd-*. Freestanding guests keep the host's (they probe the model).
+ *
+ * Linux on an AMD CPU without XSAVEERPTR (0x80000008 EBX bit 2: FXSAVE
+ * always saves the x87 error pointers) works around the K7/K8 erratum
+ * with fnclex, emms and fild in ring 0 before every FPU restore. An AMD
+ * model on another vendor's host runs on that host's FXSAVE, which saves
+ * them: the guest is told so. (PVM emulates guest ring 0 and cannot
+ * emulate x87 instructions: the workaround stopped the guest with a KVM
+ * internal error.)
  */
+#define CPUID_XSAVEERPTR (1U << 2)
+
 static void model_vendor(const struct vmm_vcpu *vcpu, const struct vmm_arch *a,
 			 struct kvm_cpuid_entry2 *e)
 {
 	static const char intel[12] = "GenuineIntel", amd[12] = "AuthenticAMD";
 	const char *v;
 
-	if (e->function != 0 || !a || vcpu->vm->image_kind == VMM_IMAGE_ELF)
+	if (!a || vcpu->vm->image_kind == VMM_IMAGE_ELF)
 		return;
-	v = strncmp(vpmu_arch_name(a->ops), "intel", 5) ? amd : intel;
+	if (e->function == 0x80000008 && a->amd_on_other_host) {
+		e->ebx |= CPUID_XSAVEERPTR;
+		return;
+	}
+	if (e->function != 0)
+		return;
+	v = is_intel_model(a->ops) ? intel : amd;
 	memcpy(&e->ebx, v, 4);
 	memcpy(&e->edx, v + 4, 4);
 	memcpy(&e->ecx, v + 8, 4);

@@ -43,6 +43,7 @@ struct vmm_arch_vcpu {
 struct vmm_arch {
 	const struct vpmu_arch_ops *ops;
 	unsigned int nr_vcpus;
+	bool amd_on_other_host; /* an AMD model, an Intel (or unknown) host */
 	struct vmm_arch_vcpu vcpu[];
 };
 
