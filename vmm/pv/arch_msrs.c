@@ -172,8 +172,9 @@ void vmm_pv_arch_destroy(struct vmm_vm *vm)
  */
 #define CPUID_XSAVEERPTR (1U << 2)
 
-static void model_vendor(const struct vmm_vcpu *vcpu, const struct vmm_arch *a,
-			 struct kvm_cpuid_entry2 *e)
+static void model_cpu_identity(const struct vmm_vcpu *vcpu,
+			       const struct vmm_arch *a,
+			       struct kvm_cpuid_entry2 *e)
 {
 	static const char intel[12] = "GenuineIntel", amd[12] = "AuthenticAMD";
 	const char *v;
@@ -197,7 +198,7 @@ void vmm_pv_arch_cpuid(struct vmm_vcpu *vcpu, struct kvm_cpuid_entry2 *e)
 	struct vmm_arch *a       = vmm_pv(vcpu->vm)->arch;
 	struct vpmu_arch_cpuid r = {e->eax, e->ebx, e->ecx, e->edx};
 
-	model_vendor(vcpu, a, e);
+	model_cpu_identity(vcpu, a, e);
 	r = (struct vpmu_arch_cpuid){e->eax, e->ebx, e->ecx, e->edx};
 	if (a && a->vcpu[vcpu->index].pmu)
 		vpmu_arch_cpuid(a->vcpu[vcpu->index].pmu, e->function, &r);
