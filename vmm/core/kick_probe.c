@@ -8,20 +8,25 @@
  * and the re-entry, and the guest's slower first steps afterwards) is
  * invisible from user space and differs widely between hosts (hardware
  * VT-x, PVM, nested). So it is measured once, on a bare vCPU: a guest in
- * 64-bit ring 3 reads its TSC in a loop and sums the gaps between two
- * reads longer than a microsecond (the time it did not run), alternately
+ * 64-bit ring 3 counts the turns of a loop that reads its TSC, alternately
  * left alone and kicked by a one-shot timer re-armed after every kick, as
- * a kick-driven sampler does. The kicked phase's gaps beyond the free
- * phase's (the host's own interrupts), per kick, are what a kick took from
- * the guest; minus the user space between KVM_RUN's return and the next
- * call, the kernel's part. Time, not work done: a busy sibling hyperthread
- * slows the guest's work but not the clock. Medians of a few pairs of
- * phases, so one preemption of the probe does not decide. Where a kick
- * takes longer than the kicked phase's period (a nested PVM host was seen
- * to take 120 us), the next kick comes before the guest runs again and
- * the guest sees no gap at all: the period doubles until the guest runs
- * between kicks. Hosts whose TSC the kernel does not trust are not probed
- * (the caller falls back).
+ * a kick-driven sampler does. The turns the kicked phase did not make, at
+ * the free phase's pace (which has the host's own interrupts in it), are
+ * the guest time a kick took: work, not only the time the guest stood
+ * still, because after a re-entry the guest runs slower for a while (its
+ * TLB and caches refilled), and on a nested PVM host that was seen to be
+ * 5 of 122 us. The guest also sums the gaps between two TSC reads longer
+ * than a microsecond (the time it did not run), printed beside. Minus the
+ * user space between KVM_RUN's return and the next call, the kernel's
+ * part. The mean of the middle five of nine pairs of phases, so one
+ * preemption of the probe (or a busy sibling hyperthread, which slows the
+ * guest's work) does not decide, and the figure varies less than one
+ * pair's. A kick that comes before the guest ran again after the last
+ * one costs less (KVM_RUN returns without entering): the kicked phase's
+ * period starts short and doubles until the guest runs between kicks
+ * for at least as long as a kick takes, as it does under any sampling
+ * budget up to 50 %. Hosts whose TSC the kernel does not trust are not
+ * probed (the caller falls back).
  */
 #include "vmm_core_priv.h"
 
@@ -36,10 +41,11 @@
 #include <unistd.h>
 
 #define PROBE_SIGNAL        SIGUSR2
-#define PROBE_PAIRS         5
+#define PROBE_PAIRS         9
+#define PROBE_KEPT          5
 #define PROBE_PHASE_NS      5000000ULL /* each phase: 5 ms */
 #define PROBE_PERIOD_NS     50000ULL   /* a kick per 50 us in the kicked one, */
-#define PROBE_PERIOD_MAX_NS 1600000ULL /* or longer, up to this */
+#define PROBE_PERIOD_MAX_NS 3200000ULL /* or longer, up to this */
 #define PROBE_MEM           0x200000ULL
 #define PROBE_CODE_GPA      0x10000ULL
 
@@ -210,10 +216,11 @@ static int guest_result(struct probe *p, struct phase *ph)
 }
 
 /*
- * One phase of PROBE_PHASE_NS: kicked every (period_ns) of wall time,
- * or (0) left alone until its end.
+ * One phase of (length_ns): kicked every (period_ns) of wall time, or (0)
+ * left alone until its end.
  */
-static int run_phase(struct probe *p, uint64_t period_ns, struct phase *ph)
+static int run_phase(struct probe *p, uint64_t length_ns, uint64_t period_ns,
+		     struct phase *ph)
 {
 	uint64_t start, end, t_call, t_ret = 0;
 	int ret;
@@ -223,8 +230,8 @@ static int run_phase(struct probe *p, uint64_t period_ns, struct phase *ph)
 	if (ret)
 		return ret;
 	start = vpmu_monotonic_ns();
-	end   = start + PROBE_PHASE_NS;
-	arm(p, period_ns ? period_ns : PROBE_PHASE_NS);
+	end   = start + length_ns;
+	arm(p, period_ns ? period_ns : length_ns);
 	for (;;) {
 		t_call = vpmu_monotonic_ns();
 		if (t_ret)
@@ -251,33 +258,56 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The mean of the middle PROBE_KEPT of PROBE_PAIRS figures. */
+static uint64_t middle_mean(uint64_t *v)
+{
+	unsigned int i, first = (PROBE_PAIRS - PROBE_KEPT) / 2;
+	uint64_t sum = 0;
+
+	qsort(v, PROBE_PAIRS, sizeof(v[0]), cmp_u64);
+	for (i = first; i < first + PROBE_KEPT; i++)
+		sum += v[i];
+	return sum / PROBE_KEPT;
+}
+
 /*
- * Per kick: guest time lost (*lost) and user space (*user), ns. -ETIME
- * when the kicked guest did not run between kicks: (period_ns) is shorter
- * than a kick.
+ * Per kick: guest work lost (*lost, in ns at the free pace), guest time
+ * stood still (*gap) and user space (*user), ns. -ETIME when the guest
+ * did not run between kicks for as long as a kick took: (period_ns) is
+ * too short to measure a kick that interrupts a running guest.
  */
 static int probe_pair(struct probe *p, uint64_t period_ns, uint64_t *lost,
-		      uint64_t *user)
+		      uint64_t *gap, uint64_t *user)
 {
+	/* Enough kicks to average however long the period has to be. */
+	uint64_t length_ns = 16 * period_ns > PROBE_PHASE_NS ? 16 * period_ns
+							     : PROBE_PHASE_NS;
 	struct phase free_run, kicked;
-	double background;
+	double background, pace, lost_ns;
 	int ret;
 
-	ret = run_phase(p, 0, &free_run);
+	ret = run_phase(p, length_ns, 0, &free_run);
 	if (!ret)
-		ret = run_phase(p, period_ns, &kicked);
+		ret = run_phase(p, length_ns, period_ns, &kicked);
 	if (ret)
 		return ret;
-	if (!free_run.wall_ns || !kicked.kicks)
+	if (!free_run.wall_ns || !free_run.turns || !kicked.kicks)
 		return -EAGAIN;
-	if (kicked.turns < kicked.kicks)
+	/* Turns per ns left alone; what the kicked phase's turns took. */
+	pace    = (double)free_run.turns / (double)free_run.wall_ns;
+	lost_ns = (double)kicked.wall_ns - (double)kicked.turns / pace;
+	if (lost_ns < 0)
+		lost_ns = 0;
+	lost_ns /= (double)kicked.kicks;
+	if (kicked.turns < kicked.kicks || 2 * lost_ns > (double)period_ns)
 		return -ETIME;
+	*lost = (uint64_t)lost_ns;
 	/* The host's own interruptions, at the free phase's rate. */
 	background = (double)free_run.gap_ns * (double)kicked.wall_ns /
 		     (double)free_run.wall_ns;
-	*lost = (double)kicked.gap_ns > background
+	*gap  = (double)kicked.gap_ns > background
 			? (uint64_t)(((double)kicked.gap_ns - background) /
-				     (double)kicked.kicks)
+                                    (double)kicked.kicks)
 			: 0;
 	*user = kicked.user_ns / kicked.kicks;
 	return 0;
@@ -289,7 +319,8 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 			       .sigev_signo  = PROBE_SIGNAL};
 	struct sigaction sa = {.sa_handler = probe_kick};
 	struct probe p      = {.vm = -1, .vcpu = -1};
-	uint64_t lost[PROBE_PAIRS], user[PROBE_PAIRS], period = PROBE_PERIOD_NS;
+	uint64_t lost[PROBE_PAIRS], gap[PROBE_PAIRS], user[PROBE_PAIRS];
+	uint64_t period = PROBE_PERIOD_NS;
 	sigset_t unblock, old;
 	unsigned int i;
 	int ret;
@@ -318,7 +349,7 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	pthread_sigmask(SIG_UNBLOCK, &unblock, &old);
 	probe_run = p.run;
 	for (i = 0; i < PROBE_PAIRS && !ret;) {
-		ret = probe_pair(&p, period, &lost[i], &user[i]);
+		ret = probe_pair(&p, period, &lost[i], &gap[i], &user[i]);
 		if (ret == -ETIME && period < PROBE_PERIOD_MAX_NS) {
 			period *= 2;
 			ret = 0;
@@ -330,10 +361,9 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		goto out;
-	qsort(lost, PROBE_PAIRS, sizeof(lost[0]), cmp_u64);
-	qsort(user, PROBE_PAIRS, sizeof(user[0]), cmp_u64);
-	cost->lost_ns   = lost[PROBE_PAIRS / 2];
-	cost->user_ns   = user[PROBE_PAIRS / 2];
+	cost->lost_ns   = middle_mean(lost);
+	cost->gap_ns    = middle_mean(gap);
+	cost->user_ns   = middle_mean(user);
 	cost->kernel_ns = cost->lost_ns > cost->user_ns
 				  ? cost->lost_ns - cost->user_ns
 				  : 0;

@@ -187,17 +187,19 @@ struct vmm_host {
 /*
  * What one kick (a timer signal ending KVM_RUN, then the next KVM_RUN)
  * costs a guest on this host, measured on a bare vCPU (kick_probe.c):
- * the guest time it took, the user space between KVM_RUN's return and the
+ * the guest's work it took (as time at the guest's own pace), the time
+ * the guest stood still, the user space between KVM_RUN's return and the
  * next call, and the rest, the kernel's part no VMM can time itself.
  */
 struct vmm_kick_cost {
-	uint64_t lost_ns;   /* guest time one kick took (median) */
-	uint64_t user_ns;   /* of which user space (median) */
+	uint64_t lost_ns;   /* guest work one kick took, ns */
+	uint64_t gap_ns;    /* of which the guest stood still */
+	uint64_t user_ns;   /* of which user space */
 	uint64_t kernel_ns; /* lost_ns - user_ns: signal, exit, re-entry */
 };
 
 /*
- * Measure it (about 50 ms; before the seccomp sandbox: it creates a VM
+ * Measure it (about 100 ms; before the seccomp sandbox: it creates a VM
  * on (kvm_fd)). Uses SIGUSR2 on the calling thread. -errno if the probe
  * could not run or measured nothing.
  */

@@ -288,6 +288,7 @@ int vmm_pv_vcpu_start(struct vmm_vcpu *vcpu)
 	if (vcpu->index == 0 && vmm_vm_host(vm)->tsc_stable &&
 	    !vmm_kick_probe(vm->kvm_fd, &cost)) {
 		vm->kick_cost.lost_ns = cost.lost_ns;
+		vm->kick_cost.gap_ns  = cost.gap_ns;
 		vm->kick_cost.user_ns = cost.user_ns;
 		__atomic_store_n(&vm->kick_cost.kernel_ns, cost.kernel_ns,
 				 __ATOMIC_RELEASE);
