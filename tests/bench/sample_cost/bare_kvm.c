@@ -13,7 +13,10 @@
  *       EINTR and the loop re-enters. That is signal + exit + re-entry +
  *       re-arm: the least any kick-driven sampler pays per sample. Prints
  *       "floor: rate R off M0 on M1 kicks K seconds S" (M: median round
- *       cycles; K kicks in S seconds kicked), then "floor-path: rate R
+ *       cycles; K kicks in S seconds kicked; where the kicks leave the
+ *       guest too little time to end rounds, M1 is the kicked time over
+ *       the rounds' worth of work done, parts counted from the guest's
+ *       RCX), then "floor-path: rate R
  *       ..." with the kick path stamped as `vpmu run --stats` stamps
  *       vpmu's (TSC: handler -> KVM_RUN returned, timer_settime), kicks
  *       taken before KVM_RUN and involuntary switches per kick.
@@ -193,6 +196,7 @@ struct phase {
 	unsigned int n;
 	uint64_t kicks, ns;
 	uint64_t exit, arm, outside, nivcsw;
+	double work; /* rounds of work done, counting the parts of rounds */
 };
 
 static timer_t timer;
@@ -211,6 +215,16 @@ static void arm(uint64_t period_ns, struct phase *p)
 	p->arm += __rdtsc() - t;
 }
 
+/* Iterations left in the guest's round (RCX; 0 between two rounds). */
+static uint64_t iterations_left(int vcpu)
+{
+	struct kvm_regs regs;
+
+	if (ioctl(vcpu, KVM_GET_REGS, &regs))
+		fail("KVM_GET_REGS");
+	return regs.rcx;
+}
+
 static uint64_t nivcsw(void)
 {
 	struct rusage ru;
@@ -226,8 +240,9 @@ static uint64_t nivcsw(void)
 static void phase(int vcpu, double secs, uint64_t period_ns, struct phase *p)
 {
 	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(secs * 1e9), lo = 0;
-	uint64_t sw = nivcsw(), tsc_run, tsc_ret;
-	bool first  = true;
+	uint64_t sw = nivcsw(), tsc_run, tsc_ret, ends = 0;
+	uint64_t left = iterations_left(vcpu);
+	bool first    = true;
 	uint8_t *io;
 
 	arm(period_ns, p);
@@ -256,6 +271,7 @@ static void phase(int vcpu, double secs, uint64_t period_ns, struct phase *p)
 			memcpy(&lo, io, 4);
 			continue;
 		}
+		ends++;
 		if (!first && p->n < ROUNDS) {
 			uint32_t hi;
 
@@ -267,6 +283,9 @@ static void phase(int vcpu, double secs, uint64_t period_ns, struct phase *p)
 	if (period_ns) /* disarm: a zero it_value stops it */
 		timer_settime(timer, 0, &(struct itimerspec){0}, NULL);
 	p->ns += now_ns() - t0;
+	/* Whole rounds ended, plus the part of the last minus the first's. */
+	p->work += (double)ends +
+		   ((double)left - (double)iterations_left(vcpu)) / WORK_ITERS;
 	p->nivcsw += nivcsw() - sw;
 }
 
@@ -274,6 +293,25 @@ static uint64_t median(struct phase *p)
 {
 	qsort(p->c, p->n, sizeof(p->c[0]), cmp_u64);
 	return p->n ? p->c[p->n / 2] : 0;
+}
+
+/*
+ * A kicked phase's round in cycles: the median of its rounds or, where a
+ * rate leaves the guest too little time to end FEW_ROUNDS of them, the
+ * phase's time over the work it did (parts of rounds counted): what the
+ * floor cannot sustain still gets a cost per kick.
+ */
+#define FEW_ROUNDS 8
+static uint64_t kicked_round(struct phase *p, int khz, bool *from_work)
+{
+	double cycles = (double)p->ns * khz / 1e6, work = p->work;
+
+	*from_work = p->n < FEW_ROUNDS;
+	if (!*from_work)
+		return median(p);
+	if (work < 1e-6) /* no progress at all: the whole time was lost */
+		work = 1e-6;
+	return (uint64_t)(cycles / work);
 }
 
 static int floor_main(int argc, char **argv)
@@ -287,6 +325,8 @@ static int floor_main(int argc, char **argv)
 	int vcpu    = vm_setup(64ULL << 20);
 	int khz     = ioctl(vcpu, KVM_GET_TSC_KHZ, 0);
 	unsigned long rate;
+	uint64_t on_round;
+	bool from_work;
 	double us;
 
 	sigaction(SIGUSR1, &sa, NULL);
@@ -300,12 +340,14 @@ static int floor_main(int argc, char **argv)
 			phase(vcpu, secs, 0, &off);
 			phase(vcpu, secs, rate ? 1000000000ULL / rate : 0, &on);
 		}
+		on_round = kicked_round(&on, khz, &from_work);
 		printf("floor: rate %lu off %llu on %llu kicks %llu seconds "
-		       "%.3f rounds %u/%u\n",
+		       "%.3f rounds %u/%u work %.3f%s\n",
 		       rate, (unsigned long long)median(&off),
-		       (unsigned long long)median(&on),
+		       (unsigned long long)on_round,
 		       (unsigned long long)on.kicks, (double)on.ns / 1e9, off.n,
-		       on.n);
+		       on.n, on.work,
+		       from_work ? " (on: kicked time over work done)" : "");
 		/* The same stamps as vpmu run --stats, means per kick. */
 		us = khz > 0 && on.kicks ? 1e3 / khz / (double)on.kicks : 0;
 		printf("floor-path: rate %lu exit %.2f timer_settime %.2f us "

@@ -69,6 +69,8 @@ static struct side fl[MAX_RATE], vp[MAX_RATE], pf[MAX_RATE];
  * threads they compete with the guest.
  */
 static char fl_path[MAX_RATE][256];
+/* The floor's kicked rounds too long to time: "on" is from its work. */
+static bool fl_from_work[MAX_RATE];
 static double vp_client_us[MAX_RATE], vp_ctl_us[MAX_RATE], vp_nivcsw[MAX_RATE];
 /* The record client's CPU inside the sampling window only, per sample. */
 static double vp_window_us[MAX_RATE];
@@ -146,9 +148,11 @@ static int run_floor(void)
 			   &r, &off, &on, &kicks, &s) != 5)
 			continue;
 		for (i = 0; i < nr_rates; i++) {
-			if (rates[i] == r)
-				fl[i] = (struct side){off, on, (double)kicks, s,
-						      true};
+			if (rates[i] != r)
+				continue;
+			fl[i] = (struct side){off, on, (double)kicks, s, true};
+			fl_from_work[i] = strstr(line, "(on: kicked time over "
+						       "work done)") != NULL;
 		}
 	}
 	st = p ? pclose(p) : -1;
@@ -694,7 +698,12 @@ int main(int argc, char **argv)
 		double flr = cost_us(&fl[i]), vpu = cost_us(&vp[i]);
 		char ratio[16] = "   n/a";
 
-		if (flr > 0 && vpu > 0)
+		/*
+		 * Where the floor's kicks left its guest almost no time, they
+		 * mostly came before it ran again and cost less than a kick
+		 * of a running guest: no ratio (the line below says why).
+		 */
+		if (flr > 0 && vpu > 0 && !fl_from_work[i])
 			snprintf(ratio, sizeof(ratio), "%6.2f", vpu / flr);
 		printf("  %7lu | %9.2f %9.0f | %9.2f %9.0f %s | %9.2f "
 		       "%9.0f\n",
@@ -711,26 +720,46 @@ int main(int argc, char **argv)
 	 * cost plus the run between kicks).
 	 */
 	for (i = 0; i < nr_rates; i++) {
-		double got = fl[i].secs ? fl[i].events / fl[i].secs : 0;
+		double got    = fl[i].secs ? fl[i].events / fl[i].secs : 0;
+		char why[160] = "";
 
 		if (got >= 0.9 * (double)rates[i])
 			continue;
+		if (fl_from_work[i])
+			snprintf(why, sizeof(why),
+				 " (its guest ended too few rounds to time: "
+				 "it did %.1f %% of its free pace's work, so "
+				 "most kicks came before it ran again: no "
+				 "ratio)",
+				 fl[i].on ? 100.0 * (double)fl[i].off /
+						    (double)fl[i].on
+					  : 0.0);
 		printf("  floor at %lu Hz: kicked %.0f times per s (%.0f %% of "
 		       "the rate): one kick cost the guest %.2f us there, so "
 		       "a kick-driven sampler on this host reaches at most "
-		       "~%.0f kicks per s%s\n",
+		       "~%.0f kicks per s%s%s\n",
 		       rates[i], got, 100.0 * got / (double)rates[i],
 		       cost_us(&fl[i]),
 		       cost_us(&fl[i]) > 0 ? 1e6 / cost_us(&fl[i]) : 0.0,
-		       cost_us(&fl[i]) > 0 ? "" : " (no cost measured: n/a)");
+		       cost_us(&fl[i]) > 0 ? "" : " (no cost measured: n/a)",
+		       why);
 	}
-	for (i = 0; i < nr_rates; i++)
-		printf("  slowdown at %lu Hz: floor x%.3f  vpmu x%.3f  perf "
+	for (i = 0; i < nr_rates; i++) {
+		double floor_x =
+			fl[i].off ? (double)fl[i].on / (double)fl[i].off : 0;
+		char floor_s[48];
+
+		if (floor_x > 1000)
+			snprintf(floor_s, sizeof(floor_s),
+				 "above x1000 (no work done)");
+		else
+			snprintf(floor_s, sizeof(floor_s), "x%.3f", floor_x);
+		printf("  slowdown at %lu Hz: floor %s  vpmu x%.3f  perf "
 		       "x%.3f\n",
-		       rates[i],
-		       fl[i].off ? (double)fl[i].on / (double)fl[i].off : 0,
+		       rates[i], floor_s,
 		       vp[i].off ? (double)vp[i].on / (double)vp[i].off : 0,
 		       pf[i].off ? (double)pf[i].on / (double)pf[i].off : 0);
+	}
 	printf("  goal: vpmu us <= 1.1 x floor us at every rate\n");
 	print_budgets();
 	run_rss();
