@@ -26,22 +26,46 @@
 #define NS_PER_S  1000000000ULL
 #define SCALE_MAX (VPMU_THR_SCALE_ONE * 1024U) /* period x 1024 at most */
 
-uint64_t vpmu_throttle_next(uint64_t cost_ns, uint64_t wall_ns, uint64_t cur,
+/*
+ * A sample (or a switch) costs C whatever its spacing, K of it inside
+ * the run time, so the share of time it takes, C / (S + C) with S the
+ * guest's time between two, reaches a target T at S = C (1 - T) / T, a
+ * run time of S + K between two: over a window, cur x (cost (1 - T) + in
+ * T) / (T run). One step lands on it, from above or from below. T is 99 %
+ * of the budget, which stays a maximum through a window's noise. (A step
+ * proportional to cost / budget alone under-corrects, more so at high
+ * budgets; one that forgets that the run time holds the kick's kernel
+ * part over-corrects when lowering; and a controller that only corrects
+ * upwards ratchets below the budget with every noisy window: a 50 %
+ * budget settled at 48.5-49 % as the VMM counts.) Within 97-100 % of the
+ * budget it holds; downwards it at most halves per step.
+ */
+uint64_t vpmu_throttle_next(const struct vpmu_thr_window *w, uint64_t cur,
 			    uint64_t floor, unsigned int max_pct)
 {
-	unsigned __int128 use, budget, next;
+	uint64_t in   = w->in_run_ns < w->run_ns ? w->in_run_ns : w->run_ns;
+	uint64_t wall = w->run_ns + w->cost_ns - in;
+	unsigned __int128 use, budget, next, num, den;
+	unsigned int target; /* in hundredths of a percent */
 
-	if (!max_pct || !wall_ns || !cur)
+	if (!max_pct || !wall || !cur)
 		return cur > floor ? cur : floor;
-	use    = (unsigned __int128)cost_ns * 100;
-	budget = (unsigned __int128)wall_ns * max_pct;
+	if (max_pct >= 100) /* the whole time may go: nothing lengthened */
+		return floor;
+	target = 99 * max_pct;
+	use    = (unsigned __int128)w->cost_ns * 100;
+	budget = (unsigned __int128)wall * max_pct;
+	num    = (unsigned __int128)cur *
+	      ((unsigned __int128)w->cost_ns * (10000 - target) +
+	       (unsigned __int128)in * target);
+	den = (unsigned __int128)target * w->run_ns;
 	if (use > budget) {
-		next = ((unsigned __int128)cur * use + budget - 1) / budget;
+		next = den ? (num + den - 1) / den
+			   : (unsigned __int128)cur * 1024;
 		if (next <= cur)
 			next = (unsigned __int128)cur + 1;
-	} else if (use * 10 < budget * 8) {
-		/* Relax towards the floor, aiming at 90 % of the budget. */
-		next = (unsigned __int128)cur * use * 10 / (budget * 9);
+	} else if (use * 100 < budget * 97) {
+		next = den ? num / den : cur;
 		if (next < cur / 2)
 			next = cur / 2;
 	} else {
@@ -179,7 +203,8 @@ void vpmu_thr_step(struct vpmu_ctx *ctx)
 {
 	struct vpmu_thr *t   = &ctx->thr;
 	struct vpmu_cpu *cpu = ctx->cpu;
-	uint64_t run_w, cost_w, in_w, wall, smpl_w, cur, floor = rate_gap(ctx);
+	uint64_t wall, smpl_w, cur, floor = rate_gap(ctx);
+	struct vpmu_thr_window w;
 	unsigned int pct = budget_pct(ctx);
 
 	if (!cpu || !limited(ctx))
@@ -187,14 +212,15 @@ void vpmu_thr_step(struct vpmu_ctx *ctx)
 	if (cpu->run_ns < t->step_run || vpmu_cpu_cost_ns(cpu) < t->step_cost ||
 	    cost_in_run_ns(cpu) < t->step_in)
 		return rebase(ctx); /* another vCPU (per-thread context) */
-	run_w  = cpu->run_ns - t->step_run;
-	cost_w = vpmu_cpu_cost_ns(cpu) - t->step_cost;
-	in_w   = cost_in_run_ns(cpu) - t->step_in;
+	w.run_ns    = cpu->run_ns - t->step_run;
+	w.cost_ns   = vpmu_cpu_cost_ns(cpu) - t->step_cost;
+	w.in_run_ns = cost_in_run_ns(cpu) - t->step_in;
 	/*
 	 * The vCPU's time: run and cost, the cost that passed inside run
 	 * time (a kick's kernel exit and re-entry) counted once.
 	 */
-	wall = run_w + cost_w - (in_w < run_w ? in_w : run_w);
+	wall = w.run_ns + w.cost_ns -
+	       (w.in_run_ns < w.run_ns ? w.in_run_ns : w.run_ns);
 	/*
 	 * A step per VPMU_THR_STEP_NS of the vCPU's time, run and cost:
 	 * over budget, run time alone comes slowly (at 50 kHz under a
@@ -205,23 +231,21 @@ void vpmu_thr_step(struct vpmu_ctx *ctx)
 		return;
 	smpl_w = ctx->st.nr_samples - t->step_smpl;
 	if (t->freq_mode) {
-		cur       = vpmu_throttle_next(cost_w, wall, t->scale,
-					       VPMU_THR_SCALE_ONE, pct);
+		cur = vpmu_throttle_next(&w, t->scale, VPMU_THR_SCALE_ONE, pct);
 		t->scale  = cur < SCALE_MAX ? (uint32_t)cur : SCALE_MAX;
 		t->gap_ns = floor;
 	} else {
 		/* Over budget without a gap yet: start from what was seen. */
 		cur = pct ? t->gap_ns : 0;
-		if (pct && smpl_w && cur < run_w / smpl_w &&
-		    (unsigned __int128)cost_w * 100 >
+		if (pct && smpl_w && cur < w.run_ns / smpl_w &&
+		    (unsigned __int128)w.cost_ns * 100 >
 			    (unsigned __int128)wall * pct)
-			cur = run_w / smpl_w;
-		t->gap_ns = vpmu_throttle_next(cost_w, wall, cur, floor, pct);
+			cur = w.run_ns / smpl_w;
+		t->gap_ns = vpmu_throttle_next(&w, cur, floor, pct);
 	}
 	/* The same measure lengthens (or relaxes) time-based switching. */
 	if (time_switched(ctx)) {
-		cur    = vpmu_throttle_next(cost_w, wall, t->mux,
-					    VPMU_THR_SCALE_ONE, pct);
+		cur = vpmu_throttle_next(&w, t->mux, VPMU_THR_SCALE_ONE, pct);
 		t->mux = cur < SCALE_MAX ? (uint32_t)cur : SCALE_MAX;
 		switch_rescale(ctx);
 	}

@@ -79,25 +79,58 @@ static struct vpmu_ctx_stats stats(const struct vpmu_caller *w, int fd)
 	return st;
 }
 
-/* The controller: proportional above the budget, relaxed below 80 %. */
+/* The controller over a window of (wall) ns that cost (cost), none of it
+ * inside the run time. */
+static uint64_t next_of(uint64_t cost, uint64_t wall, uint64_t cur,
+			uint64_t floor, unsigned int pct)
+{
+	struct vpmu_thr_window w = {.run_ns    = wall > cost ? wall - cost : 0,
+				    .cost_ns   = cost,
+				    .in_run_ns = 0};
+
+	return vpmu_throttle_next(&w, cur, floor, pct);
+}
+
+/*
+ * The controller: a sample's cost the same at any spacing, the spacing
+ * that makes cost / (spacing + cost) 99 % of the budget, above it or
+ * below 97 % of it (never less than half per step).
+ */
 Test(vpmu_throttle, controller_is_a_pure_function)
 {
-	/* 50 % spent, 25 % allowed: the period doubles. */
-	cr_assert(eq(u64, vpmu_throttle_next(500, 1000, 1000, 1, 25), 2000));
+	/* 50 % spent, 25 % allowed: 24.75 % needs 3.04 times the spacing. */
+	cr_assert(eq(u64, next_of(500, 1000, 1000, 1, 25), 3041));
 	/* Just over: at least one more. */
-	cr_assert(eq(u64, vpmu_throttle_next(251, 1000, 1, 1, 25), 2));
-	/* Within 80-100 % of the budget: unchanged. */
-	cr_assert(eq(u64, vpmu_throttle_next(220, 1000, 4000, 1, 25), 4000));
-	/* 10 % spent of 25: lowered to aim at 90 % of it, never below 1/2. */
-	cr_assert(eq(u64, vpmu_throttle_next(100, 1000, 4000, 1, 25), 2000));
-	cr_assert(eq(u64, vpmu_throttle_next(150, 1000, 4500, 1, 25), 3000));
+	cr_assert(eq(u64, next_of(251, 1000, 1, 1, 25), 2));
+	/* Within 97-100 % of the budget: unchanged. */
+	cr_assert(eq(u64, next_of(245, 1000, 4000, 1, 25), 4000));
+	/* 10 % spent of 25: lowered, never below 1/2 per step. */
+	cr_assert(eq(u64, next_of(100, 1000, 4000, 1, 25), 2000));
+	/* 15 % of 25: lowered to land on 24.75 %. */
+	cr_assert(eq(u64, next_of(150, 1000, 4500, 1, 25), 2414));
+	/* 22 % of 25, under the 97 % band: lowered too. */
+	cr_assert(eq(u64, next_of(220, 1000, 4000, 1, 25), 3430));
+	/*
+	 * Half the time again, all of it inside the run time (kicks' kernel
+	 * parts): the run between two samples holds that part, so it needs
+	 * 2.02 times, not 3.04.
+	 */
+	cr_assert(eq(
+		u64,
+		vpmu_throttle_next(&(struct vpmu_thr_window){.run_ns    = 1000,
+							     .cost_ns   = 500,
+							     .in_run_ns = 500},
+				   1000, 1, 25),
+		2021));
+	/* A whole-time budget lengthens nothing: the floor. */
+	cr_assert(eq(u64, next_of(900, 1000, 4000, 7, 100), 7));
 	/* Never below the floor; no budget or no window: max(cur, floor). */
-	cr_assert(eq(u64, vpmu_throttle_next(0, 1000, 4000, 3000, 25), 3000));
-	cr_assert(eq(u64, vpmu_throttle_next(900, 1000, 10, 50, 0), 50));
-	cr_assert(eq(u64, vpmu_throttle_next(900, 0, 10, 5, 25), 10));
+	cr_assert(eq(u64, next_of(0, 1000, 4000, 3000, 25), 3000));
+	cr_assert(eq(u64, next_of(900, 1000, 10, 50, 0), 50));
+	cr_assert(eq(u64, next_of(0, 0, 10, 5, 25), 10));
 	/* Deterministic: same inputs, same answer. */
-	cr_assert(eq(u64, vpmu_throttle_next(777, 1000, 333, 1, 25),
-		     vpmu_throttle_next(777, 1000, 333, 1, 25)));
+	cr_assert(eq(u64, next_of(777, 1000, 333, 1, 25),
+		     next_of(777, 1000, 333, 1, 25)));
 }
 
 /* A time event's period above the maximum rate is refused. */
@@ -197,21 +230,23 @@ Test(vpmu_throttle, overhead_budget_widens_the_gap)
 		h_run(100000);
 	}
 	st = stats(&H.guest, fd);
-	cr_assert(eq(u64, st.gap_ns, 200000), "observed 100 us x 50 / 25");
+	cr_assert(eq(u64, st.gap_ns, 304041),
+		  "a sample costs 100 us: 24.75 %% (99 %% of 25) takes 304 us "
+		  "of run between two");
 	cr_assert(eq(u64, vpmu_cpu_cost_ns(H.cpu0), 5000000));
 	for (i = 0; i < 100; i++)
 		h_run(100000);
 	st = stats(&H.guest, fd);
 	cr_assert(lt(u64, 0, st.nr_dropped), "dropped once throttled");
 	/* The cost stopped: the controller relaxes (at most halving). */
-	cr_assert(lt(u64, st.gap_ns, 200000));
+	cr_assert(lt(u64, st.gap_ns, 304041));
 }
 
 /*
  * A kick's kernel part passes inside the run time the VMM accounts
  * (vpmu_cpu_charge_in_run): it is cost, and not run time as well. Each
  * 100 us of run holds 50 us of it: half the vCPU's time, twice 25 %
- * (counted twice, it would read 50 / 150, a third, and the gap 133 us).
+ * (counted twice, it would read 50 / 150, a third, and the gap 152 us).
  */
 Test(vpmu_throttle, cost_inside_run_time_is_counted_once)
 {
@@ -227,7 +262,9 @@ Test(vpmu_throttle, cost_inside_run_time_is_counted_once)
 		h_run(100000);
 	}
 	st = stats(&H.guest, fd);
-	cr_assert(eq(u64, st.gap_ns, 200000), "observed 100 us x 50 / 25");
+	cr_assert(eq(u64, st.gap_ns, 202021),
+		  "50 us of guest time a sample: 24.75 %% takes 152 us of it, "
+		  "202 us of run with the 50 us inside");
 	cr_assert(eq(u64, vpmu_cpu_cost_ns(H.cpu0), 5000000));
 }
 

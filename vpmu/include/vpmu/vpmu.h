@@ -378,17 +378,28 @@ void vpmu_cpu_charge_in_run(struct vpmu_cpu *cpu, uint64_t ns);
 uint64_t vpmu_cpu_cost_ns(struct vpmu_cpu *cpu);
 
 /*
- * The throttle controller, a pure function. Over a window of
- * (wall_ns) in which monitoring cost (cost_ns), a spacing (cur) between
- * samples (a period in events, a gap in ns: larger is cheaper) is turned
- * into the next one so that cost / wall stays within (max_pct) percent:
- *   - over budget: cur x (cost/wall) / budget, at least cur + 1;
- *   - under 80 % of it: lowered to cur x (cost/wall) / (90 % of budget),
- *     at most halved per step;
- *   - otherwise unchanged;
- * never below (floor). max_pct 0 or wall_ns 0: max(cur, floor).
+ * A window of a vCPU's time as the throttle controller sees it: its run
+ * time (KVM_RUN), the monitoring cost charged in it, and the part of that
+ * cost which passed inside the run time (a kick's kernel exit and
+ * re-entry), counted once.
  */
-uint64_t vpmu_throttle_next(uint64_t cost_ns, uint64_t wall_ns, uint64_t cur,
+struct vpmu_thr_window {
+	uint64_t run_ns, cost_ns, in_run_ns;
+};
+
+/*
+ * The throttle controller, a pure function. A spacing (cur) between
+ * samples or switches, in run time (a period in events, a gap in ns:
+ * larger is cheaper), is turned into the next one so that cost / (run +
+ * cost, the part inside run once) lands on 99 % of (max_pct) percent,
+ * each sample's cost taken as the same at any spacing:
+ *   - over budget: the spacing that lands there, at least cur + 1;
+ *   - under 97 % of it: the same, at most halved per step;
+ *   - otherwise unchanged;
+ * never below (floor). max_pct 0 or an empty window: max(cur, floor);
+ * max_pct 100 or more: floor.
+ */
+uint64_t vpmu_throttle_next(const struct vpmu_thr_window *w, uint64_t cur,
 			    uint64_t floor, unsigned int max_pct);
 
 /* Accumulated guest run time of (cpu) in ns. */
