@@ -76,7 +76,7 @@ struct probe {
 };
 
 struct phase {
-	uint64_t wall_ns, gap_ns, kicks, user_ns, turns;
+	uint64_t wall_ns, gap_ns, kicks, user_ns, turns, exit_ns;
 };
 
 static _Thread_local struct kvm_run *probe_run;
@@ -222,7 +222,7 @@ static int guest_result(struct probe *p, struct phase *ph)
 static int run_phase(struct probe *p, uint64_t length_ns, uint64_t period_ns,
 		     struct phase *ph)
 {
-	uint64_t start, end, t_call, t_ret = 0;
+	uint64_t start, end, t_call, t_ret = 0, due;
 	int ret;
 
 	*ph = (struct phase){0};
@@ -231,6 +231,7 @@ static int run_phase(struct probe *p, uint64_t length_ns, uint64_t period_ns,
 		return ret;
 	start = vpmu_monotonic_ns();
 	end   = start + length_ns;
+	due   = start + period_ns;
 	arm(p, period_ns ? period_ns : length_ns);
 	for (;;) {
 		t_call = vpmu_monotonic_ns();
@@ -244,6 +245,10 @@ static int run_phase(struct probe *p, uint64_t length_ns, uint64_t period_ns,
 		if (t_ret >= end)
 			break;
 		ph->kicks++;
+		/* Due to return, as the VMM sees a kick's exit (armed before).
+		 */
+		ph->exit_ns += t_ret > due ? t_ret - due : 0;
+		due = vpmu_monotonic_ns() + period_ns;
 		arm(p, period_ns ? period_ns : end - t_ret);
 	}
 	arm(p, 0);
@@ -272,12 +277,13 @@ static uint64_t middle_mean(uint64_t *v)
 
 /*
  * Per kick: guest work lost (*lost, in ns at the free pace), guest time
- * stood still (*gap) and user space (*user), ns. -ETIME when the guest
+ * stood still (*gap), user space (*user) and the exit from the timer's
+ * due time to KVM_RUN's return (*exit), ns. -ETIME when the guest
  * did not run between kicks for as long as a kick took: (period_ns) is
  * too short to measure a kick that interrupts a running guest.
  */
 static int probe_pair(struct probe *p, uint64_t period_ns, uint64_t *lost,
-		      uint64_t *gap, uint64_t *user)
+		      uint64_t *gap, uint64_t *user, uint64_t *exit)
 {
 	/* Enough kicks to average however long the period has to be. */
 	uint64_t length_ns = 16 * period_ns > PROBE_PHASE_NS ? 16 * period_ns
@@ -310,6 +316,7 @@ static int probe_pair(struct probe *p, uint64_t period_ns, uint64_t *lost,
                                     (double)kicked.kicks)
 			: 0;
 	*user = kicked.user_ns / kicked.kicks;
+	*exit = kicked.exit_ns / kicked.kicks;
 	return 0;
 }
 
@@ -320,6 +327,7 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	struct sigaction sa = {.sa_handler = probe_kick};
 	struct probe p      = {.vm = -1, .vcpu = -1};
 	uint64_t lost[PROBE_PAIRS], gap[PROBE_PAIRS], user[PROBE_PAIRS];
+	uint64_t exit[PROBE_PAIRS];
 	uint64_t period = PROBE_PERIOD_NS;
 	sigset_t unblock, old;
 	unsigned int i;
@@ -349,7 +357,8 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	pthread_sigmask(SIG_UNBLOCK, &unblock, &old);
 	probe_run = p.run;
 	for (i = 0; i < PROBE_PAIRS && !ret;) {
-		ret = probe_pair(&p, period, &lost[i], &gap[i], &user[i]);
+		ret = probe_pair(&p, period, &lost[i], &gap[i], &user[i],
+				 &exit[i]);
 		if (ret == -ETIME && period < PROBE_PERIOD_MAX_NS) {
 			period *= 2;
 			ret = 0;
@@ -364,6 +373,7 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	cost->lost_ns   = middle_mean(lost);
 	cost->gap_ns    = middle_mean(gap);
 	cost->user_ns   = middle_mean(user);
+	cost->exit_ns   = middle_mean(exit);
 	cost->kernel_ns = cost->lost_ns > cost->user_ns
 				  ? cost->lost_ns - cost->user_ns
 				  : 0;

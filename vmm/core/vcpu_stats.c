@@ -99,10 +99,12 @@ static void print_kicks(const struct vmm_vcpu *vcpu, FILE *out)
 	if (vcpu->vm->kick_cost.kernel_ns)
 		fprintf(out,
 			" (probed at start: a kick cost a bare guest %.2f us, "
-			"%.2f of it in user space; it stood still %.2f)\n",
+			"%.2f of it in user space; it stood still %.2f; exit "
+			"%.2f, scaled by each kick's)\n",
 			(double)vcpu->vm->kick_cost.lost_ns / 1e3,
 			(double)vcpu->vm->kick_cost.user_ns / 1e3,
-			(double)vcpu->vm->kick_cost.gap_ns / 1e3);
+			(double)vcpu->vm->kick_cost.gap_ns / 1e3,
+			(double)vcpu->vm->kick_cost.exit_ns / 1e3);
 	else
 		fprintf(out, " (no probe: twice the exit's length)\n");
 }

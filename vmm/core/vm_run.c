@@ -72,6 +72,10 @@ int vmm_vm_run(struct vmm_vm *vm)
 		return ret;
 	if (!vm->snap && vmm_snapshot_init(vm))
 		vmm_log(vm, VMM_LOG_WARN, "snapshots unavailable: no memory");
+	for (i = 0; i < vm->nr_mods; i++) { /* e.g. the kick probe */
+		if (vm->mods[i]->run_prepare)
+			vm->mods[i]->run_prepare(vm);
+	}
 	/* vCPU threads inherit this mask; only they take the kick signal. */
 	sigemptyset(&kick);
 	sigaddset(&kick, SIGUSR1);

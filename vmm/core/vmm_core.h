@@ -189,13 +189,17 @@ struct vmm_host {
  * costs a guest on this host, measured on a bare vCPU (kick_probe.c):
  * the guest's work it took (as time at the guest's own pace), the time
  * the guest stood still, the user space between KVM_RUN's return and the
- * next call, and the rest, the kernel's part no VMM can time itself.
+ * next call, and the rest, the kernel's part no VMM can time itself; and
+ * the part of a kick a VMM does see, from the timer's due time to
+ * KVM_RUN's return, against which the kernel's part is scaled when the
+ * host runs slower or faster than at the probe.
  */
 struct vmm_kick_cost {
 	uint64_t lost_ns;   /* guest work one kick took, ns */
 	uint64_t gap_ns;    /* of which the guest stood still */
 	uint64_t user_ns;   /* of which user space */
 	uint64_t kernel_ns; /* lost_ns - user_ns: signal, exit, re-entry */
+	uint64_t exit_ns;   /* timer due to KVM_RUN's return, as seen */
 };
 
 /*
@@ -396,6 +400,11 @@ struct vmm_module {
 	void (*vm_free)(struct vmm_vm *vm);
 	/* The guest image (path) is loaded (its symbols). */
 	void (*image_set)(struct vmm_vm *vm, const char *path);
+	/*
+	 * vmm_vm_run(): before any vCPU thread starts and before operators
+	 * can connect, so that what it measures has the VMM to itself.
+	 */
+	void (*run_prepare)(struct vmm_vm *vm);
 	/* vmm_vm_run(): every vCPU thread started (failure only warns). */
 	int (*run_start)(struct vmm_vm *vm);
 	/* vmm_vm_run(): every vCPU thread joined. */

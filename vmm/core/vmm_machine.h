@@ -101,8 +101,8 @@ struct vmm_vm {
 	int kvm_fd, vm_fd;
 	/*
 	 * What a kick costs a guest on this host (vmm_kick_probe), measured
-	 * on vCPU 0's thread before it first runs; kernel_ns 0 until then or
-	 * if the probe failed (read it with __atomic_load_n).
+	 * on the main thread before the vCPU threads start; kernel_ns 0 if
+	 * the probe failed or did not run (read it with __atomic_load_n).
 	 */
 	struct vmm_kick_cost kick_cost;
 	size_t run_size;

@@ -152,6 +152,7 @@ const struct vmm_module vmm_pv_module = {
 	.vm_init     = pv_vm_init,
 	.vm_free     = pv_vm_free,
 	.vm_stopping = pv_vm_stopping,
+	.run_prepare = vmm_pv_run_prepare,
 	.snapshot    = &vmm_pv_snapshot_hooks,
 	.vcpu_start  = vmm_pv_vcpu_start,
 	.vcpu_end    = vmm_pv_vcpu_end,

@@ -268,31 +268,37 @@ void vmm_pv_destroy(struct vmm_vm *vm)
 	pthread_mutex_destroy(&p->msg_lock);
 }
 
+/*
+ * What a kick costs a guest here, the kernel's part of which no VMM can
+ * time: measured once per VM on a bare vCPU, before the vCPU threads and
+ * the control socket exist (a probe that shared the host with them, or
+ * with an operator's client starting, read up to a third more) and
+ * before the sandbox (it creates a VM). Charged for every kick of our
+ * timer (vmm_pv_after_run). The probe times the guest with its TSC: not
+ * where the host does not trust it.
+ */
+void vmm_pv_run_prepare(struct vmm_vm *vm)
+{
+	struct vmm_kick_cost cost;
+
+	if (!vmm_vm_host(vm)->tsc_stable || vmm_kick_probe(vm->kvm_fd, &cost))
+		return;
+	vm->kick_cost.lost_ns = cost.lost_ns;
+	vm->kick_cost.gap_ns  = cost.gap_ns;
+	vm->kick_cost.user_ns = cost.user_ns;
+	vm->kick_cost.exit_ns = cost.exit_ns;
+	__atomic_store_n(&vm->kick_cost.kernel_ns, cost.kernel_ns,
+			 __ATOMIC_RELEASE);
+}
+
 int vmm_pv_vcpu_start(struct vmm_vcpu *vcpu)
 {
 	struct vmm_pv_vcpu *pmu = vmm_pv_vcpu(vcpu);
-	struct vmm_vm *vm       = vcpu->vm;
 	struct sigevent sev     = {
 		    .sigev_notify = SIGEV_THREAD_ID,
 		    .sigev_signo  = SIGUSR1,
         };
-	struct vmm_kick_cost cost;
 
-	/*
-	 * What a kick costs a guest here, the kernel's part of which no
-	 * VMM can time: measured once per VM on a bare vCPU, before the
-	 * guest runs and before the sandbox (it creates a VM). Charged for
-	 * every kick of our timer (vmm_pv_after_run). The probe times gaps
-	 * with the guest's TSC: not where the host does not trust it.
-	 */
-	if (vcpu->index == 0 && vmm_vm_host(vm)->tsc_stable &&
-	    !vmm_kick_probe(vm->kvm_fd, &cost)) {
-		vm->kick_cost.lost_ns = cost.lost_ns;
-		vm->kick_cost.gap_ns  = cost.gap_ns;
-		vm->kick_cost.user_ns = cost.user_ns;
-		__atomic_store_n(&vm->kick_cost.kernel_ns, cost.kernel_ns,
-				 __ATOMIC_RELEASE);
-	}
 	sev._sigev_un._tid = gettid();
 	if (timer_create(CLOCK_MONOTONIC, &sev, &pmu->timer) < 0)
 		return -errno;
@@ -495,21 +501,25 @@ bool vmm_pv_pmi_wakes(struct vmm_vcpu *vcpu)
 
 /*
  * The kernel's part of a kick of our timer that ended KVM_RUN at (t0)
- * after (run_ns) in it: what the start-up probe measured, when the kick
- * came inside KVM_RUN. A timer due before this KVM_RUN began fired
- * outside the guest: KVM_RUN returned at once, no world switch (0).
- * Without a probe, the exit as the VMM sees it (from the moment the timer
- * was due, armed for at least VMM_TIMER_MIN_NS, to KVM_RUN's return, at
- * most 1 ms: a later return is the host's scheduling), twice: once for
- * the way out, once for the way back in.
+ * after (run_ns) in it, when the kick came inside KVM_RUN. A timer due
+ * before this KVM_RUN began fired outside the guest: KVM_RUN returned at
+ * once, no world switch (0). The exit as the VMM sees it runs from the
+ * moment the timer was due (armed for at least VMM_TIMER_MIN_NS) to
+ * KVM_RUN's return; above 1 ms it is the host's scheduling, not a kick.
+ * With a probe: the probed kernel part, scaled by this exit against the
+ * probe's (a nested host's kicks were seen to drift by 8 % within seconds,
+ * their exits with them), between half and twice the probed part (a
+ * preempted vCPU thread's long exit is not monitoring's cost). Without
+ * one, the exit twice: once for the way out, once for the way back in.
  */
 static uint64_t kick_kernel_ns(const struct vmm_vcpu *vcpu, uint64_t t0,
 			       uint64_t run_ns)
 {
 	const struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
-	uint64_t due, rel, exit_ns, start = t0 - run_ns;
-	uint64_t probed = __atomic_load_n(&vcpu->vm->kick_cost.kernel_ns,
-					  __ATOMIC_ACQUIRE);
+	uint64_t due, rel, exit_ns, scaled, start = t0 - run_ns;
+	uint64_t probed      = __atomic_load_n(&vcpu->vm->kick_cost.kernel_ns,
+					       __ATOMIC_ACQUIRE);
+	uint64_t probed_exit = vcpu->vm->kick_cost.exit_ns;
 
 	if (p->armed_deadline == VPMU_NO_DEADLINE ||
 	    p->armed_deadline < p->armed_run_ns)
@@ -519,10 +529,15 @@ static uint64_t kick_kernel_ns(const struct vmm_vcpu *vcpu, uint64_t t0,
 	      (rel < VMM_TIMER_MIN_NS ? VMM_TIMER_MIN_NS : rel);
 	if (due < start)
 		return 0;
-	if (probed)
-		return probed;
 	exit_ns = t0 > due && t0 - due < 1000000ULL ? t0 - due : 0;
-	return 2 * exit_ns;
+	if (!probed)
+		return 2 * exit_ns;
+	if (!probed_exit || !exit_ns)
+		return probed;
+	scaled = (uint64_t)((unsigned __int128)probed * exit_ns / probed_exit);
+	if (scaled < probed / 2)
+		return probed / 2;
+	return scaled > 2 * probed ? 2 * probed : scaled;
 }
 
 void vmm_pv_after_run(struct vmm_vcpu *vcpu, uint64_t run_ns, uint64_t t_ret,

@@ -167,6 +167,9 @@ int vmm_pv_create(struct vmm_vm *vm, const struct vmm_config *cfg);
 /* Destroy what vmm_pv_create() created; safe on a partly built VM. */
 void vmm_pv_destroy(struct vmm_vm *vm);
 
+/* Main thread, before the vCPU threads start: the kick probe. */
+void vmm_pv_run_prepare(struct vmm_vm *vm);
+
 /* Called on the vCPU thread when it starts and ends. */
 int vmm_pv_vcpu_start(struct vmm_vcpu *vcpu);
 void vmm_pv_vcpu_end(struct vmm_vcpu *vcpu);

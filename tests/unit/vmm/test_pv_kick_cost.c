@@ -2,8 +2,9 @@
 /*
  * test_pv_kick_cost.c: what the VMM charges a vCPU for a kick of
  * its sampling timer (vm_pmu.c, vpmu_cpu_charge): the kernel's part, inside
- * KVM_RUN (what the start-up probe measured, else twice the wait from the
- * moment the timer was due to KVM_RUN's return), the accounting, and the
+ * KVM_RUN (what the start-up probe measured, scaled by this kick's exit
+ * against the probe's, else twice the wait from the moment the timer was
+ * due to KVM_RUN's return), the accounting, and the
  * way back to the next KVM_RUN (shared page, requests, timer re-arm),
  * which vmm_pv_before_run() charges. An exit the timer did not cause
  * charges its accounting only. Without KVM: the VM's PMU state of
@@ -90,9 +91,10 @@ Test(vmm_pv_kick_cost, a_timer_kick_is_charged_until_the_next_entry)
 }
 
 /*
- * With the start-up probe's figure, that figure is the kernel's part of
- * every kick that came inside KVM_RUN, however late KVM_RUN returned (a
- * late return is the host's scheduling, not the kick).
+ * With the start-up probe's figure and no exit of its own to scale it
+ * by, that figure is the kernel's part of every kick that came inside
+ * KVM_RUN, however late KVM_RUN returned (a late return is the host's
+ * scheduling, not the kick).
  */
 Test(vmm_pv_kick_cost, a_probed_kick_charges_the_probed_kernel_part)
 {
@@ -111,6 +113,44 @@ Test(vmm_pv_kick_cost, a_probed_kick_charges_the_probed_kernel_part)
 	cr_assert(lt(u64, c1 - c0, 200000), "%llu ns charged",
 		  (unsigned long long)(c1 - c0));
 	cr_assert(eq(u64, v->kick.kernel_charged, 30000));
+}
+
+/* One kick of our timer that was due (ago) ns before KVM_RUN returned. */
+static uint64_t kernel_charged_for(uint64_t ago)
+{
+	struct vmm_vcpu *v    = &vm.vcpus[0];
+	struct vmm_pv_vcpu *p = vmm_pv_vcpu(v);
+
+	v->kick.kernel_charged = 0;
+	timer_was_due(p, ago);
+	v->kick.by_timer = true;
+	vmm_pv_after_run(v, MS, vpmu_monotonic_ns(), true);
+	return v->kick.kernel_charged;
+}
+
+/*
+ * Where the probe also saw the exit (timer due to KVM_RUN's return), the
+ * kernel's part follows the exit this kick took against the probe's: a
+ * host running slower than at the probe is charged more, within half and
+ * twice the probed part.
+ */
+Test(vmm_pv_kick_cost, a_probed_kick_scales_with_its_exit)
+{
+	uint64_t c;
+
+	vm.kick_cost = (struct vmm_kick_cost){.lost_ns   = 110000,
+					      .user_ns   = 10000,
+					      .kernel_ns = 100000,
+					      .exit_ns   = 50000};
+	c = kernel_charged_for(60000); /* 1.2 x the probe's exit, or more */
+	cr_assert(le(u64, 120000, c), "%llu", (unsigned long long)c);
+	cr_assert(le(u64, c, 200000), "%llu", (unsigned long long)c);
+	/* 4 x the exit: twice the probed part at most. */
+	cr_assert(eq(u64, kernel_charged_for(200000), 200000));
+	/* A hundredth of the probe's exit: half the probed part at least. */
+	vm.kick_cost.exit_ns   = 10 * MS;
+	vm.kick_cost.kernel_ns = MS;
+	cr_assert(eq(u64, kernel_charged_for(100000), MS / 2));
 }
 
 Test(vmm_pv_kick_cost, other_exits_charge_their_accounting_only)
