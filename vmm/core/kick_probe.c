@@ -16,12 +16,17 @@
  * still, because after a re-entry the guest runs slower for a while (its
  * TLB and caches refilled), and on a nested PVM host that was seen to be
  * 5 of 122 us. The guest also sums the gaps between two TSC reads longer
- * than a microsecond (the time it did not run), printed beside. Minus the
- * user space between KVM_RUN's return and the next call, the kernel's
- * part. The mean of the middle five of nine pairs of phases, so one
- * preemption of the probe (or a busy sibling hyperthread, which slows the
- * guest's work) does not decide, and the figure varies less than one
- * pair's. A kick that comes before the guest ran again after the last
+ * than a microsecond (the time it did not run): the work lost is never
+ * taken as less than that (a free phase slowed by a busy neighbour reads
+ * too little). Minus the user space between KVM_RUN's return and the next
+ * call, the kernel's part. The VMM also sees part of a kick, from the
+ * timer's due time to KVM_RUN's return: the probe times it, and the
+ * kernel's part per ns of it is what the VMM charges, scaled by each
+ * kick's own exit, since a host's kicks drift (by 8 % within seconds on a
+ * nested PVM host) and their exits with them. The mean of the middle five
+ * of nine pairs of phases, ratio by ratio, so one preemption of the probe
+ * (or a busy sibling hyperthread, which slows the guest's work) does not
+ * decide. A kick that comes before the guest ran again after the last
  * one costs less (KVM_RUN returns without entering): the kicked phase's
  * period starts short and doubles until the guest runs between kicks
  * for at least as long as a kick takes, as it does under any sampling
@@ -43,6 +48,7 @@
 #define PROBE_SIGNAL        SIGUSR2
 #define PROBE_PAIRS         9
 #define PROBE_KEPT          5
+#define RATIO_ONE           1000000ULL /* kernel part per exit, fixed point */
 #define PROBE_PHASE_NS      5000000ULL /* each phase: 5 ms */
 #define PROBE_PERIOD_NS     50000ULL   /* a kick per 50 us in the kicked one, */
 #define PROBE_PERIOD_MAX_NS 3200000ULL /* or longer, up to this */
@@ -307,14 +313,18 @@ static int probe_pair(struct probe *p, uint64_t period_ns, uint64_t *lost,
 	lost_ns /= (double)kicked.kicks;
 	if (kicked.turns < kicked.kicks || 2 * lost_ns > (double)period_ns)
 		return -ETIME;
-	*lost = (uint64_t)lost_ns;
 	/* The host's own interruptions, at the free phase's rate. */
 	background = (double)free_run.gap_ns * (double)kicked.wall_ns /
 		     (double)free_run.wall_ns;
-	*gap  = (double)kicked.gap_ns > background
-			? (uint64_t)(((double)kicked.gap_ns - background) /
-                                    (double)kicked.kicks)
-			: 0;
+	*gap = (double)kicked.gap_ns > background
+		       ? (uint64_t)(((double)kicked.gap_ns - background) /
+				    (double)kicked.kicks)
+		       : 0;
+	/*
+	 * The work lost holds the time stood still: less means the free
+	 * phase ran slow (a busy neighbour), and the time is what holds.
+	 */
+	*lost = lost_ns > (double)*gap ? (uint64_t)lost_ns : *gap;
 	*user = kicked.user_ns / kicked.kicks;
 	*exit = kicked.exit_ns / kicked.kicks;
 	return 0;
@@ -327,7 +337,7 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	struct sigaction sa = {.sa_handler = probe_kick};
 	struct probe p      = {.vm = -1, .vcpu = -1};
 	uint64_t lost[PROBE_PAIRS], gap[PROBE_PAIRS], user[PROBE_PAIRS];
-	uint64_t exit[PROBE_PAIRS];
+	uint64_t exit[PROBE_PAIRS], kernel[PROBE_PAIRS], ratio[PROBE_PAIRS];
 	uint64_t period = PROBE_PERIOD_NS;
 	sigset_t unblock, old;
 	unsigned int i;
@@ -370,14 +380,23 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		goto out;
-	cost->lost_ns   = middle_mean(lost);
-	cost->gap_ns    = middle_mean(gap);
-	cost->user_ns   = middle_mean(user);
-	cost->exit_ns   = middle_mean(exit);
-	cost->kernel_ns = cost->lost_ns > cost->user_ns
-				  ? cost->lost_ns - cost->user_ns
-				  : 0;
-	ret             = cost->lost_ns ? 0 : -EAGAIN;
+	/*
+	 * What is charged is the kernel part per ns of exit (scaled by each
+	 * kick's exit): its ratio is taken pair by pair, each pair's host
+	 * as it was then, and the kernel part is that ratio times the exit.
+	 */
+	for (i = 0; i < PROBE_PAIRS; i++) {
+		kernel[i] = lost[i] > user[i] ? lost[i] - user[i] : 0;
+		ratio[i]  = exit[i] ? kernel[i] * RATIO_ONE / exit[i] : 0;
+	}
+	cost->gap_ns  = middle_mean(gap);
+	cost->user_ns = middle_mean(user);
+	cost->exit_ns = middle_mean(exit);
+	cost->kernel_ns =
+		cost->exit_ns ? middle_mean(ratio) * cost->exit_ns / RATIO_ONE
+			      : middle_mean(kernel);
+	cost->lost_ns = cost->kernel_ns + cost->user_ns;
+	ret           = cost->kernel_ns ? 0 : -EAGAIN;
 out:
 	probe_free(&p);
 	return ret;
