@@ -23,8 +23,8 @@
  * timer's due time to KVM_RUN's return: the probe times it, and the
  * kernel's part per ns of it is what the VMM charges, scaled by each
  * kick's own exit, since a host's kicks drift (by 8 % within seconds on a
- * nested PVM host) and their exits with them. The mean of the middle nine
- * of fifteen pairs of phases, ratio by ratio, so one preemption of the probe
+ * nested PVM host) and their exits with them. The mean of the middle five
+ * of nine pairs of phases, ratio by ratio, so one preemption of the probe
  * (or a busy sibling hyperthread, which slows the guest's work) does not
  * decide. A kick that comes before the guest ran again after the last
  * one costs less (KVM_RUN returns without entering): the kicked phase's
@@ -46,10 +46,10 @@
 #include <unistd.h>
 
 #define PROBE_SIGNAL        SIGUSR2
-#define PROBE_PAIRS         15
-#define PROBE_KEPT          9
+#define PROBE_PAIRS         9
+#define PROBE_KEPT          5
 #define RATIO_ONE           1000000ULL /* kernel part per exit, fixed point */
-#define PROBE_PHASE_NS      3000000ULL /* each phase: 3 ms at least */
+#define PROBE_PHASE_NS      5000000ULL /* each phase: 5 ms */
 #define PROBE_PERIOD_NS     50000ULL   /* a kick per 50 us in the kicked one, */
 #define PROBE_PERIOD_MAX_NS 3200000ULL /* or longer, up to this */
 #define PROBE_MEM           0x200000ULL

@@ -203,7 +203,7 @@ struct vmm_kick_cost {
 };
 
 /*
- * Measure it (0.1-0.25 s; before the seccomp sandbox: it creates a VM
+ * Measure it (about 100 ms; before the seccomp sandbox: it creates a VM
  * on (kvm_fd)). Uses SIGUSR2 on the calling thread. -errno if the probe
  * could not run or measured nothing.
  */
