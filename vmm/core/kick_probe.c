@@ -251,8 +251,7 @@ static int run_phase(struct probe *p, uint64_t length_ns, uint64_t period_ns,
 		if (t_ret >= end)
 			break;
 		ph->kicks++;
-		/* Due to return, as the VMM sees a kick's exit (armed before).
-		 */
+		/* From due to return, as the VMM times a kick's exit. */
 		ph->exit_ns += t_ret > due ? t_ret - due : 0;
 		due = vpmu_monotonic_ns() + period_ns;
 		arm(p, period_ns ? period_ns : end - t_ret);
