@@ -40,11 +40,25 @@
  * budget settled at 48.5-49 % as the VMM counts.) Within 97-100 % of the
  * budget it holds; downwards it at most halves per step.
  */
+/* The cost that passed inside the run time, at most the run time. */
+static uint64_t window_in_run(const struct vpmu_thr_window *w)
+{
+	return w->in_run_ns < w->run_ns ? w->in_run_ns : w->run_ns;
+}
+
+/*
+ * The vCPU's time: run and cost, the cost that passed inside run time (a
+ * kick's kernel exit and re-entry) counted once.
+ */
+static uint64_t window_wall(const struct vpmu_thr_window *w)
+{
+	return w->run_ns + w->cost_ns - window_in_run(w);
+}
+
 uint64_t vpmu_throttle_next(const struct vpmu_thr_window *w, uint64_t cur,
 			    uint64_t floor, unsigned int max_pct)
 {
-	uint64_t in   = w->in_run_ns < w->run_ns ? w->in_run_ns : w->run_ns;
-	uint64_t wall = w->run_ns + w->cost_ns - in;
+	uint64_t in = window_in_run(w), wall = window_wall(w);
 	unsigned __int128 use, budget, next, num, den;
 	unsigned int target; /* in hundredths of a percent */
 
@@ -215,12 +229,7 @@ void vpmu_thr_step(struct vpmu_ctx *ctx)
 	w.run_ns    = cpu->run_ns - t->step_run;
 	w.cost_ns   = vpmu_cpu_cost_ns(cpu) - t->step_cost;
 	w.in_run_ns = cost_in_run_ns(cpu) - t->step_in;
-	/*
-	 * The vCPU's time: run and cost, the cost that passed inside run
-	 * time (a kick's kernel exit and re-entry) counted once.
-	 */
-	wall = w.run_ns + w.cost_ns -
-	       (w.in_run_ns < w.run_ns ? w.in_run_ns : w.run_ns);
+	wall        = window_wall(&w);
 	/*
 	 * A step per VPMU_THR_STEP_NS of the vCPU's time, run and cost:
 	 * over budget, run time alone comes slowly (at 50 kHz under a
