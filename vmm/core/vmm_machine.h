@@ -101,8 +101,8 @@ struct vmm_vm {
 	int kvm_fd, vm_fd;
 	/*
 	 * What a kick costs a guest on this host (vmm_kick_probe), measured
-	 * on the main thread before the vCPU threads start; kernel_ns 0 if
-	 * the probe failed or did not run (read it with __atomic_load_n).
+	 * on the main thread before the vCPU threads start (so they read it
+	 * plainly); kernel_ns 0 if the probe failed or did not run.
 	 */
 	struct vmm_kick_cost kick_cost;
 	size_t run_size;

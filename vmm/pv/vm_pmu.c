@@ -281,14 +281,9 @@ void vmm_pv_run_prepare(struct vmm_vm *vm)
 {
 	struct vmm_kick_cost cost;
 
-	if (!vmm_vm_host(vm)->tsc_stable || vmm_kick_probe(vm->kvm_fd, &cost))
-		return;
-	vm->kick_cost.lost_ns = cost.lost_ns;
-	vm->kick_cost.gap_ns  = cost.gap_ns;
-	vm->kick_cost.user_ns = cost.user_ns;
-	vm->kick_cost.exit_ns = cost.exit_ns;
-	__atomic_store_n(&vm->kick_cost.kernel_ns, cost.kernel_ns,
-			 __ATOMIC_RELEASE);
+	/* Before the threads that read it exist: no ordering to add. */
+	if (vmm_vm_host(vm)->tsc_stable && !vmm_kick_probe(vm->kvm_fd, &cost))
+		vm->kick_cost = cost;
 }
 
 int vmm_pv_vcpu_start(struct vmm_vcpu *vcpu)
@@ -517,8 +512,7 @@ static uint64_t kick_kernel_ns(const struct vmm_vcpu *vcpu, uint64_t t0,
 {
 	const struct vmm_pv_vcpu *p = vmm_pv_vcpu(vcpu);
 	uint64_t due, rel, exit_ns, scaled, start = t0 - run_ns;
-	uint64_t probed      = __atomic_load_n(&vcpu->vm->kick_cost.kernel_ns,
-					       __ATOMIC_ACQUIRE);
+	uint64_t probed      = vcpu->vm->kick_cost.kernel_ns;
 	uint64_t probed_exit = vcpu->vm->kick_cost.exit_ns;
 
 	if (p->armed_deadline == VPMU_NO_DEADLINE ||
