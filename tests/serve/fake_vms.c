@@ -80,9 +80,10 @@ static void on_kick(int sig)
 /*
  * 1 ms of guest run time, accounted by the VMM. A sample due now gets the
  * chain outer -> mid (a host context asked for chains: record -g, live
- * profiles): stored under the sample's time after vmm_pv_after_run(),
- * whose own walk finds no guest page tables here, so the lookup (newest
- * first) finds this one.
+ * profiles), stored under the sample's time before vmm_pv_after_run()
+ * writes the sample, as the VMM's own capture is, so that no drain sees
+ * the sample without it (that capture finds no guest page tables here and
+ * stores nothing).
  */
 static void run_one_ms(struct vmm_vcpu *v)
 {
@@ -91,9 +92,9 @@ static void run_one_ms(struct vmm_vcpu *v)
 	bool due              = atomic_load(&p->chain_users) &&
 		   now >= vpmu_cpu_next_deadline(p->cpu);
 
-	vmm_pv_after_run(v, 1000000, vpmu_monotonic_ns(), false);
 	if (due)
 		vmm_pv_chain_store(v, now, chain_ret, 2);
+	vmm_pv_after_run(v, 1000000, vpmu_monotonic_ns(), false);
 }
 
 static void *vcpu_thread(void *arg)

@@ -88,7 +88,9 @@ void vmm_pv_chain_capture(struct vmm_vcpu *vcpu, uint64_t tstamp)
 		n += vmm_fp_unwind(&m, cr3, rbp, rsp, ret + n,
 				   VMM_PV_CHAIN_DEPTH_MAX - n);
 	}
-	vmm_pv_chain_store(vcpu, tstamp, ret, n);
+	/* An empty chain attaches nothing: keep the ring's slot. */
+	if (n)
+		vmm_pv_chain_store(vcpu, tstamp, ret, n);
 }
 
 void vmm_pv_chain_store(struct vmm_vcpu *vcpu, uint64_t tstamp,
