@@ -74,6 +74,19 @@ void vmm_report_unknown_mmio(struct vmm_vm *vm, uint64_t addr, bool is_write);
 void vmm_vcpu_set_tid(struct vmm_vcpu *vcpu);
 void vmm_vm_wait_vcpu_tids(struct vmm_vm *vm);
 
+/*
+ * kick_probe.c: from a free and a kicked phase of one length (wall time,
+ * the guest loop's turns; the kicked one's kicks and user space in all),
+ * the guest time one kick took, ns: its kernel part, read from the turns
+ * the kicked phase did not make, plus its user space.
+ */
+struct vmm_probe_phase {
+	uint64_t wall_ns, turns;
+};
+double vmm_kick_probe_lost_ns(const struct vmm_probe_phase *free_run,
+			      const struct vmm_probe_phase *kicked,
+			      uint64_t kicks, uint64_t user_ns);
+
 /* vm.c: call every module's image_set, vm_stopping hook. */
 void vmm_modules_image_set(struct vmm_vm *vm, const char *path);
 void vmm_modules_vm_stopping(struct vmm_vm *vm);

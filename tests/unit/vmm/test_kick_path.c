@@ -4,7 +4,8 @@
  * signal's handler tells the deadline timer's kicks (SI_TIMER) from other
  * threads' (tgkill); only a timer kick re-arms the one-shot timer, and one
  * that came before the run-time deadline counts as early; `vpmu run
- * --stats` prints the kick path's means from TSC cycles.
+ * --stats` prints the kick path's means from TSC cycles; the kick probe
+ * counts each phase's own entry and exit.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -144,4 +145,32 @@ Test(vmm_kick, stats_print_the_means_in_us)
 		     NULL),
 		  "%s", text);
 	free(text);
+}
+
+/*
+ * The kick probe's arithmetic, with a guest of 1 turn per ns whose kicks
+ * take 100 us of kernel time and 10 us of user space: each phase of
+ * 6.4 ms also enters once and exits once (100 us), so the free phase
+ * ran 6,300 turns and one kicked 16 times 6,400 - 100 - 16 x 110 = 4,540.
+ * A kick took 110 us of the guest's time, not the 111.75 us that the free
+ * phase's turns over its whole wall time made of it.
+ */
+Test(vmm_kick, probe_counts_each_phases_own_entry_and_exit)
+{
+	struct vmm_probe_phase free_run = {6400000, 6300000};
+	struct vmm_probe_phase kicked   = {6400000, 4540000};
+	double lost = vmm_kick_probe_lost_ns(&free_run, &kicked, 16, 160000);
+
+	cr_expect(epsilon_eq(dbl, lost, 110000.0, 0.001), "lost %.2f ns", lost);
+	/* No kick, no turns left alone: nothing to say. */
+	cr_expect(eq(dbl, vmm_kick_probe_lost_ns(&free_run, &kicked, 0, 0), 0));
+	free_run.turns = 0;
+	cr_expect(
+		eq(dbl, vmm_kick_probe_lost_ns(&free_run, &kicked, 16, 0), 0));
+	/* More turns kicked than free (a noisy free phase): never below 0. */
+	free_run.turns = 4000000;
+	cr_expect(eq(dbl,
+		     vmm_kick_probe_lost_ns(&free_run, &kicked, 16, 160000),
+		     10000.0),
+		  "the user space stays");
 }
