@@ -30,6 +30,7 @@
 #include "backends/backends.h"
 #include "ops_cmd.h"
 #include "kvm_harness.h"
+#include "vm_thread.h"
 #include "vmm_core.h"
 #include "vpmu_core.h"
 #include "vpmu_pmu.h"
@@ -200,11 +201,6 @@ Test(backends_vm, exits_cover_the_vmm_exits)
 	ks_be.ops->close(&halts);
 }
 
-static void *run_vm(void *arg)
-{
-	return (void *)(intptr_t)vmm_vm_run(arg);
-}
-
 static void sleep_ms(unsigned int ms)
 {
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
@@ -215,11 +211,7 @@ static void sleep_ms(unsigned int ms)
 /* The guest spin, run by (th), has printed its line: it is spinning. */
 static void wait_spinning(pthread_t *th)
 {
-	if (console_wait_for(console, "all vcpus spinning", 30))
-		return;
-	vmm_vm_stop(vm, VMM_STATUS_STOPPED);
-	pthread_join(*th, NULL);
-	cr_fatal("spin never printed its line in 30 s");
+	vm_thread_wait_line(vm, th, console, "all vcpus spinning", 30);
 }
 
 Test(backends_vm, values_are_monotonic_while_the_guest_runs)
@@ -234,7 +226,7 @@ Test(backends_vm, values_are_monotonic_while_the_guest_runs)
 	cr_assert(eq(int, vmm_vm_load(vm, GUEST("spin"), err, sizeof(err)), 0),
 		  "%s", err);
 	open_stat(&exits, "exits");
-	cr_assert(eq(int, pthread_create(&th, NULL, run_vm, vm), 0));
+	cr_assert(eq(int, pthread_create(&th, NULL, vm_thread_run, vm), 0));
 	wait_spinning(&th);
 	for (i = 0; i < 30; i++) {
 		sleep_ms(10);
@@ -270,7 +262,7 @@ Test(backends_vm, reads_at_one_run_time_share_one_snapshot)
 		  "%s", err);
 	open_stat(&exits, "exits");
 	open_stat(&exits2, "exits");
-	cr_assert(eq(int, pthread_create(&th, NULL, run_vm, vm), 0));
+	cr_assert(eq(int, pthread_create(&th, NULL, vm_thread_run, vm), 0));
 	wait_spinning(&th);
 	now = ++run_ns;
 	a   = read_stat_at(&exits, now);
@@ -568,7 +560,7 @@ Test(backends_vm, perf_overflow_kicks_a_running_vcpu)
 	}
 	cr_assert(eq(int, vmm_vm_load(vm, GUEST("spin"), err, sizeof(err)), 0),
 		  "%s", err);
-	cr_assert(eq(int, pthread_create(&th, NULL, run_vm, vm), 0));
+	cr_assert(eq(int, pthread_create(&th, NULL, vm_thread_run, vm), 0));
 	wait_spinning(&th);
 	/*
 	 * The VMM's own record of its vCPU thread: a scan of the process's

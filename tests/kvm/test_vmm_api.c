@@ -17,6 +17,7 @@
 #include <pvpmu/abi.h>
 
 #include "kvm_harness.h"
+#include "vm_thread.h"
 #include "vmm_core.h"
 #include "ctl_server.h"
 
@@ -201,11 +202,6 @@ Test(vmm_api, registered_hypercall_replaces_enosys)
 	cr_assert(ge(u32, calls, 1));
 }
 
-static void *run_vm(void *arg)
-{
-	return (void *)(intptr_t)vmm_vm_run(arg);
-}
-
 Test(vmm_api, stop_kicks_spinning_vcpus_out)
 {
 	struct timespec settle = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
@@ -215,13 +211,9 @@ Test(vmm_api, stop_kicks_spinning_vcpus_out)
 
 	cr_assert(eq(int, vmm_vm_load(vm, GUEST("spin"), err, sizeof(err)), 0),
 		  "%s", err);
-	cr_assert(eq(int, pthread_create(&t, NULL, run_vm, vm), 0));
+	cr_assert(eq(int, pthread_create(&t, NULL, vm_thread_run, vm), 0));
 	/* Its line printed, vCPU 0 is back in the guest within the pause. */
-	if (!console_wait_for(console, "all vcpus spinning", 30)) {
-		vmm_vm_stop(vm, VMM_STATUS_STOPPED);
-		pthread_join(t, NULL);
-		cr_fatal("spin never printed its line in 30 s");
-	}
+	vm_thread_wait_line(vm, &t, console, "all vcpus spinning", 30);
 	nanosleep(&settle, NULL);
 	vmm_vm_stop(vm, VMM_STATUS_STOPPED);
 	pthread_join(t, &status);
