@@ -82,10 +82,6 @@ struct probe {
 	bool has_timer;
 };
 
-struct phase {
-	uint64_t wall_ns, gap_ns, kicks, user_ns, turns, exit_ns;
-};
-
 static _Thread_local struct kvm_run *probe_run;
 
 static void probe_kick(int sig)
@@ -211,7 +207,7 @@ static int guest_restart(struct probe *p)
 }
 
 /* What the guest measured: its gaps (ns) and its loop's turns. */
-static int guest_result(struct probe *p, struct phase *ph)
+static int guest_result(struct probe *p, struct vmm_probe_phase *ph)
 {
 	struct kvm_regs regs;
 
@@ -227,12 +223,12 @@ static int guest_result(struct probe *p, struct phase *ph)
  * left alone until its end.
  */
 static int run_phase(struct probe *p, uint64_t length_ns, uint64_t period_ns,
-		     struct phase *ph)
+		     struct vmm_probe_phase *ph)
 {
 	uint64_t start, end, t_call, t_ret = 0, due;
 	int ret;
 
-	*ph = (struct phase){0};
+	*ph = (struct vmm_probe_phase){0};
 	ret = guest_restart(p);
 	if (ret)
 		return ret;
@@ -291,20 +287,19 @@ static uint64_t middle_mean(uint64_t *v)
  * a kick about 1.6 % too dear at the probe's 16 kicks a phase.)
  */
 double vmm_kick_probe_lost_ns(const struct vmm_probe_phase *free_run,
-			      const struct vmm_probe_phase *kicked,
-			      uint64_t kicks, uint64_t user_ns)
+			      const struct vmm_probe_phase *kicked)
 {
 	double ratio, kernel;
 
-	if (!free_run->turns || !kicks)
+	if (!free_run->turns || !kicked->kicks)
 		return 0;
 	ratio  = (double)kicked->turns / (double)free_run->turns;
-	kernel = ((double)kicked->wall_ns - (double)user_ns -
+	kernel = ((double)kicked->wall_ns - (double)kicked->user_ns -
 		  ratio * (double)free_run->wall_ns) /
-		 ((double)kicks + 1 - ratio);
+		 ((double)kicked->kicks + 1 - ratio);
 	if (kernel < 0)
 		kernel = 0;
-	return kernel + (double)user_ns / (double)kicks;
+	return kernel + (double)kicked->user_ns / (double)kicked->kicks;
 }
 
 /*
@@ -320,7 +315,7 @@ static int probe_pair(struct probe *p, uint64_t period_ns, uint64_t *lost,
 	/* Enough kicks to average however long the period has to be. */
 	uint64_t length_ns = 16 * period_ns > PROBE_PHASE_NS ? 16 * period_ns
 							     : PROBE_PHASE_NS;
-	struct phase free_run, kicked;
+	struct vmm_probe_phase free_run, kicked;
 	double background, lost_ns;
 	int ret;
 
@@ -331,10 +326,7 @@ static int probe_pair(struct probe *p, uint64_t period_ns, uint64_t *lost,
 		return ret;
 	if (!free_run.wall_ns || !free_run.turns || !kicked.kicks)
 		return -EAGAIN;
-	lost_ns = vmm_kick_probe_lost_ns(
-		&(struct vmm_probe_phase){free_run.wall_ns, free_run.turns},
-		&(struct vmm_probe_phase){kicked.wall_ns, kicked.turns},
-		kicked.kicks, kicked.user_ns);
+	lost_ns = vmm_kick_probe_lost_ns(&free_run, &kicked);
 	if (kicked.turns < kicked.kicks || 2 * lost_ns > (double)period_ns)
 		return -ETIME;
 	/* The host's own interruptions, at the free phase's rate. */

@@ -75,17 +75,21 @@ void vmm_vcpu_set_tid(struct vmm_vcpu *vcpu);
 void vmm_vm_wait_vcpu_tids(struct vmm_vm *vm);
 
 /*
- * kick_probe.c: from a free and a kicked phase of one length (wall time,
- * the guest loop's turns; the kicked one's kicks and user space in all),
- * the guest time one kick took, ns: its kernel part, read from the turns
- * the kicked phase did not make, plus its user space.
+ * kick_probe.c: one phase of the kick probe, as run_phase measured it:
+ * its wall time, the guest's time stood still, the kicks, the user space
+ * between them, the guest loop's turns and the kicks' exits (timer due to
+ * KVM_RUN's return), ns.
  */
 struct vmm_probe_phase {
-	uint64_t wall_ns, turns;
+	uint64_t wall_ns, gap_ns, kicks, user_ns, turns, exit_ns;
 };
+/*
+ * From a free and a kicked phase of one length, the guest time one kick
+ * took, ns: its kernel part, read from the turns the kicked phase did not
+ * make, plus its user space.
+ */
 double vmm_kick_probe_lost_ns(const struct vmm_probe_phase *free_run,
-			      const struct vmm_probe_phase *kicked,
-			      uint64_t kicks, uint64_t user_ns);
+			      const struct vmm_probe_phase *kicked);
 
 /* vm.c: call every module's image_set, vm_stopping hook. */
 void vmm_modules_image_set(struct vmm_vm *vm, const char *path);
