@@ -495,6 +495,7 @@ void *vmm_vcpu_thread(void *arg)
 		      "runs without it)",
 		      VMM_STATUS_INTERNAL);
 	else {
+		vmm_vm_wait_run_started(vm);
 		if (vmm_snapshot_vcpu_restored_halted(vcpu))
 			halt(vcpu); /* it was saved in HLT */
 		run_loop(vcpu);

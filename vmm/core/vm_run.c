@@ -49,6 +49,22 @@ void vmm_vm_wait_vcpu_tids(struct vmm_vm *vm)
 	pthread_mutex_unlock(&vm->lock);
 }
 
+void vmm_vm_wait_run_started(struct vmm_vm *vm)
+{
+	pthread_mutex_lock(&vm->lock);
+	while (!vm->run_started && !vm->stopping)
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	pthread_mutex_unlock(&vm->lock);
+}
+
+static void set_run_started(struct vmm_vm *vm)
+{
+	pthread_mutex_lock(&vm->lock);
+	vm->run_started = true;
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+}
+
 unsigned int vmm_vm_vcpu_tids(const struct vmm_vm *vm, pid_t *tids,
 			      unsigned int max)
 {
@@ -80,7 +96,8 @@ int vmm_vm_run(struct vmm_vm *vm)
 	sigemptyset(&kick);
 	sigaddset(&kick, SIGUSR1);
 	pthread_mutex_lock(&vm->lock);
-	vm->nr_tids = 0;
+	vm->nr_tids     = 0;
+	vm->run_started = false;
 	pthread_mutex_unlock(&vm->lock);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		struct vmm_vcpu *vcpu = &vm->vcpus[i];
@@ -104,6 +121,7 @@ int vmm_vm_run(struct vmm_vm *vm)
 		if (vm->mods[i]->run_start)
 			vm->mods[i]->run_start(vm);
 	}
+	set_run_started(vm); /* the vCPUs may enter the guest */
 	pthread_sigmask(SIG_BLOCK, &kick, &old);
 	if (!ret)
 		vmm_snapshot_serve(vm); /* until the VM stops */

@@ -405,7 +405,11 @@ struct vmm_module {
 	 * can connect, so that what it measures has the VMM to itself.
 	 */
 	void (*run_prepare)(struct vmm_vm *vm);
-	/* vmm_vm_run(): every vCPU thread started (failure only warns). */
+	/*
+	 * vmm_vm_run(): every vCPU thread started, none yet in the guest:
+	 * they enter it once every run_start has returned (failure only
+	 * warns).
+	 */
 	int (*run_start)(struct vmm_vm *vm);
 	/* vmm_vm_run(): every vCPU thread joined. */
 	void (*run_end)(struct vmm_vm *vm);

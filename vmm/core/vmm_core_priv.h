@@ -73,6 +73,7 @@ void vmm_report_unknown_mmio(struct vmm_vm *vm, uint64_t addr, bool is_write);
  */
 void vmm_vcpu_set_tid(struct vmm_vcpu *vcpu);
 void vmm_vm_wait_vcpu_tids(struct vmm_vm *vm);
+void vmm_vm_wait_run_started(struct vmm_vm *vm);
 
 /*
  * kick_probe.c: one phase of the kick probe, as run_phase measured it:

@@ -148,6 +148,12 @@ struct vmm_vm {
 	unsigned int nr_halted;
 	/* vCPU threads that have set their (tid) this run (the sandbox). */
 	unsigned int nr_tids;
+	/*
+	 * The modules' run_start is done (e.g. the registry entry written):
+	 * no vCPU runs guest code before, so a guest's first output never
+	 * comes before the operators can find its VM.
+	 */
+	bool run_started;
 	bool stopping;
 	int status;
 
