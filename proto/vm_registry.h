@@ -6,6 +6,8 @@
  *   $VPMU_RUNTIME_DIR, else /run/vpmu for root, else $XDG_RUNTIME_DIR/vpmu
  *     <uuid>.json   registry entry (written atomically: temp + rename)
  *     <uuid>.sock   control socket (mode 0600), see ctl_proto.h
+ *     kick-probes   the host's recent kick probes, which the VMs' charge
+ *                   for a kick is the mean of (vmm/core/kick_history.c)
  *
  * Entry: {"v":1,"uuid","name","pid","nr_vcpus","pmu","image","tsc_khz",
  * "started" (Unix time, s),"socket"}. An entry whose pid is gone, or whose
@@ -22,6 +24,7 @@
 
 #define VMM_RUNTIME_ENV   "VPMU_RUNTIME_DIR"
 #define VMM_SOCK_PATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */
+#define VMM_KICK_PROBES   "kick-probes"
 
 struct vmm_reg_entry {
 	char uuid[37];

@@ -64,6 +64,7 @@
 #include <unistd.h>
 
 #include "kvm_harness.h"
+#include "vm_bg.h"
 
 #define TM_ATTEMPTS  5
 #define TM_MIN_SHARE 970000ULL /* ppm: the vCPU thread had 97 % of a CPU */
@@ -372,12 +373,15 @@ Test(timing, kicks_per_set_switch)
  * vCPU counting with its TSC what each kick took from it) and charged for
  * every kick that came inside KVM_RUN, scaled by that kick's exit against
  * the probe's: none is charged more than twice, some (timers that fired
- * outside KVM_RUN) nothing. Where the host does not trust its TSC there
- * is no probe, and --stats says so.
+ * outside KVM_RUN) nothing. What is charged per ns of exit is the mean of
+ * the host's recent probes, kept in the runtime directory: the second VM
+ * of a fresh directory charges the mean of two. Where the host does not
+ * trust its TSC there is no probe, and --stats says so.
  */
-Test(timing, kick_cost_is_probed_when_the_vm_starts)
+static unsigned int kick_probe_run(double *ratio)
 {
 	double charged = -1, lost = -1, user = -1, still = -1, exit = -1;
+	unsigned int probes = 0;
 	const char *p;
 
 	RUN("run", GUEST("tm_switch"), "--stats", "--max-overhead", "100");
@@ -387,7 +391,7 @@ Test(timing, kick_cost_is_probed_when_the_vm_starts)
 	sscanf(p, "kernel part charged %lf us", &charged);
 	if (!strstr(res.err, "TSC: stable")) {
 		HAS(res.err, "(no probe: twice the exit's length)");
-		return;
+		return 0;
 	}
 	p = strstr(res.err, "(probed at start: a kick cost a bare guest ");
 	cr_assert(not(eq(ptr, (void *)p, NULL)), "%s", res.err);
@@ -395,21 +399,45 @@ Test(timing, kick_cost_is_probed_when_the_vm_starts)
 		     sscanf(p,
 			    "(probed at start: a kick cost a bare guest %lf "
 			    "us, %lf of it in user space; it stood still %lf; "
-			    "exit %lf, scaled by each kick's)",
-			    &lost, &user, &still, &exit),
-		     4),
+			    "exit %lf, scaled by each kick's; the kernel part "
+			    "per ns of exit %lf, from %u probe",
+			    &lost, &user, &still, &exit, ratio, &probes),
+		     6),
 		  "%s", p);
 	fprintf(stderr,
 		"kick probe: %.2f us a kick, %.2f in user space, %.2f standing "
-		"still, exit %.2f; charged %.2f us per kick\n",
-		lost, user, still, exit, charged);
+		"still, exit %.2f, %.3f ns kernel per ns of exit from %u "
+		"probes; charged %.2f us per kick\n",
+		lost, user, still, exit, *ratio, probes, charged);
 	cr_expect(lt(dbl, 0.0, user), "%s", p);
 	cr_expect(lt(dbl, 0.0, still), "%s", p);
 	cr_expect(lt(dbl, user, lost), "%s", p);
 	cr_expect(lt(dbl, 0.0, charged), "%s", res.err);
 	cr_expect(lt(dbl, 0.0, exit), "%s", p);
+	cr_expect(lt(dbl, 0.0, *ratio), "%s", p);
 	/* Scaled by each kick's exit: at most twice the probed part. */
 	cr_expect(le(dbl, charged, 2 * (lost - user) + 0.01), "%s", res.err);
+	return probes;
+}
+
+Test(timing, kick_cost_is_probed_when_the_vm_starts)
+{
+	char dir[64], path[128], text[4096];
+	double first = 0, second = 0;
+	unsigned int n;
+
+	cr_assert(eq(int, rundir_make(dir, sizeof(dir)), 0));
+	n = kick_probe_run(&first);
+	if (!n) { /* no probe on this host, and --stats said so */
+		rundir_remove(dir);
+		return;
+	}
+	cr_expect(eq(u32, n, 1), "a fresh runtime directory");
+	cr_expect(eq(u32, kick_probe_run(&second), 2), "%s", res.err);
+	snprintf(path, sizeof(path), "%s/kick-probes", dir);
+	cr_expect(eq(int, slurp_file(path, text, sizeof(text)), 0));
+	cr_expect(eq(u32, count_str(text, "\"exit_ns\":"), 2), "%s", text);
+	rundir_remove(dir);
 }
 
 /* The slowdown benchmark (scripts/bench.sh) runs; no figure asserted. */

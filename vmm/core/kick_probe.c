@@ -49,7 +49,6 @@
 #define PROBE_SIGNAL        SIGUSR2
 #define PROBE_PAIRS         9
 #define PROBE_KEPT          5
-#define RATIO_ONE           1000000ULL /* kernel part per exit, fixed point */
 #define PROBE_PHASE_NS      5000000ULL /* each phase: 5 ms */
 #define PROBE_PERIOD_NS     50000ULL   /* a kick per 50 us in the kicked one, */
 #define PROBE_PERIOD_MAX_NS 3200000ULL /* or longer, up to this */
@@ -403,16 +402,18 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	 */
 	for (i = 0; i < PROBE_PAIRS; i++) {
 		kernel[i] = lost[i] > user[i] ? lost[i] - user[i] : 0;
-		ratio[i]  = exit[i] ? kernel[i] * RATIO_ONE / exit[i] : 0;
+		ratio[i] =
+			exit[i] ? kernel[i] * VMM_KICK_RATIO_ONE / exit[i] : 0;
 	}
-	cost->gap_ns  = middle_mean(gap);
-	cost->user_ns = middle_mean(user);
-	cost->exit_ns = middle_mean(exit);
-	cost->kernel_ns =
-		cost->exit_ns ? middle_mean(ratio) * cost->exit_ns / RATIO_ONE
-			      : middle_mean(kernel);
-	cost->lost_ns = cost->kernel_ns + cost->user_ns;
-	ret           = cost->kernel_ns ? 0 : -EAGAIN;
+	cost->gap_ns    = middle_mean(gap);
+	cost->user_ns   = middle_mean(user);
+	cost->exit_ns   = middle_mean(exit);
+	cost->kernel_ns = cost->exit_ns ? middle_mean(ratio) * cost->exit_ns /
+						  VMM_KICK_RATIO_ONE
+					: middle_mean(kernel);
+	cost->lost_ns   = cost->kernel_ns + cost->user_ns;
+	cost->nr_probes = 1;
+	ret             = cost->kernel_ns ? 0 : -EAGAIN;
 out:
 	probe_free(&p);
 	return ret;

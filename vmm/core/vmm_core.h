@@ -200,6 +200,8 @@ struct vmm_kick_cost {
 	uint64_t user_ns;   /* of which user space */
 	uint64_t kernel_ns; /* lost_ns - user_ns: signal, exit, re-entry */
 	uint64_t exit_ns;   /* timer due to KVM_RUN's return, as seen */
+	/* The host's probes kernel_ns is the mean of (kick_history.c). */
+	unsigned int nr_probes;
 };
 
 /*
@@ -208,6 +210,17 @@ struct vmm_kick_cost {
  * could not run or measured nothing.
  */
 int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost);
+
+/*
+ * Add (cost), just probed, to the host's recent probes kept in (dir) (the
+ * runtime directory), and make its kernel part the trimmed mean of their
+ * kernel parts per ns of exit, times its own exit (nr_probes says of how
+ * many). *replaced: a file there that was not a history of ours was
+ * replaced. (cost) is set even when the file could not be written, which
+ * returns -errno.
+ */
+int vmm_kick_history_update(const char *dir, struct vmm_kick_cost *cost,
+			    bool *replaced);
 
 /* Probe this host (its /sys and CPUID). */
 void vmm_host_probe(struct vmm_host *host);

@@ -92,6 +92,29 @@ struct vmm_probe_phase {
 double vmm_kick_probe_lost_ns(const struct vmm_probe_phase *free_run,
 			      const struct vmm_probe_phase *kicked);
 
+/* A kick's kernel part per ns of its exit, fixed point: this is 1.0. */
+#define VMM_KICK_RATIO_ONE 1000000ULL
+
+/* kick_history.c: one probe of the host's history, and the newest kept. */
+#define VMM_KICK_HISTORY_MAX 8
+struct vmm_kick_probe_rec {
+	int64_t time; /* Unix s */
+	uint64_t kernel_ns, exit_ns;
+};
+/*
+ * The probes of history file (text) from boot (boot_id) no older than a
+ * day at (now), at most (max), the newest: their number, 0 for another
+ * boot's, or -EINVAL for a text that is not a history of ours.
+ */
+int vmm_kick_history_parse(const char *text, const char *boot_id, int64_t now,
+			   struct vmm_kick_probe_rec *recs, unsigned int max);
+/*
+ * The kernel part per ns of exit of (n) probes (VMM_KICK_RATIO_ONE is
+ * 1.0): their mean, without the highest and lowest from 5 probes on.
+ */
+uint64_t vmm_kick_history_ratio(const struct vmm_kick_probe_rec *recs,
+				unsigned int n);
+
 /* vm.c: call every module's image_set, vm_stopping hook. */
 void vmm_modules_image_set(struct vmm_vm *vm, const char *path);
 void vmm_modules_vm_stopping(struct vmm_vm *vm);

@@ -18,6 +18,7 @@
 #include "vmm_pv.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <x86intrin.h>
 
 #include "arch_msrs.h"
+#include "vm_registry.h"
 
 #define VMM_TIMER_GRAN_NS  100000ULL /* set-switch granularity: 100 us */
 #define VMM_TIMER_MIN_NS   10000ULL  /* never arm shorter than 10 us */
@@ -274,16 +276,39 @@ void vmm_pv_destroy(struct vmm_vm *vm)
  * the control socket exist (a probe that shared the host with them, or
  * with an operator's client starting, read up to a third more) and
  * before the sandbox (it creates a VM). Charged for every kick of our
- * timer (vmm_pv_after_run). The probe times the guest with its TSC: not
- * where the host does not trust it.
+ * timer (vmm_pv_after_run), as the mean with the host's recent probes
+ * (one probe's moment is not the minutes the VM runs). The probe times
+ * the guest with its TSC: not where the host does not trust it.
  */
 void vmm_pv_run_prepare(struct vmm_vm *vm)
 {
 	struct vmm_kick_cost cost;
+	char dir[PATH_MAX];
+	bool replaced;
+	int ret;
 
+	if (!vmm_vm_host(vm)->tsc_stable || vmm_kick_probe(vm->kvm_fd, &cost))
+		return;
+	/* With the host's recent probes (kick_history.c), where it keeps them.
+	 */
+	ret = vmm_runtime_dir(dir, sizeof(dir));
+	if (!ret)
+		ret = vmm_runtime_dir_create(dir);
+	if (!ret) {
+		ret = vmm_kick_history_update(dir, &cost, &replaced);
+		if (replaced)
+			vmm_log(vm, VMM_LOG_WARN,
+				"%s/%s was not a kick probe history: replaced",
+				dir, VMM_KICK_PROBES);
+		if (ret)
+			vmm_log(vm, VMM_LOG_WARN,
+				"cannot keep the kick probe in %s/%s: %s "
+				"(charging its mean with the host's earlier "
+				"probes)",
+				dir, VMM_KICK_PROBES, strerror(-ret));
+	}
 	/* Before the threads that read it exist: no ordering to add. */
-	if (vmm_vm_host(vm)->tsc_stable && !vmm_kick_probe(vm->kvm_fd, &cost))
-		vm->kick_cost = cost;
+	vm->kick_cost = cost;
 }
 
 int vmm_pv_vcpu_start(struct vmm_vcpu *vcpu)

@@ -49,6 +49,7 @@
 
 #include "kvm_harness.h"
 #include "vm_bg.h"
+#include "vm_registry.h"
 
 #define BARE     VPMU_BUILD_DIR "/bench/bare_kvm"
 #define MAX_RATE 8
@@ -88,6 +89,34 @@ static double secs = 3;
 static int phases  = 2;
 static char rundir[64];
 static char buf[1 << 20];
+
+/*
+ * The VMs here run in a runtime directory of their own, but charge kicks
+ * as a VM of this user on this host would: with the host's recent kick
+ * probes, kept in the user's runtime directory ("" when it has none),
+ * which the VM's own probe is added to and carried back into.
+ */
+static char home_probes[PATH_MAX];
+
+static void copy_probes(const char *from, const char *to)
+{
+	static char text[16384];
+	FILE *f;
+
+	if (!from[0] || !to[0] || slurp_file(from, text, sizeof(text)))
+		return;
+	f = fopen(to, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void probes_path(char *path, size_t len, const char *dir)
+{
+	if (snprintf(path, len, "%s/%s", dir, VMM_KICK_PROBES) >= (int)len)
+		path[0] = '\0'; /* none: the VM's probe alone */
+}
 
 static double cost_us(const struct side *s)
 {
@@ -652,6 +681,7 @@ static void run_perf(void)
 
 int main(int argc, char **argv)
 {
+	char home[PATH_MAX], here[PATH_MAX];
 	unsigned int i;
 	int st;
 
@@ -667,8 +697,13 @@ int main(int argc, char **argv)
 		secs = atof(getenv("BENCH_SECONDS"));
 	if (getenv("BENCH_PHASES"))
 		phases = atoi(getenv("BENCH_PHASES"));
+	if (!vmm_runtime_dir(home, sizeof(home)) &&
+	    !vmm_runtime_dir_create(home))
+		probes_path(home_probes, sizeof(home_probes), home);
 	if (rundir_make(rundir, sizeof(rundir)))
 		return 1;
+	probes_path(here, sizeof(here), rundir);
+	copy_probes(home_probes, here);
 	st = run_floor();
 	if (st == 77) {
 		printf("bench_sample_cost: skipped, /dev/kvm cannot be used\n");
@@ -677,6 +712,7 @@ int main(int argc, char **argv)
 	}
 	run_vpmu();
 	vm_bg_kill(&vm, SIGTERM);
+	copy_probes(here, home_probes); /* not the idle VMs' of the RSS */
 	kick_breakdown();
 	run_perf();
 	printf("beside the kicks (means; CPU time competes with the guest "
