@@ -109,8 +109,10 @@ struct vmm_kick_probe_rec {
 int vmm_kick_history_parse(const char *text, const char *boot_id, int64_t now,
 			   struct vmm_kick_probe_rec *recs, unsigned int max);
 /*
- * The kernel part per ns of exit of (n) probes (VMM_KICK_RATIO_ONE is
- * 1.0): their mean, without the highest and lowest from 5 probes on.
+ * The kernel part per ns of exit of (n) probes, the newest last
+ * (VMM_KICK_RATIO_ONE is 1.0): the mean of those within a quarter of
+ * their median, without the highest and lowest of them from 5 on; the
+ * newest's when none is.
  */
 uint64_t vmm_kick_history_ratio(const struct vmm_kick_probe_rec *recs,
 				unsigned int n);
