@@ -420,11 +420,17 @@ static unsigned int kick_probe_run(double *ratio)
 	return probes;
 }
 
+/* The last run's own probe waited for a CPU (a loaded host): not kept. */
+static bool probe_waited(void)
+{
+	return strstr(res.err, "this VM's own probe waited for a CPU") != NULL;
+}
+
 Test(timing, kick_cost_is_probed_when_the_vm_starts)
 {
-	char dir[64], path[128], text[4096];
+	char dir[64], path[128], text[4096] = "";
 	double first = 0, second = 0;
-	unsigned int n;
+	unsigned int n, kept;
 
 	cr_assert(eq(int, rundir_make(dir, sizeof(dir)), 0));
 	n = kick_probe_run(&first);
@@ -433,10 +439,18 @@ Test(timing, kick_cost_is_probed_when_the_vm_starts)
 		return;
 	}
 	cr_expect(eq(u32, n, 1), "a fresh runtime directory");
-	cr_expect(eq(u32, kick_probe_run(&second), 2), "%s", res.err);
+	kept = !probe_waited();
+	n    = kick_probe_run(&second);
+	/* The mean of the kept ones, its own among them if it was kept. */
+	if (probe_waited())
+		cr_expect(eq(u32, n, kept ? kept : 1), "%s", res.err);
+	else
+		cr_expect(eq(u32, n, ++kept), "%s", res.err);
 	snprintf(path, sizeof(path), "%s/kick-probes", dir);
-	cr_expect(eq(int, slurp_file(path, text, sizeof(text)), 0));
-	cr_expect(eq(u32, count_str(text, "\"exit_ns\":"), 2), "%s", text);
+	slurp_file(path, text, sizeof(text));
+	cr_expect(eq(u32, count_str(text, "\"exit_ns\":"), kept), "%s", text);
+	fprintf(stderr, "kick probes kept in the runtime directory: %u of 2\n",
+		kept);
 	rundir_remove(dir);
 }
 

@@ -253,14 +253,22 @@ out:
 	return ret;
 }
 
+/*
+ * A probe whose thread waited for a CPU (a VM starting beside busy ones,
+ * a test beside another) measured the host's contention as much as its
+ * kicks: one that waited read 0.3 where the host's kicks were 1.8. It is
+ * not kept, and its VM charges the kept probes' mean, at their exit,
+ * when there are any.
+ */
 int vmm_kick_history_update(const char *dir, struct vmm_kick_cost *cost,
 			    bool *replaced)
 {
 	struct vmm_kick_probe_rec recs[VMM_KICK_HISTORY_MAX];
+	bool quiet = cost->cpu_ppm >= VMM_KICK_QUIET_PPM;
 	char path[PATH_MAX], boot_id[64], *text;
 	int64_t now = (int64_t)time(NULL);
-	uint64_t ratio;
-	int n, ret;
+	uint64_t ratio, exit_sum = 0;
+	int i, n, ret = 0;
 
 	*replaced = false;
 	if (!cost->kernel_ns || !cost->exit_ns || cost->exit_ns > MAX_EXIT_NS ||
@@ -273,23 +281,34 @@ int vmm_kick_history_update(const char *dir, struct vmm_kick_cost *cost,
 	if (!text)
 		return -ENOMEM;
 	read_boot_id(boot_id, sizeof(boot_id));
-	ret = read_history(path, text, HISTORY_MAX_BYTES);
-	n   = 0;
-	if (!ret && text[0]) {
-		n         = vmm_kick_history_parse(text, boot_id, now, recs,
-						   VMM_KICK_HISTORY_MAX - 1);
-		*replaced = n < 0;
-		n         = n < 0 ? 0 : n;
-	} else if (ret) {
+	n = 0;
+	if (read_history(path, text, HISTORY_MAX_BYTES)) {
 		*replaced = true; /* not a regular file we could read */
 		unlink(path);
+	} else if (text[0]) {
+		n         = vmm_kick_history_parse(text, boot_id, now, recs,
+						   VMM_KICK_HISTORY_MAX - quiet);
+		*replaced = n < 0;
+		n         = n < 0 ? 0 : n;
 	}
 	free(text);
-	recs[n++] = (struct vmm_kick_probe_rec){.time      = now,
-						.kernel_ns = cost->kernel_ns,
-						.exit_ns   = cost->exit_ns};
-	ret       = write_history(path, boot_id, recs, (unsigned int)n);
-	ratio     = vmm_kick_history_ratio(recs, (unsigned int)n);
+	if (quiet) {
+		recs[n++] = (struct vmm_kick_probe_rec){
+			.time      = now,
+			.kernel_ns = cost->kernel_ns,
+			.exit_ns   = cost->exit_ns};
+		ret = write_history(path, boot_id, recs, (unsigned int)n);
+	} else if (*replaced) {
+		ret = write_history(path, boot_id, recs, 0);
+	}
+	if (!n)
+		return ret; /* a busy host's probe, and nothing better */
+	ratio = vmm_kick_history_ratio(recs, (unsigned int)n);
+	if (!quiet) { /* its exit waited too: the kept ones' */
+		for (i = 0; i < n; i++)
+			exit_sum += recs[i].exit_ns;
+		cost->exit_ns = exit_sum / (uint64_t)n;
+	}
 	/* Written or not, this VM charges what the host's probes agree on. */
 	cost->kernel_ns = ratio * cost->exit_ns / VMM_KICK_RATIO_ONE;
 	cost->lost_ns   = cost->kernel_ns + cost->user_ns;

@@ -353,7 +353,7 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	struct probe p      = {.vm = -1, .vcpu = -1};
 	uint64_t lost[PROBE_PAIRS], gap[PROBE_PAIRS], user[PROBE_PAIRS];
 	uint64_t exit[PROBE_PAIRS], kernel[PROBE_PAIRS], ratio[PROBE_PAIRS];
-	uint64_t period = PROBE_PERIOD_NS;
+	uint64_t period = PROBE_PERIOD_NS, wall0, cpu0, wall;
 	sigset_t unblock, old;
 	unsigned int i;
 	int ret;
@@ -381,6 +381,8 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 	sigaddset(&unblock, PROBE_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &unblock, &old);
 	probe_run = p.run;
+	wall0     = vpmu_monotonic_ns();
+	cpu0      = vmm_thread_cpu_ns();
 	for (i = 0; i < PROBE_PAIRS && !ret;) {
 		ret = probe_pair(&p, period, &lost[i], &gap[i], &user[i],
 				 &exit[i]);
@@ -391,6 +393,11 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost)
 			i++;
 		}
 	}
+	/* The thread never sleeps here: what it did not run, it waited. */
+	wall = vpmu_monotonic_ns() - wall0;
+	cost->cpu_ppm =
+		wall ? (uint32_t)((vmm_thread_cpu_ns() - cpu0) * 1000000 / wall)
+		     : 0;
 	probe_run = NULL;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret)

@@ -101,7 +101,7 @@ static void print_kicks(const struct vmm_vcpu *vcpu, FILE *out)
 			" (probed at start: a kick cost a bare guest %.2f us, "
 			"%.2f of it in user space; it stood still %.2f; exit "
 			"%.2f, scaled by each kick's; the kernel part per ns "
-			"of exit %.3f, from %u probe%s of this host)\n",
+			"of exit %.3f, from %u probe%s of this host%s)\n",
 			(double)vcpu->vm->kick_cost.lost_ns / 1e3,
 			(double)vcpu->vm->kick_cost.user_ns / 1e3,
 			(double)vcpu->vm->kick_cost.gap_ns / 1e3,
@@ -111,7 +111,11 @@ static void print_kicks(const struct vmm_vcpu *vcpu, FILE *out)
 					  (double)vcpu->vm->kick_cost.exit_ns
 				: 0.0,
 			vcpu->vm->kick_cost.nr_probes,
-			vcpu->vm->kick_cost.nr_probes == 1 ? "" : "s");
+			vcpu->vm->kick_cost.nr_probes == 1 ? "" : "s",
+			vcpu->vm->kick_cost.cpu_ppm < VMM_KICK_QUIET_PPM
+				? "; this VM's own probe waited for a CPU: "
+				  "not among them where there were others"
+				: "");
 	else
 		fprintf(out, " (no probe: twice the exit's length)\n");
 }

@@ -202,7 +202,14 @@ struct vmm_kick_cost {
 	uint64_t exit_ns;   /* timer due to KVM_RUN's return, as seen */
 	/* The host's probes kernel_ns is the mean of (kick_history.c). */
 	unsigned int nr_probes;
+	/*
+	 * The probe thread's share of a CPU while it ran, ppm: below
+	 * VMM_KICK_QUIET_PPM it waited for one (a busy host), and what it
+	 * measured is the host's contention as much as its kicks.
+	 */
+	uint32_t cpu_ppm;
 };
+#define VMM_KICK_QUIET_PPM 980000
 
 /*
  * Measure it (about 100 ms; before the seccomp sandbox: it creates a VM
@@ -215,9 +222,10 @@ int vmm_kick_probe(int kvm_fd, struct vmm_kick_cost *cost);
  * Add (cost), just probed, to the host's recent probes kept in (dir) (the
  * runtime directory), and make its kernel part the trimmed mean of their
  * kernel parts per ns of exit, times its own exit (nr_probes says of how
- * many). *replaced: a file there that was not a history of ours was
- * replaced. (cost) is set even when the file could not be written, which
- * returns -errno.
+ * many). A probe whose thread waited for a CPU (cpu_ppm) is not added:
+ * its kernel part and exit become the kept probes' mean, if any. *replaced:
+ * a file there that was not a history of ours was replaced. (cost) is set
+ * even when the file could not be written, which returns -errno.
  */
 int vmm_kick_history_update(const char *dir, struct vmm_kick_cost *cost,
 			    bool *replaced);

@@ -44,7 +44,8 @@ static struct vmm_kick_cost probe(uint64_t kernel_ns, uint64_t exit_ns)
 				      .user_ns   = 7000,
 				      .kernel_ns = kernel_ns,
 				      .exit_ns   = exit_ns,
-				      .nr_probes = 1};
+				      .nr_probes = 1,
+				      .cpu_ppm   = 999000};
 }
 
 static void write_text(const char *text)
@@ -273,4 +274,35 @@ Test(vmm_kick_history, a_probe_without_an_exit_is_not_kept)
 		eq(int, vmm_kick_history_update(dir, &c, &replaced), -EINVAL));
 	cr_expect(eq(int, access(path, F_OK), -1));
 	cr_expect(eq(u64, c.kernel_ns, 112000), "left as probed");
+}
+
+/*
+ * A probe whose thread waited for a CPU is not kept, and its VM charges
+ * the kept probes' ratio at their exit; with none kept, its own.
+ */
+Test(vmm_kick_history, a_probe_that_waited_for_a_cpu_is_not_kept)
+{
+	struct vmm_kick_cost c = probe(133000, 250000); /* 0.53 */
+	bool replaced;
+
+	c.cpu_ppm = 700000;
+	cr_assert(eq(int, vmm_kick_history_update(dir, &c, &replaced), 0));
+	cr_expect(eq(int, access(path, F_OK), -1), "nothing kept");
+	cr_expect(eq(u64, c.kernel_ns, 133000), "its own, alone");
+	cr_expect(eq(u32, c.nr_probes, 1));
+
+	c = probe(180000, 100000); /* 1.8, quiet */
+	cr_assert(eq(int, vmm_kick_history_update(dir, &c, &replaced), 0));
+	c = probe(170000, 100000); /* 1.7 */
+	cr_assert(eq(int, vmm_kick_history_update(dir, &c, &replaced), 0));
+	c         = probe(133000, 250000);
+	c.cpu_ppm = 700000;
+	cr_assert(eq(int, vmm_kick_history_update(dir, &c, &replaced), 0));
+	cr_expect(eq(u32, c.nr_probes, 2), "the two kept");
+	cr_expect(eq(u64, c.exit_ns, 100000), "their exit");
+	cr_expect(eq(u64, c.kernel_ns, 175000));
+	cr_expect(eq(u64, c.lost_ns, 182000));
+	c = probe(180000, 100000);
+	cr_assert(eq(int, vmm_kick_history_update(dir, &c, &replaced), 0));
+	cr_expect(eq(u32, c.nr_probes, 3), "the busy one was not kept");
 }
