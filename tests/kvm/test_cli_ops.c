@@ -144,15 +144,6 @@ static void run_stat(const char *const *argv, char *out, size_t len)
 	cr_assert_eq(slurp_file(out_path, out, len), 0);
 }
 
-static unsigned int occurrences(const char *text, const char *needle)
-{
-	unsigned int n = 0;
-
-	for (; (text = strstr(text, needle)); text++)
-		n++;
-	return n;
-}
-
 Test(cli_ops, stat_command_output_file_header_once_and_total)
 {
 	char file[PATH_MAX], out[OUT_MAX], text[OUT_MAX];
@@ -169,15 +160,15 @@ Test(cli_ops, stat_command_output_file_header_once_and_total)
 	run_stat(txt, out, sizeof(out));
 	cr_expect_str_empty(out, "-o: nothing on stdout: %s", out);
 	cr_assert_eq(slurp_file(file, text, sizeof(text)), 0);
-	cr_expect_eq(occurrences(text, "TIME(s)"), 1, "one header: %s", text);
-	cr_expect_eq(occurrences(text, "# total over"), 1, "%s", text);
+	cr_expect_eq(count_str(text, "TIME(s)"), 1, "one header: %s", text);
+	cr_expect_eq(count_str(text, "# total over"), 1, "%s", text);
 	cr_expect(strstr(text, "# 'sleep' exited with status 0") != NULL, "%s",
 		  text);
-	cr_expect_geq(occurrences(text, "hv_run_ns"), 3,
+	cr_expect_geq(count_str(text, "hv_run_ns"), 3,
 		      "intervals of 0.3 s in a 1 s command, then the total");
 	run_stat(csv, out, sizeof(out));
-	cr_expect_geq(occurrences(out, ",interval\n"), 2, "%s", out);
-	cr_expect_eq(occurrences(out, ",total\n"), 1, "%s", out);
+	cr_expect_geq(count_str(out, ",interval\n"), 2, "%s", out);
+	cr_expect_eq(count_str(out, ",total\n"), 1, "%s", out);
 }
 
 /* Read (fd) into (buf) until (needle) appears or (ms) pass. */
@@ -299,7 +290,7 @@ Test(cli_ops, top_stdio_prints_without_terminal_control)
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	read_until(master, out, sizeof(out), "\nVM tops", 2000);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
-	cr_expect_eq(occurrences(out, "vpmu top: "), 2, "%s", out);
+	cr_expect_eq(count_str(out, "vpmu top: "), 2, "%s", out);
 	cr_expect(!strchr(out, '\033'), "escape sequences: %s", out);
 	cr_expect(!strstr(out, "q quit"), "%s", out);
 	close(master);
@@ -324,7 +315,7 @@ Test(cli_ops, stat_repeat_means_with_modifier)
 	cr_assert_eq(vm_bg_start(&vm, rundir, GUEST("op_hot"), "rep", 1), 0);
 	cr_assert_eq(vm_bg_wait(&vm, rundir, "op_hot: ready", 1, 10000), 0);
 	run_stat(argv, out, sizeof(out));
-	cr_expect_eq(occurrences(out, ",mean,3,"), 2, "%s", out);
+	cr_expect_eq(count_str(out, ",mean,3,"), 2, "%s", out);
 	l = strstr(out, ",hv_run_ns:h,");
 	cr_assert_not_null(l, "%s", out);
 	cr_assert_eq(sscanf(l, ",hv_run_ns:h,%llu,", &count), 1, "%s", l);

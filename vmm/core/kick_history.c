@@ -10,11 +10,12 @@
  * mean of the host's last few probes keeps what all of them measured, the
  * host's own kick, and loses most of what each one's moment added. Each VM
  * appends its probe to a file in the runtime directory (per user, on a
- * tmpfs) and takes the trimmed mean of the ratios of the probes of this
- * boot (the kernel the kicks run through) from the last day; the exit the
- * ratio scales is still each kick's own, so a host that became slower or
- * faster since is followed kick by kick. A file that cannot be read as
- * one of ours is replaced, never trusted.
+ * tmpfs), unless its thread waited for a CPU, and takes the mean of the
+ * ratios of the probes of this boot (the kernel the kicks run through)
+ * from the last day that lie near their median; the exit the ratio scales
+ * is still each kick's own, so a host that became slower or faster since
+ * is followed kick by kick. A file that cannot be read as one of ours is
+ * replaced, never trusted.
  */
 #include "vmm_core_priv.h"
 #include "vm_registry.h"
