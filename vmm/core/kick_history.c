@@ -116,13 +116,6 @@ out:
 	return ret;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * A probe that shared the host with a busy neighbour (a CI run beside
  * read 0.3 where the host's kicks were 1.8) is no estimate of the host:
@@ -145,7 +138,7 @@ uint64_t vmm_kick_history_ratio(const struct vmm_kick_probe_rec *recs,
 		ratio[i] = recs[i].kernel_ns * VMM_KICK_RATIO_ONE /
 			   recs[i].exit_ns;
 	newest = ratio[n - 1];
-	qsort(ratio, n, sizeof(ratio[0]), cmp_u64);
+	qsort(ratio, n, sizeof(ratio[0]), vmm_kick_cmp_u64);
 	median = n % 2 ? ratio[n / 2] : (ratio[n / 2 - 1] + ratio[n / 2]) / 2;
 	for (i = 0; i < n; i++) {
 		if (4 * ratio[i] >= 3 * median && 4 * ratio[i] <= 5 * median)

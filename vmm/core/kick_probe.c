@@ -257,7 +257,7 @@ static int run_phase(struct probe *p, uint64_t length_ns, uint64_t period_ns,
 	return guest_result(p, ph);
 }
 
-static int cmp_u64(const void *a, const void *b)
+int vmm_kick_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -270,7 +270,7 @@ static uint64_t middle_mean(uint64_t *v)
 	unsigned int i, first = (PROBE_PAIRS - PROBE_KEPT) / 2;
 	uint64_t sum = 0;
 
-	qsort(v, PROBE_PAIRS, sizeof(v[0]), cmp_u64);
+	qsort(v, PROBE_PAIRS, sizeof(v[0]), vmm_kick_cmp_u64);
 	for (i = first; i < first + PROBE_KEPT; i++)
 		sum += v[i];
 	return sum / PROBE_KEPT;

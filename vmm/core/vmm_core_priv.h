@@ -92,6 +92,9 @@ struct vmm_probe_phase {
 double vmm_kick_probe_lost_ns(const struct vmm_probe_phase *free_run,
 			      const struct vmm_probe_phase *kicked);
 
+/* qsort() order of uint64_t figures of the kick probe and its history. */
+int vmm_kick_cmp_u64(const void *a, const void *b);
+
 /* A kick's kernel part per ns of its exit, fixed point: this is 1.0. */
 #define VMM_KICK_RATIO_ONE 1000000ULL
 
