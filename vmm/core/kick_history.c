@@ -101,14 +101,13 @@ int vmm_kick_history_parse(const char *text, const char *boot_id, int64_t now,
 			ret = -EINVAL;
 			goto out;
 		}
-		if (rec.time + HISTORY_MAX_AGE_S < now)
-			continue; /* the host of a day ago */
+		if (rec.time + HISTORY_MAX_AGE_S < now || !max)
+			continue; /* the host of a day ago, or none asked */
 		if (n == max) {   /* the newest are last: keep them */
 			memmove(recs, recs + 1, (max - 1) * sizeof(*recs));
 			n--;
 		}
-		if (max)
-			recs[n++] = rec;
+		recs[n++] = rec;
 	}
 	ret = (int)n;
 out:
